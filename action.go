@@ -1,0 +1,173 @@
+package affordances
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"regexp"
+
+	"github.com/affordances/affordances-go/internal/schema"
+)
+
+// An Action declares what a route lets a requester do. It becomes the seed
+// 000 action descriptor of every graph of the route, its entry in the site
+// index, and the handler of calls to it. [AddAction] copies it.
+type Action struct {
+	// Name is unique per route and stable across releases: [a-zA-Z][a-zA-Z0-9_]*.
+	Name string
+	// Description says what the action does, for an agent planning a task.
+	Description string
+	// Expose says who may call the action (CLARIFICATIONS 1). The zero
+	// value exposes nothing: the action is never listed and never callable.
+	Expose Expose
+	// Guard says whether the requester can call the action right now and,
+	// when not, why, in a sentence for a person. It runs after the page's
+	// state is loaded (r.State is set), for every graph and before every
+	// call. Nil: always available.
+	Guard func(ctx context.Context, r *Request) (ok bool, reason string)
+	// GuardText is the guard as a human-readable precondition, shown as the
+	// descriptor's "guard" ("the product is in stock").
+	GuardText string
+	// Effects lists the entity keys the action changes; the delta then
+	// carries exactly those keys. Nil: the delta carries every entity whose
+	// value changed (CLARIFICATIONS 5).
+	Effects []string
+	// ReadOnly says the action changes nothing.
+	ReadOnly bool
+	// Summary is the message of confirm_required: what will happen, written
+	// for the person who approves it. It runs after the input is validated
+	// and the guard passed; r.Input() holds the input. Required for
+	// [ExposeConfirm] actions.
+	Summary func(ctx context.Context, r *Request) (string, error)
+	// Visible hides the action from some requesters (an admin action from
+	// everyone else): it is then neither listed nor callable by them. It sees
+	// r.Principal and r.Param, not r.State. Nil: visible to all.
+	Visible func(r *Request) bool
+	// Input is the input's JSON Schema (2020-12, $schema optional). Nil:
+	// inferred from the In type of [AddAction].
+	Input json.RawMessage
+	// Output is the output's JSON Schema. Nil: inferred from the Out type,
+	// except for struct{} and interface types, which have none.
+	Output json.RawMessage
+	// Limit overrides the site's rate limit for this action; its calls are
+	// then counted apart from the route's other actions.
+	Limit *Limit
+}
+
+// action is a declared action, compiled.
+type action struct {
+	Action
+	summary ActionSummary // precomputed descriptor fields
+	input   *schema.Schema
+	run     func(ctx context.Context, r *Request, input json.RawMessage) (any, error)
+	decode  func(input json.RawMessage) (any, error)
+}
+
+var actionName = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9_]*$`)
+
+// AddAction declares an action on rt, run by fn with the call's input decoded
+// into In after it passed the input schema. fn returns the delta's output,
+// or an error: an [*Error] (built with [NewError]) is sent as it is (code
+// [Unavailable] for a domain failure such as "Only 2 left in stock"); any
+// other error, or a panic, is sent as [Internal] and logged.
+//
+// Schemas are inferred from In and Out (encoding/json field names; a
+// `jsonschema:"..."` tag is a field's description; an `affordances:"..."` tag
+// adds bounds, see [AddAction] bounds below) unless a.Input or a.Output gives
+// them, and are compiled once here. AddAction panics with a message naming
+// the route and the action when the declaration is wrong: a bad or duplicate
+// name, a schema that does not compile, an effect or a confirm action
+// without a summary.
+//
+// Bounds tag keys: minimum, maximum, exclusiveMinimum, exclusiveMaximum,
+// minLength, maxLength, minItems, maxItems, pattern, format, and enum with
+// values separated by "|"; for example `affordances:"minimum=1,maximum=99"`.
+func AddAction[In, Out any](rt *Route, a *Action, fn func(ctx context.Context, r *Request, in In) (Out, error)) {
+	where := fmt.Sprintf("affordances: AddAction(%q, %q)", rt.pattern, a.Name)
+	if fn == nil {
+		panic(where + ": nil function")
+	}
+	if !actionName.MatchString(a.Name) {
+		panic(where + ": a name is a letter followed by letters, digits or _")
+	}
+	if _, dup := rt.byName[a.Name]; dup {
+		panic(where + ": the route already has an action of that name")
+	}
+	switch a.Expose {
+	case "", ExposePublic, ExposeSession:
+	case ExposeConfirm:
+		if a.Summary == nil {
+			panic(where + ": a confirm action needs a Summary, the message a person approves")
+		}
+	default:
+		panic(fmt.Sprintf("%s: unknown Expose %q", where, a.Expose))
+	}
+	if a.Limit != nil {
+		a.Limit.mustValid(where + ": Limit")
+	}
+	in, err := schemaFor[In](a.Input)
+	if err != nil {
+		panic(fmt.Sprintf("%s: input schema: %v", where, err))
+	}
+	compiled, err := schema.Compile(in)
+	if err != nil {
+		panic(fmt.Sprintf("%s: input schema: %v", where, err))
+	}
+	var out json.RawMessage
+	if a.Output != nil {
+		out = a.Output
+	} else if t := reflect.TypeFor[Out](); t.Kind() != reflect.Interface && t != reflect.TypeFor[struct{}]() {
+		if out, err = schemaFor[Out](nil); err != nil {
+			panic(fmt.Sprintf("%s: output schema: %v", where, err))
+		}
+	}
+	if out != nil {
+		if _, err := schema.Compile(out); err != nil {
+			panic(fmt.Sprintf("%s: output schema: %v", where, err))
+		}
+		out = compact(out)
+	}
+	act := &action{
+		Action: *a,
+		input:  compiled,
+		summary: ActionSummary{
+			Name: a.Name, Description: a.Description, Input: compact(in), Output: out,
+			Expose: a.Expose, Guard: a.GuardText, Effects: a.Effects, ReadOnly: a.ReadOnly,
+		},
+		decode: func(input json.RawMessage) (any, error) {
+			var v In
+			err := json.Unmarshal(input, &v)
+			return v, err
+		},
+	}
+	act.run = func(ctx context.Context, r *Request, input json.RawMessage) (any, error) {
+		v, ok := r.input.(In)
+		if !ok {
+			return nil, fmt.Errorf("affordances: input of %q not decoded", a.Name)
+		}
+		return fn(ctx, r, v)
+	}
+	rt.actions = append(rt.actions, act)
+	rt.byName[a.Name] = act
+}
+
+// schemaFor returns given, or the schema inferred from T.
+func schemaFor[T any](given json.RawMessage) (json.RawMessage, error) {
+	if given != nil {
+		if !json.Valid(given) {
+			return nil, fmt.Errorf("not valid JSON")
+		}
+		return given, nil
+	}
+	return schema.For(reflect.TypeFor[T]())
+}
+
+func compact(b []byte) json.RawMessage {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, b); err != nil {
+		return b
+	}
+	return buf.Bytes()
+}

@@ -1,0 +1,316 @@
+package affordances
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"reflect"
+	"slices"
+	"strconv"
+)
+
+// maxDepth is how deeply a call's body may nest (CLARIFICATIONS 2).
+const maxDepth = 64
+
+// serveCall runs a call through the seven steps of seed 000 ("Call"), each
+// stopping at the first failure, and writes the delta.
+func (s *Site) serveCall(w http.ResponseWriter, r *http.Request) {
+	delta, header := s.call(r.Context(), w, r)
+	for k, vs := range header {
+		for _, v := range vs {
+			w.Header().Add(k, v)
+		}
+	}
+	if delta.Error != nil {
+		s.writeError(w, r, delta.Error)
+		return
+	}
+	s.writeDocument(w, r, http.StatusOK, delta)
+}
+
+func (s *Site) call(ctx context.Context, w http.ResponseWriter, r *http.Request) (*Delta, http.Header) {
+	fail := func(err error) (*Delta, http.Header) { return &Delta{Error: s.public(err, "call")}, nil }
+
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return fail(tooLarge(fmt.Sprintf("The call is larger than %d bytes.", s.opts.MaxBodyBytes)))
+		}
+		return fail(NewError(InvalidInput, "The call's body could not be read."))
+	}
+	c, cerr := DecodeCall(body)
+	if cerr != nil {
+		return fail(cerr)
+	}
+
+	// Step 1: resolve the action by name on the page's route.
+	rt, params := s.lookup(r.URL.Path)
+	if rt == nil {
+		return fail(NewError(NotFound, "This page has no Affordances graph."))
+	}
+	a := rt.byName[c.Action]
+	if a == nil || a.Expose == "" {
+		return fail(NewError(NotFound, fmt.Sprintf("This page has no action %q.", c.Action)))
+	}
+
+	// Step 2: the origin rule, then expose against the caller.
+	if err := s.CheckOrigin(r); err != nil {
+		return fail(err)
+	}
+	p, err := s.authenticate(r)
+	if err != nil {
+		return fail(err)
+	}
+	req := &Request{HTTP: r, Principal: p, Page: r.URL.Path, route: rt, params: params}
+	if a.Expose != ExposePublic && p.Anonymous() {
+		return fail(NewError(Unauthorized, s.opts.SignInReason))
+	}
+	if !a.listedFor(req) {
+		if p.Anonymous() {
+			return fail(NewError(Unauthorized, s.opts.SignInReason))
+		}
+		return fail(forbidden("You may not do this."))
+	}
+
+	// Step 3: the rate limit.
+	if err := s.rateLimit(ctx, r, rt, a, p); err != nil {
+		var e *Error
+		if errors.As(err, &e) && e.Code == RateLimited {
+			return &Delta{Error: e}, http.Header{"Retry-After": {strconv.Itoa(e.retryAfter)}}
+		}
+		return fail(err)
+	}
+
+	// Step 4: validate the input.
+	input := c.Input
+	if len(input) == 0 || string(input) == "null" {
+		input = json.RawMessage("{}")
+	}
+	if issues, err := a.input.Validate(input); err != nil || len(issues) > 0 {
+		e := NewError(InvalidInput, "The input does not match the schema.")
+		for _, is := range issues {
+			e.Issues = append(e.Issues, Issue{Path: is.Path, Message: is.Message})
+		}
+		return fail(e)
+	}
+	if req.input, err = a.decode(input); err != nil {
+		return fail(&Error{Code: InvalidInput, Message: "The input does not fit the action: " + err.Error()})
+	}
+
+	// The page as the requester sees it before the action.
+	if err := s.loadState(ctx, req); err != nil {
+		return fail(err)
+	}
+	before := listing(rt.descriptors(ctx, req))
+
+	// Step 5: the guard.
+	if d, listed := before[a.Name]; listed && !d.Available {
+		return fail(NewError(Unavailable, d.Reason))
+	}
+
+	// Step 6: confirm actions need confirm: true; nothing runs without it.
+	if a.Expose == ExposeConfirm && !c.Confirm {
+		summary, err := a.summarize(ctx, s, req)
+		if err != nil {
+			return fail(err)
+		}
+		return fail(NewError(ConfirmRequired, summary))
+	}
+
+	// Step 7: run, reload, answer with the delta.
+	var beforeEntities map[string]any
+	if a.Effects == nil {
+		beforeEntities = req.State.Entities
+	}
+	out, err := s.run(ctx, a, req, input)
+	if err != nil {
+		return &Delta{Error: s.public(err, "action "+a.Name)}, req.header
+	}
+	if req.principal != nil {
+		req.Principal = *req.principal
+	}
+	delta := &Delta{OK: true, Output: out, Redirect: req.redirect, Message: req.message}
+	if err := s.loadState(ctx, req); err != nil {
+		if CodeOf(err) != NotFound {
+			return &Delta{Error: s.public(err, "reload")}, req.header
+		}
+		// The action removed the page itself (a deleted item): its
+		// entities and actions are gone.
+		req.State = &State{}
+	}
+	after := rt.descriptors(ctx, req)
+	delta.Changed = changed(a.Effects, beforeEntities, req.State.Entities)
+	delta.ActionsAdded, delta.ActionsRemoved = actionChanges(before, after)
+	return delta, req.header
+}
+
+// DecodeCall reads a call's body: a JSON object, nested at most 64 deep,
+// with a non-empty string "action", any "input", and a boolean "confirm"
+// when present. Unknown fields are ignored (CLARIFICATIONS 5). The error is
+// an invalid_input [*Error].
+func DecodeCall(body []byte) (Call, *Error) {
+	var c Call
+	if depth(body) > maxDepth {
+		return c, NewError(InvalidInput, fmt.Sprintf("The call is nested deeper than %d levels.", maxDepth))
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(body, &raw); err != nil || raw == nil {
+		return c, NewError(InvalidInput, "The body is not a Call: a JSON object with an \"action\".")
+	}
+	if err := json.Unmarshal(raw["action"], &c.Action); err != nil || c.Action == "" {
+		return c, &Error{Code: InvalidInput, Message: "The call names no action.", Issues: []Issue{{Path: "/action", Message: "must be a non-empty string"}}}
+	}
+	if v, ok := raw["confirm"]; ok {
+		if err := json.Unmarshal(v, &c.Confirm); err != nil || bytes.Equal(bytes.TrimSpace(v), []byte("null")) {
+			return c, &Error{Code: InvalidInput, Message: "confirm must be true or false.", Issues: []Issue{{Path: "/confirm", Message: "must be a boolean"}}}
+		}
+	}
+	c.Input = raw["input"]
+	return c, nil
+}
+
+// depth returns how deeply the JSON text nests arrays and objects, without
+// decoding it. It is only a guard before decoding: malformed text is left
+// for the decoder to refuse.
+func depth(b []byte) int {
+	d, max, inString := 0, 0, false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case inString:
+			if c == '\\' {
+				i++
+			} else if c == '"' {
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			d++
+			if d > max {
+				max = d
+			}
+		case c == '}' || c == ']':
+			d--
+		}
+	}
+	return max
+}
+
+// rateLimit counts the call (seed 000, step 3): per principal, or client
+// address for anonymous calls, and route; an action with its own Limit is
+// counted apart.
+func (s *Site) rateLimit(ctx context.Context, r *http.Request, rt *Route, a *action, p Principal) error {
+	who := "p:" + p.ID
+	if p.Anonymous() {
+		host, _, err := net.SplitHostPort(r.RemoteAddr)
+		if err != nil {
+			host = r.RemoteAddr
+		}
+		who = "a:" + host
+	}
+	key, limit := who+" "+rt.pattern, s.opts.Limit
+	if a.Limit != nil {
+		key, limit = key+" "+a.Name, *a.Limit
+	}
+	ok, wait, err := s.limiter.Allow(ctx, key, limit)
+	if err != nil {
+		return fmt.Errorf("affordances: rate limiter: %w", err)
+	}
+	if !ok {
+		secs := max(int(math.Ceil(wait.Seconds())), 1)
+		return &Error{Code: RateLimited, Message: fmt.Sprintf("Too many calls. Try again in %d seconds.", secs), retryAfter: secs}
+	}
+	return nil
+}
+
+// summarize runs the action's Summary.
+func (a *action) summarize(ctx context.Context, s *Site, req *Request) (summary string, err error) {
+	defer s.recoverTo(&err, "summary of "+a.Name)
+	summary, err = a.Summary(ctx, req)
+	if err != nil {
+		return "", s.public(err, "summary of "+a.Name)
+	}
+	return summary, nil
+}
+
+// run runs the action; a panic becomes an internal error and the server
+// keeps serving.
+func (s *Site) run(ctx context.Context, a *action, req *Request, input json.RawMessage) (out any, err error) {
+	defer s.recoverTo(&err, "action "+a.Name)
+	out, err = a.run(ctx, req, input)
+	if err != nil {
+		return nil, err
+	}
+	if v := reflect.ValueOf(out); !v.IsValid() || (v.Kind() == reflect.Struct && v.NumField() == 0) {
+		return nil, nil
+	}
+	return out, nil
+}
+
+func listing(ds []ActionDescriptor) map[string]ActionDescriptor {
+	m := make(map[string]ActionDescriptor, len(ds))
+	for _, d := range ds {
+		m[d.Name] = d
+	}
+	return m
+}
+
+// changed computes the delta's changed (CLARIFICATIONS 5): with effects,
+// the new value of each effect key (nil when gone); without, every entity
+// whose JSON differs, gone ones as nil.
+func changed(effects []string, before, after map[string]any) map[string]any {
+	out := map[string]any{}
+	if effects != nil {
+		for _, k := range effects {
+			out[k] = after[k]
+		}
+		return out
+	}
+	for k, v := range after {
+		if old, ok := before[k]; !ok || !sameJSON(old, v) {
+			out[k] = v
+		}
+	}
+	for k := range before {
+		if _, ok := after[k]; !ok {
+			out[k] = nil
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+func sameJSON(a, b any) bool {
+	ja, err1 := json.Marshal(a)
+	jb, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && bytes.Equal(ja, jb)
+}
+
+// actionChanges returns the actions listed now that were not, or whose
+// availability flipped, and the names no longer listed.
+func actionChanges(before map[string]ActionDescriptor, after []ActionDescriptor) (added []ActionDescriptor, removed []string) {
+	now := make(map[string]bool, len(after))
+	for _, d := range after {
+		now[d.Name] = true
+		if old, ok := before[d.Name]; !ok || old.Available != d.Available {
+			added = append(added, d)
+		}
+	}
+	for name := range before {
+		if !now[name] {
+			removed = append(removed, name)
+		}
+	}
+	slices.Sort(removed)
+	return added, removed
+}

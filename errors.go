@@ -1,0 +1,114 @@
+package affordances
+
+import (
+	"errors"
+	"net/http"
+)
+
+// A Code says why a call or a page request failed (seed 000, "Error codes";
+// CLARIFICATIONS 2). The code is authoritative; the HTTP status is what a
+// plain HTTP client sees.
+type Code string
+
+// The error codes of protocol v0.
+const (
+	NotFound        Code = "not_found"
+	Unauthorized    Code = "unauthorized"
+	RateLimited     Code = "rate_limited"
+	InvalidInput    Code = "invalid_input"
+	Unavailable     Code = "unavailable"
+	ConfirmRequired Code = "confirm_required"
+	Internal        Code = "internal"
+)
+
+// Codes lists every [Code] of protocol v0, in the order of CLARIFICATIONS 2.
+var Codes = []Code{NotFound, Unauthorized, RateLimited, InvalidInput, Unavailable, ConfirmRequired, Internal}
+
+// String returns the code as it appears on the wire.
+func (c Code) String() string { return string(c) }
+
+// An Issue is one way a call's input failed its schema: where (a JSON Pointer
+// into the input) and what, in a sentence.
+type Issue struct {
+	Path    string `json:"path" jsonschema:"a JSON Pointer into the input"`
+	Message string `json:"message"`
+}
+
+// An Error is the error object of a [Delta]. Actions and state loaders return
+// one (built with [NewError]) to fail with a code of their choosing; any other
+// error is reported as [Internal] without its text.
+type Error struct {
+	Code    Code    `json:"code"`
+	Message string  `json:"message" jsonschema:"a sentence for a person"`
+	Issues  []Issue `json:"issues,omitempty" jsonschema:"for invalid_input: what in the input is wrong"`
+
+	// status is the HTTP status where the code allows more than one
+	// (unauthorized: 401 or 403; invalid_input: 400 or 413); zero means the
+	// code's usual status.
+	status int
+	// retryAfter is the Retry-After of rate_limited, in whole seconds.
+	retryAfter int
+}
+
+// NewError returns an [*Error] with the code and a message written for a
+// person.
+func NewError(code Code, message string) *Error {
+	return &Error{Code: code, Message: message}
+}
+
+// Error returns "affordances: <code>: <message>".
+func (e *Error) Error() string {
+	return "affordances: " + string(e.Code) + ": " + e.Message
+}
+
+// CodeOf returns the code of the first [*Error] in err's chain, [Internal]
+// for any other non-nil error, and "" for nil.
+func CodeOf(err error) Code {
+	if err == nil {
+		return ""
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return Internal
+}
+
+// HTTPStatus returns the HTTP status a response carrying the error has: the
+// table of CLARIFICATIONS 2, kept in this one place.
+func (e *Error) HTTPStatus() int {
+	if e.status != 0 {
+		return e.status
+	}
+	switch e.Code {
+	case NotFound:
+		return http.StatusNotFound // 404
+	case Unauthorized:
+		return http.StatusUnauthorized // 401; 403 for a bad Origin or a requester who may not
+	case RateLimited:
+		return http.StatusTooManyRequests // 429
+	case InvalidInput:
+		return http.StatusBadRequest // 400; 413 for a body over the limit
+	case Unavailable:
+		return http.StatusConflict // 409
+	case ConfirmRequired:
+		return http.StatusPreconditionRequired // 428
+	default:
+		return http.StatusInternalServerError // 500, internal and codes this version does not know
+	}
+}
+
+// forbidden is the unauthorized error with status 403: a cookie call without
+// the site's Origin, or an authenticated requester who may not call.
+func forbidden(message string) *Error {
+	return &Error{Code: Unauthorized, Message: message, status: http.StatusForbidden}
+}
+
+// tooLarge is the invalid_input error with status 413.
+func tooLarge(message string) *Error {
+	return &Error{Code: InvalidInput, Message: message, status: http.StatusRequestEntityTooLarge}
+}
+
+// internalError is what a requester sees of an unexpected failure: nothing of
+// its cause.
+var internalError = NewError(Internal, "Something went wrong on the server. Try again later.")

@@ -1,0 +1,340 @@
+package affordances
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/affordances/affordances-go/internal/mediatype"
+)
+
+// IndexPath is where a site serves its index (seed 000, "Discovery").
+const IndexPath = "/.well-known/affordances.json"
+
+// Handler serves the site's Affordances documents and hands every other
+// request to next (CLARIFICATIONS 3):
+//
+//   - GET or HEAD of a route's page asking for a graph (Accept lists
+//     [MediaType] with q > 0, or the query has affordances=1): the graph;
+//   - POST with Content-Type [MediaType]: a call, answered with a [Delta];
+//   - GET or HEAD of [IndexPath]: the site index, whatever the Accept;
+//   - anything else: next, untouched but for Vary: Accept and the Link
+//     header on pages that have a graph. For those pages the state is loaded
+//     once and handed to next through the request context ([StateFrom]), so
+//     the HTML and the graph render from one load.
+//
+// A request asking for a document on a path no route matches gets a
+// not_found delta (404). A request that did not ask never gets one.
+func (s *Site) Handler(next http.Handler) http.Handler {
+	if next == nil {
+		next = http.NotFoundHandler()
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.Method {
+		case http.MethodGet, http.MethodHead:
+			if r.URL.Path == IndexPath {
+				s.serveIndex(w, r)
+				return
+			}
+			if r2, alias := withoutAlias(r); alias || mediatype.Accepts(r.Header.Get("Accept"), MediaType) {
+				s.serveGraph(w, r2)
+				return
+			}
+			s.servePage(w, r, next)
+		case http.MethodPost:
+			if mediatype.Is(r.Header.Get("Content-Type"), MediaType) {
+				s.serveCall(w, r)
+				return
+			}
+			next.ServeHTTP(w, r)
+		default:
+			next.ServeHTTP(w, r)
+		}
+	})
+}
+
+// withoutAlias returns r without affordances=1 in its query, and whether it
+// was there.
+func withoutAlias(r *http.Request) (*http.Request, bool) {
+	if !strings.Contains(r.URL.RawQuery, "affordances") {
+		return r, false
+	}
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil || q.Get("affordances") != "1" {
+		return r, false
+	}
+	q.Del("affordances")
+	r2 := new(http.Request)
+	*r2 = *r
+	u := *r.URL
+	u.RawQuery = q.Encode()
+	r2.URL = &u
+	return r2, true
+}
+
+// servePage hands an HTML request to next, with the page's state in its
+// context when the path has a graph.
+func (s *Site) servePage(w http.ResponseWriter, r *http.Request, next http.Handler) {
+	rt, params := s.lookup(r.URL.Path)
+	if rt == nil {
+		next.ServeHTTP(w, r)
+		return
+	}
+	h := w.Header()
+	h.Add("Vary", "Accept")
+	p, err := s.authenticate(r)
+	if err != nil {
+		p = Principal{}
+	}
+	req, err := s.load(r.Context(), r, rt, params, p)
+	if err != nil {
+		next.ServeHTTP(w, r)
+		return
+	}
+	h.Add("Link", `<?affordances=1>; rel="affordances"`)
+	next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestKey{}, req)))
+}
+
+// serveGraph answers a request that asked for the page's graph.
+func (s *Site) serveGraph(w http.ResponseWriter, r *http.Request) {
+	rt, params := s.lookup(r.URL.Path)
+	if rt == nil {
+		s.writeError(w, r, NewError(NotFound, "This page has no Affordances graph."))
+		return
+	}
+	p, err := s.authenticate(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	req, err := s.load(r.Context(), r, rt, params, p)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	g := Graph{
+		V:        Version,
+		Page:     req.Page,
+		Route:    rt.pattern,
+		Entities: req.State.Entities,
+		Actions:  rt.descriptors(r.Context(), req),
+		Nav:      req.State.Nav,
+		MD:       req.State.MD,
+	}
+	if g.Entities == nil {
+		g.Entities = map[string]any{}
+	}
+	s.writeDocument(w, r, http.StatusOK, &g)
+}
+
+// serveIndex answers GET /.well-known/affordances.json with the site index
+// as the requester sees it (actions hidden from them are left out).
+func (s *Site) serveIndex(w http.ResponseWriter, r *http.Request) {
+	p, err := s.authenticate(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	idx := SiteIndex{V: Version, Name: s.opts.Name, Routes: []RouteSummary{}, Auth: s.opts.Auth, MCP: s.opts.MCP}
+	if idx.Auth == nil {
+		idx.Auth = []AuthMethod{}
+	}
+	for _, rt := range s.routes {
+		req := &Request{HTTP: r, Principal: p, route: rt}
+		sum := RouteSummary{Route: rt.pattern, Description: rt.opts.Description, Actions: []ActionSummary{}}
+		for _, a := range rt.actions {
+			if a.listedFor(req) {
+				sum.Actions = append(sum.Actions, a.summary)
+			}
+		}
+		idx.Routes = append(idx.Routes, sum)
+	}
+	s.writeDocument(w, r, http.StatusOK, &idx)
+}
+
+// authenticate says who is asking. For a bearer request, only a principal
+// the authenticator vouched for by bearer counts: a bad token is never
+// rescued by a cookie.
+func (s *Site) authenticate(r *http.Request) (Principal, error) {
+	kind := kindOf(r)
+	if s.opts.Authenticate == nil {
+		if kind == bearerCall {
+			return Principal{}, errBadToken
+		}
+		return Principal{}, nil
+	}
+	p, err := s.opts.Authenticate(r)
+	if err != nil {
+		if CodeOf(err) == Internal {
+			s.logger.Error("affordances: authenticate", "err", err)
+			return Principal{}, internalError
+		}
+		var e *Error
+		if errors.As(err, &e) && e.Code != Unauthorized {
+			return Principal{}, e
+		}
+		return Principal{}, errBadToken
+	}
+	if p.ID != "" && p.Method == "" {
+		switch kind {
+		case bearerCall:
+			p.Method = AuthBearer
+		case cookieCall:
+			p.Method = AuthCookie
+		}
+	}
+	if kind == bearerCall && (p.ID == "" || p.Method != AuthBearer) {
+		return Principal{}, errBadToken
+	}
+	return p, nil
+}
+
+var errBadToken = NewError(Unauthorized, "The bearer token is not valid.")
+
+// load makes the page's Request for p and loads its state.
+func (s *Site) load(ctx context.Context, hr *http.Request, rt *Route, params []param, p Principal) (*Request, error) {
+	req := &Request{HTTP: hr, Principal: p, Page: hr.URL.Path, route: rt, params: params}
+	if err := s.loadState(ctx, req); err != nil {
+		return nil, err
+	}
+	return req, nil
+}
+
+// loadState runs the route's state loader for req, setting req.State.
+func (s *Site) loadState(ctx context.Context, req *Request) (err error) {
+	req.State = nil
+	rt := req.route
+	if rt.opts.State == nil {
+		req.State = &State{}
+		return nil
+	}
+	defer s.recoverTo(&err, "state of "+rt.pattern)
+	st, err := rt.opts.State(ctx, req)
+	if err != nil {
+		return s.public(err, "state of "+rt.pattern)
+	}
+	if st == nil {
+		st = &State{}
+	}
+	req.State = st
+	return nil
+}
+
+// public returns err as a requester may see it: an [*Error] as it is, any
+// other error as internal, logged.
+func (s *Site) public(err error, where string) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	s.logger.Error("affordances: "+where, "err", err)
+	return internalError
+}
+
+// recoverTo turns a panic into an internal error, logged.
+func (s *Site) recoverTo(err *error, where string) {
+	if v := recover(); v != nil {
+		s.logger.Error("affordances: panic in "+where, "panic", v)
+		*err = internalError
+	}
+}
+
+// listedFor reports whether the action appears in req's graph and index
+// (CLARIFICATIONS 1).
+func (a *action) listedFor(req *Request) bool {
+	return a.Expose != "" && (a.Visible == nil || a.Visible(req))
+}
+
+// descriptor returns the action as req sees it: available or not, and why.
+func (a *action) descriptor(ctx context.Context, s *Site, req *Request) ActionDescriptor {
+	d := ActionDescriptor{ActionSummary: a.summary, Available: true}
+	if a.Expose != ExposePublic && req.Principal.Anonymous() {
+		d.Available, d.Reason = false, s.opts.SignInReason
+		return d
+	}
+	if a.Guard != nil {
+		ok, reason := a.guard(ctx, s, req)
+		if !ok {
+			if reason == "" {
+				reason = "Not available right now."
+			}
+			d.Available, d.Reason = false, reason
+		}
+	}
+	return d
+}
+
+// guard runs the action's guard; a panicking guard says no.
+func (a *action) guard(ctx context.Context, s *Site, req *Request) (ok bool, reason string) {
+	defer func() {
+		if v := recover(); v != nil {
+			s.logger.Error("affordances: panic in guard of "+a.Name, "panic", v)
+			ok, reason = false, "Not available right now."
+		}
+	}()
+	return a.Guard(ctx, req)
+}
+
+// descriptors lists the route's actions as req sees them.
+func (rt *Route) descriptors(ctx context.Context, req *Request) []ActionDescriptor {
+	ds := make([]ActionDescriptor, 0, len(rt.actions))
+	for _, a := range rt.actions {
+		if a.listedFor(req) {
+			ds = append(ds, a.descriptor(ctx, rt.site, req))
+		}
+	}
+	return ds
+}
+
+// writeDocument writes an Affordances document with the headers of
+// CLARIFICATIONS 3; HEAD gets the headers alone.
+func (s *Site) writeDocument(w http.ResponseWriter, r *http.Request, status int, v any) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		s.logger.Error("affordances: encoding a document", "err", err)
+		status = http.StatusInternalServerError
+		body, _ = json.Marshal(Delta{Error: internalError})
+	}
+	h := w.Header()
+	h.Set("Content-Type", MediaType)
+	h.Add("Vary", "Accept")
+	h.Set("Cache-Control", "private, no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	if r.Method != http.MethodHead {
+		w.Write(body)
+	}
+}
+
+// writeError writes err as an error delta with its status.
+func (s *Site) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	e := s.public(err, "request")
+	if e.Code == Unauthorized && e.HTTPStatus() == http.StatusUnauthorized {
+		w.Header().Set("WWW-Authenticate", "Bearer")
+	}
+	s.writeDocument(w, r, e.HTTPStatus(), &Delta{Error: e})
+}
+
+type requestKey struct{}
+
+// StateFrom returns the page's state loaded by [Site.Handler] for the HTML
+// handler it wraps, or nil when the request's path has no graph or the
+// loader failed (the HTML handler then renders its own error page).
+func StateFrom(ctx context.Context) *State {
+	if req, ok := ctx.Value(requestKey{}).(*Request); ok {
+		return req.State
+	}
+	return nil
+}
+
+// PrincipalFrom returns who the HTML request is from, as [Site.Handler]
+// authenticated it for a page with a graph; the zero Principal otherwise.
+func PrincipalFrom(ctx context.Context) Principal {
+	if req, ok := ctx.Value(requestKey{}).(*Request); ok {
+		return req.Principal
+	}
+	return Principal{}
+}

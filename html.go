@@ -1,0 +1,17 @@
+package affordances
+
+import "html/template"
+
+// LinkTag is the <link> element an HTML page with a graph carries in its
+// head, pointing agents at the graph (seed 000, "Discovery").
+const LinkTag template.HTML = `<link rel="affordances" href="?affordances=1">`
+
+// TemplateFuncs returns the template functions of this package, for
+// [template.Template.Funcs]:
+//
+//	{{affordancesLink}}  the <link rel="affordances"> element ([LinkTag])
+func TemplateFuncs() template.FuncMap {
+	return template.FuncMap{
+		"affordancesLink": func() template.HTML { return LinkTag },
+	}
+}

@@ -1,0 +1,211 @@
+// Package schema infers JSON Schemas from Go types, compiles them once, and
+// validates JSON against them with JSON Pointer issues.
+package schema
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	sjs "github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+)
+
+// Draft is the JSON Schema dialect every schema is compiled as.
+const Draft = "https://json-schema.org/draft/2020-12/schema"
+
+// For infers the schema of t: encoding/json names, required unless omitempty
+// or omitzero, no additional properties on structs, the jsonschema tag as
+// description, and bounds from the affordances tag.
+func For(t reflect.Type) (json.RawMessage, error) {
+	s, err := jsonschema.ForType(t, &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
+		reflect.TypeFor[json.RawMessage](): {},
+	}})
+	if err != nil {
+		return nil, err
+	}
+	if err := applyBounds(t, s); err != nil {
+		return nil, err
+	}
+	return json.Marshal(s)
+}
+
+// applyBounds walks t and s together and applies affordances tags.
+func applyBounds(t reflect.Type, s *jsonschema.Schema) error {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if s == nil {
+		return nil
+	}
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array:
+		return applyBounds(t.Elem(), s.Items)
+	case reflect.Map:
+		return applyBounds(t.Elem(), s.AdditionalProperties)
+	case reflect.Struct:
+		for _, f := range reflect.VisibleFields(t) {
+			if !f.IsExported() || f.Anonymous {
+				continue
+			}
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name == "-" {
+				continue
+			}
+			if name == "" {
+				name = f.Name
+			}
+			ps := s.Properties[name]
+			if ps == nil {
+				continue
+			}
+			if tag, ok := f.Tag.Lookup("affordances"); ok {
+				if err := bounds(ps, tag); err != nil {
+					return fmt.Errorf("field %s: %w", f.Name, err)
+				}
+			}
+			if err := applyBounds(f.Type, ps); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func bounds(s *jsonschema.Schema, tag string) error {
+	for kv := range strings.SplitSeq(tag, ",") {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return fmt.Errorf("affordances tag %q: want key=value", kv)
+		}
+		var err error
+		num := func(dst **float64) {
+			var f float64
+			f, err = strconv.ParseFloat(v, 64)
+			*dst = &f
+		}
+		integer := func(dst **int) {
+			var n int
+			n, err = strconv.Atoi(v)
+			*dst = &n
+		}
+		switch k {
+		case "minimum":
+			num(&s.Minimum)
+		case "maximum":
+			num(&s.Maximum)
+		case "exclusiveMinimum":
+			num(&s.ExclusiveMinimum)
+		case "exclusiveMaximum":
+			num(&s.ExclusiveMaximum)
+		case "minLength":
+			integer(&s.MinLength)
+		case "maxLength":
+			integer(&s.MaxLength)
+		case "minItems":
+			integer(&s.MinItems)
+		case "maxItems":
+			integer(&s.MaxItems)
+		case "pattern":
+			s.Pattern = v
+		case "format":
+			s.Format = v
+		case "enum":
+			for e := range strings.SplitSeq(v, "|") {
+				s.Enum = append(s.Enum, e)
+			}
+		default:
+			return fmt.Errorf("affordances tag: unknown key %q", k)
+		}
+		if err != nil {
+			return fmt.Errorf("affordances tag %q: %w", kv, err)
+		}
+	}
+	return nil
+}
+
+// A Schema is a compiled JSON Schema. It is safe for concurrent use.
+type Schema struct{ s *sjs.Schema }
+
+// Compile compiles a JSON Schema given as JSON, as 2020-12 when it names no
+// $schema.
+func Compile(doc json.RawMessage) (*Schema, error) {
+	v, err := sjs.UnmarshalJSON(bytes.NewReader(doc))
+	if err != nil {
+		return nil, fmt.Errorf("not valid JSON: %w", err)
+	}
+	c := sjs.NewCompiler()
+	c.DefaultDraft(sjs.Draft2020)
+	if err := c.AddResource("input.json", v); err != nil {
+		return nil, err
+	}
+	s, err := c.Compile("input.json")
+	if err != nil {
+		return nil, err
+	}
+	return &Schema{s: s}, nil
+}
+
+// An Issue is one place where a document fails its schema.
+type Issue struct {
+	Path    string // a JSON Pointer into the document
+	Message string
+}
+
+var printer = message.NewPrinter(language.English)
+
+// Validate checks doc against s and returns every leaf problem, or an error
+// when doc is not JSON.
+func (s *Schema) Validate(doc json.RawMessage) ([]Issue, error) {
+	v, err := sjs.UnmarshalJSON(bytes.NewReader(doc))
+	if err != nil {
+		return nil, err
+	}
+	return s.ValidateValue(v), nil
+}
+
+// ValidateValue checks a value decoded by [Decode] against s.
+func (s *Schema) ValidateValue(v any) []Issue {
+	err := s.s.Validate(v)
+	if err == nil {
+		return nil
+	}
+	var ve *sjs.ValidationError
+	if !errors.As(err, &ve) {
+		return []Issue{{Path: "", Message: err.Error()}}
+	}
+	var issues []Issue
+	leaves(ve, &issues)
+	return issues
+}
+
+// Decode decodes JSON the way the validator wants it (numbers as
+// json.Number).
+func Decode(doc []byte) (any, error) { return sjs.UnmarshalJSON(bytes.NewReader(doc)) }
+
+func leaves(e *sjs.ValidationError, out *[]Issue) {
+	if len(e.Causes) == 0 {
+		*out = append(*out, Issue{Path: pointer(e.InstanceLocation), Message: e.ErrorKind.LocalizedString(printer)})
+		return
+	}
+	for _, c := range e.Causes {
+		leaves(c, out)
+	}
+}
+
+// pointer renders tokens as a JSON Pointer (RFC 6901).
+func pointer(tokens []string) string {
+	var b strings.Builder
+	for _, t := range tokens {
+		b.WriteByte('/')
+		t = strings.ReplaceAll(t, "~", "~0")
+		b.WriteString(strings.ReplaceAll(t, "/", "~1"))
+	}
+	return b.String()
+}

@@ -1,0 +1,96 @@
+package affordances
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// A Limit is a rate limit: Calls calls per Per, with bursts of up to Burst.
+type Limit struct {
+	Calls int
+	Per   time.Duration
+	Burst int
+}
+
+// DefaultLimit is the limit of a site that sets none: 60 calls a minute,
+// burst 20 (CLARIFICATIONS 5).
+var DefaultLimit = Limit{Calls: 60, Per: time.Minute, Burst: 20}
+
+func (l Limit) mustValid(where string) {
+	if l.Calls <= 0 || l.Per <= 0 || l.Burst <= 0 {
+		panic(fmt.Sprintf("affordances: %s: Calls, Per and Burst must all be positive, got %+v", where, l))
+	}
+}
+
+// A RateLimiter decides whether one more call under key fits its limit (seed
+// 000, step 3). Implementations must be safe for concurrent use.
+type RateLimiter interface {
+	// Allow counts one call under key. When the call is over the limit it
+	// returns ok false and how long until a call would fit.
+	Allow(ctx context.Context, key string, limit Limit) (ok bool, retryAfter time.Duration, err error)
+}
+
+// NewMemoryRateLimiter returns a token-bucket [RateLimiter] held in memory,
+// for a single instance. It tracks at most maxKeys keys (0: 100,000); past
+// that it first forgets keys whose bucket is full again, then the key seen
+// longest ago, so memory stays bounded under a flood of new clients.
+func NewMemoryRateLimiter(maxKeys int) RateLimiter {
+	if maxKeys <= 0 {
+		maxKeys = 100_000
+	}
+	return &memoryLimiter{max: maxKeys, buckets: map[string]*bucket{}}
+}
+
+type memoryLimiter struct {
+	mu      sync.Mutex
+	max     int
+	buckets map[string]*bucket
+}
+
+type bucket struct {
+	lim  *rate.Limiter
+	seen time.Time
+}
+
+func (m *memoryLimiter) Allow(_ context.Context, key string, l Limit) (bool, time.Duration, error) {
+	now := time.Now()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	b := m.buckets[key]
+	if b == nil {
+		if len(m.buckets) >= m.max {
+			m.evict(now)
+		}
+		b = &bucket{lim: rate.NewLimiter(rate.Every(l.Per/time.Duration(l.Calls)), l.Burst)}
+		m.buckets[key] = b
+	}
+	b.seen = now
+	res := b.lim.ReserveN(now, 1)
+	if d := res.DelayFrom(now); d > 0 {
+		res.CancelAt(now)
+		return false, d, nil
+	}
+	return true, 0, nil
+}
+
+// evict makes room for one key. The caller holds m.mu.
+func (m *memoryLimiter) evict(now time.Time) {
+	var oldest string
+	var oldestSeen time.Time
+	for k, b := range m.buckets {
+		if b.lim.TokensAt(now) >= float64(b.lim.Burst()) {
+			delete(m.buckets, k) // full again: forgetting it changes nothing
+			continue
+		}
+		if oldest == "" || b.seen.Before(oldestSeen) {
+			oldest, oldestSeen = k, b.seen
+		}
+	}
+	if len(m.buckets) >= m.max {
+		delete(m.buckets, oldest)
+	}
+}

@@ -1,0 +1,345 @@
+package affordances
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+)
+
+// SiteOptions configures a [Site]. The zero value of every field is a sound
+// default; NewSite copies the struct, so changing it later has no effect.
+type SiteOptions struct {
+	// Name is the site's name in its index.
+	Name string
+
+	// Origin is the site's origin ("https://shop.example"), the only Origin a
+	// cookie call may carry (CLARIFICATIONS 4). Empty: derived from each
+	// request's scheme and Host.
+	Origin string
+
+	// Authenticate says who is asking. It returns the zero Principal for a
+	// request without credentials, and an error for credentials it refuses
+	// (a bad bearer token): the request then gets unauthorized (401), or the
+	// error's own code when it is an [*Error]. Nil: everyone is anonymous.
+	Authenticate func(*http.Request) (Principal, error)
+
+	// Auth lists the ways of authenticating the index advertises. Nil: cookie
+	// and bearer when Authenticate is set, none otherwise.
+	Auth []AuthMethod
+
+	// MCP is the path of the site's MCP endpoint, advertised in the index.
+	MCP string
+
+	// RateLimiter counts calls (seed 000, step 3). Nil: an in-memory limiter
+	// from [NewMemoryRateLimiter].
+	RateLimiter RateLimiter
+
+	// Limit is the default rate limit per principal (or client address, for
+	// anonymous calls) and route. Zero: 60 calls a minute, burst 20.
+	Limit Limit
+
+	// MaxBodyBytes bounds a call's body; a larger one gets invalid_input
+	// (413). Zero: 1 MiB.
+	MaxBodyBytes int64
+
+	// SignInReason is the reason an action needing a session shows an
+	// anonymous requester. Empty: "Sign in to do this."
+	SignInReason string
+
+	// Logger receives unexpected failures (an action's panic or error). Nil
+	// is silent.
+	Logger *slog.Logger
+}
+
+// A Site is the publisher: routes, their state loaders and actions, served by
+// [Site.Handler]. Declare routes and actions at start-up, before serving;
+// once serving, a Site is safe for concurrent use.
+type Site struct {
+	opts    SiteOptions
+	limiter RateLimiter
+	routes  []*Route
+	logger  *slog.Logger
+}
+
+// NewSite returns a site with no routes. opts may be nil.
+func NewSite(opts *SiteOptions) *Site {
+	s := &Site{}
+	if opts != nil {
+		s.opts = *opts
+	}
+	if s.opts.Origin != "" {
+		o, err := normalizeOrigin(s.opts.Origin)
+		if err != nil {
+			panic(fmt.Sprintf("affordances: SiteOptions.Origin %q: %v", s.opts.Origin, err))
+		}
+		s.opts.Origin = o
+	}
+	if s.opts.Auth == nil && s.opts.Authenticate != nil {
+		s.opts.Auth = []AuthMethod{AuthCookie, AuthBearer}
+	}
+	if s.opts.Limit == (Limit{}) {
+		s.opts.Limit = DefaultLimit
+	}
+	s.opts.Limit.mustValid("SiteOptions.Limit")
+	if s.opts.MaxBodyBytes == 0 {
+		s.opts.MaxBodyBytes = 1 << 20
+	}
+	if s.opts.SignInReason == "" {
+		s.opts.SignInReason = "Sign in to do this."
+	}
+	s.limiter = s.opts.RateLimiter
+	if s.limiter == nil {
+		s.limiter = NewMemoryRateLimiter(0)
+	}
+	s.logger = s.opts.Logger
+	if s.logger == nil {
+		s.logger = slog.New(slog.DiscardHandler)
+	}
+	return s
+}
+
+// RouteOptions configures a [Route].
+type RouteOptions struct {
+	// Description is one line on what the page is for, shown in the index.
+	Description string
+
+	// State loads the page's state for one requester: the same loader serves
+	// the graph, the HTML page (through [StateFrom]) and the reload after a
+	// call. It returns an [*Error] with code [NotFound] when the concrete page
+	// does not exist. Nil: the page has no entities and no nav.
+	State func(ctx context.Context, r *Request) (*State, error)
+}
+
+// State is one load of a page's state.
+type State struct {
+	// Entities is the page's state, keyed by name. It must not hold anything
+	// the HTML page would not show the same requester (seed 000, "Graph").
+	// Values are encoded with encoding/json.
+	Entities map[string]any
+	// Nav lists the links a person sees on the page.
+	Nav []NavLink
+	// MD is an optional Markdown rendering of the page.
+	MD string
+}
+
+// A Route is a page pattern of a [Site], such as "/products/[slug]", with its
+// state loader and actions.
+type Route struct {
+	site     *Site
+	pattern  string
+	segments []string // literal segments, or "[name]" for a parameter
+	literals int
+	opts     RouteOptions
+	actions  []*action
+	byName   map[string]*action
+}
+
+// Route declares a page pattern: "/" and segments, each a literal or a
+// [param] that matches one non-empty segment. A literal segment wins over a
+// parameter where both match. Route panics on a malformed or duplicate
+// pattern. opts may be nil.
+func (s *Site) Route(pattern string, opts *RouteOptions) *Route {
+	segs, err := parsePattern(pattern)
+	if err != nil {
+		panic(fmt.Sprintf("affordances: Route(%q): %v", pattern, err))
+	}
+	rt := &Route{site: s, pattern: pattern, segments: segs, byName: map[string]*action{}}
+	if opts != nil {
+		rt.opts = *opts
+	}
+	for _, sg := range segs {
+		if !isParam(sg) {
+			rt.literals++
+		}
+	}
+	for _, other := range s.routes {
+		if other.shape() == rt.shape() {
+			panic(fmt.Sprintf("affordances: Route(%q): matches the same paths as %q", pattern, other.pattern))
+		}
+	}
+	s.routes = append(s.routes, rt)
+	return rt
+}
+
+// Pattern returns the route's pattern, as the graph's "route" field shows it.
+func (rt *Route) Pattern() string { return rt.pattern }
+
+// shape is the pattern with parameter names erased: two routes of the same
+// shape match the same paths.
+func (rt *Route) shape() string {
+	var b strings.Builder
+	for _, sg := range rt.segments {
+		b.WriteByte('/')
+		if isParam(sg) {
+			b.WriteString("[]")
+		} else {
+			b.WriteString(sg)
+		}
+	}
+	return b.String()
+}
+
+func parsePattern(p string) ([]string, error) {
+	if !strings.HasPrefix(p, "/") {
+		return nil, fmt.Errorf("a pattern starts with /")
+	}
+	if p == "/" {
+		return nil, nil
+	}
+	segs := strings.Split(p[1:], "/")
+	seen := map[string]bool{}
+	for _, sg := range segs {
+		switch {
+		case sg == "":
+			return nil, fmt.Errorf("empty segment")
+		case isParam(sg):
+			name := sg[1 : len(sg)-1]
+			if name == "" || strings.ContainsAny(name, "[]") {
+				return nil, fmt.Errorf("bad parameter %q", sg)
+			}
+			if seen[name] {
+				return nil, fmt.Errorf("parameter %q twice", name)
+			}
+			seen[name] = true
+		case strings.ContainsAny(sg, "[]"):
+			return nil, fmt.Errorf("segment %q mixes a parameter with text", sg)
+		}
+	}
+	return segs, nil
+}
+
+func isParam(seg string) bool {
+	return len(seg) >= 2 && seg[0] == '[' && seg[len(seg)-1] == ']'
+}
+
+// match reports whether path (already unescaped) matches the route, and the
+// parameters it binds.
+func (rt *Route) match(path string) ([]param, bool) {
+	if path == "/" {
+		return nil, len(rt.segments) == 0
+	}
+	if len(rt.segments) == 0 || !strings.HasPrefix(path, "/") {
+		return nil, false
+	}
+	rest := path[1:]
+	var params []param
+	for i, sg := range rt.segments {
+		var part string
+		if j := strings.IndexByte(rest, '/'); j >= 0 {
+			if i == len(rt.segments)-1 {
+				return nil, false
+			}
+			part, rest = rest[:j], rest[j+1:]
+		} else {
+			if i != len(rt.segments)-1 {
+				return nil, false
+			}
+			part, rest = rest, ""
+		}
+		if part == "" {
+			return nil, false
+		}
+		if isParam(sg) {
+			params = append(params, param{name: sg[1 : len(sg)-1], value: part})
+		} else if part != sg {
+			return nil, false
+		}
+	}
+	return params, true
+}
+
+// lookup returns the most specific route matching path.
+func (s *Site) lookup(path string) (*Route, []param) {
+	var best *Route
+	var bestParams []param
+	for _, rt := range s.routes {
+		if ps, ok := rt.match(path); ok && (best == nil || rt.literals > best.literals) {
+			best, bestParams = rt, ps
+		}
+	}
+	return best, bestParams
+}
+
+type param struct{ name, value string }
+
+// A Principal is who is asking, and how they proved it.
+type Principal struct {
+	// ID identifies the requester: a user id, stable across sessions. Empty
+	// means anonymous.
+	ID string
+	// Method is how the requester authenticated: [AuthCookie] or
+	// [AuthBearer]. Empty for anonymous requesters; when ID is set and
+	// Method is empty, the library fills it in from the request.
+	Method AuthMethod
+	// User is the application's own record of the requester, for its
+	// loaders, guards and actions. The library never reads it.
+	User any
+}
+
+// Anonymous reports whether the principal is nobody in particular.
+func (p Principal) Anonymous() bool { return p.ID == "" }
+
+// A Request is one requester's view of one concrete page, handed to state
+// loaders, guards and actions. It is not safe for concurrent use.
+type Request struct {
+	// HTTP is the underlying request, with the affordances=1 alias removed
+	// from its query.
+	HTTP *http.Request
+	// Principal is who is asking.
+	Principal Principal
+	// Page is the concrete path ("/products/canvas-tote").
+	Page string
+	// State is the page's state as loaded for this request; nil inside the
+	// state loader itself.
+	State *State
+
+	route  *Route
+	params []param
+	input  any
+
+	// Set by actions.
+	message   string
+	redirect  string
+	header    http.Header
+	principal *Principal
+}
+
+// Route returns the pattern of the page's route ("/products/[slug]").
+func (r *Request) Route() string { return r.route.pattern }
+
+// Param returns the value of the route parameter name, or "".
+func (r *Request) Param(name string) string {
+	for _, p := range r.params {
+		if p.name == name {
+			return p.value
+		}
+	}
+	return ""
+}
+
+// Input returns the call's decoded input (a value of the action's In type),
+// or nil outside a call. A Summary reads it to describe what will happen.
+func (r *Request) Input() any { return r.input }
+
+// SetMessage sets the delta's message: a short sentence to repeat to the
+// user.
+func (r *Request) SetMessage(msg string) { r.message = msg }
+
+// Redirect sets the delta's redirect: the path a person would have been sent
+// to after the action.
+func (r *Request) Redirect(path string) { r.redirect = path }
+
+// Header returns the response's header map, for an action that sets a cookie
+// or another header on its answer.
+func (r *Request) Header() http.Header {
+	if r.header == nil {
+		r.header = http.Header{}
+	}
+	return r.header
+}
+
+// SetPrincipal says who the requester is after the action (a sign-in or
+// sign-out action): the page's state is reloaded as p (CLARIFICATIONS 5).
+func (r *Request) SetPrincipal(p Principal) { r.principal = &p }
