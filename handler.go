@@ -168,12 +168,8 @@ func (s *Site) authenticate(r *http.Request) (Principal, error) {
 	}
 	p, err := s.opts.Authenticate(r)
 	if err != nil {
-		if CodeOf(err) == Internal {
-			s.logger.Error("affordances: authenticate", "err", err)
-			return Principal{}, internalError
-		}
 		var e *Error
-		if errors.As(err, &e) && e.Code != Unauthorized {
+		if errors.As(err, &e) {
 			return Principal{}, e
 		}
 		return Principal{}, errBadToken
