@@ -60,9 +60,13 @@ type Action struct {
 type action struct {
 	Action
 	summary ActionSummary // precomputed descriptor fields
-	input   *schema.Schema
-	run     func(ctx context.Context, r *Request, input json.RawMessage) (any, error)
-	decode  func(input json.RawMessage) (any, error)
+	// summaryJSON is summary encoded without its closing brace: a
+	// descriptor's encoding is this, its availability and "}" (see
+	// appendDescriptor).
+	summaryJSON []byte
+	input       *schema.Schema
+	run         func(ctx context.Context, r *Request, input json.RawMessage) (any, error)
+	decode      func(input json.RawMessage) (any, error)
 }
 
 var actionName = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9_]*$`)
@@ -149,6 +153,11 @@ func AddAction[In, Out any](rt *Route, a *Action, fn func(ctx context.Context, r
 		}
 		return fn(ctx, r, v)
 	}
+	enc, err := json.Marshal(act.summary)
+	if err != nil {
+		panic(fmt.Sprintf("%s: %v", where, err))
+	}
+	act.summaryJSON = enc[:len(enc)-1]
 	rt.actions = append(rt.actions, act)
 	rt.byName[a.Name] = act
 }

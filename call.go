@@ -11,7 +11,6 @@ import (
 	"net"
 	"net/http"
 	"reflect"
-	"slices"
 	"strconv"
 )
 
@@ -108,11 +107,13 @@ func (s *Site) call(ctx context.Context, w http.ResponseWriter, r *http.Request)
 	if err := s.loadState(ctx, req); err != nil {
 		return fail(err)
 	}
-	before := listing(rt.descriptors(ctx, req))
+	before := rt.listing(ctx, req)
 
 	// Step 5: the guard.
-	if d, listed := before[a.Name]; listed && !d.Available {
-		return fail(NewError(Unavailable, d.Reason))
+	for _, l := range before {
+		if l.a == a && !l.available {
+			return fail(NewError(Unavailable, l.reason))
+		}
 	}
 
 	// Step 6: confirm actions need confirm: true; nothing runs without it.
@@ -145,7 +146,7 @@ func (s *Site) call(ctx context.Context, w http.ResponseWriter, r *http.Request)
 		// entities and actions are gone.
 		req.State = &State{}
 	}
-	after := rt.descriptors(ctx, req)
+	after := rt.listing(ctx, req)
 	delta.Changed = changed(a.Effects, beforeEntities, req.State.Entities)
 	delta.ActionsAdded, delta.ActionsRemoved = actionChanges(before, after)
 	return delta, req.header
@@ -255,14 +256,6 @@ func (s *Site) run(ctx context.Context, a *action, req *Request, input json.RawM
 	return out, nil
 }
 
-func listing(ds []ActionDescriptor) map[string]ActionDescriptor {
-	m := make(map[string]ActionDescriptor, len(ds))
-	for _, d := range ds {
-		m[d.Name] = d
-	}
-	return m
-}
-
 // changed computes the delta's changed (CLARIFICATIONS 5): with effects,
 // the new value of each effect key (nil when gone); without, every entity
 // whose JSON differs, gone ones as nil.
@@ -297,20 +290,23 @@ func sameJSON(a, b any) bool {
 }
 
 // actionChanges returns the actions listed now that were not, or whose
-// availability flipped, and the names no longer listed.
-func actionChanges(before map[string]ActionDescriptor, after []ActionDescriptor) (added []ActionDescriptor, removed []string) {
-	now := make(map[string]bool, len(after))
-	for _, d := range after {
-		now[d.Name] = true
-		if old, ok := before[d.Name]; !ok || old.Available != d.Available {
-			added = append(added, d)
+// availability flipped, and the names no longer listed (CLARIFICATIONS 5).
+func actionChanges(before, after []listed) (added []ActionDescriptor, removed []string) {
+	was := make(map[*action]bool, len(before))
+	for _, l := range before {
+		was[l.a] = l.available
+	}
+	now := make(map[*action]bool, len(after))
+	for _, l := range after {
+		now[l.a] = true
+		if avail, ok := was[l.a]; !ok || avail != l.available {
+			added = append(added, l.descriptor())
 		}
 	}
-	for name := range before {
-		if !now[name] {
-			removed = append(removed, name)
+	for _, l := range before {
+		if !now[l.a] {
+			removed = append(removed, l.a.Name)
 		}
 	}
-	slices.Sort(removed)
 	return added, removed
 }

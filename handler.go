@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -115,19 +116,15 @@ func (s *Site) serveGraph(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	g := Graph{
-		V:        Version,
-		Page:     req.Page,
-		Route:    rt.pattern,
-		Entities: req.State.Entities,
-		Actions:  rt.descriptors(r.Context(), req),
-		Nav:      req.State.Nav,
-		MD:       req.State.MD,
+	buf := buffers.Get().(*[]byte)
+	defer buffers.Put(buf)
+	body, err := encodeGraph((*buf)[:0], req, rt.listing(r.Context(), req))
+	if err != nil {
+		s.writeError(w, r, fmt.Errorf("affordances: encoding the graph of %s: %w", req.Page, err))
+		return
 	}
-	if g.Entities == nil {
-		g.Entities = map[string]any{}
-	}
-	s.writeDocument(w, r, http.StatusOK, &g)
+	*buf = body
+	s.writeBody(w, r, http.StatusOK, body)
 }
 
 // serveIndex answers GET /.well-known/affordances.json with the site index
@@ -244,25 +241,6 @@ func (a *action) listedFor(req *Request) bool {
 	return a.Expose != "" && (a.Visible == nil || a.Visible(req))
 }
 
-// descriptor returns the action as req sees it: available or not, and why.
-func (a *action) descriptor(ctx context.Context, s *Site, req *Request) ActionDescriptor {
-	d := ActionDescriptor{ActionSummary: a.summary, Available: true}
-	if a.Expose != ExposePublic && req.Principal.Anonymous() {
-		d.Available, d.Reason = false, s.opts.SignInReason
-		return d
-	}
-	if a.Guard != nil {
-		ok, reason := a.guard(ctx, s, req)
-		if !ok {
-			if reason == "" {
-				reason = "Not available right now."
-			}
-			d.Available, d.Reason = false, reason
-		}
-	}
-	return d
-}
-
 // guard runs the action's guard; a panicking guard says no.
 func (a *action) guard(ctx context.Context, s *Site, req *Request) (ok bool, reason string) {
 	defer func() {
@@ -274,17 +252,6 @@ func (a *action) guard(ctx context.Context, s *Site, req *Request) (ok bool, rea
 	return a.Guard(ctx, req)
 }
 
-// descriptors lists the route's actions as req sees them.
-func (rt *Route) descriptors(ctx context.Context, req *Request) []ActionDescriptor {
-	ds := make([]ActionDescriptor, 0, len(rt.actions))
-	for _, a := range rt.actions {
-		if a.listedFor(req) {
-			ds = append(ds, a.descriptor(ctx, rt.site, req))
-		}
-	}
-	return ds
-}
-
 // writeDocument writes an Affordances document with the headers of
 // CLARIFICATIONS 3; HEAD gets the headers alone.
 func (s *Site) writeDocument(w http.ResponseWriter, r *http.Request, status int, v any) {
@@ -294,6 +261,11 @@ func (s *Site) writeDocument(w http.ResponseWriter, r *http.Request, status int,
 		status = http.StatusInternalServerError
 		body, _ = json.Marshal(Delta{Error: internalError})
 	}
+	s.writeBody(w, r, status, body)
+}
+
+// writeBody writes an encoded Affordances document.
+func (s *Site) writeBody(w http.ResponseWriter, r *http.Request, status int, body []byte) {
 	h := w.Header()
 	h.Set("Content-Type", MediaType)
 	h.Add("Vary", "Accept")

@@ -44,9 +44,11 @@ func (b *board) count(action string) {
 }
 
 type (
-	none      struct{}
-	pong      struct{ Pong bool `json:"pong"` }
-	byInput   struct {
+	none struct{}
+	pong struct {
+		Pong bool `json:"pong"`
+	}
+	byInput struct {
 		By int `json:"by,omitempty" jsonschema:"how much to add" affordances:"minimum=1,maximum=10"`
 	}
 	noteInput struct {

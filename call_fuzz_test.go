@@ -1,0 +1,43 @@
+package affordances
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// FuzzDecodeCall: call bodies come from the network. DecodeCall must never
+// panic, must refuse with invalid_input whatever it refuses, and what it
+// accepts is a JSON object with a non-empty action, nested at most 64 deep.
+func FuzzDecodeCall(f *testing.F) {
+	for _, s := range []string{
+		`{"action":"addToCart","input":{"sku":"TEE-BLK-M"}}`,
+		`{"action":"placeOrder","confirm":true}`,
+		`{"action":"x","input":null,"extra":[1,2,{"a":"]"}]}`,
+		`{"action":""}`, `[]`, `null`, `{"action":"a","confirm":"yes"}`, `"\u0000"`,
+		`{"action":"a","input":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		c, err := DecodeCall(body)
+		if err != nil {
+			if err.Code != InvalidInput || err.Message == "" {
+				t.Fatalf("refusal %+v: want invalid_input with a message", err)
+			}
+			return
+		}
+		if c.Action == "" {
+			t.Fatalf("accepted a call without an action: %q", body)
+		}
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(body, &obj) != nil || obj == nil {
+			t.Fatalf("accepted a body that is not a JSON object: %q", body)
+		}
+		if d := depth(body); d > maxDepth {
+			t.Fatalf("accepted nesting %d", d)
+		}
+		if c.Input != nil && !json.Valid(c.Input) {
+			t.Fatalf("input is not JSON: %q", c.Input)
+		}
+	})
+}

@@ -1,0 +1,102 @@
+package affordances
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+)
+
+// listed is one action of a graph as a requester sees it.
+type listed struct {
+	a         *action
+	available bool
+	reason    string
+}
+
+// descriptor returns the wire form of l.
+func (l listed) descriptor() ActionDescriptor {
+	return ActionDescriptor{ActionSummary: l.a.summary, Available: l.available, Reason: l.reason}
+}
+
+// listing evaluates the route's actions for req: those listed, in
+// declaration order, with their availability (CLARIFICATIONS 1).
+func (rt *Route) listing(ctx context.Context, req *Request) []listed {
+	ls := make([]listed, 0, len(rt.actions))
+	for _, a := range rt.actions {
+		if !a.listedFor(req) {
+			continue
+		}
+		l := listed{a: a, available: true}
+		if a.Expose != ExposePublic && req.Principal.Anonymous() {
+			l.available, l.reason = false, rt.site.opts.SignInReason
+		} else if a.Guard != nil {
+			if ok, reason := a.guard(ctx, rt.site, req); !ok {
+				if reason == "" {
+					reason = "Not available right now."
+				}
+				l.available, l.reason = false, reason
+			}
+		}
+		ls = append(ls, l)
+	}
+	return ls
+}
+
+var buffers = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+// encodeGraph appends the graph of req's page to dst. It writes what
+// json.Marshal of the [Graph] would, byte for byte, but copies each
+// action's precomputed summary instead of encoding its schemas again.
+func encodeGraph(dst []byte, req *Request, actions []listed) ([]byte, error) {
+	st := req.State
+	dst = append(dst, `{"v":"0","page":`...)
+	dst = appendJSON(dst, req.Page)
+	dst = append(dst, `,"route":`...)
+	dst = appendJSON(dst, req.route.pattern)
+	dst = append(dst, `,"entities":`...)
+	if st.Entities == nil {
+		dst = append(dst, "{}"...)
+	} else {
+		ents, err := json.Marshal(st.Entities)
+		if err != nil {
+			return nil, err
+		}
+		dst = append(dst, ents...)
+	}
+	dst = append(dst, `,"actions":[`...)
+	for i, l := range actions {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, l.a.summaryJSON...)
+		if l.available {
+			dst = append(dst, `,"available":true}`...)
+			continue
+		}
+		dst = append(dst, `,"available":false`...)
+		if l.reason != "" {
+			dst = append(dst, `,"reason":`...)
+			dst = appendJSON(dst, l.reason)
+		}
+		dst = append(dst, '}')
+	}
+	dst = append(dst, ']')
+	if len(st.Nav) > 0 {
+		nav, err := json.Marshal(st.Nav)
+		if err != nil {
+			return nil, err
+		}
+		dst = append(dst, `,"nav":`...)
+		dst = append(dst, nav...)
+	}
+	if st.MD != "" {
+		dst = append(dst, `,"md":`...)
+		dst = appendJSON(dst, st.MD)
+	}
+	return append(dst, '}'), nil
+}
+
+func appendJSON(dst []byte, s string) []byte {
+	b, _ := json.Marshal(s) // a string always encodes
+	return append(dst, b...)
+}
