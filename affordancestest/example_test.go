@@ -1,0 +1,18 @@
+package affordancestest_test
+
+import (
+	"fmt"
+
+	"github.com/affordances/affordances-go/affordancestest"
+	"github.com/affordances/affordances-go/schemas"
+)
+
+func ExampleValidate() {
+	body := []byte(`{"v": "0", "page": "/cart", "route": "/cart", "entities": {},
+		"actions": [{"name": "checkout", "description": "Go to checkout", "input": {}, "expose": "admin"}]}`)
+	fmt.Println(affordancestest.Validate(schemas.Graph, body))
+	// Output:
+	// affordancestest: not a valid graph.json:
+	//   /actions/0: missing property 'available'
+	//   /actions/0/expose: value must be one of 'public', 'session', 'confirm' (got "admin")
+}
