@@ -58,7 +58,7 @@ func Check(t testing.TB, name string, body []byte) {
 // A Problem is one place where a document fails its schema.
 type Problem struct {
 	Pointer string // a JSON Pointer into the document; "" is the whole document
-	Message string // what is wrong there, in the validator's words
+	Message string // what is wrong, in the validator's words, then the value when it is a scalar: (got "admin")
 }
 
 // A ValidationError is a document that failed its schema, with every
