@@ -1,0 +1,48 @@
+// Package affordances implements the Affordances protocol v0 for Go web
+// applications and the agents that use them.
+//
+// A page answers its own URL with HTML for people and, when asked with
+// Accept: application/vnd.affordances+json, with a small JSON [Graph] for
+// agents: what the page shows (entities), what can be done there (actions)
+// and where to go next (nav). An agent calls an action by POSTing a [Call]
+// to the same URL and gets back a [Delta]: only what changed.
+//
+// # Publishing
+//
+// Declare a [Site], its routes with the state loader the HTML page renders
+// from, and typed actions; wrap the application's own handler:
+//
+//	site := affordances.NewSite(&affordances.SiteOptions{
+//		Name:         "Demo Shop",
+//		Authenticate: sessions.Principal, // who is asking: cookie, bearer or nobody
+//	})
+//	product := site.Route("/products/[slug]", &affordances.RouteOptions{
+//		Description: "One product: variants, price, stock",
+//		State:       loadProduct, // entities and nav, for the graph and the HTML alike
+//	})
+//	affordances.AddAction(product, &affordances.Action{
+//		Name: "addToCart", Description: "Add one variant to the cart",
+//		Expose: affordances.ExposeSession, Effects: []string{"cart"},
+//		Guard:  inStock, // (ok, reason for a person)
+//	}, addToCart) // func(ctx, *affordances.Request, AddToCartInput) (AddToCartOutput, error)
+//
+//	http.ListenAndServe(addr, site.Handler(appMux))
+//
+// [Site.Handler] negotiates as CLARIFICATIONS 3 of the specification says,
+// serves the site index at [IndexPath], and runs every call through the
+// seven steps of protocol v0 in order: resolve the action, the origin rule
+// and expose, the rate limit, the input schema, the guard, confirmation, and
+// the action itself followed by a reload of the page's state. Input and
+// output schemas are inferred from the Go types (or given as JSON) and
+// compiled once at start-up; a bad declaration panics there, never on the
+// request path.
+//
+// # Security
+//
+// Only actions that declare [Expose] are reachable. A cookie call must carry
+// the site's Origin ([Site.CheckOrigin]); a bearer call is exempt. A
+// [ExposeConfirm] action never runs without confirm: true, and answers
+// confirm_required with its Summary for the person who approves. Errors
+// that are not an [*Error] reach the requester as [Internal], without their
+// text.
+package affordances
