@@ -2,18 +2,15 @@ package affordances_test
 
 import (
 	"encoding/json"
-	"testing"
+
+	"github.com/affordances/affordances-go/affordancestest"
 )
 
-// TEMPORARY until affordancestest lands (issue 2).
-func checkGraph(t testing.TB, b []byte) { t.Helper(); mustValid(t, b) }
-func checkDelta(t testing.TB, b []byte) { t.Helper(); mustValid(t, b) }
-func checkIndex(t testing.TB, b []byte) { t.Helper(); mustValid(t, b) }
-func mustValid(t testing.TB, b []byte) {
-	t.Helper()
-	if !json.Valid(b) {
-		t.Fatalf("not JSON: %s", b)
-	}
-}
+// Every graph, delta and index a test reads is checked against schemas/.
+var (
+	checkGraph = affordancestest.CheckGraph
+	checkDelta = affordancestest.CheckDelta
+	checkIndex = affordancestest.CheckIndex
+)
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
