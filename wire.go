@@ -50,7 +50,7 @@ type ActionSummary struct {
 	Output      json.RawMessage `json:"output,omitempty" jsonschema:"JSON Schema 2020-12 of the action's output"`
 	Expose      Expose          `json:"expose"`
 	Guard       string          `json:"guard,omitempty" jsonschema:"human-readable precondition"`
-	Effects     []string        `json:"effects,omitempty" jsonschema:"entity keys the action changes"`
+	Effects     []string        `json:"effects,omitzero" jsonschema:"entity keys the action changes; [] declares that it changes none"`
 	ReadOnly    bool            `json:"readOnly,omitempty"`
 }
 
