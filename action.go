@@ -62,11 +62,11 @@ type action struct {
 	summary ActionSummary // precomputed descriptor fields
 	// summaryJSON is summary encoded without its closing brace: a
 	// descriptor's encoding is this, its availability and "}" (see
-	// appendDescriptor).
+	// encodeGraph).
 	summaryJSON []byte
 	input       *schema.Schema
-	run         func(ctx context.Context, r *Request, input json.RawMessage) (any, error)
-	decode      func(input json.RawMessage) (any, error)
+	decode      func(input json.RawMessage) (any, error)           // into an In
+	run         func(ctx context.Context, r *Request) (any, error) // with r.Input() from decode
 }
 
 var actionName = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9_]*$`)
@@ -77,17 +77,19 @@ var actionName = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9_]*$`)
 // [Unavailable] for a domain failure such as "Only 2 left in stock"); any
 // other error, or a panic, is sent as [Internal] and logged.
 //
-// Schemas are inferred from In and Out (encoding/json field names; a
-// `jsonschema:"..."` tag is a field's description; an `affordances:"..."` tag
-// adds bounds, see [AddAction] bounds below) unless a.Input or a.Output gives
-// them, and are compiled once here. AddAction panics with a message naming
-// the route and the action when the declaration is wrong: a bad or duplicate
-// name, a schema that does not compile, an effect or a confirm action
-// without a summary.
+// Schemas are inferred from In and Out unless a.Input or a.Output gives
+// them, and are compiled once here. Inference follows encoding/json: field
+// names from json tags, a field is required unless omitempty or omitzero,
+// structs allow no other properties. A `jsonschema:"..."` tag is a field's
+// description, and an `affordances:"..."` tag adds bounds, comma-separated:
+// minimum, maximum, exclusiveMinimum, exclusiveMaximum, minLength,
+// maxLength, minItems, maxItems, pattern, format, and enum with values
+// separated by "|", as in `affordances:"minimum=1,maximum=99"`.
 //
-// Bounds tag keys: minimum, maximum, exclusiveMinimum, exclusiveMaximum,
-// minLength, maxLength, minItems, maxItems, pattern, format, and enum with
-// values separated by "|"; for example `affordances:"minimum=1,maximum=99"`.
+// AddAction panics with a message naming the route and the action when the
+// declaration is wrong: a bad or duplicate name, an unknown Expose, a
+// confirm action without a Summary, a bad Limit, or a schema that does not
+// compile.
 func AddAction[In, Out any](rt *Route, a *Action, fn func(ctx context.Context, r *Request, in In) (Out, error)) {
 	where := fmt.Sprintf("affordances: AddAction(%q, %q)", rt.pattern, a.Name)
 	if fn == nil {
@@ -146,7 +148,7 @@ func AddAction[In, Out any](rt *Route, a *Action, fn func(ctx context.Context, r
 			return v, err
 		},
 	}
-	act.run = func(ctx context.Context, r *Request, input json.RawMessage) (any, error) {
+	act.run = func(ctx context.Context, r *Request) (any, error) {
 		v, ok := r.input.(In)
 		if !ok {
 			return nil, fmt.Errorf("affordances: input of %q not decoded", a.Name)

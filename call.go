@@ -130,7 +130,7 @@ func (s *Site) call(ctx context.Context, w http.ResponseWriter, r *http.Request)
 	if a.Effects == nil {
 		beforeEntities = req.State.Entities
 	}
-	out, err := s.run(ctx, a, req, input)
+	out, err := s.run(ctx, a, req)
 	if err != nil {
 		return &Delta{Error: s.public(err, "action "+a.Name)}, req.header
 	}
@@ -244,9 +244,9 @@ func (a *action) summarize(ctx context.Context, s *Site, req *Request) (summary 
 
 // run runs the action; a panic becomes an internal error and the server
 // keeps serving.
-func (s *Site) run(ctx context.Context, a *action, req *Request, input json.RawMessage) (out any, err error) {
+func (s *Site) run(ctx context.Context, a *action, req *Request) (out any, err error) {
 	defer s.recoverTo(&err, "action "+a.Name)
-	out, err = a.run(ctx, req, input)
+	out, err = a.run(ctx, req)
 	if err != nil {
 		return nil, err
 	}

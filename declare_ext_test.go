@@ -97,4 +97,3 @@ func TestConcurrentCalls(t *testing.T) {
 		t.Errorf("counter: got %d, want 50", n)
 	}
 }
-

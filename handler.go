@@ -47,6 +47,7 @@ func (s *Site) Handler(next http.Handler) http.Handler {
 			s.servePage(w, r, next)
 		case http.MethodPost:
 			if mediatype.Is(r.Header.Get("Content-Type"), MediaType) {
+				r, _ = withoutAlias(r)
 				s.serveCall(w, r)
 				return
 			}
