@@ -100,7 +100,9 @@ func (s *Site) call(ctx context.Context, w http.ResponseWriter, r *http.Request)
 		return fail(e)
 	}
 	if req.input, err = a.decode(input); err != nil {
-		return fail(&Error{Code: InvalidInput, Message: "The input does not fit the action: " + err.Error()})
+		// The schema let through what the Go type cannot hold (a number
+		// too large for an int): say so without naming Go types.
+		return fail(NewError(InvalidInput, "The input does not fit the action."))
 	}
 
 	// The page as the requester sees it before the action.
@@ -126,9 +128,13 @@ func (s *Site) call(ctx context.Context, w http.ResponseWriter, r *http.Request)
 	}
 
 	// Step 7: run, reload, answer with the delta.
-	var beforeEntities map[string]any
+	// Without effects the delta compares entities; encode them now, as the
+	// action may change values the loader shared with it.
+	var beforeEntities map[string][]byte
 	if a.Effects == nil {
-		beforeEntities = req.State.Entities
+		if beforeEntities, err = encodeEach(req.State.Entities); err != nil {
+			return fail(err)
+		}
 	}
 	out, err := s.run(ctx, a, req)
 	if err != nil {
@@ -147,7 +153,9 @@ func (s *Site) call(ctx context.Context, w http.ResponseWriter, r *http.Request)
 		req.State = &State{}
 	}
 	after := rt.listing(ctx, req)
-	delta.Changed = changed(a.Effects, beforeEntities, req.State.Entities)
+	if delta.Changed, err = changed(a.Effects, beforeEntities, req.State.Entities); err != nil {
+		return &Delta{Error: s.public(err, "delta of "+a.Name)}, req.header
+	}
 	delta.ActionsAdded, delta.ActionsRemoved = actionChanges(before, after)
 	return delta, req.header
 }
@@ -258,17 +266,21 @@ func (s *Site) run(ctx context.Context, a *action, req *Request) (out any, err e
 
 // changed computes the delta's changed (CLARIFICATIONS 5): with effects,
 // the new value of each effect key (nil when gone); without, every entity
-// whose JSON differs, gone ones as nil.
-func changed(effects []string, before, after map[string]any) map[string]any {
+// whose JSON differs from before, gone ones as nil.
+func changed(effects []string, before map[string][]byte, after map[string]any) (map[string]any, error) {
 	out := map[string]any{}
 	if effects != nil {
 		for _, k := range effects {
 			out[k] = after[k]
 		}
-		return out
+		return out, nil
 	}
 	for k, v := range after {
-		if old, ok := before[k]; !ok || !sameJSON(old, v) {
+		now, err := json.Marshal(v)
+		if err != nil {
+			return nil, fmt.Errorf("affordances: entity %q: %w", k, err)
+		}
+		if old, ok := before[k]; !ok || !bytes.Equal(old, now) {
 			out[k] = v
 		}
 	}
@@ -278,15 +290,22 @@ func changed(effects []string, before, after map[string]any) map[string]any {
 		}
 	}
 	if len(out) == 0 {
-		return nil
+		return nil, nil
 	}
-	return out
+	return out, nil
 }
 
-func sameJSON(a, b any) bool {
-	ja, err1 := json.Marshal(a)
-	jb, err2 := json.Marshal(b)
-	return err1 == nil && err2 == nil && bytes.Equal(ja, jb)
+// encodeEach encodes each entity on its own.
+func encodeEach(entities map[string]any) (map[string][]byte, error) {
+	out := make(map[string][]byte, len(entities))
+	for k, v := range entities {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, fmt.Errorf("affordances: entity %q: %w", k, err)
+		}
+		out[k] = b
+	}
+	return out, nil
 }
 
 // actionChanges returns the actions listed now that were not, or whose

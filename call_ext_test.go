@@ -214,6 +214,12 @@ func TestDeltas(t *testing.T) {
 		t.Errorf("redirect: got %q, want /", res.delta.Redirect)
 	}
 
+	// Without effects, a value the action changed in place still shows.
+	res = do(t, h, post("/", `{"action":"tally"}`, bearer))
+	if got, want := mustJSON(res.delta.Changed), `{"tally":{"votes":1}}`; got != want {
+		t.Errorf("changed after an in-place change: got %s, want %s", got, want)
+	}
+
 	// Output.
 	res = do(t, h, post("/", `{"action":"ping"}`))
 	if got, want := mustJSON(res.delta.Output), `{"pong":true}`; got != want {
@@ -239,7 +245,7 @@ func TestDeltas(t *testing.T) {
 		}
 		flipped = append(flipped, d.Name)
 	}
-	if got, want := strings.Join(flipped, ","), "addNote,reset,signOut"; got != want {
+	if got, want := strings.Join(flipped, ","), "addNote,tally,reset,signOut"; got != want {
 		t.Errorf("actionsAdded after sign-out: got %s, want %s", got, want)
 	}
 	if got := res.header.Get("Set-Cookie"); got != "sid=; Max-Age=0" {
@@ -257,9 +263,9 @@ func TestGraph(t *testing.T) {
 		headers []string
 		want    string // name:available, in order
 	}{
-		{"anonymous", nil, "ping:true increment:true addNote:false reset:false signOut:false boom:true broken:true soldOut:true raw:true"},
-		{"signed in", []string{"Authorization: Bearer good"}, "ping:true increment:true addNote:true reset:false signOut:true boom:true broken:true soldOut:true raw:true"},
-		{"admin", []string{"Authorization: Bearer admin"}, "ping:true increment:true addNote:true reset:false audit:true signOut:true boom:true broken:true soldOut:true raw:true"},
+		{"anonymous", nil, "ping:true increment:true addNote:false tally:false reset:false signOut:false boom:true broken:true soldOut:true raw:true"},
+		{"signed in", []string{"Authorization: Bearer good"}, "ping:true increment:true addNote:true tally:true reset:false signOut:true boom:true broken:true soldOut:true raw:true"},
+		{"admin", []string{"Authorization: Bearer admin"}, "ping:true increment:true addNote:true tally:true reset:false audit:true signOut:true boom:true broken:true soldOut:true raw:true"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := do(t, h, get("/", tc.headers...))

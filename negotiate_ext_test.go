@@ -188,10 +188,10 @@ func TestIndex(t *testing.T) {
 		}
 		return strings.Join(ns, " ")
 	}
-	if got, want := names(idx), "ping increment addNote reset signOut boom broken soldOut raw"; got != want {
+	if got, want := names(idx), "ping increment addNote tally reset signOut boom broken soldOut raw"; got != want {
 		t.Errorf("anonymous sees actions: got %s, want %s", got, want)
 	}
-	if got, want := names(index("Authorization: Bearer admin")), "ping increment addNote reset audit signOut boom broken soldOut raw"; got != want {
+	if got, want := names(index("Authorization: Bearer admin")), "ping increment addNote tally reset audit signOut boom broken soldOut raw"; got != want {
 		t.Errorf("admin sees actions: got %s, want %s", got, want)
 	}
 }

@@ -23,6 +23,7 @@ type board struct {
 	counter int
 	notes   []string
 	ran     map[string]int // how often each action's function ran
+	tally   map[string]int // shared with the loader on purpose
 }
 
 func (b *board) snapshot() (int, []string) {
@@ -64,7 +65,7 @@ type (
 //
 // Bearer "good" is u1, bearer "admin" is the admin; cookie sid=s1 is u1.
 func testSite(t testing.TB, opts *affordances.SiteOptions) (*affordances.Site, *board) {
-	b := &board{ran: map[string]int{}}
+	b := &board{ran: map[string]int{}, tally: map[string]int{}}
 	if opts == nil {
 		opts = &affordances.SiteOptions{}
 	}
@@ -89,7 +90,7 @@ func testSite(t testing.TB, opts *affordances.SiteOptions) (*affordances.Site, *
 		Description: "The board",
 		State: func(ctx context.Context, r *affordances.Request) (*affordances.State, error) {
 			n, notes := b.snapshot()
-			ents := map[string]any{"counter": n, "notes": notes, "viewer": r.Principal.ID}
+			ents := map[string]any{"counter": n, "notes": notes, "viewer": r.Principal.ID, "tally": b.tally}
 			if n >= 5 {
 				ents["milestone"] = "five"
 			}
@@ -126,6 +127,12 @@ func testSite(t testing.TB, opts *affordances.SiteOptions) (*affordances.Site, *
 		defer b.mu.Unlock()
 		b.notes = append(b.notes, in.Text)
 		r.Redirect("/")
+		return none{}, nil
+	})
+	affordances.AddAction(home, &affordances.Action{
+		Name: "tally", Description: "Count a vote in a map the loader shares", Expose: affordances.ExposeSession,
+	}, func(ctx context.Context, r *affordances.Request, _ none) (none, error) {
+		b.tally["votes"]++ // under the test's own sequencing; no concurrent use
 		return none{}, nil
 	})
 	affordances.AddAction(home, &affordances.Action{
