@@ -42,6 +42,23 @@ func (rt *Route) listing(ctx context.Context, req *Request) []listed {
 	return ls
 }
 
+// listedFor reports whether the action appears in req's graph and index
+// (CLARIFICATIONS 1).
+func (a *action) listedFor(req *Request) bool {
+	return a.Expose != "" && (a.Visible == nil || a.Visible(req))
+}
+
+// guard runs the action's guard; a panicking guard says no.
+func (a *action) guard(ctx context.Context, s *Site, req *Request) (ok bool, reason string) {
+	defer func() {
+		if v := recover(); v != nil {
+			s.logger.Error("affordances: panic in guard of "+a.Name, "panic", v)
+			ok, reason = false, "Not available right now."
+		}
+	}()
+	return a.Guard(ctx, req)
+}
+
 var buffers = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
 
 // encodeGraph appends the graph of req's page to dst. It writes what

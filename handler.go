@@ -236,23 +236,6 @@ func (s *Site) recoverTo(err *error, where string) {
 	}
 }
 
-// listedFor reports whether the action appears in req's graph and index
-// (CLARIFICATIONS 1).
-func (a *action) listedFor(req *Request) bool {
-	return a.Expose != "" && (a.Visible == nil || a.Visible(req))
-}
-
-// guard runs the action's guard; a panicking guard says no.
-func (a *action) guard(ctx context.Context, s *Site, req *Request) (ok bool, reason string) {
-	defer func() {
-		if v := recover(); v != nil {
-			s.logger.Error("affordances: panic in guard of "+a.Name, "panic", v)
-			ok, reason = false, "Not available right now."
-		}
-	}()
-	return a.Guard(ctx, req)
-}
-
 // writeDocument writes an Affordances document with the headers of
 // CLARIFICATIONS 3; HEAD gets the headers alone.
 func (s *Site) writeDocument(w http.ResponseWriter, r *http.Request, status int, v any) {
