@@ -1,0 +1,46 @@
+package shop
+
+import (
+	"context"
+
+	"golang.org/x/crypto/bcrypt"
+)
+
+// Tests hash passwords at the lowest cost: they create many users.
+func init() { bcryptCost = bcrypt.MinCost }
+
+// AddProductForTest adds a product with one variant to the catalog.
+func (s *Shop) AddProductForTest(ctx context.Context, slug, name string, price int, sku string, stock int) error {
+	_, err := s.store.w.ExecContext(ctx, `
+		INSERT INTO products (slug, name, description, category, price, tone, position)
+		VALUES (?, ?, 'A product made by a test.', 'home', ?, 0, 1000)`, slug, name, price)
+	if err != nil {
+		return err
+	}
+	_, err = s.store.w.ExecContext(ctx, `
+		INSERT INTO variants (sku, product_id, label, stock, position)
+		VALUES (?, (SELECT id FROM products WHERE slug = ?), 'One size', ?, 0)`, sku, slug, stock)
+	return err
+}
+
+// StockForTest returns the stock of a variant.
+func (s *Shop) StockForTest(ctx context.Context, sku string) (int, error) {
+	var n int
+	err := s.store.r.QueryRowContext(ctx, `SELECT stock FROM variants WHERE sku = ?`, sku).Scan(&n)
+	return n, err
+}
+
+// OrderedForTest returns how many of a variant all orders hold, and in how
+// many orders.
+func (s *Shop) OrderedForTest(ctx context.Context, sku string) (quantity, orders int, err error) {
+	err = s.store.r.QueryRowContext(ctx, `SELECT coalesce(sum(quantity), 0), count(DISTINCT order_id) FROM order_lines WHERE sku = ?`, sku).Scan(&quantity, &orders)
+	return quantity, orders, err
+}
+
+// CartCountForTest returns how many items a user's cart holds.
+func (s *Shop) CartCountForTest(ctx context.Context, email string) (int, error) {
+	var n int
+	err := s.store.r.QueryRowContext(ctx, `
+		SELECT coalesce(sum(ci.quantity), 0) FROM cart_items ci JOIN users u ON u.id = ci.user_id WHERE u.email = ?`, email).Scan(&n)
+	return n, err
+}

@@ -1,0 +1,82 @@
+package shop
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// The seeded catalog. Prices are integer cents.
+var seedCategories = []categoryView{
+	{Slug: "tees", Name: "Tees"},
+	{Slug: "knitwear", Name: "Knitwear"},
+	{Slug: "headwear", Name: "Headwear"},
+	{Slug: "bags", Name: "Bags"},
+	{Slug: "home", Name: "Home"},
+}
+
+type seedProduct struct {
+	slug, name, category, description string
+	price, tone                       int
+	variants                          []variantView
+}
+
+var seedProducts = []seedProduct{
+	{"heavyweight-tee", "Heavyweight Tee", "tees", "A boxy tee in 240 g organic cotton that keeps its shape wash after wash.", 3200, 0, []variantView{
+		{"HWT-BLK-S", "Black / S", 6}, {"HWT-BLK-M", "Black / M", 8}, {"HWT-BLK-L", "Black / L", 5}, {"HWT-WHT-M", "White / M", 4}}},
+	{"pocket-tee", "Pocket Tee", "tees", "A lighter everyday tee with a chest pocket.", 2800, 1, []variantView{
+		{"PKT-NVY-S", "Navy / S", 5}, {"PKT-NVY-M", "Navy / M", 7}, {"PKT-NVY-L", "Navy / L", 3}}},
+	{"striped-long-sleeve", "Striped Long Sleeve", "tees", "Breton stripes in soft cotton jersey.", 3800, 2, []variantView{
+		{"SLS-ECR-M", "Ecru / M", 4}, {"SLS-ECR-L", "Ecru / L", 2}}},
+	{"merino-crew", "Merino Crew Sweater", "knitwear", "Fine merino wool, warm without bulk.", 9600, 3, []variantView{
+		{"MCS-OAT-M", "Oat / M", 3}, {"MCS-OAT-L", "Oat / L", 2}, {"MCS-CHR-M", "Charcoal / M", 4}}},
+	{"cotton-cardigan", "Cotton Cardigan", "knitwear", "A relaxed cardigan with horn buttons.", 8400, 4, []variantView{
+		{"CCD-SGE-S", "Sage / S", 2}, {"CCD-SGE-M", "Sage / M", 3}}},
+	{"fisherman-beanie", "Fisherman Beanie", "headwear", "A short ribbed beanie in lambswool.", 2400, 5, []variantView{
+		{"FBN-RST-OS", "Rust / One size", 9}, {"FBN-NVY-OS", "Navy / One size", 6}}},
+	{"canvas-cap", "Canvas Cap", "headwear", "A six-panel cap in washed canvas. Back in the spring.", 2600, 0, []variantView{
+		{"CAP-OLV-OS", "Olive / One size", 0}}},
+	{"canvas-tote", "Canvas Tote", "bags", "A sturdy tote with an inside pocket.", 1800, 1, []variantView{
+		{"TOTE-NAT", "Natural", 4}}},
+	{"waxed-weekender", "Waxed Weekender", "bags", "A waxed cotton holdall that fits a long weekend.", 14500, 2, []variantView{
+		{"WKD-TAN", "Tan", 2}}},
+	{"roll-top-backpack", "Roll-top Backpack", "bags", "A waterproof roll-top pack with a laptop sleeve.", 11000, 3, []variantView{
+		{"RTB-BLK", "Black", 5}, {"RTB-OLV", "Olive", 3}}},
+	{"stoneware-mug", "Stoneware Mug", "home", "A hand-glazed mug that holds 350 ml.", 1600, 4, []variantView{
+		{"MUG-CRM", "Cream", 12}, {"MUG-SLT", "Slate", 10}}},
+	{"linen-tea-towel", "Linen Tea Towel", "home", "Stonewashed linen that dries quickly.", 1200, 5, []variantView{
+		{"TWL-NAT", "Natural", 15}, {"TWL-STR", "Stripe", 8}}},
+	{"wool-throw", "Wool Throw", "home", "A soft throw woven from undyed wool.", 12000, 0, []variantView{
+		{"THR-GRY", "Grey", 3}}},
+	{"beeswax-candle", "Beeswax Candle", "home", "A pillar candle that burns for 40 hours.", 2200, 1, []variantView{
+		{"CDL-HNY", "Honey", 7}}},
+}
+
+// seed fills a new database: categories, products, variants and the demo
+// user.
+func seed(ctx context.Context, tx *sql.Tx) error {
+	for i, c := range seedCategories {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO categories (slug, name, position) VALUES (?, ?, ?)`, c.Slug, c.Name, i); err != nil {
+			return err
+		}
+	}
+	for i, p := range seedProducts {
+		res, err := tx.ExecContext(ctx, `INSERT INTO products (slug, name, description, category, price, tone, position) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+			p.slug, p.name, p.description, p.category, p.price, p.tone, i)
+		if err != nil {
+			return fmt.Errorf("product %s: %w", p.slug, err)
+		}
+		id, err := res.LastInsertId()
+		if err != nil {
+			return err
+		}
+		for j, v := range p.variants {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO variants (sku, product_id, label, stock, position) VALUES (?, ?, ?, ?, ?)`,
+				v.SKU, id, v.Label, v.Stock, j); err != nil {
+				return fmt.Errorf("variant %s: %w", v.SKU, err)
+			}
+		}
+	}
+	_, err := insertUser(ctx, tx, DemoEmail, "Alice Liddell", DemoPassword)
+	return err
+}

@@ -1,0 +1,188 @@
+// Package shop is the demo shop of affordances-go: a small real shop whose
+// pages answer HTML to people and an Affordances graph to agents from the
+// same URLs, sessions and domain code (seed 000).
+//
+// Data lives in one SQLite file (modernc.org/sqlite, no cgo). The catalog is
+// seeded on first open with a handful of products; the user
+// alice@example.com (password "alice") has a card ending 4242 and a shipping
+// address on file, and a bearer token the caller may choose
+// ([Options.DemoToken]).
+//
+//	s, err := shop.Open(ctx, &shop.Options{DataDir: dir})
+//	if err != nil { ... }
+//	defer s.Close()
+//	http.ListenAndServe("127.0.0.1:8080", s.Handler())
+//
+// Routes: / (catalog and search), /products/[slug], /cart, /checkout,
+// /orders/[id] and /login. Every page is an ordinary HTML page with forms
+// that work without JavaScript; the same URL asked for with
+// Accept: application/vnd.affordances+json is its graph.
+package shop
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+
+	affordances "github.com/affordances/affordances-go"
+)
+
+// DemoEmail and DemoPassword sign in the seeded demo user.
+const (
+	DemoEmail    = "alice@example.com"
+	DemoPassword = "alice"
+)
+
+// Options configures [Open]. The zero value of every field is a sound
+// default.
+type Options struct {
+	// DataDir is the directory of the SQLite file, shop.db, created when
+	// missing. Empty: a new temporary directory, removed by [Shop.Close].
+	DataDir string
+
+	// DemoToken is the demo user's bearer token. Empty: a random one is made
+	// at each Open. Either way it replaces the token the previous Open made,
+	// and [Shop.Token] returns it.
+	DemoToken string
+
+	// Logger receives unexpected failures. Nil is silent.
+	Logger *slog.Logger
+
+	// Origin is the site's origin ("https://shop.example"), the only Origin
+	// a cookie call or a form post may carry. Empty: derived from each
+	// request's scheme and Host.
+	Origin string
+}
+
+// A Shop is the demo shop: its database, its Affordances site and its HTML
+// pages. It is safe for concurrent use.
+type Shop struct {
+	store   *store
+	site    *affordances.Site
+	handler http.Handler
+	logger  *slog.Logger
+	token   string
+	tmpDir  string // removed by Close when Open made it
+	secure  bool   // cookies get the Secure attribute
+	views   *views
+}
+
+// Open opens (creating and seeding when new) the shop's database in
+// opts.DataDir and declares its routes. opts may be nil. The caller must
+// call [Shop.Close].
+func Open(ctx context.Context, opts *Options) (*Shop, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	s := &Shop{logger: o.Logger}
+	if s.logger == nil {
+		s.logger = slog.New(slog.DiscardHandler)
+	}
+	dir := o.DataDir
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "affordances-shop-")
+		if err != nil {
+			return nil, fmt.Errorf("shop: %w", err)
+		}
+		dir, s.tmpDir = tmp, tmp
+	} else if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("shop: %w", err)
+	}
+	st, err := openStore(ctx, filepath.Join(dir, "shop.db"))
+	if err != nil {
+		s.removeTmp()
+		return nil, err
+	}
+	s.store = st
+	s.token = o.DemoToken
+	if s.token == "" {
+		s.token = randomToken()
+	}
+	if err := st.setDemoToken(ctx, DemoEmail, s.token); err != nil {
+		s.Close()
+		return nil, err
+	}
+	if o.Origin != "" {
+		u, err := originScheme(o.Origin)
+		if err != nil {
+			s.Close()
+			return nil, err
+		}
+		s.secure = u == "https"
+	}
+	s.views = mustParseViews()
+	s.site = affordances.NewSite(&affordances.SiteOptions{
+		Name:         "Demo Shop",
+		Origin:       o.Origin,
+		Authenticate: s.authenticate,
+		SignInReason: "Sign in to use your cart and check out.",
+		Logger:       s.logger,
+	})
+	s.declare()
+	s.handler = s.site.Handler(s.pages(o.Origin))
+	return s, nil
+}
+
+// Handler returns the shop's HTTP handler: the Affordances site wrapped
+// around the HTML pages, their forms and the stylesheet.
+func (s *Shop) Handler() http.Handler { return s.handler }
+
+// Site returns the shop's Affordances site, for tools that read its routes.
+func (s *Shop) Site() *affordances.Site { return s.site }
+
+// Token returns the demo user's bearer token.
+func (s *Shop) Token() string { return s.token }
+
+// Path returns the path of the shop's SQLite file.
+func (s *Shop) Path() string { return s.store.path }
+
+// CreateUser adds a customer who signs in with email and password and
+// returns a new bearer token for them. Like the demo user, a new customer
+// gets the shop's test card (ending 4242) and a sample shipping address, so
+// they can check out. An email already taken is an error.
+func (s *Shop) CreateUser(ctx context.Context, email, password string) (token string, err error) {
+	if email == "" || password == "" {
+		return "", errors.New("shop: an email and a password are required")
+	}
+	id, err := s.store.createUser(ctx, email, "Customer", password)
+	if err != nil {
+		return "", err
+	}
+	token = randomToken()
+	if err := s.store.addToken(ctx, id, "api", token); err != nil {
+		return "", err
+	}
+	return token, nil
+}
+
+// Close closes the database, and removes the data directory when Open made
+// a temporary one.
+func (s *Shop) Close() error {
+	var err error
+	if s.store != nil {
+		err = s.store.close()
+	}
+	s.removeTmp()
+	return err
+}
+
+func (s *Shop) removeTmp() {
+	if s.tmpDir != "" {
+		os.RemoveAll(s.tmpDir)
+		s.tmpDir = ""
+	}
+}
+
+// randomToken returns 32 random bytes, base64url without padding.
+func randomToken() string {
+	b := make([]byte, 32)
+	rand.Read(b) // never fails (crypto/rand)
+	return base64.RawURLEncoding.EncodeToString(b)
+}

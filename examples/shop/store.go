@@ -1,0 +1,826 @@
+package shop
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/base32"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	affordances "github.com/affordances/affordances-go"
+	"golang.org/x/crypto/bcrypt"
+	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
+)
+
+// bcryptCost is the cost of password hashes; tests lower it.
+var bcryptCost = bcrypt.DefaultCost
+
+// sessionTTL is how long a sign-in lasts.
+const sessionTTL = 30 * 24 * time.Hour
+
+// store is the shop's domain: every read and write of its data, shared by
+// the actions agents call and the forms people post. Domain failures are
+// [*affordances.Error] values written for a person ("Only 2 left in stock.").
+//
+// Writes go through one connection whose transactions begin IMMEDIATE, so
+// they are serialised and never upgrade a read lock; reads use a pool of
+// query-only connections, which WAL lets run beside the writer.
+type store struct {
+	path string
+	w    *sql.DB // one connection, BEGIN IMMEDIATE
+	r    *sql.DB // query-only pool
+}
+
+// dsn returns the data source name of the file at path with extra
+// parameters.
+func dsn(path string, extra ...string) string {
+	q := "_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)"
+	for _, e := range extra {
+		q += "&" + e
+	}
+	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q
+}
+
+func openStore(ctx context.Context, path string) (*store, error) {
+	w, err := sql.Open("sqlite", dsn(path, "_txlock=immediate"))
+	if err != nil {
+		return nil, fmt.Errorf("shop: open %s: %w", path, err)
+	}
+	w.SetMaxOpenConns(1)
+	w.SetConnMaxIdleTime(0)
+	st := &store{path: path, w: w}
+	if err := st.migrate(ctx); err != nil {
+		w.Close()
+		return nil, err
+	}
+	r, err := sql.Open("sqlite", dsn(path, "_pragma=query_only(1)"))
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("shop: open %s: %w", path, err)
+	}
+	r.SetMaxOpenConns(8)
+	st.r = r
+	if err := r.PingContext(ctx); err != nil {
+		st.close()
+		return nil, fmt.Errorf("shop: open %s: %w", path, err)
+	}
+	return st, nil
+}
+
+func (st *store) close() error {
+	var errs []error
+	if st.r != nil {
+		errs = append(errs, st.r.Close())
+	}
+	errs = append(errs, st.w.Close())
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("shop: close: %w", err)
+	}
+	return nil
+}
+
+// write runs fn in one write transaction (BEGIN IMMEDIATE), committed when
+// fn returns nil and rolled back otherwise. fn must use tx alone: the
+// writer has one connection.
+func (st *store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := st.w.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("shop: begin: %w", err)
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("shop: commit: %w", err)
+	}
+	return nil
+}
+
+const schemaSQL = `
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS categories (
+	slug TEXT PRIMARY KEY,
+	name TEXT NOT NULL,
+	position INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS products (
+	id INTEGER PRIMARY KEY,
+	slug TEXT NOT NULL UNIQUE,
+	name TEXT NOT NULL,
+	description TEXT NOT NULL,
+	category TEXT NOT NULL REFERENCES categories(slug),
+	price INTEGER NOT NULL CHECK (price >= 0),
+	tone INTEGER NOT NULL DEFAULT 0,
+	position INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS variants (
+	sku TEXT PRIMARY KEY,
+	product_id INTEGER NOT NULL REFERENCES products(id),
+	label TEXT NOT NULL,
+	stock INTEGER NOT NULL CHECK (stock >= 0),
+	position INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS variants_product ON variants(product_id);
+CREATE TABLE IF NOT EXISTS users (
+	id INTEGER PRIMARY KEY,
+	email TEXT NOT NULL UNIQUE COLLATE NOCASE,
+	name TEXT NOT NULL,
+	password_hash BLOB NOT NULL,
+	card_last4 TEXT NOT NULL,
+	ship_line1 TEXT NOT NULL,
+	ship_city TEXT NOT NULL,
+	ship_postcode TEXT NOT NULL,
+	ship_country TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS sessions (
+	hash TEXT PRIMARY KEY,
+	user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+	expires INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS tokens (
+	hash TEXT PRIMARY KEY,
+	user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+	name TEXT NOT NULL,
+	created INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS tokens_user ON tokens(user_id, name);
+CREATE TABLE IF NOT EXISTS cart_items (
+	user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+	sku TEXT NOT NULL REFERENCES variants(sku),
+	quantity INTEGER NOT NULL CHECK (quantity BETWEEN 1 AND 99),
+	added INTEGER NOT NULL,
+	PRIMARY KEY (user_id, sku)
+);
+CREATE TABLE IF NOT EXISTS orders (
+	id TEXT PRIMARY KEY,
+	user_id INTEGER NOT NULL REFERENCES users(id),
+	placed INTEGER NOT NULL,
+	total INTEGER NOT NULL CHECK (total >= 0),
+	card_last4 TEXT NOT NULL,
+	ship_to TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS orders_user ON orders(user_id);
+CREATE TABLE IF NOT EXISTS order_lines (
+	order_id TEXT NOT NULL REFERENCES orders(id),
+	sku TEXT NOT NULL,
+	slug TEXT NOT NULL,
+	name TEXT NOT NULL,
+	label TEXT NOT NULL,
+	quantity INTEGER NOT NULL CHECK (quantity > 0),
+	price INTEGER NOT NULL CHECK (price >= 0),
+	PRIMARY KEY (order_id, sku)
+);
+`
+
+// migrate creates the schema and seeds the catalog and the demo user once.
+func (st *store) migrate(ctx context.Context) error {
+	return st.write(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, schemaSQL); err != nil {
+			return fmt.Errorf("shop: schema: %w", err)
+		}
+		var seeded int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM meta WHERE key = 'seeded'`).Scan(&seeded); err != nil {
+			return fmt.Errorf("shop: schema: %w", err)
+		}
+		if seeded > 0 {
+			return nil
+		}
+		if err := seed(ctx, tx); err != nil {
+			return fmt.Errorf("shop: seed: %w", err)
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ('seeded', ?)`, time.Now().UTC().Format(time.RFC3339))
+		return err
+	})
+}
+
+// User is a customer of the shop: the record a signed-in
+// [affordances.Principal] carries in its User field.
+type User struct {
+	ID    int64
+	Email string
+	Name  string
+}
+
+// Entities, as graphs and pages show them. Money is always integer cents.
+type (
+	productCard struct {
+		Slug     string `json:"slug"`
+		Name     string `json:"name"`
+		Price    int    `json:"price"`
+		InStock  bool   `json:"inStock"`
+		Category string `json:"-"`
+		Tone     int    `json:"-"`
+	}
+	categoryView struct {
+		Slug string `json:"slug"`
+		Name string `json:"name"`
+	}
+	productView struct {
+		Slug         string        `json:"slug"`
+		Name         string        `json:"name"`
+		Category     string        `json:"category"`
+		Description  string        `json:"description"`
+		Price        int           `json:"price"`
+		Variants     []variantView `json:"variants"`
+		CategorySlug string        `json:"-"`
+		Tone         int           `json:"-"`
+	}
+	variantView struct {
+		SKU   string `json:"sku"`
+		Label string `json:"label"`
+		Stock int    `json:"stock"`
+	}
+	cartLine struct {
+		SKU       string `json:"sku"`
+		Name      string `json:"name"`
+		Label     string `json:"label"`
+		Quantity  int    `json:"quantity"`
+		Price     int    `json:"price"`
+		LineTotal int    `json:"lineTotal"`
+		Slug      string `json:"-"`
+		Stock     int    `json:"-"`
+	}
+	cartView struct {
+		Count int        `json:"count"`
+		Total int        `json:"total"`
+		Items []cartLine `json:"items"`
+	}
+	cartSummary struct {
+		Count int `json:"count"`
+		Total int `json:"total"`
+	}
+	addressView struct {
+		Name     string `json:"name"`
+		Line1    string `json:"line1"`
+		City     string `json:"city"`
+		Postcode string `json:"postcode"`
+		Country  string `json:"country"`
+	}
+	orderView struct {
+		ID       string     `json:"id"`
+		PlacedAt string     `json:"placedAt"`
+		Count    int        `json:"count"`
+		Total    int        `json:"total"`
+		Items    []cartLine `json:"items"`
+		ShipTo   string     `json:"shipTo"`
+		Payment  string     `json:"payment"`
+	}
+)
+
+func (c *cartView) summary() cartSummary { return cartSummary{Count: c.Count, Total: c.Total} }
+
+// oneLine is the address as the checkout summary names it: "1 Main St,
+// Springfield".
+func (a *addressView) oneLine() string { return a.Line1 + ", " + a.City }
+
+// full is the address on one line, as an order keeps it.
+func (a *addressView) full() string {
+	return fmt.Sprintf("%s, %s, %s %s, %s", a.Name, a.Line1, a.City, a.Postcode, a.Country)
+}
+
+// payment names a card on file as a person sees it.
+func payment(last4 string) string { return "card ending " + last4 }
+
+// catalogPageSize is how many products one page of the catalog lists: the
+// graph stays small (seed 000, "Graph").
+const catalogPageSize = 6
+
+// catalog returns one page (from 1) of the products matching every word of
+// q, in category when not empty, and how many match in all.
+func (st *store) catalog(ctx context.Context, q, category string, page int) ([]productCard, int, error) {
+	where := []string{"1=1"}
+	var args []any
+	if category != "" {
+		where = append(where, "p.category = ?")
+		args = append(args, category)
+	}
+	for w := range strings.FieldsSeq(q) {
+		like := "%" + likeEscape(w) + "%"
+		where = append(where, `(p.name LIKE ? ESCAPE '\' OR p.description LIKE ? ESCAPE '\' OR c.name LIKE ? ESCAPE '\')`)
+		args = append(args, like, like, like)
+	}
+	cond := strings.Join(where, " AND ")
+	var total int
+	if err := st.r.QueryRowContext(ctx, `SELECT count(*) FROM products p JOIN categories c ON c.slug = p.category WHERE `+cond, args...).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("shop: catalog: %w", err)
+	}
+	rows, err := st.r.QueryContext(ctx, `
+		SELECT p.slug, p.name, p.price, p.tone, c.name,
+		       EXISTS (SELECT 1 FROM variants v WHERE v.product_id = p.id AND v.stock > 0)
+		FROM products p JOIN categories c ON c.slug = p.category
+		WHERE `+cond+` ORDER BY p.position LIMIT ? OFFSET ?`,
+		append(args, catalogPageSize, (max(page, 1)-1)*catalogPageSize)...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("shop: catalog: %w", err)
+	}
+	defer rows.Close()
+	cards := []productCard{}
+	for rows.Next() {
+		var c productCard
+		if err := rows.Scan(&c.Slug, &c.Name, &c.Price, &c.Tone, &c.Category, &c.InStock); err != nil {
+			return nil, 0, fmt.Errorf("shop: catalog: %w", err)
+		}
+		cards = append(cards, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, fmt.Errorf("shop: catalog: %w", err)
+	}
+	return cards, total, nil
+}
+
+func likeEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+// categories lists the categories in shop order.
+func (st *store) categories(ctx context.Context) ([]categoryView, error) {
+	rows, err := st.r.QueryContext(ctx, `SELECT slug, name FROM categories ORDER BY position`)
+	if err != nil {
+		return nil, fmt.Errorf("shop: categories: %w", err)
+	}
+	defer rows.Close()
+	cs := []categoryView{}
+	for rows.Next() {
+		var c categoryView
+		if err := rows.Scan(&c.Slug, &c.Name); err != nil {
+			return nil, fmt.Errorf("shop: categories: %w", err)
+		}
+		cs = append(cs, c)
+	}
+	return cs, rows.Err()
+}
+
+// errNoProduct is the not-found error of an unknown product slug.
+var errNoProduct = affordances.NewError(affordances.NotFound, "No such product.")
+
+// product returns the product with its variants, or errNoProduct.
+func (st *store) product(ctx context.Context, slug string) (*productView, error) {
+	p := &productView{Variants: []variantView{}}
+	var id int64
+	err := st.r.QueryRowContext(ctx, `
+		SELECT p.id, p.slug, p.name, c.name, c.slug, p.description, p.price, p.tone
+		FROM products p JOIN categories c ON c.slug = p.category WHERE p.slug = ?`, slug).
+		Scan(&id, &p.Slug, &p.Name, &p.Category, &p.CategorySlug, &p.Description, &p.Price, &p.Tone)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, errNoProduct
+	}
+	if err != nil {
+		return nil, fmt.Errorf("shop: product: %w", err)
+	}
+	rows, err := st.r.QueryContext(ctx, `SELECT sku, label, stock FROM variants WHERE product_id = ? ORDER BY position`, id)
+	if err != nil {
+		return nil, fmt.Errorf("shop: product: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var v variantView
+		if err := rows.Scan(&v.SKU, &v.Label, &v.Stock); err != nil {
+			return nil, fmt.Errorf("shop: product: %w", err)
+		}
+		p.Variants = append(p.Variants, v)
+	}
+	return p, rows.Err()
+}
+
+// inStock reports whether any variant of p is left.
+func (p *productView) inStock() bool {
+	for _, v := range p.Variants {
+		if v.Stock > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// querier is what reads need: the read pool or a write transaction.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// cart returns the user's cart; an empty one for nobody (userID 0).
+func (st *store) cart(ctx context.Context, userID int64) (*cartView, error) {
+	return cartOf(ctx, st.r, userID)
+}
+
+func cartOf(ctx context.Context, q querier, userID int64) (*cartView, error) {
+	c := &cartView{Items: []cartLine{}}
+	if userID == 0 {
+		return c, nil
+	}
+	rows, err := q.QueryContext(ctx, `
+		SELECT ci.sku, p.name, v.label, ci.quantity, p.price, p.slug, v.stock
+		FROM cart_items ci JOIN variants v ON v.sku = ci.sku JOIN products p ON p.id = v.product_id
+		WHERE ci.user_id = ? ORDER BY ci.added, ci.sku`, userID)
+	if err != nil {
+		return nil, fmt.Errorf("shop: cart: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var l cartLine
+		if err := rows.Scan(&l.SKU, &l.Name, &l.Label, &l.Quantity, &l.Price, &l.Slug, &l.Stock); err != nil {
+			return nil, fmt.Errorf("shop: cart: %w", err)
+		}
+		l.LineTotal = l.Price * l.Quantity
+		c.Items = append(c.Items, l)
+		c.Count += l.Quantity
+		c.Total += l.LineTotal
+	}
+	return c, rows.Err()
+}
+
+// maxQuantity bounds one cart line, as the actions' input schemas do.
+const maxQuantity = 99
+
+func checkQuantity(q int) error {
+	if q < 1 || q > maxQuantity {
+		return &affordances.Error{Code: affordances.InvalidInput, Message: "The quantity must be between 1 and 99.",
+			Issues: []affordances.Issue{{Path: "/quantity", Message: "must be between 1 and 99"}}}
+	}
+	return nil
+}
+
+// leftInStock is the domain failure of asking for more than there is.
+func leftInStock(name, label string, stock int) error {
+	switch stock {
+	case 0:
+		return affordances.NewError(affordances.Unavailable, fmt.Sprintf("%s (%s) is out of stock.", name, label))
+	default:
+		return affordances.NewError(affordances.Unavailable, fmt.Sprintf("Only %d left in stock.", stock))
+	}
+}
+
+// addToCart adds qty of the variant sku of the product slug to the user's
+// cart and returns the cart line after.
+func (st *store) addToCart(ctx context.Context, userID int64, slug, sku string, qty int) (line cartLine, err error) {
+	if err := checkQuantity(qty); err != nil {
+		return line, err
+	}
+	err = st.write(ctx, func(tx *sql.Tx) error {
+		var pslug string
+		err := tx.QueryRowContext(ctx, `
+			SELECT p.slug, p.name, v.label, v.stock, p.price FROM variants v JOIN products p ON p.id = v.product_id
+			WHERE v.sku = ?`, sku).Scan(&pslug, &line.Name, &line.Label, &line.Stock, &line.Price)
+		if errors.Is(err, sql.ErrNoRows) || (err == nil && pslug != slug) {
+			return &affordances.Error{Code: affordances.InvalidInput, Message: fmt.Sprintf("This product has no variant %q.", sku),
+				Issues: []affordances.Issue{{Path: "/sku", Message: "is not a variant of this product"}}}
+		}
+		if err != nil {
+			return fmt.Errorf("shop: add to cart: %w", err)
+		}
+		var have int
+		if err := tx.QueryRowContext(ctx, `SELECT coalesce(sum(quantity), 0) FROM cart_items WHERE user_id = ? AND sku = ?`, userID, sku).Scan(&have); err != nil {
+			return fmt.Errorf("shop: add to cart: %w", err)
+		}
+		switch {
+		case have+qty > line.Stock && have > 0 && line.Stock > 0:
+			return affordances.NewError(affordances.Unavailable,
+				fmt.Sprintf("Only %d left in stock, and %d already in your cart.", line.Stock, have))
+		case have+qty > line.Stock:
+			return leftInStock(line.Name, line.Label, line.Stock)
+		case have+qty > maxQuantity:
+			return affordances.NewError(affordances.Unavailable, "A cart holds at most 99 of one item.")
+		}
+		_, err = tx.ExecContext(ctx, `
+			INSERT INTO cart_items (user_id, sku, quantity, added) VALUES (?, ?, ?, ?)
+			ON CONFLICT (user_id, sku) DO UPDATE SET quantity = quantity + excluded.quantity`,
+			userID, sku, qty, time.Now().UnixNano())
+		if err != nil {
+			return fmt.Errorf("shop: add to cart: %w", err)
+		}
+		line.SKU, line.Slug, line.Quantity = sku, pslug, have+qty
+		line.LineTotal = line.Price * line.Quantity
+		return nil
+	})
+	return line, err
+}
+
+// notInCart is the failure of naming a cart line that is not there.
+func notInCart(sku string) error {
+	return &affordances.Error{Code: affordances.InvalidInput, Message: fmt.Sprintf("%s is not in your cart.", sku),
+		Issues: []affordances.Issue{{Path: "/sku", Message: "is not in the cart"}}}
+}
+
+// setQuantity sets the quantity of a line of the user's cart and returns
+// the line after.
+func (st *store) setQuantity(ctx context.Context, userID int64, sku string, qty int) (line cartLine, err error) {
+	if err := checkQuantity(qty); err != nil {
+		return line, err
+	}
+	err = st.write(ctx, func(tx *sql.Tx) error {
+		err := tx.QueryRowContext(ctx, `
+			SELECT p.name, v.label, v.stock, p.price FROM cart_items ci
+			JOIN variants v ON v.sku = ci.sku JOIN products p ON p.id = v.product_id
+			WHERE ci.user_id = ? AND ci.sku = ?`, userID, sku).Scan(&line.Name, &line.Label, &line.Stock, &line.Price)
+		if errors.Is(err, sql.ErrNoRows) {
+			return notInCart(sku)
+		}
+		if err != nil {
+			return fmt.Errorf("shop: set quantity: %w", err)
+		}
+		if qty > line.Stock {
+			return leftInStock(line.Name, line.Label, line.Stock)
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE cart_items SET quantity = ? WHERE user_id = ? AND sku = ?`, qty, userID, sku); err != nil {
+			return fmt.Errorf("shop: set quantity: %w", err)
+		}
+		line.SKU, line.Quantity, line.LineTotal = sku, qty, qty*line.Price
+		return nil
+	})
+	return line, err
+}
+
+// removeFromCart removes a line from the user's cart.
+func (st *store) removeFromCart(ctx context.Context, userID int64, sku string) error {
+	return st.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM cart_items WHERE user_id = ? AND sku = ?`, userID, sku)
+		if err != nil {
+			return fmt.Errorf("shop: remove from cart: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return notInCart(sku)
+		}
+		return nil
+	})
+}
+
+// errEmptyCart is the failure of ordering nothing.
+var errEmptyCart = affordances.NewError(affordances.Unavailable, "Your cart is empty.")
+
+// placeOrder turns the user's cart into an order in one transaction: stock
+// of every line is decremented, never below zero, the order recorded and
+// the cart emptied. When any line lacks stock nothing changes and the error
+// says which.
+func (st *store) placeOrder(ctx context.Context, userID int64) (*orderView, error) {
+	o := &orderView{ID: orderID(), PlacedAt: time.Now().UTC().Format(time.RFC3339)}
+	err := st.write(ctx, func(tx *sql.Tx) error {
+		c, err := cartOf(ctx, tx, userID)
+		if err != nil {
+			return err
+		}
+		if len(c.Items) == 0 {
+			return errEmptyCart
+		}
+		for _, l := range c.Items {
+			if l.Quantity > l.Stock {
+				if l.Stock == 0 {
+					return affordances.NewError(affordances.Unavailable, fmt.Sprintf("%s (%s) sold out; remove it from your cart to order the rest.", l.Name, l.Label))
+				}
+				return affordances.NewError(affordances.Unavailable, fmt.Sprintf("Only %d of %s (%s) left in stock; lower the quantity to order.", l.Stock, l.Name, l.Label))
+			}
+		}
+		prof, err := profileOf(ctx, tx, userID)
+		if err != nil {
+			return err
+		}
+		o.Items, o.Count, o.Total = c.Items, c.Count, c.Total
+		o.ShipTo, o.Payment = prof.address.full(), payment(prof.cardLast4)
+		if _, err := tx.ExecContext(ctx, `INSERT INTO orders (id, user_id, placed, total, card_last4, ship_to) VALUES (?, ?, ?, ?, ?, ?)`,
+			o.ID, userID, time.Now().Unix(), o.Total, prof.cardLast4, o.ShipTo); err != nil {
+			return fmt.Errorf("shop: place order: %w", err)
+		}
+		for _, l := range c.Items {
+			res, err := tx.ExecContext(ctx, `UPDATE variants SET stock = stock - ? WHERE sku = ? AND stock >= ?`, l.Quantity, l.SKU, l.Quantity)
+			if err != nil {
+				return fmt.Errorf("shop: place order: %w", err)
+			}
+			if n, _ := res.RowsAffected(); n != 1 {
+				return leftInStock(l.Name, l.Label, l.Stock)
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO order_lines (order_id, sku, slug, name, label, quantity, price) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+				o.ID, l.SKU, l.Slug, l.Name, l.Label, l.Quantity, l.Price); err != nil {
+				return fmt.Errorf("shop: place order: %w", err)
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM cart_items WHERE user_id = ?`, userID); err != nil {
+			return fmt.Errorf("shop: place order: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// orderID returns a random order id: ten lowercase base32 characters, so
+// ids say nothing about how many orders there are.
+func orderID() string {
+	b := make([]byte, 5)
+	rand.Read(b)
+	return strings.ToLower(base32.StdEncoding.EncodeToString(b))
+}
+
+// errNoOrder is the not-found error of an order that is not the
+// requester's.
+var errNoOrder = affordances.NewError(affordances.NotFound, "No such order.")
+
+// order returns the user's order id, or errNoOrder when it does not exist
+// or belongs to someone else.
+func (st *store) order(ctx context.Context, userID int64, id string) (*orderView, error) {
+	o := &orderView{ID: id, Items: []cartLine{}}
+	var placed int64
+	var last4 string
+	err := st.r.QueryRowContext(ctx, `SELECT placed, total, card_last4, ship_to FROM orders WHERE id = ? AND user_id = ?`, id, userID).
+		Scan(&placed, &o.Total, &last4, &o.ShipTo)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, errNoOrder
+	}
+	if err != nil {
+		return nil, fmt.Errorf("shop: order: %w", err)
+	}
+	o.PlacedAt = time.Unix(placed, 0).UTC().Format(time.RFC3339)
+	o.Payment = payment(last4)
+	rows, err := st.r.QueryContext(ctx, `SELECT sku, slug, name, label, quantity, price FROM order_lines WHERE order_id = ? ORDER BY rowid`, id)
+	if err != nil {
+		return nil, fmt.Errorf("shop: order: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var l cartLine
+		if err := rows.Scan(&l.SKU, &l.Slug, &l.Name, &l.Label, &l.Quantity, &l.Price); err != nil {
+			return nil, fmt.Errorf("shop: order: %w", err)
+		}
+		l.LineTotal = l.Price * l.Quantity
+		o.Items = append(o.Items, l)
+		o.Count += l.Quantity
+	}
+	return o, rows.Err()
+}
+
+// profile is what checkout needs of a user.
+type profile struct {
+	address   addressView
+	cardLast4 string
+}
+
+func (st *store) profile(ctx context.Context, userID int64) (*profile, error) {
+	return profileOf(ctx, st.r, userID)
+}
+
+func profileOf(ctx context.Context, q querier, userID int64) (*profile, error) {
+	p := &profile{}
+	err := q.QueryRowContext(ctx, `SELECT name, ship_line1, ship_city, ship_postcode, ship_country, card_last4 FROM users WHERE id = ?`, userID).
+		Scan(&p.address.Name, &p.address.Line1, &p.address.City, &p.address.Postcode, &p.address.Country, &p.cardLast4)
+	if err != nil {
+		return nil, fmt.Errorf("shop: profile: %w", err)
+	}
+	return p, nil
+}
+
+// errSignIn is the one answer to a wrong email or password: it does not say
+// which.
+var errSignIn = affordances.NewError(affordances.Unauthorized, "Wrong email or password.")
+
+// checkPassword returns the user with email and password, or errSignIn.
+func (st *store) checkPassword(ctx context.Context, email, password string) (*User, error) {
+	u := &User{}
+	var hash []byte
+	err := st.r.QueryRowContext(ctx, `SELECT id, email, name, password_hash FROM users WHERE email = ?`, strings.TrimSpace(email)).
+		Scan(&u.ID, &u.Email, &u.Name, &hash)
+	if errors.Is(err, sql.ErrNoRows) {
+		bcrypt.CompareHashAndPassword(dummyHash(), []byte(password)) // about the time a known email takes
+		return nil, errSignIn
+	}
+	if err != nil {
+		return nil, fmt.Errorf("shop: sign in: %w", err)
+	}
+	if bcrypt.CompareHashAndPassword(hash, []byte(password)) != nil {
+		return nil, errSignIn
+	}
+	return u, nil
+}
+
+// dummyHash is compared against for unknown emails.
+var dummyHash = sync.OnceValue(func() []byte {
+	h, _ := bcrypt.GenerateFromPassword([]byte("not a password"), bcryptCost)
+	return h
+})
+
+// createUser adds a user with the shop's test card and sample address.
+func (st *store) createUser(ctx context.Context, email, name, password string) (int64, error) {
+	var id int64
+	err := st.write(ctx, func(tx *sql.Tx) error {
+		var err error
+		id, err = insertUser(ctx, tx, email, name, password)
+		return err
+	})
+	return id, err
+}
+
+func insertUser(ctx context.Context, tx *sql.Tx, email, name, password string) (int64, error) {
+	hash, err := bcrypt.GenerateFromPassword([]byte(password), bcryptCost)
+	if err != nil {
+		return 0, fmt.Errorf("shop: create user: %w", err)
+	}
+	var taken int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM users WHERE email = ?`, email).Scan(&taken); err != nil {
+		return 0, fmt.Errorf("shop: create user: %w", err)
+	}
+	if taken > 0 {
+		return 0, fmt.Errorf("shop: create user: the email %q is taken", email)
+	}
+	res, err := tx.ExecContext(ctx, `
+		INSERT INTO users (email, name, password_hash, card_last4, ship_line1, ship_city, ship_postcode, ship_country)
+		VALUES (?, ?, ?, '4242', '1 Main St', 'Springfield', '12345', 'US')`, email, name, hash)
+	if err != nil {
+		return 0, fmt.Errorf("shop: create user: %w", err)
+	}
+	return res.LastInsertId()
+}
+
+// hashSecret returns the hex SHA-256 of a session id or token: the
+// database never holds the secret itself.
+func hashSecret(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])
+}
+
+// userBy returns the user behind a live session or token hash, or nil.
+func (st *store) userBy(ctx context.Context, query string, args ...any) (*User, error) {
+	u := &User{}
+	err := st.r.QueryRowContext(ctx, query, args...).Scan(&u.ID, &u.Email, &u.Name)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("shop: authenticate: %w", err)
+	}
+	return u, nil
+}
+
+// tokenUser returns the user of a bearer token, or nil.
+func (st *store) tokenUser(ctx context.Context, token string) (*User, error) {
+	return st.userBy(ctx, `SELECT u.id, u.email, u.name FROM tokens t JOIN users u ON u.id = t.user_id WHERE t.hash = ?`, hashSecret(token))
+}
+
+// sessionUser returns the user of a live session, or nil.
+func (st *store) sessionUser(ctx context.Context, sid string) (*User, error) {
+	return st.userBy(ctx, `SELECT u.id, u.email, u.name FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.hash = ? AND s.expires > ?`,
+		hashSecret(sid), time.Now().Unix())
+}
+
+// addToken gives the user a bearer token.
+func (st *store) addToken(ctx context.Context, userID int64, name, token string) error {
+	return st.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO tokens (hash, user_id, name, created) VALUES (?, ?, ?, ?)`, hashSecret(token), userID, name, time.Now().Unix())
+		if err != nil {
+			return fmt.Errorf("shop: add token: %w", err)
+		}
+		return nil
+	})
+}
+
+// setDemoToken makes token the demo user's one "demo" token.
+func (st *store) setDemoToken(ctx context.Context, email, token string) error {
+	return st.write(ctx, func(tx *sql.Tx) error {
+		var id int64
+		if err := tx.QueryRowContext(ctx, `SELECT id FROM users WHERE email = ?`, email).Scan(&id); err != nil {
+			return fmt.Errorf("shop: demo token: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM tokens WHERE user_id = ? AND name = 'demo'`, id); err != nil {
+			return fmt.Errorf("shop: demo token: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM tokens WHERE hash = ?`, hashSecret(token)); err != nil {
+			return fmt.Errorf("shop: demo token: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO tokens (hash, user_id, name, created) VALUES (?, ?, 'demo', ?)`, hashSecret(token), id, time.Now().Unix()); err != nil {
+			return fmt.Errorf("shop: demo token: %w", err)
+		}
+		return nil
+	})
+}
+
+// createSession signs the user in and returns the new session id.
+func (st *store) createSession(ctx context.Context, userID int64) (string, error) {
+	sid := randomToken()
+	err := st.write(ctx, func(tx *sql.Tx) error {
+		now := time.Now()
+		if _, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE expires <= ?`, now.Unix()); err != nil {
+			return fmt.Errorf("shop: session: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO sessions (hash, user_id, expires) VALUES (?, ?, ?)`, hashSecret(sid), userID, now.Add(sessionTTL).Unix()); err != nil {
+			return fmt.Errorf("shop: session: %w", err)
+		}
+		return nil
+	})
+	return sid, err
+}
+
+// deleteSession ends a session; an unknown one is no error.
+func (st *store) deleteSession(ctx context.Context, sid string) error {
+	return st.write(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE hash = ?`, hashSecret(sid)); err != nil {
+			return fmt.Errorf("shop: sign out: %w", err)
+		}
+		return nil
+	})
+}
