@@ -34,7 +34,7 @@ func (s *Shop) declare() {
 	})
 	affordances.AddAction(catalog, &affordances.Action{
 		Name:        "search",
-		Description: "Search products; the redirect is the results page",
+		Description: "Search products; the redirect shows the results",
 		Expose:      affordances.ExposePublic,
 		ReadOnly:    true,
 		Output:      searchOutputSchema,
@@ -118,12 +118,13 @@ func (s *Shop) declare() {
 		Name:        "signIn",
 		Description: "Sign in with email and password; starts a cookie session",
 		Expose:      affordances.ExposePublic,
-		Limit:       &affordances.Limit{Calls: 10, Per: time.Minute, Burst: 5},
+		Limit:       &signInLimit,
 	}, s.signInAction)
 	affordances.AddAction(login, &affordances.Action{
 		Name:        "signOut",
 		Description: "End this browser session",
 		Expose:      affordances.ExposeSession,
+		Visible:     func(r *affordances.Request) bool { return !r.Principal.Anonymous() },
 		Guard: func(ctx context.Context, r *affordances.Request) (bool, string) {
 			if r.Principal.Method != affordances.AuthCookie {
 				return false, "Only a browser session can be signed out; a bearer token stays valid."
@@ -133,6 +134,9 @@ func (s *Shop) declare() {
 		GuardText: "signed in with a session cookie",
 	}, s.signOutAction)
 }
+
+// signInLimit bounds password guesses, by the action and by the form.
+var signInLimit = affordances.Limit{Calls: 10, Per: time.Minute, Burst: 5}
 
 // entity returns the entity key of st as a T, or T's zero value.
 func entity[T any](st *affordances.State, key string) T {
@@ -158,12 +162,14 @@ func cartNotEmpty(ctx context.Context, r *affordances.Request) (bool, string) {
 // the one to the page itself.
 func nav(p affordances.Principal, page string, count int, extra ...affordances.NavLink) []affordances.NavLink {
 	links := slices.Clip(extra)
-	header := []affordances.NavLink{{To: "/", Label: "Catalog"}, {To: "/cart", Label: "Cart"}}
-	if count > 0 {
-		header = append(header, affordances.NavLink{To: "/checkout", Label: "Checkout"})
+	header := []affordances.NavLink{{To: "/", Label: "Catalog"}, {To: "/cart", Label: "Cart"}, {To: "/checkout", Label: "Checkout"}}
+	if count == 0 {
+		header[2].When = "the cart is not empty"
 	}
 	if p.Anonymous() {
 		header = append(header, affordances.NavLink{To: "/login", Label: "Sign in"})
+	} else {
+		header = append(header, affordances.NavLink{To: "/login", Label: "Account"})
 	}
 	for _, l := range header {
 		if l.To != page {
@@ -360,7 +366,7 @@ var searchOutputSchema = json.RawMessage(`{"type":"object","properties":{"query"
 type (
 	searchInput struct {
 		Q        string `json:"q" affordances:"minLength=1,maxLength=100"`
-		Category string `json:"category,omitempty" jsonschema:"one of the categories" affordances:"maxLength=40"`
+		Category string `json:"category,omitempty" affordances:"maxLength=40"`
 	}
 	searchOutput struct {
 		Query   string        `json:"query"`

@@ -71,6 +71,9 @@ type Shop struct {
 	tmpDir  string // removed by Close when Open made it
 	secure  bool   // cookies get the Secure attribute
 	views   *views
+	// signIns limits the sign-in form as the site limits the signIn
+	// action.
+	signIns affordances.RateLimiter
 }
 
 // Open opens (creating and seeding when new) the shop's database in
@@ -118,6 +121,7 @@ func Open(ctx context.Context, opts *Options) (*Shop, error) {
 		s.secure = u == "https"
 	}
 	s.views = mustParseViews()
+	s.signIns = affordances.NewMemoryRateLimiter(0)
 	s.site = affordances.NewSite(&affordances.SiteOptions{
 		Name:         "Demo Shop",
 		Origin:       o.Origin,

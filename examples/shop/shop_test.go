@@ -827,20 +827,12 @@ func walkStrings(v any, ptr string, f func(ptr, s string)) {
 	}
 }
 
-// TestIndex: the site index lists every route with its actions, and the
-// auth modes (seed 000 "Site index"; CLARIFICATIONS 6).
+// TestIndex: the site index lists every route with the actions the
+// requester may know about, and the auth modes (seed 000 "Site index";
+// CLARIFICATIONS 1, 6): signOut is hidden from nobody.
 func TestIndex(t *testing.T) {
 	_, srv := newShop(t)
-	resp, body := newAgent(t, srv, "").do(http.MethodGet, affordances.IndexPath, nil, nil)
-	if resp.StatusCode != 200 {
-		t.Fatalf("got %d, want 200", resp.StatusCode)
-	}
-	checkDocument(t, "index", body)
-	var idx affordances.SiteIndex
-	if err := json.Unmarshal(body, &idx); err != nil {
-		t.Fatal(err)
-	}
-	want := map[string][]string{
+	routes := map[string][]string{
 		"/":                {"search"},
 		"/products/[slug]": {"addToCart"},
 		"/cart":            {"updateQuantity", "removeFromCart"},
@@ -848,20 +840,44 @@ func TestIndex(t *testing.T) {
 		"/orders/[id]":     nil,
 		"/login":           {"signIn", "signOut"},
 	}
-	got := map[string][]string{}
-	for _, r := range idx.Routes {
-		got[r.Route] = nil
-		for _, a := range r.Actions {
-			got[r.Route] = append(got[r.Route], a.Name)
-		}
+	tests := []struct {
+		name  string
+		token string
+		login []string
+	}{
+		{"nobody", "", []string{"signIn"}},
+		{"alice", demoToken, []string{"signIn", "signOut"}},
 	}
-	for route, actions := range want {
-		if g, ok := got[route]; !ok || !slices.Equal(g, actions) {
-			t.Errorf("route %s: got actions %v (listed %v), want %v", route, g, ok, actions)
-		}
-	}
-	if !slices.Equal(idx.Auth, []affordances.AuthMethod{affordances.AuthCookie, affordances.AuthBearer}) {
-		t.Errorf("got auth %v, want [cookie bearer]", idx.Auth)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, body := newAgent(t, srv, tt.token).do(http.MethodGet, affordances.IndexPath, nil, nil)
+			if resp.StatusCode != 200 {
+				t.Fatalf("got %d, want 200", resp.StatusCode)
+			}
+			checkDocument(t, "index", body)
+			var idx affordances.SiteIndex
+			if err := json.Unmarshal(body, &idx); err != nil {
+				t.Fatal(err)
+			}
+			got := map[string][]string{}
+			for _, r := range idx.Routes {
+				got[r.Route] = nil
+				for _, a := range r.Actions {
+					got[r.Route] = append(got[r.Route], a.Name)
+				}
+			}
+			for route, actions := range routes {
+				if route == "/login" {
+					actions = tt.login
+				}
+				if g, ok := got[route]; !ok || !slices.Equal(g, actions) {
+					t.Errorf("route %s: got actions %v (listed %v), want %v", route, g, ok, actions)
+				}
+			}
+			if !slices.Equal(idx.Auth, []affordances.AuthMethod{affordances.AuthCookie, affordances.AuthBearer}) {
+				t.Errorf("got auth %v, want [cookie bearer]", idx.Auth)
+			}
+		})
 	}
 }
 
@@ -918,5 +934,60 @@ func TestReopen(t *testing.T) {
 	}
 	if got := num(obj(asMap(g.Entities), "cart", "count")); got != 1 {
 		t.Errorf("got cart count %d, want 1: data survives a reopen", got)
+	}
+}
+
+// TestAuthenticate: who a request is, by its credentials (CLARIFICATIONS
+// 4): a bearer token, else the session cookie, else nobody; an unknown
+// session is nobody, an unknown token is refused.
+func TestAuthenticate(t *testing.T) {
+	_, srv := newShop(t)
+	tests := []struct {
+		name       string
+		header     http.Header
+		wantStatus int
+		wantEmail  any // the login page's email entity
+	}{
+		{"nobody", nil, 200, nil},
+		{"an unknown session is nobody", http.Header{"Cookie": {"sid=not-a-session"}}, 200, nil},
+		{"the demo token", http.Header{"Authorization": {"Bearer " + demoToken}}, 200, shop.DemoEmail},
+		{"an unknown token is refused", http.Header{"Authorization": {"Bearer nope"}}, 401, nil},
+		{"a bad token is not rescued by a cookie", http.Header{"Authorization": {"Bearer nope"}, "Cookie": {"sid=x"}}, 401, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := http.Header{"Accept": {affordances.MediaType}}
+			for k, vs := range tt.header {
+				h[k] = vs
+			}
+			resp, body := newAgent(t, srv, "").do(http.MethodGet, "/login", h, nil)
+			if resp.StatusCode != tt.wantStatus {
+				t.Fatalf("got %d, want %d: %s", resp.StatusCode, tt.wantStatus, body)
+			}
+			if resp.StatusCode != 200 {
+				checkDocument(t, "delta", body)
+				return
+			}
+			checkDocument(t, "graph", body)
+			var g affordances.Graph
+			json.Unmarshal(body, &g)
+			if got := g.Entities["email"]; got != tt.wantEmail {
+				t.Errorf("got email %v, want %v", got, tt.wantEmail)
+			}
+		})
+	}
+}
+
+// TestSignInFormIsLimited: the sign-in form counts guesses like the signIn
+// action does (seed 000 Call step 3), so forms are no way around the limit.
+func TestSignInFormIsLimited(t *testing.T) {
+	_, srv := newShop(t)
+	b := newBrowser(t, srv)
+	var last *http.Response
+	for range 6 {
+		last = b.form("/login", url.Values{"_action": {"signIn"}, "email": {shop.DemoEmail}, "password": {"guess"}}, nil)
+	}
+	if last.StatusCode != http.StatusTooManyRequests || last.Header.Get("Retry-After") == "" {
+		t.Errorf("6th guess: got %d with Retry-After %q, want 429 with Retry-After", last.StatusCode, last.Header.Get("Retry-After"))
 	}
 }

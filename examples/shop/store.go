@@ -54,7 +54,6 @@ func openStore(ctx context.Context, path string) (*store, error) {
 		return nil, fmt.Errorf("shop: open %s: %w", path, err)
 	}
 	w.SetMaxOpenConns(1)
-	w.SetConnMaxIdleTime(0)
 	st := &store{path: path, w: w}
 	if err := st.migrate(ctx); err != nil {
 		w.Close()

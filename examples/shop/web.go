@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"html/template"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -383,6 +384,11 @@ func (s *Shop) postLogin(w http.ResponseWriter, r *http.Request) {
 	switch r.PostFormValue("_action") {
 	case "signIn":
 		next := localPath(r.PostFormValue("next"))
+		if ok, wait, err := s.signIns.Allow(r.Context(), clientHost(r), signInLimit); err == nil && !ok {
+			w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds())+1))
+			s.errorPage(w, r, http.StatusTooManyRequests, "Too many attempts", "Too many sign-in attempts. Wait a minute and try again.")
+			return
+		}
 		u, cookie, err := s.signIn(r.Context(), r.PostFormValue("email"), r.PostFormValue("password"))
 		if err != nil {
 			to := "/login"
@@ -406,6 +412,15 @@ func (s *Shop) postLogin(w http.ResponseWriter, r *http.Request) {
 	default:
 		s.badForm(w, r)
 	}
+}
+
+// clientHost returns the address of the client, without the port.
+func clientHost(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
 }
 
 // localPath returns p when it is a path on this site, "" otherwise: a
