@@ -23,7 +23,7 @@ func (s *Shop) authenticate(r *http.Request) (affordances.Principal, error) {
 	if scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " "); ok && strings.EqualFold(scheme, "Bearer") {
 		u, err := s.store.tokenUser(r.Context(), strings.TrimSpace(token))
 		if err != nil {
-			return affordances.Principal{}, err
+			return affordances.Principal{}, s.internal(err)
 		}
 		if u == nil {
 			return affordances.Principal{}, errBadToken
@@ -36,12 +36,20 @@ func (s *Shop) authenticate(r *http.Request) (affordances.Principal, error) {
 	}
 	u, err := s.store.sessionUser(r.Context(), c.Value)
 	if err != nil {
-		return affordances.Principal{}, err
+		return affordances.Principal{}, s.internal(err)
 	}
 	if u == nil {
 		return affordances.Principal{}, nil
 	}
 	return principal(u, affordances.AuthCookie), nil
+}
+
+// internal logs err and returns the internal error a requester may see.
+// Authenticate returns it for a failure of its own: the site reads any
+// other error as a bad token (401).
+func (s *Shop) internal(err error) error {
+	s.logger.Error("shop: authenticate", "err", err)
+	return affordances.NewError(affordances.Internal, "Something went wrong on the server. Try again later.")
 }
 
 func principal(u *User, m affordances.AuthMethod) affordances.Principal {

@@ -991,3 +991,28 @@ func TestSignInFormIsLimited(t *testing.T) {
 		t.Errorf("6th guess: got %d with Retry-After %q, want 429 with Retry-After", last.StatusCode, last.Header.Get("Retry-After"))
 	}
 }
+
+// TestStoreFailure: when the database fails, requests get internal (500),
+// never a misleading unauthorized or not_found (CLARIFICATIONS 2).
+func TestStoreFailure(t *testing.T) {
+	s, err := shop.Open(t.Context(), &shop.Options{DataDir: t.TempDir(), DemoToken: demoToken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(s.Handler())
+	defer srv.Close()
+	s.Close() // every query fails from here on
+	status, d, _ := newAgent(t, srv, demoToken).call("/", "search", map[string]any{"q": "tee"}, false)
+	if status != 500 || d.Error == nil || d.Error.Code != affordances.Internal {
+		t.Errorf("bearer call: got %d %+v, want 500 internal", status, d.Error)
+	}
+	status, _ = newAgent(t, srv, "").graph("/")
+	if status != 500 {
+		t.Errorf("graph: got %d, want 500", status)
+	}
+	for _, path := range []string{"/", "/products/canvas-tote"} {
+		if resp, _ := newAgent(t, srv, "").page(path); resp.StatusCode != 500 {
+			t.Errorf("HTML %s: got %d, want 500", path, resp.StatusCode)
+		}
+	}
+}

@@ -135,7 +135,7 @@ func (s *Shop) show(name string, fill func(d *pageData, r *http.Request)) http.H
 	return func(w http.ResponseWriter, r *http.Request) {
 		st := affordances.StateFrom(r.Context())
 		if st == nil {
-			s.notFound(w, r)
+			s.loadFailed(w, r, name)
 			return
 		}
 		d := s.data(w, r, affordances.PrincipalFrom(r.Context()), st)
@@ -146,6 +146,38 @@ func (s *Shop) show(name string, fill func(d *pageData, r *http.Request)) http.H
 		fill(d, r)
 		s.render(w, http.StatusOK, name, d)
 	}
+}
+
+// loadFailed answers a page whose state the site could not load. The site
+// says only that (StateFrom is nil), so the loader runs again to learn
+// why: a page that does not exist is a 404, anything else a 500.
+func (s *Shop) loadFailed(w http.ResponseWriter, r *http.Request, name string) {
+	ctx := r.Context()
+	p, err := s.authenticate(r)
+	if err == nil || affordances.CodeOf(err) != affordances.Internal {
+		switch name {
+		case "catalog":
+			_, err = s.catalogState(ctx, p, r.URL.Query())
+		case "product":
+			_, err = s.productState(ctx, p, r.PathValue("slug"))
+		case "cart":
+			_, err = s.cartState(ctx, p)
+		case "checkout":
+			_, err = s.checkoutState(ctx, p)
+		case "order":
+			_, err = s.orderState(ctx, p, r.PathValue("id"))
+		case "login":
+			_, err = s.loginState(ctx, p)
+		}
+	}
+	if affordances.CodeOf(err) == affordances.NotFound {
+		s.notFound(w, r)
+		return
+	}
+	if err != nil {
+		s.logger.Error("shop: page "+r.URL.Path, "err", err)
+	}
+	s.errorPage(w, r, http.StatusInternalServerError, "Something went wrong", "The shop could not load this page. Try again in a moment.")
 }
 
 func (s *Shop) catalogPage(d *pageData, r *http.Request) {
