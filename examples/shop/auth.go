@@ -88,7 +88,8 @@ func (s *Shop) sessionCookieFor(sid string) *http.Cookie {
 // it is not http(s)://host[:port].
 func originScheme(origin string) (string, error) {
 	u, err := url.Parse(origin)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") {
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
+		(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
 		return "", fmt.Errorf("shop: Options.Origin %q: want http(s)://host[:port]", origin)
 	}
 	return u.Scheme, nil
