@@ -100,7 +100,11 @@ func ExampleStateFrom() {
 		return &affordances.State{Entities: map[string]any{"greeting": "Hello"}}, nil
 	}})
 	page := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		st := affordances.StateFrom(r.Context())
+		st, err := affordances.StateFrom(r.Context())
+		if err != nil {
+			http.Error(w, "not found", http.StatusNotFound)
+			return
+		}
 		fmt.Fprintf(w, "<html><head>%s</head><p>%s</p>", affordances.LinkTag, st.Entities["greeting"])
 	})
 	rec := httptest.NewRecorder()

@@ -77,8 +77,8 @@ func withoutAlias(r *http.Request) (*http.Request, bool) {
 	return r2, true
 }
 
-// servePage hands an HTML request to next, with the page's state in its
-// context when the path has a graph.
+// servePage hands an HTML request to next, with the page's state (or why
+// it could not be loaded) in its context when the path has a graph.
 func (s *Site) servePage(w http.ResponseWriter, r *http.Request, next http.Handler) {
 	rt, params := s.lookup(r.URL.Path)
 	if rt == nil {
@@ -91,13 +91,14 @@ func (s *Site) servePage(w http.ResponseWriter, r *http.Request, next http.Handl
 	if err != nil {
 		p = Principal{}
 	}
-	req, err := s.load(r.Context(), r, rt, params, p)
-	if err != nil {
-		next.ServeHTTP(w, r)
-		return
+	loaded := &pageLoad{}
+	loaded.req, loaded.err = s.load(r.Context(), r, rt, params, p)
+	if loaded.err == nil {
+		h.Add("Link", `<?affordances=1>; rel="affordances"`)
+	} else {
+		loaded.req = &Request{HTTP: r, Principal: p, Page: r.URL.Path, route: rt, params: params}
 	}
-	h.Add("Link", `<?affordances=1>; rel="affordances"`)
-	next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestKey{}, req)))
+	next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), pageKey{}, loaded)))
 }
 
 // serveGraph answers a request that asked for the page's graph.
@@ -270,23 +271,44 @@ func (s *Site) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	s.writeDocument(w, r, e.HTTPStatus(), &Delta{Error: e})
 }
 
-type requestKey struct{}
+// pageKey is the context key of a page's load; its value is a *pageLoad.
+type pageKey struct{}
 
-// StateFrom returns the page's state loaded by [Site.Handler] for the HTML
-// handler it wraps, or nil when the request's path has no graph or the
-// loader failed (the HTML handler then renders its own error page).
-func StateFrom(ctx context.Context) *State {
-	if req, ok := ctx.Value(requestKey{}).(*Request); ok {
-		return req.State
+type pageLoad struct {
+	req *Request
+	err error
+}
+
+// errNoGraph is what [StateFrom] reports for a path no route matches.
+var errNoGraph = NewError(NotFound, "This page has no Affordances graph.")
+
+// StateFrom returns the page's state that [Site.Handler] loaded for the HTML
+// handler it wraps: the same load as the page's graph, as the same
+// requester. When there is none it returns the reason as an [*Error]: code
+// [NotFound] when the page does not exist (the loader said so, or no route
+// matches the path), [Internal] when the loader failed, so the HTML handler
+// can render its 404 or 500 page without loading again.
+func StateFrom(ctx context.Context) (*State, error) {
+	loaded, ok := ctx.Value(pageKey{}).(*pageLoad)
+	if !ok {
+		return nil, errNoGraph
 	}
-	return nil
+	if loaded.err != nil {
+		var e *Error
+		if !errors.As(loaded.err, &e) {
+			e = internalError
+		}
+		return nil, e
+	}
+	return loaded.req.State, nil
 }
 
 // PrincipalFrom returns who the HTML request is from, as [Site.Handler]
-// authenticated it for a page with a graph; the zero Principal otherwise.
+// authenticated it for a page of one of the site's routes; the zero
+// Principal otherwise.
 func PrincipalFrom(ctx context.Context) Principal {
-	if req, ok := ctx.Value(requestKey{}).(*Request); ok {
-		return req.Principal
+	if loaded, ok := ctx.Value(pageKey{}).(*pageLoad); ok {
+		return loaded.req.Principal
 	}
 	return Principal{}
 }

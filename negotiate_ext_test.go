@@ -1,6 +1,8 @@
 package affordances_test
 
 import (
+	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -193,5 +195,38 @@ func TestIndex(t *testing.T) {
 	}
 	if got, want := names(index("Authorization: Bearer admin")), "ping increment addNote tally reset audit signOut boom broken soldOut raw"; got != want {
 		t.Errorf("admin sees actions: got %s, want %s", got, want)
+	}
+}
+
+// TestStateFromSaysWhy: the HTML handler learns why there is no state, so
+// it renders 404 or 500 without loading again.
+func TestStateFromSaysWhy(t *testing.T) {
+	site := affordances.NewSite(nil)
+	site.Route("/items/[id]", &affordances.RouteOptions{State: func(ctx context.Context, r *affordances.Request) (*affordances.State, error) {
+		switch r.Param("id") {
+		case "ok":
+			return &affordances.State{}, nil
+		case "broken":
+			return nil, errors.New("db down")
+		}
+		return nil, affordances.NewError(affordances.NotFound, "No such item.")
+	}})
+	for _, tc := range []struct {
+		path       string
+		wantStatus int
+		wantBody   string
+	}{
+		{"/items/ok", 200, "ok"},
+		{"/items/gone", 404, "No such item."},
+		{"/items/broken", 500, "Something went wrong on the server. Try again later."},
+		{"/elsewhere", 404, "This page has no Affordances graph."},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			rec := httptest.NewRecorder()
+			site.Handler(app).ServeHTTP(rec, httptest.NewRequest("GET", tc.path, nil))
+			if rec.Code != tc.wantStatus || !strings.Contains(rec.Body.String(), tc.wantBody) {
+				t.Errorf("got %d %q, want %d %q", rec.Code, rec.Body.String(), tc.wantStatus, tc.wantBody)
+			}
+		})
 	}
 }

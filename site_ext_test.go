@@ -221,12 +221,16 @@ var app = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, "form post handled by the app")
 		return
 	}
-	st := affordances.StateFrom(r.Context())
-	if st == nil {
-		http.Error(w, "no such page", http.StatusNotFound)
+	st, err := affordances.StateFrom(r.Context())
+	if err != nil {
+		http.Error(w, err.(*affordances.Error).Message, err.(*affordances.Error).HTTPStatus())
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	if st.Entities == nil {
+		io.WriteString(w, "ok")
+		return
+	}
 	fmt.Fprintf(w, "<!doctype html><head>%s</head><p>viewer=%v counter=%v", affordances.LinkTag, st.Entities["viewer"], st.Entities["counter"])
 })
 

@@ -91,7 +91,8 @@ func (s *Shop) pages(origin string) http.Handler {
 	mux.HandleFunc("GET /cart", s.show("cart", func(d *pageData, _ *http.Request) { d.Title = "Your cart" }))
 	mux.HandleFunc("GET /checkout", s.show("checkout", func(d *pageData, r *http.Request) {
 		d.Title = "Checkout"
-		d.Summary = checkoutSummary(affordances.StateFrom(r.Context()))
+		st, _ := affordances.StateFrom(r.Context()) // show rendered the error page when there is none
+		d.Summary = checkoutSummary(st)
 	}))
 	mux.HandleFunc("GET /orders/{id}", s.show("order", func(d *pageData, r *http.Request) { d.Title = "Order " + r.PathValue("id") }))
 	mux.HandleFunc("GET /login", s.show("login", func(d *pageData, r *http.Request) {
@@ -130,12 +131,16 @@ func (s *Shop) pages(origin string) http.Handler {
 }
 
 // show renders a page with a graph from the state the site loaded for it
-// (the same load as the graph), or the not-found page when there is none.
+// (the same load as the graph), or the 404 or 500 page when there is none.
 func (s *Shop) show(name string, fill func(d *pageData, r *http.Request)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		st := affordances.StateFrom(r.Context())
-		if st == nil {
-			s.loadFailed(w, r, name)
+		st, err := affordances.StateFrom(r.Context())
+		if affordances.CodeOf(err) == affordances.NotFound {
+			s.notFound(w, r)
+			return
+		}
+		if err != nil {
+			s.errorPage(w, r, http.StatusInternalServerError, "Something went wrong", "The shop could not load this page. Try again in a moment.")
 			return
 		}
 		d := s.data(w, r, affordances.PrincipalFrom(r.Context()), st)
@@ -146,38 +151,6 @@ func (s *Shop) show(name string, fill func(d *pageData, r *http.Request)) http.H
 		fill(d, r)
 		s.render(w, http.StatusOK, name, d)
 	}
-}
-
-// loadFailed answers a page whose state the site could not load. The site
-// says only that (StateFrom is nil), so the loader runs again to learn
-// why: a page that does not exist is a 404, anything else a 500.
-func (s *Shop) loadFailed(w http.ResponseWriter, r *http.Request, name string) {
-	ctx := r.Context()
-	p, err := s.authenticate(r)
-	if err == nil || affordances.CodeOf(err) != affordances.Internal {
-		switch name {
-		case "catalog":
-			_, err = s.catalogState(ctx, p, r.URL.Query())
-		case "product":
-			_, err = s.productState(ctx, p, r.PathValue("slug"))
-		case "cart":
-			_, err = s.cartState(ctx, p)
-		case "checkout":
-			_, err = s.checkoutState(ctx, p)
-		case "order":
-			_, err = s.orderState(ctx, p, r.PathValue("id"))
-		case "login":
-			_, err = s.loginState(ctx, p)
-		}
-	}
-	if affordances.CodeOf(err) == affordances.NotFound {
-		s.notFound(w, r)
-		return
-	}
-	if err != nil {
-		s.logger.Error("shop: page "+r.URL.Path, "err", err)
-	}
-	s.errorPage(w, r, http.StatusInternalServerError, "Something went wrong", "The shop could not load this page. Try again in a moment.")
 }
 
 func (s *Shop) catalogPage(d *pageData, r *http.Request) {
@@ -213,7 +186,8 @@ func (s *Shop) catalogPage(d *pageData, r *http.Request) {
 }
 
 func (s *Shop) productPage(d *pageData, r *http.Request) {
-	p := entity[*productView](affordances.StateFrom(r.Context()), "product")
+	st, _ := affordances.StateFrom(r.Context()) // show rendered the error page when there is none
+	p := entity[*productView](st, "product")
 	d.Title = p.Name
 	d.InStock = p.inStock()
 	for _, v := range p.Variants {
