@@ -1,0 +1,129 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestREADMETour runs every command of the README's tour, verbatim but for
+// the port, against a live demo, and checks that each "#=>" line appears in
+// the output of the command above it. The README's promise that the tour
+// works is this test.
+func TestREADMETour(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		if os.Getenv("AFFORDANCES_CHECK") != "" {
+			t.Fatal("curl is not installed: make check should have installed it (make deps)")
+		}
+		t.Skip("curl is not installed; make check installs it")
+	}
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := tourSteps(t, string(readme))
+	if len(steps) < 10 {
+		t.Fatalf("found %d tour commands in README.md, want at least 10", len(steps))
+	}
+
+	// The tour's first block starts the demo; this test starts it itself,
+	// the same way, on a free port.
+	start := steps[0]
+	if !strings.Contains(start.cmd, "AFFORDANCES_DEMO_TOKEN=demo go run ./cmd/affordances demo --data") {
+		t.Fatalf("the tour no longer starts with the demo: %q", start.cmd)
+	}
+	url := startDemo(t, "demo")
+	dir := t.TempDir()
+	shell := ""
+	for _, s := range steps[1:] {
+		cmd := strings.ReplaceAll(s.cmd, "http://127.0.0.1:8080", url)
+		shell += cmd + "\necho '@@end'\n"
+	}
+	c := exec.Command("bash", "-c", shell)
+	c.Dir = dir
+	var stderr bytes.Buffer
+	c.Stderr = &stderr
+	out, err := c.Output()
+	if err != nil {
+		t.Fatalf("tour: %v\n%s", err, stderr.String())
+	}
+	outputs := strings.Split(string(out), "@@end\n")
+	for i, s := range steps[1:] {
+		for _, want := range s.want {
+			if !strings.Contains(outputs[i], strings.ReplaceAll(want, "http://127.0.0.1:8080", url)) {
+				t.Errorf("README tour: %s\n got: %s\nwant it to contain: %s", s.cmd, outputs[i], want)
+			}
+		}
+	}
+}
+
+type tourStep struct {
+	cmd  string
+	want []string
+}
+
+// tourSteps reads the ```sh blocks of the README's tour section.
+func tourSteps(t *testing.T, readme string) []tourStep {
+	_, tour, ok := strings.Cut(readme, "## A five-minute tour")
+	if !ok {
+		t.Fatal("README.md has no tour section")
+	}
+	tour, _, _ = strings.Cut(tour, "\n## ")
+	var steps []tourStep
+	in := false
+	sc := bufio.NewScanner(strings.NewReader(tour))
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case line == "```sh":
+			in = true
+		case line == "```":
+			in = false
+		case !in || strings.TrimSpace(line) == "":
+		case strings.HasPrefix(line, "#=> "):
+			if len(steps) == 0 {
+				t.Fatal("a #=> line before any command")
+			}
+			steps[len(steps)-1].want = append(steps[len(steps)-1].want, strings.TrimPrefix(line, "#=> "))
+		case strings.HasPrefix(line, "#"):
+		default:
+			steps = append(steps, tourStep{cmd: line})
+		}
+	}
+	return steps
+}
+
+// startDemo runs `affordances demo` on a free port with a fresh data
+// directory and alice's token fixed, and returns its URL.
+func startDemo(t *testing.T, token string) string {
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	e := &env{stdout: pw, stderr: io.Discard, getenv: func(k string) string {
+		if k == demoTokenEnv {
+			return token
+		}
+		return ""
+	}}
+	done := make(chan struct{})
+	go func() {
+		run(ctx, e, []string{"demo", "--addr", "127.0.0.1:0", "--data", filepath.Join(t.TempDir(), "shop")})
+		pw.Close()
+		close(done)
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	sc := bufio.NewScanner(pr)
+	for sc.Scan() {
+		if u, ok := strings.CutPrefix(sc.Text(), "Demo shop listening on "); ok {
+			go io.Copy(io.Discard, pr)
+			return u
+		}
+	}
+	t.Fatal("the demo did not say where it listens")
+	return ""
+}
