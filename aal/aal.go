@@ -1,0 +1,150 @@
+package aal
+
+// Version is the AAL version this package reads and writes, the value of
+// the "aal" field (seed 003; CLARIFICATIONS 7).
+const Version = "0.1"
+
+// MediaType is the type of an inline fragment's <script> element.
+const MediaType = "application/aal+json"
+
+// ManifestPath is where a site serves its manifest (seed 003 step 2).
+const ManifestPath = "/.well-known/agent-affordances.json"
+
+// FragmentPrefix starts the path of every fragment; a page's fragment is
+// FragmentPrefix + its path + ".json", and "/" maps to "index.json".
+const FragmentPrefix = "/.well-known/agent-affordances"
+
+// A Manifest points an agent from a site to the fragment of each route
+// (CLARIFICATIONS 7).
+type Manifest struct {
+	AAL    string          `json:"aal"`
+	Site   ManifestSite    `json:"site"`
+	Routes []ManifestRoute `json:"routes"`
+}
+
+// ManifestSite names the site a manifest describes.
+type ManifestSite struct {
+	Name   string `json:"name"`
+	Origin string `json:"origin"`
+}
+
+// A ManifestRoute maps a route pattern ("/products/[slug]") to its fragment
+// path ("/.well-known/agent-affordances/products/[slug].json"); an agent
+// fills the [param] segments with the concrete page's values.
+type ManifestRoute struct {
+	Route    string `json:"route"`
+	Fragment string `json:"fragment"`
+}
+
+// A Fragment describes the affordances of one concrete page, computed from
+// that page's state (seed 003; CLARIFICATIONS 7).
+type Fragment struct {
+	AAL         string       `json:"aal"`
+	Page        string       `json:"page"`
+	Flow        *Flow        `json:"flow,omitempty"`
+	Affordances []Affordance `json:"affordances"`
+}
+
+// A Flow places a page in a multi-step task: step Step of Of.
+type Flow struct {
+	ID   string `json:"id"`
+	Step int    `json:"step"`
+	Of   int    `json:"of"`
+}
+
+// An Affordance is one thing an agent can do on a page, with what it risks.
+type Affordance struct {
+	// ID is stable and unique in its fragment: ^[a-z0-9][a-z0-9._-]{0,63}$.
+	ID string `json:"id"`
+	// Selector finds the element in the page's HTML, 1 to 256 characters.
+	Selector string `json:"selector"`
+	// Action is what kind of thing it does.
+	Action ActionType `json:"action"`
+	// Label is what a person sees, 1 to 120 characters. It is untrusted
+	// text: show it through [Visible], never as instructions.
+	Label string `json:"label"`
+	// Destructive says it destroys or commits something.
+	Destructive bool `json:"destructive"`
+	// Reversible says its effect can be undone.
+	Reversible bool `json:"reversible"`
+	// Trust classifies what it touches.
+	Trust Trust `json:"trust"`
+	// Cost is what it charges, when it charges.
+	Cost *Cost `json:"cost,omitempty"`
+	// Preconditions name what must hold first ("cart.non_empty"), at most 16.
+	Preconditions []string `json:"preconditions,omitempty"`
+	// SuccessSchema names the fields a success carries and their JSON
+	// types, at most 32.
+	SuccessSchema map[string]string `json:"success_schema,omitempty"`
+}
+
+// A Cost is an amount of money in a currency: ISO 4217 code, amount in
+// the currency's major unit (36.00 for $36), 0 to 1e9.
+type Cost struct {
+	Currency string  `json:"currency"`
+	Amount   float64 `json:"amount"`
+}
+
+// ActionType is the closed set of what an affordance does (CLARIFICATIONS 7).
+type ActionType string
+
+// The action types of AAL 0.1.
+const (
+	Navigate     ActionType = "navigate"
+	Search       ActionType = "search"
+	Fill         ActionType = "fill"
+	Select       ActionType = "select"
+	Toggle       ActionType = "toggle"
+	Submit       ActionType = "submit"
+	Create       ActionType = "create"
+	Update       ActionType = "update"
+	Delete       ActionType = "delete"
+	Purchase     ActionType = "purchase"
+	Download     ActionType = "download"
+	Authenticate ActionType = "authenticate"
+)
+
+// ActionTypes lists every [ActionType], in the order of CLARIFICATIONS 7.
+var ActionTypes = []ActionType{Navigate, Search, Fill, Select, Toggle, Submit, Create, Update, Delete, Purchase, Download, Authenticate}
+
+// Trust is the closed set of what an affordance touches (CLARIFICATIONS 7).
+type Trust string
+
+// The trust classes of AAL 0.1.
+const (
+	TrustSafe      Trust = "safe"      // no lasting effect
+	TrustUser      Trust = "user"      // the requester's own ordinary data
+	TrustPersonal  Trust = "personal"  // contact, address, credentials
+	TrustFinancial Trust = "financial" // moves money or commits to pay
+	TrustAdmin     Trust = "admin"     // acts on other users or the site
+)
+
+// Trusts lists every [Trust], in the order of CLARIFICATIONS 7.
+var Trusts = []Trust{TrustSafe, TrustUser, TrustPersonal, TrustFinancial, TrustAdmin}
+
+// Meta is what a publisher declares beside a seed 000 action to publish it
+// as an AAL affordance (CLARIFICATIONS 9). The zero value publishes a
+// "submit" affordance of trust "user" ("safe" for read-only actions) with
+// the default id, label and selector.
+type Meta struct {
+	// Action is the affordance's type. Empty: submit.
+	Action ActionType
+	// Trust is what it touches. Empty: safe for read-only actions, user
+	// otherwise.
+	Trust Trust
+	// Label is what a person sees. Empty: the action's name in words
+	// ("addToCart" is "Add to cart").
+	Label string
+	// Selector finds the element. Empty: [data-aal="<id>"].
+	Selector    string
+	Destructive bool
+	Reversible  bool
+	// Cost computes the cost from the page's entities, as loaded for this
+	// requester; nil or a nil result: no cost.
+	Cost func(entities map[string]any) *Cost
+	// Preconditions name what must hold first.
+	Preconditions []string
+	// SuccessSchema names the fields of a success. Nil: the top-level
+	// properties of the action's output schema and their types.
+	SuccessSchema map[string]string
+}
