@@ -12,7 +12,7 @@ func ExampleValidate() {
 		"actions": [{"name": "checkout", "description": "Go to checkout", "input": {}, "expose": "admin"}]}`)
 	fmt.Println(affordancestest.Validate(schemas.Graph, body))
 	// Output:
-	// affordancestest: not a valid graph.json:
+	// not a valid graph.json:
 	//   /actions/0: missing property 'available'
 	//   /actions/0/expose: value must be one of 'public', 'session', 'confirm' (got "admin")
 }
