@@ -42,8 +42,10 @@ type Action struct {
 	// [ExposeConfirm] actions.
 	Summary func(ctx context.Context, r *Request) (string, error)
 	// Visible hides the action from some requesters (an admin action from
-	// everyone else): it is then neither listed nor callable by them. It sees
-	// r.Principal and r.Param, not r.State. Nil: visible to all.
+	// everyone else): it is then neither listed nor callable by them. It
+	// sees r.Principal, and r.Param on pages; not r.State, and in the site
+	// index no parameters either. A panic hides the action. Nil: visible to
+	// all.
 	Visible func(r *Request) bool
 	// Input is the input's JSON Schema (2020-12, $schema optional). Nil:
 	// inferred from the In type of [AddAction].

@@ -10,12 +10,10 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"net/netip"
 	"reflect"
 	"strconv"
 )
-
-// maxDepth is how deeply a call's body may nest (CLARIFICATIONS 2).
-const maxDepth = 64
 
 // serveCall runs a call through the seven steps of seed 000 ("Call"), each
 // stopping at the first failure, and writes the delta.
@@ -94,8 +92,11 @@ func (s *Site) call(ctx context.Context, w http.ResponseWriter, r *http.Request)
 	}
 	if issues, err := a.input.Validate(input); err != nil || len(issues) > 0 {
 		e := NewError(InvalidInput, "The input does not match the schema.")
-		for _, is := range issues {
+		for _, is := range issues[:min(len(issues), maxIssues)] {
 			e.Issues = append(e.Issues, Issue{Path: is.Path, Message: is.Message})
+		}
+		if len(issues) > maxIssues {
+			e.Message = fmt.Sprintf("The input does not match the schema: %d problems, the first %d listed.", len(issues), maxIssues)
 		}
 		return fail(e)
 	}
@@ -160,14 +161,25 @@ func (s *Site) call(ctx context.Context, w http.ResponseWriter, r *http.Request)
 	return delta, req.header
 }
 
+// Bounds on a call's body beyond its size (CLARIFICATIONS 2): validating
+// costs time in the number of values and in the size of numbers, so both
+// are bounded before any schema runs.
+const (
+	maxDepth     = 64     // nesting of arrays and objects
+	maxValues    = 10_000 // values of any kind
+	maxNumberLen = 64     // characters of one number
+	maxIssues    = 20     // issues reported for one input
+)
+
 // DecodeCall reads a call's body: a JSON object, nested at most 64 deep,
-// with a non-empty string "action", any "input", and a boolean "confirm"
-// when present. Unknown fields are ignored (CLARIFICATIONS 5). The error is
-// an invalid_input [*Error].
+// with at most 10,000 values and no number longer than 64 characters or
+// beyond a 64-bit float, a non-empty string "action", any "input", and a
+// boolean "confirm" when present. Unknown fields are ignored
+// (CLARIFICATIONS 5). The error is an invalid_input [*Error].
 func DecodeCall(body []byte) (Call, *Error) {
 	var c Call
-	if depth(body) > maxDepth {
-		return c, NewError(InvalidInput, fmt.Sprintf("The call is nested deeper than %d levels.", maxDepth))
+	if err := scan(body); err != nil {
+		return c, err
 	}
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(body, &raw); err != nil || raw == nil {
@@ -185,32 +197,41 @@ func DecodeCall(body []byte) (Call, *Error) {
 	return c, nil
 }
 
-// depth returns how deeply the JSON text nests arrays and objects, without
-// decoding it. It is only a guard before decoding: malformed text is left
-// for the decoder to refuse.
-func depth(b []byte) int {
-	d, max, inString := 0, 0, false
-	for i := 0; i < len(b); i++ {
-		c := b[i]
-		switch {
-		case inString:
-			if c == '\\' {
-				i++
-			} else if c == '"' {
-				inString = false
+// scan walks the body's tokens once and refuses it, before anything decodes
+// or validates it, when it is not JSON or breaks a bound.
+func scan(body []byte) *Error {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	depth, values := 0, 0
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return NewError(InvalidInput, "The body is not a Call: a JSON object with an \"action\".")
+		}
+		switch t := tok.(type) {
+		case json.Delim:
+			if t == '{' || t == '[' {
+				if depth++; depth > maxDepth {
+					return NewError(InvalidInput, fmt.Sprintf("The call is nested deeper than %d levels.", maxDepth))
+				}
+				values++
+			} else {
+				depth--
 			}
-		case c == '"':
-			inString = true
-		case c == '{' || c == '[':
-			d++
-			if d > max {
-				max = d
+			continue
+		case json.Number:
+			if _, err := strconv.ParseFloat(string(t), 64); len(t) > maxNumberLen || err != nil {
+				return NewError(InvalidInput, fmt.Sprintf("The call holds a number that does not fit a 64-bit float in %d characters.", maxNumberLen))
 			}
-		case c == '}' || c == ']':
-			d--
+		}
+		if values++; values > maxValues {
+			return NewError(InvalidInput, fmt.Sprintf("The call holds more than %d values.", maxValues))
 		}
 	}
-	return max
+	return nil
 }
 
 // rateLimit counts the call (seed 000, step 3): per principal, or client
@@ -219,11 +240,7 @@ func depth(b []byte) int {
 func (s *Site) rateLimit(ctx context.Context, r *http.Request, rt *Route, a *action, p Principal) error {
 	who := "p:" + p.ID
 	if p.Anonymous() {
-		host, _, err := net.SplitHostPort(r.RemoteAddr)
-		if err != nil {
-			host = r.RemoteAddr
-		}
-		who = "a:" + host
+		who = "a:" + clientNetwork(r.RemoteAddr)
 	}
 	key, limit := who+" "+rt.pattern, s.opts.Limit
 	if a.Limit != nil {
@@ -238,6 +255,25 @@ func (s *Site) rateLimit(ctx context.Context, r *http.Request, rt *Route, a *act
 		return &Error{Code: RateLimited, Message: fmt.Sprintf("Too many calls. Try again in %d seconds.", secs), retryAfter: secs}
 	}
 	return nil
+}
+
+// clientNetwork returns who an anonymous caller is for the rate limit: its
+// IPv4 address, or the /64 of its IPv6 address (one host's usual share, so
+// a host cannot mint fresh quota from its own prefix).
+func clientNetwork(remoteAddr string) string {
+	host, _, err := net.SplitHostPort(remoteAddr)
+	if err != nil {
+		host = remoteAddr
+	}
+	addr, err := netip.ParseAddr(host)
+	if err != nil {
+		return host
+	}
+	if addr = addr.Unmap(); addr.Is6() {
+		prefix, _ := addr.Prefix(64)
+		return prefix.String()
+	}
+	return addr.String()
 }
 
 // summarize runs the action's Summary.

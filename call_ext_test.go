@@ -1,6 +1,7 @@
 package affordances_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strings"
@@ -331,6 +332,29 @@ func TestLimits(t *testing.T) {
 	if res := do(t, h, post("/", `{"action":"ping","pad":"`+strings.Repeat("[", 100)+`"}`)); res.status != 200 {
 		t.Errorf("brackets inside a string do not nest: got %d", res.status)
 	}
+	// Validation time grows with values and number sizes: both are bounded
+	// before any schema runs.
+	bigSite, _ := testSite(t, nil)
+	bh := bigSite.Handler(app)
+	values := `{"action":"ping","pad":[` + strings.Repeat("1,", 10_000) + `1]}`
+	if res := do(t, bh, post("/", values)); res.status != 400 || !strings.Contains(res.delta.Error.Message, "10000 values") {
+		t.Errorf("10,001 values: got %d %s, want 400 naming the bound", res.status, res.body)
+	}
+	for _, n := range []string{"1e999999", "-1e309", strings.Repeat("1", 65)} {
+		if res := do(t, bh, post("/", `{"action":"increment","input":{"by":`+n+`}}`)); res.status != 400 || !strings.Contains(res.delta.Error.Message, "64-bit float") {
+			t.Errorf("number %.20s: got %d %s, want 400 naming the bound", n, res.status, res.body)
+		}
+	}
+	listSite := affordances.NewSite(nil)
+	type list struct {
+		L []int `json:"l"`
+	}
+	affordances.AddAction(listSite.Route("/", nil), &affordances.Action{Name: "sum", Expose: affordances.ExposePublic},
+		func(context.Context, *affordances.Request, list) (int, error) { return 0, nil })
+	res := do(t, listSite.Handler(nil), post("/", `{"action":"sum","input":{"l":[`+strings.Repeat(`"x",`, 99)+`"x"]}}`))
+	if res.status != 400 || len(res.delta.Error.Issues) != 20 || !strings.Contains(res.delta.Error.Message, "100 problems, the first 20 listed") {
+		t.Errorf("100 bad items: got %d, %d issues, %q; want 400 with the first 20 and the count", res.status, len(res.delta.Error.Issues), res.delta.Error.Message)
+	}
 	defaultSite, _ := testSite(t, nil)
 	mib := `{"action":"ping","pad":"` + strings.Repeat("x", 1<<20) + `"}`
 	if res := do(t, defaultSite.Handler(app), post("/", mib)); res.status != 413 {
@@ -369,6 +393,87 @@ func TestRateLimit(t *testing.T) {
 	}
 	if res := do(t, h, post("/", `{"action":"ping"}`, "Authorization: Bearer good")); res.status != 200 {
 		t.Errorf("calls refused at step 2 counted: got %d", res.status)
+	}
+}
+
+// TestCookieCannotRescueABadToken: a bearer call is authenticated without
+// its cookies, even by an application that looks at the cookie first, so a
+// bad token with a good cookie and a foreign Origin is refused (401) and
+// nothing runs (CLARIFICATIONS 4).
+func TestCookieCannotRescueABadToken(t *testing.T) {
+	ran := 0
+	site := affordances.NewSite(&affordances.SiteOptions{Authenticate: func(r *http.Request) (affordances.Principal, error) {
+		if c, err := r.Cookie("sid"); err == nil && c.Value == "s1" {
+			return affordances.Principal{ID: "u1"}, nil // cookie first, Method left empty
+		}
+		if r.Header.Get("Authorization") == "Bearer good" {
+			return affordances.Principal{ID: "u1"}, nil
+		}
+		return affordances.Principal{}, nil
+	}})
+	affordances.AddAction(site.Route("/", nil), &affordances.Action{Name: "act", Expose: affordances.ExposeSession},
+		func(context.Context, *affordances.Request, struct{}) (struct{}, error) { ran++; return struct{}{}, nil })
+	h := site.Handler(nil)
+	for _, tc := range []struct {
+		name       string
+		headers    []string
+		wantStatus int
+	}{
+		{"bad token, good cookie, foreign Origin", []string{"Authorization: Bearer junk", "Cookie: sid=s1", "Origin: https://evil.test"}, 401},
+		{"good token, cookie ignored", []string{"Authorization: Bearer good", "Cookie: sid=nobody"}, 200},
+		{"cookie on its own, same origin", []string{"Cookie: sid=s1", sameOrigin}, 200},
+	} {
+		before := ran
+		res := do(t, h, post("/", `{"action":"act"}`, tc.headers...))
+		if res.status != tc.wantStatus {
+			t.Errorf("%s: got %d %s, want %d", tc.name, res.status, res.body, tc.wantStatus)
+		}
+		if ranNow := ran - before; (ranNow == 1) != (tc.wantStatus == 200) {
+			t.Errorf("%s: the action ran %d times", tc.name, ranNow)
+		}
+	}
+	// An empty first Cookie line does not make a cookie call anonymous.
+	r := post("/", `{"action":"act"}`, "Origin: https://evil.test")
+	r.Header.Add("Cookie", "")
+	r.Header.Add("Cookie", "sid=s1")
+	if res := do(t, h, r); res.status != 403 {
+		t.Errorf("cookie on a second line, foreign Origin: got %d, want 403", res.status)
+	}
+	if ran != 2 {
+		t.Errorf("the action ran %d times, want 2", ran)
+	}
+}
+
+// TestPanicsAreContained: a panic in Visible hides the action; a panic in
+// Authenticate is internal; a typed nil *Error is internal; the server keeps
+// serving (DESIGN.md: the request path never panics).
+func TestPanicsAreContained(t *testing.T) {
+	site := affordances.NewSite(&affordances.SiteOptions{Authenticate: func(r *http.Request) (affordances.Principal, error) {
+		if r.Header.Get("Authorization") == "Bearer panic" {
+			panic("authenticator bug")
+		}
+		return affordances.Principal{}, nil
+	}})
+	home := site.Route("/", nil)
+	affordances.AddAction(home, &affordances.Action{Name: "shy", Expose: affordances.ExposePublic,
+		Visible: func(r *affordances.Request) bool { panic("visible bug") }}, noop)
+	affordances.AddAction(home, &affordances.Action{Name: "nilError", Expose: affordances.ExposePublic},
+		func(context.Context, *affordances.Request, struct{}) (struct{}, error) {
+			var e *affordances.Error
+			return struct{}{}, e
+		})
+	h := site.Handler(nil)
+	if res := do(t, h, get("/")); len(res.graph.Actions) != 1 || res.graph.Actions[0].Name != "nilError" {
+		t.Errorf("graph: got %s, want shy hidden", res.body)
+	}
+	if res := do(t, h, post("/", `{"action":"shy"}`, "Authorization: Bearer x")); res.status != 401 {
+		t.Errorf("call to a hidden action: got %d %s", res.status, res.body)
+	}
+	if res := do(t, h, get("/", "Authorization: Bearer panic")); res.status != 500 || res.code() != affordances.Internal {
+		t.Errorf("panicking authenticator: got %d %s, want 500 internal", res.status, res.body)
+	}
+	if res := do(t, h, post("/", `{"action":"nilError"}`)); res.status != 500 || res.code() != affordances.Internal {
+		t.Errorf("typed nil *Error: got %d %s, want 500 internal", res.status, res.body)
 	}
 }
 

@@ -44,8 +44,21 @@ func (rt *Route) listing(ctx context.Context, req *Request) []listed {
 
 // listedFor reports whether the action appears in req's graph and index
 // (CLARIFICATIONS 1).
-func (a *action) listedFor(req *Request) bool {
-	return a.Expose != "" && (a.Visible == nil || a.Visible(req))
+// A panicking Visible hides the action.
+func (a *action) listedFor(req *Request) (listed bool) {
+	if a.Expose == "" {
+		return false
+	}
+	if a.Visible == nil {
+		return true
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			req.route.site.logger.Error("affordances: panic in Visible of "+a.Name, "panic", v)
+			listed = false
+		}
+	}()
+	return a.Visible(req)
 }
 
 // guard runs the action's guard; a panicking guard says no.

@@ -40,7 +40,7 @@ func (s *Site) Handler(next http.Handler) http.Handler {
 				s.serveIndex(w, r)
 				return
 			}
-			if r2, alias := withoutAlias(r); alias || mediatype.Accepts(r.Header.Get("Accept"), MediaType) {
+			if r2, alias := withoutAlias(r); alias || mediatype.Accepts(r.Header.Values("Accept"), MediaType) {
 				s.serveGraph(w, r2)
 				return
 			}
@@ -59,22 +59,36 @@ func (s *Site) Handler(next http.Handler) http.Handler {
 }
 
 // withoutAlias returns r without affordances=1 in its query, and whether it
-// was there.
+// was there. It reads the raw query pair by pair, so a malformed other
+// parameter neither hides the alias nor gets rewritten.
 func withoutAlias(r *http.Request) (*http.Request, bool) {
-	if !strings.Contains(r.URL.RawQuery, "affordances") {
+	raw := r.URL.RawQuery
+	if !strings.Contains(raw, "affordances") {
 		return r, false
 	}
-	q, err := url.ParseQuery(r.URL.RawQuery)
-	if err != nil || q.Get("affordances") != "1" {
+	var kept []string
+	alias := false
+	for pair := range strings.SplitSeq(raw, "&") {
+		if pair == "affordances=1" {
+			alias = true
+			continue
+		}
+		kept = append(kept, pair)
+	}
+	if !alias {
 		return r, false
 	}
-	q.Del("affordances")
+	return withURL(r, func(u *url.URL) { u.RawQuery = strings.Join(kept, "&") }), true
+}
+
+// withURL returns a shallow copy of r with its URL changed by edit.
+func withURL(r *http.Request, edit func(*url.URL)) *http.Request {
 	r2 := new(http.Request)
 	*r2 = *r
 	u := *r.URL
-	u.RawQuery = q.Encode()
+	edit(&u)
 	r2.URL = &u
-	return r2, true
+	return r2
 }
 
 // servePage hands an HTML request to next, with the page's state (or why
@@ -154,10 +168,11 @@ func (s *Site) serveIndex(w http.ResponseWriter, r *http.Request) {
 	s.writeDocument(w, r, http.StatusOK, &idx)
 }
 
-// authenticate says who is asking. For a bearer request, only a principal
-// the authenticator vouched for by bearer counts: a bad token is never
-// rescued by a cookie.
-func (s *Site) authenticate(r *http.Request) (Principal, error) {
+// authenticate says who is asking. A bearer request is authenticated with
+// its cookies taken away, so a bad token is never rescued by a cookie and
+// a cookie session never passes for a bearer call (CLARIFICATIONS 4). A
+// panicking authenticator is an internal error.
+func (s *Site) authenticate(r *http.Request) (p Principal, err error) {
 	kind := kindOf(r)
 	if s.opts.Authenticate == nil {
 		if kind == bearerCall {
@@ -165,10 +180,14 @@ func (s *Site) authenticate(r *http.Request) (Principal, error) {
 		}
 		return Principal{}, nil
 	}
-	p, err := s.opts.Authenticate(r)
+	if kind == bearerCall {
+		r = withoutCookies(r)
+	}
+	defer s.recoverTo(&err, "authenticate")
+	p, err = s.opts.Authenticate(r)
 	if err != nil {
 		var e *Error
-		if errors.As(err, &e) {
+		if errors.As(err, &e) && e != nil {
 			return Principal{}, e
 		}
 		return Principal{}, errBadToken
@@ -185,6 +204,15 @@ func (s *Site) authenticate(r *http.Request) (Principal, error) {
 		return Principal{}, errBadToken
 	}
 	return p, nil
+}
+
+// withoutCookies returns a shallow copy of r with no Cookie header.
+func withoutCookies(r *http.Request) *http.Request {
+	r2 := new(http.Request)
+	*r2 = *r
+	r2.Header = r.Header.Clone()
+	r2.Header.Del("Cookie")
+	return r2
 }
 
 var errBadToken = NewError(Unauthorized, "The bearer token is not valid.")
@@ -222,7 +250,7 @@ func (s *Site) loadState(ctx context.Context, req *Request) (err error) {
 // other error as internal, logged.
 func (s *Site) public(err error, where string) *Error {
 	var e *Error
-	if errors.As(err, &e) {
+	if errors.As(err, &e) && e != nil {
 		return e
 	}
 	s.logger.Error("affordances: "+where, "err", err)

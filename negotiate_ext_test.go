@@ -36,6 +36,9 @@ func TestNegotiation(t *testing.T) {
 		{"alias asks (seed 000 Discovery)", "GET", "/?affordances=1", "text/html", true, 200},
 		{"alias with other query asks", "GET", "/?q=tee&affordances=1", "", true, 200},
 		{"alias other than 1 does not ask", "GET", "/?affordances=0", "", false, 200},
+		{"alias beside a malformed parameter asks", "GET", "/?x=%zz&affordances=1", "", true, 200},
+		{"alias after affordances=0 asks", "GET", "/?affordances=0&affordances=1", "", true, 200},
+		{"q=0 with a quoted comma does not ask", "GET", "/", affordances.MediaType + `;ext="a,b";q=0, text/html`, false, 200},
 		{"HEAD asks", "HEAD", "/", affordances.MediaType, true, 200},
 		{"page without graph: not_found delta", "GET", "/nowhere", affordances.MediaType, true, 404},
 		{"page without graph, not asked: the app's own answer", "GET", "/nowhere", "text/html", false, 404},
@@ -67,11 +70,23 @@ func TestNegotiation(t *testing.T) {
 	}
 }
 
+// TestAcceptOnTwoLines: several Accept header lines are one list (RFC
+// 9110, 5.3), so the media type on the second line asks.
+func TestAcceptOnTwoLines(t *testing.T) {
+	site, _ := testSite(t, nil)
+	r := httptest.NewRequest("GET", "http://shop.test/", nil)
+	r.Header.Add("Accept", "text/html")
+	r.Header.Add("Accept", affordances.MediaType)
+	if res := do(t, site.Handler(app), r); res.header.Get("Content-Type") != affordances.MediaType {
+		t.Errorf("got %q, want the graph", res.header.Get("Content-Type"))
+	}
+}
+
 // TestAliasRemovedFromQuery: the loader must not see affordances=1, and the
 // rest of the query survives (seed 000 "Discovery").
 func TestAliasRemovedFromQuery(t *testing.T) {
 	site, _ := testSite(t, nil)
-	res := do(t, site.Handler(app), get("/?q=tee&affordances=1"))
+	res := do(t, site.Handler(app), get("/?q=tee&affordances=1&x=%zz"))
 	if _, ok := res.graph.Entities["sawAlias"]; ok {
 		t.Errorf("the loader saw affordances in the query")
 	}

@@ -21,8 +21,10 @@ func kindOf(r *http.Request) callKind {
 	if scheme, _, ok := strings.Cut(r.Header.Get("Authorization"), " "); ok && strings.EqualFold(scheme, "Bearer") {
 		return bearerCall
 	}
-	if r.Header.Get("Cookie") != "" {
-		return cookieCall
+	for _, c := range r.Header.Values("Cookie") {
+		if strings.TrimSpace(c) != "" {
+			return cookieCall
+		}
 	}
 	return anonymousCall
 }

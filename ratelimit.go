@@ -1,6 +1,7 @@
 package affordances
 
 import (
+	"container/list"
 	"context"
 	"fmt"
 	"sync"
@@ -36,61 +37,48 @@ type RateLimiter interface {
 
 // NewMemoryRateLimiter returns a token-bucket [RateLimiter] held in memory,
 // for a single instance. It tracks at most maxKeys keys (0: 100,000); past
-// that it first forgets keys whose bucket is full again, then the key seen
-// longest ago, so memory stays bounded under a flood of new clients.
+// that it forgets the key used longest ago, in constant time, so memory
+// and the cost of a call stay bounded under a flood of new clients. A
+// forgotten key starts again with a full bucket.
 func NewMemoryRateLimiter(maxKeys int) RateLimiter {
 	if maxKeys <= 0 {
 		maxKeys = 100_000
 	}
-	return &memoryLimiter{max: maxKeys, buckets: map[string]*bucket{}}
+	return &memoryLimiter{max: maxKeys, buckets: map[string]*list.Element{}, lru: list.New()}
 }
 
 type memoryLimiter struct {
 	mu      sync.Mutex
 	max     int
-	buckets map[string]*bucket
+	buckets map[string]*list.Element // of *bucket, in lru
+	lru     *list.List               // most recently used first
 }
 
 type bucket struct {
-	lim  *rate.Limiter
-	seen time.Time
+	key string
+	lim *rate.Limiter
 }
 
 func (m *memoryLimiter) Allow(_ context.Context, key string, l Limit) (bool, time.Duration, error) {
 	now := time.Now()
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	b := m.buckets[key]
-	if b == nil {
-		if len(m.buckets) >= m.max {
-			m.evict(now)
+	el := m.buckets[key]
+	if el == nil {
+		if m.lru.Len() >= m.max {
+			oldest := m.lru.Back()
+			m.lru.Remove(oldest)
+			delete(m.buckets, oldest.Value.(*bucket).key)
 		}
-		b = &bucket{lim: rate.NewLimiter(rate.Every(l.Per/time.Duration(l.Calls)), l.Burst)}
-		m.buckets[key] = b
+		el = m.lru.PushFront(&bucket{key: key, lim: rate.NewLimiter(rate.Every(l.Per/time.Duration(l.Calls)), l.Burst)})
+		m.buckets[key] = el
+	} else {
+		m.lru.MoveToFront(el)
 	}
-	b.seen = now
-	res := b.lim.ReserveN(now, 1)
+	res := el.Value.(*bucket).lim.ReserveN(now, 1)
 	if d := res.DelayFrom(now); d > 0 {
 		res.CancelAt(now)
 		return false, d, nil
 	}
 	return true, 0, nil
-}
-
-// evict makes room for one key. The caller holds m.mu.
-func (m *memoryLimiter) evict(now time.Time) {
-	var oldest string
-	var oldestSeen time.Time
-	for k, b := range m.buckets {
-		if b.lim.TokensAt(now) >= float64(b.lim.Burst()) {
-			delete(m.buckets, k) // full again: forgetting it changes nothing
-			continue
-		}
-		if oldest == "" || b.seen.Before(oldestSeen) {
-			oldest, oldestSeen = k, b.seen
-		}
-	}
-	if len(m.buckets) >= m.max {
-		delete(m.buckets, oldest)
-	}
 }

@@ -23,8 +23,24 @@ func TestMemoryRateLimiterStaysBounded(t *testing.T) {
 		if ok, _, _ := l.Allow(ctx, fmt.Sprint("flood", i), lim); !ok {
 			t.Fatalf("new key %d refused", i)
 		}
-		if n := len(l.buckets); n > 10 {
+		if n := len(l.buckets); n > 10 || l.lru.Len() != n {
 			t.Fatalf("after %d keys the limiter holds %d, want at most 10", i+1, n)
+		}
+	}
+}
+
+// TestClientNetwork: anonymous callers are counted by IPv4 address or IPv6
+// /64, so one host cannot mint fresh quota from its own prefix.
+func TestClientNetwork(t *testing.T) {
+	for addr, want := range map[string]string{
+		"192.0.2.7:5555":             "192.0.2.7",
+		"[2001:db8:1:2:3:4:5:6]:443": "2001:db8:1:2::/64",
+		"[2001:db8:1:2::9]:80":       "2001:db8:1:2::/64",
+		"[::ffff:192.0.2.7]:1":       "192.0.2.7",
+		"not-an-address":             "not-an-address",
+	} {
+		if got := clientNetwork(addr); got != want {
+			t.Errorf("clientNetwork(%q): got %q, want %q", addr, got, want)
 		}
 	}
 }

@@ -8,27 +8,49 @@ import (
 	"strings"
 )
 
-// Accepts reports whether the Accept header value lists mediaType itself
+// Accepts reports whether the Accept header's values list mediaType itself
 // (case-insensitively, parameters other than q ignored) with q > 0.
 // Wildcards such as */* or application/* never count. A malformed q counts
-// as 0; a malformed range is skipped.
-func Accepts(accept, mediaType string) bool {
-	for rng := range strings.SplitSeq(accept, ",") {
-		typ, params, _ := strings.Cut(rng, ";")
-		if !strings.EqualFold(strings.TrimSpace(typ), mediaType) {
-			continue
-		}
-		if q(params) > 0 {
-			return true
+// as 0; a malformed range is skipped. Several Accept lines count as one
+// list (RFC 9110, 5.3), and commas inside quoted parameters do not split.
+func Accepts(accept []string, mediaType string) bool {
+	for _, line := range accept {
+		for rng := range splitUnquoted(line, ',') {
+			typ, params, _ := strings.Cut(rng, ";")
+			if strings.EqualFold(strings.TrimSpace(typ), mediaType) && q(params) > 0 {
+				return true
+			}
 		}
 	}
 	return false
 }
 
+// splitUnquoted yields the parts of s between seps that are outside
+// double-quoted strings (with backslash escapes, RFC 9110, 5.6.4).
+func splitUnquoted(s string, sep byte) func(yield func(string) bool) {
+	return func(yield func(string) bool) {
+		start, quoted := 0, false
+		for i := 0; i < len(s); i++ {
+			switch c := s[i]; {
+			case quoted && c == '\\':
+				i++
+			case c == '"':
+				quoted = !quoted
+			case !quoted && c == sep:
+				if !yield(s[start:i]) {
+					return
+				}
+				start = i + 1
+			}
+		}
+		yield(s[start:])
+	}
+}
+
 // q returns the q-value among a media range's parameters: 1 when absent, 0
 // when malformed or out of [0, 1].
 func q(params string) float64 {
-	for p := range strings.SplitSeq(params, ";") {
+	for p := range splitUnquoted(params, ';') {
 		k, v, ok := strings.Cut(p, "=")
 		if !ok || !strings.EqualFold(strings.TrimSpace(k), "q") {
 			continue

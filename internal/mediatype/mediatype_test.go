@@ -41,10 +41,23 @@ func TestAccepts(t *testing.T) {
 		{"application/vnd.affordances+json2", false},
 		{"", false},
 		{",,,", false},
+		{aff + `;ext="a,b";q=0, text/html`, false},
+		{aff + `;ext="a;q=0";q=0.5`, true},
+		{aff + `;ext="a\"b,c";q=0`, false},
 	} {
-		if got := Accepts(tc.accept, aff); got != tc.want {
+		if got := Accepts([]string{tc.accept}, aff); got != tc.want {
 			t.Errorf("Accepts(%q): got %v, want %v", tc.accept, got, tc.want)
 		}
+	}
+}
+
+// TestAcceptsLines: several Accept lines are one list.
+func TestAcceptsLines(t *testing.T) {
+	if !Accepts([]string{"text/html", aff}, aff) {
+		t.Error("the media type on a second Accept line: got false, want true")
+	}
+	if Accepts(nil, aff) {
+		t.Error("no Accept: got true, want false")
 	}
 }
 
@@ -74,12 +87,12 @@ func FuzzAccepts(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, accept string) {
-		got := Accepts(accept, aff)
+		got := Accepts([]string{accept}, aff)
 		if got && !strings.Contains(strings.ToLower(accept), aff) {
 			t.Fatalf("Accepts(%q) without the media type", accept)
 		}
-		if zero := Accepts(accept+","+aff+";q=0", aff); zero != got {
-			t.Fatalf("appending a q=0 range changed the answer for %q", accept)
+		if zero := Accepts([]string{accept, aff + ";q=0"}, aff); zero != got {
+			t.Fatalf("adding a line with a q=0 range changed the answer for %q", accept)
 		}
 	})
 }
