@@ -1,5 +1,12 @@
 package aal
 
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+)
+
 // Version is the AAL version this package reads and writes, the value of
 // the "aal" field (seed 003; CLARIFICATIONS 7).
 const Version = "0.1"
@@ -50,6 +57,44 @@ type Flow struct {
 	ID   string `json:"id"`
 	Step int    `json:"step"`
 	Of   int    `json:"of"`
+}
+
+// UnmarshalJSON reads a flow whose step and of are written as any JSON
+// number with a whole value (2, 2.0, 2e0), as JSON Schema's "integer" and
+// so [Schema] allow; encoding/json alone reads only 2 into an int.
+func (f *Flow) UnmarshalJSON(b []byte) error {
+	var w struct {
+		ID   string      `json:"id"`
+		Step json.Number `json:"step"`
+		Of   json.Number `json:"of"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	step, err := wholeNumber("step", w.Step)
+	if err != nil {
+		return err
+	}
+	of, err := wholeNumber("of", w.Of)
+	if err != nil {
+		return err
+	}
+	*f = Flow{ID: w.ID, Step: step, Of: of}
+	return nil
+}
+
+func wholeNumber(name string, n json.Number) (int, error) {
+	if n == "" {
+		return 0, nil
+	}
+	if i, err := strconv.Atoi(string(n)); err == nil {
+		return i, nil
+	}
+	x, err := strconv.ParseFloat(string(n), 64)
+	if err != nil || x != math.Trunc(x) || math.Abs(x) > 1<<53 {
+		return 0, fmt.Errorf("aal: flow.%s is %s, not a whole number", name, n)
+	}
+	return int(x), nil
 }
 
 // An Affordance is one thing an agent can do on a page, with what it risks.
