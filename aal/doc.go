@@ -1,14 +1,34 @@
 // Package aal implements the Agent Affordance Layer 0.1.1 (seed 003 and
 // CLARIFICATIONS 7-9): the manifest a site serves at
 // /.well-known/agent-affordances.json and the per-page fragments it points
-// to, their JSON Schema (schema/aal-0.1.json, embedded) and validation, and
-// the consumer gate that decides whether an agent may act, must ask a
-// person, or must refuse.
+// to, their JSON Schema and validation, and the consumer gate that decides
+// whether an agent may act, must ask a person, or must refuse.
+//
+// # Validation
+//
+// [Schema] is schema/aal-0.1.json (JSON Schema 2020-12), embedded.
+// [ValidateFragment], [ValidateManifest] and [Validate] run it and check
+// every rule of CLARIFICATIONS 7 again in code, with what a schema cannot
+// say (refused characters whatever the regex dialect, unique ids,
+// of >= step, the 32 KiB limit). Each [Problem] has a JSON Pointer and a
+// sentence a person understands. [Fragment.Validate] and
+// [Manifest.Validate] check a publisher's Go values.
+//
+// # The gate
+//
+// [Classify] tells what an affordance risks once the overrides of
+// CLARIFICATIONS 8 have tightened what its publisher declared (a purchase
+// is always destructive, irreversible and financial; a delete always
+// irreversible; a submit that names money is financial). A [Gate] holds a
+// person's [Grant]s (one class on one origin, optionally capped and
+// expiring; [ParseGrant] reads them from a command line) and decides
+// [Allow], [Ask] or [Refuse] for each affordance, with reasons.
 //
 // Everything a site writes in a fragment is untrusted: labels and ids are
 // data, shown to a person through [Visible], never spliced into
 // instructions for a model.
 //
-// The package imports only the standard library and the JSON Schema
-// library.
+// The package imports only the standard library, the JSON Schema library
+// (github.com/santhosh-tekuri/jsonschema/v6) and golang.org/x/text for its
+// messages.
 package aal

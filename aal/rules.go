@@ -208,7 +208,7 @@ func (c *checker) affordance(at string, v tree) {
 		c.text(at+"/selector", x, "the selector", MaxSelector)
 	}
 	if x, ok := obj["action"]; ok {
-		c.enum(at+"/action", x, "the action", "an AAL 0.1 action type", ActionTypes)
+		c.enum(at+"/action", x, "the action", "an AAL 0.1 action type", strs(ActionTypes))
 	}
 	if x, ok := obj["label"]; ok {
 		c.text(at+"/label", x, "the label", MaxLabel)
@@ -221,7 +221,7 @@ func (c *checker) affordance(at string, v tree) {
 		}
 	}
 	if x, ok := obj["trust"]; ok {
-		c.enum(at+"/trust", x, "the trust", "an AAL 0.1 trust class", Trusts)
+		c.enum(at+"/trust", x, "the trust", "an AAL 0.1 trust class", strs(Trusts))
 	}
 	if x, ok := obj["cost"]; ok {
 		c.cost(at+"/cost", x)
@@ -461,22 +461,20 @@ func (c *checker) origin(at string, v tree) {
 	}
 }
 
-func (c *checker) enum(at string, v tree, the, what string, set any) {
-	var names []string
-	switch set := set.(type) {
-	case []ActionType:
-		for _, a := range set {
-			names = append(names, string(a))
-		}
-	case []Trust:
-		for _, t := range set {
-			names = append(names, string(t))
-		}
-	}
+func (c *checker) enum(at string, v tree, the, what string, names []string) {
 	if s, ok := v.(string); ok && slices.Contains(names, s) {
 		return
 	}
 	c.add(at, ruleEnum, "%s %s is not %s (%s)", the, val(v), what, strings.Join(names, ", "))
+}
+
+// strs converts a closed set to strings.
+func strs[T ~string](set []T) []string {
+	out := make([]string, len(set))
+	for i, x := range set {
+		out[i] = string(x)
+	}
+	return out
 }
 
 // number reads a JSON number exactly, as the schema library does.
