@@ -20,7 +20,7 @@ func ExampleValidateFragment() {
 	}
 	// Output:
 	// /affordances/1/id: id "add-to-cart" is used twice (also at /affordances/0/id)
-	// /affordances/1/label: the label has an invisible character U+200B (ZERO WIDTH SPACE) at position 4
+	// /affordances/1/label: the label has an invisible character U+200B (ZERO WIDTH SPACE) at position 4: "Buy\u200b now"
 	// /affordances/1/trust: the trust "finance" is not an AAL 0.1 trust class (safe, user, personal, financial, admin)
 }
 

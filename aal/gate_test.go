@@ -202,7 +202,7 @@ func TestGateDecide(t *testing.T) {
 		// CLARIFICATIONS 7 broken: refused whatever the grants.
 		{name: "refused: bad id", a: affordance(func(a *aal.Affordance) { a.ID = "Place Order" }), grants: all, decision: aal.Refuse, reason: "The id"},
 		{name: "refused: label with an invisible character", a: affordance(func(a *aal.Affordance) { a.Label = "Save\u200b" }), grants: all, decision: aal.Refuse,
-			reason: "The label has an invisible character U+200B (ZERO WIDTH SPACE) at position 5."},
+			reason: `The label has an invisible character U+200B (ZERO WIDTH SPACE) at position 5: "Save\u200b".`},
 		{name: "refused: label of 121 characters", a: affordance(func(a *aal.Affordance) { a.Label = strings.Repeat("x", 121) }), grants: all, decision: aal.Refuse},
 		{name: "refused: label that is not UTF-8", a: affordance(func(a *aal.Affordance) { a.Label = "Save\xff" }), grants: all, decision: aal.Refuse, reason: "not valid UTF-8"},
 		{name: "refused: empty selector", a: affordance(func(a *aal.Affordance) { a.Selector = "" }), grants: all, decision: aal.Refuse},

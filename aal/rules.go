@@ -398,30 +398,57 @@ func (c *checker) text(at string, v tree, the string, max int) {
 }
 
 // refusedIn describes the refused characters of s for a person, or returns
-// "" when there are none: "an invisible character U+200B (ZERO WIDTH
-// SPACE) at position 5". Positions count characters from 1.
+// "" when there are none: `an invisible character U+200B (ZERO WIDTH
+// SPACE) at position 5: "Add t\u200bo cart"`. Positions count characters
+// from 1; the text after the colon is s, or the part of it around the first
+// refused character, made visible.
 func refusedIn(s string) string {
 	var found []string
-	n, pos := 0, 0
+	n, pos, first := 0, 0, 0
 	for _, r := range s {
 		pos++
 		if !refused(r) {
 			continue
 		}
 		n++
+		if n == 1 {
+			first = pos
+		}
 		if len(found) < 3 {
 			found = append(found, fmt.Sprintf("%s at position %d", describe(r), pos))
 		}
 	}
+	var msg string
 	switch {
 	case n == 0:
 		return ""
 	case n > len(found):
-		return strings.Join(found, ", ") + fmt.Sprintf(", and %d more refused characters", n-len(found))
+		msg = strings.Join(found, ", ") + fmt.Sprintf(", and %d more refused characters", n-len(found))
 	case n == 1:
-		return found[0]
+		msg = found[0]
+	default:
+		msg = strings.Join(found[:len(found)-1], ", ") + " and " + found[len(found)-1]
 	}
-	return strings.Join(found[:len(found)-1], ", ") + " and " + found[len(found)-1]
+	return msg + ": " + excerpt(s, first)
+}
+
+// excerpt quotes s made visible, or, when it is long, the part of it
+// around position pos (counted in characters from 1).
+func excerpt(s string, pos int) string {
+	const around = 20
+	rs := []rune(s)
+	start, end := 0, len(rs)
+	if len(rs) > 3*around {
+		start, end = max(0, pos-1-around), min(len(rs), pos+around)
+	}
+	out := strings.ReplaceAll(Visible(string(rs[start:end])), `"`, `\"`)
+	if start > 0 {
+		out = "…" + out
+	}
+	if end < len(rs) {
+		out += "…"
+	}
+	return `"` + out + `"`
 }
 
 func (c *checker) id(at string, v tree, the string) {

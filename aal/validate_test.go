@@ -147,11 +147,13 @@ func TestRefusedCharacters(t *testing.T) {
 // rule.
 func TestRefusedMessages(t *testing.T) {
 	for _, tc := range []struct{ label, want string }{
-		{"Add\u200bto cart", "the label has an invisible character U+200B (ZERO WIDTH SPACE) at position 4"},
-		{"\u202eredro", "the label has an invisible character U+202E (RIGHT-TO-LEFT OVERRIDE) at position 1"},
-		{"a\tb\u0085c", "the label has a control character U+0009 (CHARACTER TABULATION) at position 2 and a C1 control character U+0085 at position 4"},
-		{"\u200b\u200c\u200d\u2060\u2060", "the label has an invisible character U+200B (ZERO WIDTH SPACE) at position 1, an invisible character U+200C (ZERO WIDTH NON-JOINER) at position 2, an invisible character U+200D (ZERO WIDTH JOINER) at position 3, and 2 more refused characters"},
-		{"🛒\u007f", "the label has a control character U+007F (DELETE) at position 2"},
+		{"Add\u200bto cart", `the label has an invisible character U+200B (ZERO WIDTH SPACE) at position 4: "Add\u200bto cart"`},
+		{"\u202eredro", `the label has an invisible character U+202E (RIGHT-TO-LEFT OVERRIDE) at position 1: "\u202eredro"`},
+		{"a\tb\u0085c", `the label has a control character U+0009 (CHARACTER TABULATION) at position 2 and a C1 control character U+0085 at position 4: "a\u0009b\u0085c"`},
+		{"\u200b\u200c\u200d\u2060\u2060", `the label has an invisible character U+200B (ZERO WIDTH SPACE) at position 1, an invisible character U+200C (ZERO WIDTH NON-JOINER) at position 2, an invisible character U+200D (ZERO WIDTH JOINER) at position 3, and 2 more refused characters: "\u200b\u200c\u200d\u2060\u2060"`},
+		{"🛒\u007f \"quoted\" \\", `the label has a control character U+007F (DELETE) at position 2: "🛒\u007f \"quoted\" \\"`},
+		{strings.Repeat("a", 50) + "\u200b" + strings.Repeat("b", 50), `the label has an invisible character U+200B (ZERO WIDTH SPACE) at position 51: "…` + strings.Repeat("a", 20) + `\u200b` + strings.Repeat("b", 20) + `…"`},
+		{"\u200b" + strings.Repeat("b", 100), `the label has an invisible character U+200B (ZERO WIDTH SPACE) at position 1: "\u200b` + strings.Repeat("b", 20) + `…"`},
 	} {
 		ps := aal.ValidateFragment(frag(setAff("label", tc.label)))
 		if len(ps) != 1 || ps[0].Message != tc.want {
