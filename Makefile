@@ -36,6 +36,7 @@ race:
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzAccepts$$' -fuzztime $(FUZZTIME) ./internal/mediatype
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeCall$$' -fuzztime $(FUZZTIME) .
+	$(GO) test -run '^$$' -fuzz '^FuzzValidate$$' -fuzztime $(FUZZTIME) ./aal
 
 # Regenerate schemas/ from the Go types (a test fails when they drift).
 generate:

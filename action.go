@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"regexp"
 
+	"github.com/affordances/affordances-go/aal"
 	"github.com/affordances/affordances-go/internal/schema"
 )
 
@@ -56,6 +57,11 @@ type Action struct {
 	// Limit overrides the site's rate limit for this action; its calls are
 	// then counted apart from the route's other actions.
 	Limit *Limit
+	// AAL publishes the action as an AAL 0.1.1 affordance of its pages'
+	// fragments (CLARIFICATIONS 9): its type, trust, cost and the rest. Nil:
+	// the defaults of a zero [aal.Meta]. Every listed action has its
+	// affordance, with id [AALID] of its name.
+	AAL *aal.Meta
 }
 
 // action is a declared action, compiled.
@@ -66,6 +72,7 @@ type action struct {
 	// descriptor's encoding is this, its availability and "}" (see
 	// encodeGraph).
 	summaryJSON []byte
+	aal         *publishedAffordance
 	input       *schema.Schema
 	decode      func(input json.RawMessage) (any, error)           // into an In
 	run         func(ctx context.Context, r *Request) (any, error) // with r.Input() from decode
@@ -156,6 +163,9 @@ func AddAction[In, Out any](rt *Route, a *Action, fn func(ctx context.Context, r
 			return nil, fmt.Errorf("affordances: input of %q not decoded", a.Name)
 		}
 		return fn(ctx, r, v)
+	}
+	if act.aal, err = affordanceOf(a, out); err != nil {
+		panic(fmt.Sprintf("%s: AAL: %v", where, err))
 	}
 	enc, err := json.Marshal(act.summary)
 	if err != nil {

@@ -3,9 +3,11 @@ module github.com/affordances/affordances-go
 go 1.26.0
 
 require (
+	github.com/andybalholm/cascadia v1.3.3
 	github.com/google/jsonschema-go v0.4.3
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	golang.org/x/crypto v0.59.0
+	golang.org/x/net v0.62.0
 	golang.org/x/text v0.44.0
 	golang.org/x/time v0.16.0
 	modernc.org/sqlite v1.62.0

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/affordances/affordances-go/aal"
 	"github.com/affordances/affordances-go/internal/mediatype"
 )
 
@@ -22,6 +23,8 @@ const IndexPath = "/.well-known/affordances.json"
 //     [MediaType] with q > 0, or the query has affordances=1): the graph;
 //   - POST with Content-Type [MediaType]: a call, answered with a [Delta];
 //   - GET or HEAD of [IndexPath]: the site index, whatever the Accept;
+//   - GET or HEAD of [aal.ManifestPath] or of a page's [FragmentPath]: the
+//     AAL manifest, or the page's fragment computed from its state;
 //   - anything else: next, untouched but for Vary: Accept and the Link
 //     header on pages that have a graph. For those pages the state is loaded
 //     once and handed to next through the request context ([StateFrom]), so
@@ -36,8 +39,15 @@ func (s *Site) Handler(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.Method {
 		case http.MethodGet, http.MethodHead:
-			if r.URL.Path == IndexPath {
+			switch page, fragment := pageOfFragment(r.URL.Path); {
+			case r.URL.Path == IndexPath:
 				s.serveIndex(w, r)
+				return
+			case r.URL.Path == aal.ManifestPath:
+				s.serveManifest(w, r)
+				return
+			case fragment:
+				s.serveFragment(w, r, page)
 				return
 			}
 			if r2, alias := withoutAlias(r); alias || mediatype.Accepts(r.Header.Values("Accept"), MediaType) {
@@ -105,7 +115,7 @@ func (s *Site) servePage(w http.ResponseWriter, r *http.Request, next http.Handl
 	if err != nil {
 		p = Principal{}
 	}
-	loaded := &pageLoad{}
+	loaded := &pageLoad{site: s}
 	loaded.req, loaded.err = s.load(r.Context(), r, rt, params, p)
 	if loaded.err == nil {
 		h.Add("Link", `<?affordances=1>; rel="affordances"`)
@@ -303,8 +313,9 @@ func (s *Site) writeError(w http.ResponseWriter, r *http.Request, err error) {
 type pageKey struct{}
 
 type pageLoad struct {
-	req *Request
-	err error
+	site *Site
+	req  *Request
+	err  error
 }
 
 // errNoGraph is what [StateFrom] reports for a path no route matches.

@@ -3,6 +3,7 @@ package affordances
 import (
 	"context"
 	"fmt"
+	"github.com/affordances/affordances-go/aal"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -110,6 +111,10 @@ type RouteOptions struct {
 	// call. It returns an [*Error] with code [NotFound] when the concrete page
 	// does not exist. Nil: the page has no entities and no nav.
 	State func(ctx context.Context, r *Request) (*State, error)
+
+	// Flow places the route's pages in a multi-step task, in their AAL
+	// fragments ("checkout", step 2 of 4).
+	Flow *aal.Flow
 }
 
 // State is one load of a page's state.

@@ -52,13 +52,17 @@ type command struct {
 var commands []*command
 
 func init() {
-	commands = []*command{demoCommand, versionCommand, helpCommand}
+	commands = []*command{demoCommand, lintCommand, versionCommand, helpCommand}
 }
 
 // usageError is a mistake on the command line: exit code 2.
 type usageError struct{ msg string }
 
 func (e *usageError) Error() string { return e.msg }
+
+// errFailed ends a command that has already printed why it failed: exit
+// code 1 and nothing more on stderr.
+var errFailed = errors.New("failed")
 
 func usagef(format string, args ...any) error {
 	return &usageError{msg: fmt.Sprintf(format, args...)}
@@ -101,6 +105,8 @@ func run(ctx context.Context, e *env, args []string) int {
 	switch {
 	case err == nil:
 		return exitOK
+	case errors.Is(err, errFailed):
+		return exitFail
 	case errors.As(err, &ue):
 		fmt.Fprintf(e.stderr, "affordances %s: %s\nRun 'affordances help %s' for usage.\n", cmd.Name, ue.msg, cmd.Name)
 		return exitUsage

@@ -50,7 +50,15 @@ func (e *ValidationError) Error() string {
 // that is not JSON is one problem at ""), and another error when no schema
 // has that name. Schemas are compiled once, on first use. Validate is safe
 // for concurrent use.
-func Validate(name string, body []byte) error {
+func Validate(name string, body []byte) (err error) {
+	// The validator panics on some numbers beyond a float64 (santhosh
+	// jsonschema v6.0.3 with minimum or maximum): a document from the
+	// network must not crash the caller.
+	defer func() {
+		if v := recover(); v != nil {
+			err = &ValidationError{Schema: name, Problems: []Problem{{Message: fmt.Sprintf("the document could not be validated: %v", v)}}}
+		}
+	}()
 	compiled, err := compile()
 	if err != nil {
 		return err

@@ -1,0 +1,261 @@
+package affordances
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"unicode"
+
+	"github.com/affordances/affordances-go/aal"
+)
+
+// AALID returns the AAL affordance id of a seed 000 action name: its kebab
+// case, "addToCart" is "add-to-cart" (CLARIFICATIONS 9).
+func AALID(action string) string {
+	var b strings.Builder
+	for i, r := range action {
+		if unicode.IsUpper(r) {
+			if i > 0 {
+				b.WriteByte('-')
+			}
+			r = unicode.ToLower(r)
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// AALSelector returns the default selector of an action's affordance,
+// [data-aal="add-to-cart"]: the attribute [TemplateFuncs]' aal helper puts
+// on the element.
+func AALSelector(action string) string { return `[data-aal="` + AALID(action) + `"]` }
+
+// label returns an action's name in words: "addToCart" is "Add to cart".
+func label(action string) string {
+	words := strings.ReplaceAll(AALID(action), "-", " ")
+	words = strings.ReplaceAll(words, "_", " ")
+	return strings.ToUpper(words[:1]) + words[1:]
+}
+
+// publishedAffordance is an action's affordance with everything but the
+// cost fixed at declaration.
+type publishedAffordance struct {
+	aal.Affordance
+	cost func(entities map[string]any) *aal.Cost
+}
+
+// affordanceOf compiles an action's AAL metadata, checking the static part
+// against AAL 0.1.1; the error names the first problem.
+func affordanceOf(a *Action, output json.RawMessage) (*publishedAffordance, error) {
+	m := aal.Meta{}
+	if a.AAL != nil {
+		m = *a.AAL
+	}
+	p := &publishedAffordance{cost: m.Cost, Affordance: aal.Affordance{
+		ID: AALID(a.Name), Selector: m.Selector, Action: m.Action, Label: m.Label,
+		Destructive: m.Destructive, Reversible: m.Reversible, Trust: m.Trust,
+		Preconditions: m.Preconditions, SuccessSchema: m.SuccessSchema,
+	}}
+	if p.Selector == "" {
+		p.Selector = AALSelector(a.Name)
+	}
+	if p.Action == "" {
+		p.Action = aal.Submit
+	}
+	if p.Label == "" {
+		p.Label = label(a.Name)
+	}
+	if p.Trust == "" {
+		p.Trust = aal.TrustUser
+		if a.ReadOnly {
+			p.Trust = aal.TrustSafe
+		}
+	}
+	if p.SuccessSchema == nil {
+		p.SuccessSchema = successSchema(output)
+	}
+	f := &aal.Fragment{AAL: aal.Version, Page: "/", Affordances: []aal.Affordance{p.Affordance}}
+	if problems := f.Validate(); len(problems) > 0 {
+		pr := problems[0]
+		return nil, fmt.Errorf("%s: %s", strings.TrimPrefix(pr.Pointer, "/affordances/0"), pr.Message)
+	}
+	return p, nil
+}
+
+// successSchema names the top-level properties of an output schema and
+// their JSON types, as AAL's success_schema does.
+func successSchema(output json.RawMessage) map[string]string {
+	var s struct {
+		Properties map[string]struct {
+			Type any `json:"type"`
+		} `json:"properties"`
+	}
+	if output == nil || json.Unmarshal(output, &s) != nil || len(s.Properties) == 0 {
+		return nil
+	}
+	out := map[string]string{}
+	for name, p := range s.Properties {
+		types, _ := p.Type.([]any)
+		if t, ok := p.Type.(string); ok {
+			types = []any{t}
+		}
+		for _, t := range types {
+			if t, _ := t.(string); t != "null" && t != "" && len(out) < 32 {
+				out[name] = t
+				break
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+var currency = regexp.MustCompile(`^[A-Z]{3}$`)
+
+// fragment computes the AAL fragment of req's page from its state: one
+// affordance for each action the graph lists (CLARIFICATIONS 7, 9).
+func (s *Site) fragment(req *Request, ls []listed) (*aal.Fragment, error) {
+	f := &aal.Fragment{AAL: aal.Version, Page: req.Page, Flow: req.route.opts.Flow, Affordances: make([]aal.Affordance, 0, len(ls))}
+	for _, l := range ls {
+		a := l.a.aal.Affordance
+		if l.a.aal.cost != nil {
+			c := l.a.aal.cost(req.State.Entities)
+			if c != nil && (!currency.MatchString(c.Currency) || !(c.Amount >= 0 && c.Amount <= 1e9)) {
+				return nil, fmt.Errorf("affordances: the AAL cost of %s is %+v: want a currency like USD and an amount from 0 to 1e9", l.a.Name, *c)
+			}
+			a.Cost = c
+		}
+		f.Affordances = append(f.Affordances, a)
+	}
+	return f, nil
+}
+
+// FragmentPath returns the path of a page's AAL fragment: "/" is
+// /.well-known/agent-affordances/index.json, "/products/canvas-tote" is
+// /.well-known/agent-affordances/products/canvas-tote.json. Route patterns
+// map the same way. A page with a query asks for its fragment with the
+// same query ("/?q=tee" is index.json?q=tee): the state may depend on it.
+func FragmentPath(page string) string {
+	if page == "/" {
+		page = "/index"
+	}
+	return aal.FragmentPrefix + page + ".json"
+}
+
+// pageOfFragment is the inverse of FragmentPath.
+func pageOfFragment(path string) (string, bool) {
+	rest, ok := strings.CutPrefix(path, aal.FragmentPrefix+"/")
+	if !ok {
+		return "", false
+	}
+	rest, ok = strings.CutSuffix(rest, ".json")
+	if !ok || rest == "" {
+		return "", false
+	}
+	if rest == "index" {
+		return "/", true
+	}
+	return "/" + rest, true
+}
+
+// serveManifest answers GET /.well-known/agent-affordances.json: every
+// route and the path of its fragment (CLARIFICATIONS 7).
+func (s *Site) serveManifest(w http.ResponseWriter, r *http.Request) {
+	m := aal.Manifest{AAL: aal.Version, Site: aal.ManifestSite{Name: s.opts.Name, Origin: s.origin(r)}, Routes: []aal.ManifestRoute{}}
+	if m.Site.Name == "" {
+		m.Site.Name = r.Host
+	}
+	for _, rt := range s.routes {
+		m.Routes = append(m.Routes, aal.ManifestRoute{Route: rt.pattern, Fragment: FragmentPath(rt.pattern)})
+	}
+	s.writeAAL(w, r, &m)
+}
+
+// serveFragment answers GET of a page's fragment, computed from the page's
+// state for this requester with the same loader as its graph.
+func (s *Site) serveFragment(w http.ResponseWriter, r *http.Request, page string) {
+	rt, params := s.lookup(page)
+	if rt == nil {
+		s.writeError(w, r, NewError(NotFound, "This page has no AAL fragment."))
+		return
+	}
+	p, err := s.authenticate(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	// The fragment's query is the page's: the state may depend on it.
+	r2 := withURL(r, func(u *url.URL) { u.Path, u.RawPath = page, "" })
+	req, err := s.load(r.Context(), r2, rt, params, p)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	f, err := s.fragment(req, rt.listing(r.Context(), req))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.writeAAL(w, r, f)
+}
+
+// writeAAL writes an AAL document as application/json, private to the
+// requester like a graph.
+func (s *Site) writeAAL(w http.ResponseWriter, r *http.Request, v any) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		s.writeError(w, r, fmt.Errorf("affordances: encoding an AAL document: %w", err))
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Cache-Control", "private, no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	if r.Method != http.MethodHead {
+		w.Write(body)
+	}
+}
+
+// AALLink returns the <link rel="agent-affordances"> element of the page
+// [Site.Handler] loaded for this request, pointing at its fragment; "" for
+// a request that has no such page.
+func AALLink(ctx context.Context) template.HTML {
+	loaded, ok := ctx.Value(pageKey{}).(*pageLoad)
+	if !ok || loaded.err != nil {
+		return ""
+	}
+	href := FragmentPath(loaded.req.HTTP.URL.EscapedPath())
+	if q := loaded.req.HTTP.URL.RawQuery; q != "" {
+		href += "?" + q
+	}
+	return template.HTML(`<link rel="agent-affordances" href="` + template.HTMLEscapeString(href) + `">`)
+}
+
+// AALScript returns the page's AAL fragment inlined as
+// <script type="application/aal+json"> (CLARIFICATIONS 7), computed from the
+// state [Site.Handler] loaded for this request; "" for a request that has
+// no such page. The JSON is encoded so that no "</script>" can occur in it.
+func AALScript(ctx context.Context) template.HTML {
+	loaded, ok := ctx.Value(pageKey{}).(*pageLoad)
+	if !ok || loaded.err != nil {
+		return ""
+	}
+	req := loaded.req
+	f, err := loaded.site.fragment(req, req.route.listing(ctx, req))
+	if err != nil {
+		loaded.site.logger.Error("affordances: inline AAL fragment", "page", req.Page, "err", err)
+		return ""
+	}
+	body, err := json.Marshal(f) // escapes <, > and & as \u003c, \u003e, \u0026
+	if err != nil {
+		return ""
+	}
+	return template.HTML(`<script type="` + aal.MediaType + `">` + string(body) + `</script>`)
+}

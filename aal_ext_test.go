@@ -1,0 +1,208 @@
+package affordances_test
+
+import (
+	"context"
+	"fmt"
+	"html/template"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/affordances/affordances-go"
+	"github.com/affordances/affordances-go/aal"
+)
+
+// shopSite is a small site publishing AAL: a checkout whose placeOrder is a
+// purchase costing the cart's total (seed 003; CLARIFICATIONS 7, 9).
+func shopSite() *affordances.Site {
+	total := 3600
+	site := affordances.NewSite(&affordances.SiteOptions{
+		Name: "AAL Shop",
+		Authenticate: func(r *http.Request) (affordances.Principal, error) {
+			if r.Header.Get("Authorization") == "Bearer good" {
+				return affordances.Principal{ID: "u1"}, nil
+			}
+			return affordances.Principal{}, nil
+		},
+	})
+	home := site.Route("/", &affordances.RouteOptions{State: func(ctx context.Context, r *affordances.Request) (*affordances.State, error) {
+		return &affordances.State{Entities: map[string]any{"shop": "open"}}, nil
+	}})
+	type q struct {
+		Q string `json:"q" affordances:"minLength=1"`
+	}
+	type results struct {
+		Total int      `json:"total"`
+		Slugs []string `json:"slugs"`
+	}
+	affordances.AddAction(home, &affordances.Action{Name: "search", Description: "Search", Expose: affordances.ExposePublic, ReadOnly: true,
+		AAL: &aal.Meta{Action: aal.Search}},
+		func(ctx context.Context, r *affordances.Request, in q) (results, error) { return results{}, nil })
+	checkout := site.Route("/checkout", &affordances.RouteOptions{
+		Flow: &aal.Flow{ID: "checkout", Step: 4, Of: 4},
+		State: func(ctx context.Context, r *affordances.Request) (*affordances.State, error) {
+			return &affordances.State{Entities: map[string]any{"total": total}}, nil
+		},
+	})
+	type order struct {
+		OrderID string `json:"orderId"`
+	}
+	affordances.AddAction(checkout, &affordances.Action{
+		Name: "placeOrder", Description: "Place the order", Expose: affordances.ExposeConfirm,
+		Summary: func(ctx context.Context, r *affordances.Request) (string, error) { return "Pay.", nil },
+		AAL: &aal.Meta{Action: aal.Purchase, Trust: aal.TrustFinancial, Destructive: true, Label: "Place order",
+			Preconditions: []string{"cart.non_empty"},
+			Cost: func(e map[string]any) *aal.Cost {
+				return &aal.Cost{Currency: "USD", Amount: float64(e["total"].(int)) / 100}
+			}},
+	}, func(ctx context.Context, r *affordances.Request, _ struct{}) (order, error) { return order{"o1"}, nil })
+	affordances.AddAction(checkout, &affordances.Action{Name: "audit", Description: "Admins", Expose: affordances.ExposeSession,
+		Visible: func(r *affordances.Request) bool { return false }},
+		func(ctx context.Context, r *affordances.Request, _ struct{}) (struct{}, error) {
+			return struct{}{}, nil
+		})
+	site.Route("/products/[slug]", &affordances.RouteOptions{State: func(ctx context.Context, r *affordances.Request) (*affordances.State, error) {
+		if r.Param("slug") != "tote" {
+			return nil, affordances.NewError(affordances.NotFound, "No such product.")
+		}
+		return &affordances.State{}, nil
+	}})
+	return site
+}
+
+func getAAL(t *testing.T, h http.Handler, path string, headers ...string) (int, http.Header, []byte) {
+	t.Helper()
+	r := with(httptest.NewRequest("GET", "http://shop.test"+path, nil), headers)
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, r)
+	return rec.Code, rec.Header(), rec.Body.Bytes()
+}
+
+// TestManifest: the manifest lists every route with its fragment path
+// (CLARIFICATIONS 7) and validates.
+func TestManifest(t *testing.T) {
+	h := shopSite().Handler(nil)
+	status, header, body := getAAL(t, h, aal.ManifestPath)
+	if status != 200 || header.Get("Content-Type") != "application/json" {
+		t.Fatalf("got %d %q, want 200 application/json", status, header.Get("Content-Type"))
+	}
+	if problems := aal.ValidateManifest(body); len(problems) > 0 {
+		t.Errorf("manifest problems: %v\n%s", problems, body)
+	}
+	want := `{"aal":"0.1","site":{"name":"AAL Shop","origin":"http://shop.test"},"routes":[` +
+		`{"route":"/","fragment":"/.well-known/agent-affordances/index.json"},` +
+		`{"route":"/checkout","fragment":"/.well-known/agent-affordances/checkout.json"},` +
+		`{"route":"/products/[slug]","fragment":"/.well-known/agent-affordances/products/[slug].json"}]}`
+	if string(body) != want {
+		t.Errorf("manifest:\n got %s\nwant %s", body, want)
+	}
+}
+
+// TestFragment: a page's fragment comes from its state and its listed
+// actions: ids in kebab case, default selectors, the cost from the
+// entities, the flow, success_schema from the output schema (CLARIFICATIONS
+// 7, 9).
+func TestFragment(t *testing.T) {
+	h := shopSite().Handler(nil)
+	for _, tc := range []struct {
+		path, want string
+	}{
+		{"/.well-known/agent-affordances/index.json", `{"aal":"0.1","page":"/","affordances":[` +
+			`{"id":"search","selector":"[data-aal=\"search\"]","action":"search","label":"Search","destructive":false,"reversible":false,"trust":"safe","success_schema":{"slugs":"array","total":"integer"}}]}`},
+		{"/.well-known/agent-affordances/checkout.json", `{"aal":"0.1","page":"/checkout","flow":{"id":"checkout","step":4,"of":4},"affordances":[` +
+			`{"id":"place-order","selector":"[data-aal=\"place-order\"]","action":"purchase","label":"Place order","destructive":true,"reversible":false,"trust":"financial","cost":{"currency":"USD","amount":36},"preconditions":["cart.non_empty"],"success_schema":{"orderId":"string"}}]}`},
+		{"/.well-known/agent-affordances/products/tote.json", `{"aal":"0.1","page":"/products/tote","affordances":[]}`},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			status, _, body := getAAL(t, h, tc.path)
+			if status != 200 {
+				t.Fatalf("status: got %d, want 200: %s", status, body)
+			}
+			if problems := aal.ValidateFragment(body); len(problems) > 0 {
+				t.Errorf("fragment problems: %v", problems)
+			}
+			if string(body) != tc.want {
+				t.Errorf("fragment:\n got %s\nwant %s", body, tc.want)
+			}
+		})
+	}
+	for _, path := range []string{
+		"/.well-known/agent-affordances/products/shoe.json", // the loader says not found
+		"/.well-known/agent-affordances/nowhere.json",       // no route
+		"/.well-known/agent-affordances/.json",
+		"/.well-known/agent-affordances/checkout",
+	} {
+		if status, _, body := getAAL(t, h, path); status != 404 {
+			t.Errorf("%s: got %d %s, want 404", path, status, body)
+		}
+	}
+}
+
+// TestInlineFragment: the page's HTML can carry its fragment and a link to
+// it (CLARIFICATIONS 7), equal to the served one, and {{aal}} writes the
+// attribute the default selector selects (CLARIFICATIONS 9).
+func TestInlineFragment(t *testing.T) {
+	site := shopSite()
+	page := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "%s%s", affordances.AALLink(r.Context()), affordances.AALScript(r.Context()))
+	})
+	h := site.Handler(page)
+	_, _, html := getAAL(t, h, "/checkout")
+	_, _, served := getAAL(t, h, "/.well-known/agent-affordances/checkout.json")
+	want := `<link rel="agent-affordances" href="/.well-known/agent-affordances/checkout.json"><script type="application/aal+json">` + string(served) + `</script>`
+	if string(html) != want {
+		t.Errorf("head:\n got %s\nwant %s", html, want)
+	}
+	if _, _, body := getAAL(t, h, "/products/shoe"); len(body) != 0 {
+		t.Errorf("a page that does not exist: got %q, want no AAL tags", body)
+	}
+	attr := affordances.TemplateFuncs()["aal"].(func(string) template.HTMLAttr)("placeOrder")
+	if attr != `data-aal="place-order"` {
+		t.Errorf("aal helper: got %s", attr)
+	}
+}
+
+// TestAALDeclarationsChecked: an action whose AAL metadata breaks a rule of
+// AAL 0.1.1 panics at start-up.
+func TestAALDeclarationsChecked(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		meta aal.Meta
+		want string
+	}{
+		{"unknown action type", aal.Meta{Action: "buy"}, "/action"},
+		{"label with an invisible character", aal.Meta{Label: "Pay\u200b now"}, "/label"},
+		{"bad precondition", aal.Meta{Preconditions: []string{"Cart Empty"}}, "/preconditions/0"},
+		{"unknown trust", aal.Meta{Trust: "root"}, "/trust"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			defer func() {
+				msg, _ := recover().(string)
+				if !strings.Contains(msg, "AAL: "+tc.want) {
+					t.Errorf("panic: got %q, want one naming %s", msg, tc.want)
+				}
+			}()
+			site := affordances.NewSite(nil)
+			m := tc.meta
+			affordances.AddAction(site.Route("/", nil), &affordances.Action{Name: "x", Expose: affordances.ExposePublic, AAL: &m}, noop)
+		})
+	}
+	// A cost the loader computes out of range is an internal error, not a
+	// fragment that lies.
+	site := affordances.NewSite(nil)
+	affordances.AddAction(site.Route("/", nil), &affordances.Action{Name: "x", Expose: affordances.ExposePublic,
+		AAL: &aal.Meta{Cost: func(map[string]any) *aal.Cost { return &aal.Cost{Currency: "usd", Amount: -1} }}}, noop)
+	if status, _, _ := getAAL(t, site.Handler(nil), "/.well-known/agent-affordances/index.json"); status != 500 {
+		t.Errorf("bad cost: got %d, want 500", status)
+	}
+}
+
+func TestAALID(t *testing.T) {
+	for name, want := range map[string]string{"addToCart": "add-to-cart", "placeOrder": "place-order", "signIn": "sign-in", "search": "search", "getV2": "get-v2", "snake_case": "snake_case"} {
+		if got := affordances.AALID(name); got != want {
+			t.Errorf("AALID(%q): got %q, want %q", name, got, want)
+		}
+	}
+}
+

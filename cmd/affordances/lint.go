@@ -1,0 +1,369 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	affordances "github.com/affordances/affordances-go"
+	"github.com/affordances/affordances-go/aal"
+	"github.com/affordances/affordances-go/internal/htmlcheck"
+	"github.com/affordances/affordances-go/internal/wirecheck"
+	"github.com/affordances/affordances-go/schemas"
+)
+
+var lintCommand = &command{
+	Name:    "lint",
+	Args:    "URL|FILE...",
+	Summary: "Check AAL manifests and fragments, graphs and site indexes: files, or a whole site by URL.",
+	Example: `# a file: an AAL manifest or fragment, a graph, a site index, a delta or a call
+affordances lint fragment.json
+# a site: its index and AAL manifest, then every page reachable from / through
+# the graphs' nav, each with its graph, its fragment, and the fragment's
+# selectors checked against the page's HTML
+affordances lint http://127.0.0.1:8080
+# as a signed-in user, machine-readable
+affordances lint --token "$TOKEN" --json http://127.0.0.1:8080
+
+Each problem is printed with where it is (file or URL) and a JSON Pointer.
+Exit status: 0 no problems, 1 problems (or the site could not be read),
+2 a usage error.`,
+	Flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+		token := fs.String("token", "", "bearer `token` to read a site as a signed-in user")
+		asJSON := fs.Bool("json", false, "print the findings as JSON")
+		maxPages := fs.Int("max-pages", 100, "visit at most `n` pages of a site")
+		return func(ctx context.Context, e *env, args []string) error {
+			if len(args) == 0 {
+				return usagef("name a URL or at least one FILE")
+			}
+			if *maxPages < 1 {
+				return usagef("--max-pages must be at least 1")
+			}
+			l := &linter{token: *token, maxPages: *maxPages, client: &http.Client{Timeout: 20 * time.Second}}
+			for _, arg := range args {
+				if strings.HasPrefix(arg, "http://") || strings.HasPrefix(arg, "https://") {
+					if err := l.site(ctx, arg); err != nil {
+						return err
+					}
+				} else if err := l.file(arg); err != nil {
+					return err
+				}
+			}
+			return l.report(e, *asJSON)
+		}
+	},
+}
+
+// A finding is one problem lint found, or one document it checked clean.
+type finding struct {
+	Where   string `json:"where"`             // a file, or a URL
+	Kind    string `json:"kind"`              // what the document is
+	Pointer string `json:"pointer,omitempty"` // JSON Pointer into it
+	Problem string `json:"problem,omitempty"` // empty: checked, clean
+}
+
+type linter struct {
+	token    string
+	maxPages int
+	client   *http.Client
+	findings []finding
+}
+
+func (l *linter) clean(where, kind string) { l.findings = append(l.findings, finding{Where: where, Kind: kind}) }
+
+func (l *linter) problem(where, kind, pointer, msg string) {
+	l.findings = append(l.findings, finding{Where: where, Kind: kind, Pointer: pointer, Problem: msg})
+}
+
+func (l *linter) report(e *env, asJSON bool) error {
+	problems, docs := 0, map[string]bool{}
+	for _, f := range l.findings {
+		docs[f.Where+" "+f.Kind] = true
+		if f.Problem != "" {
+			problems++
+		}
+	}
+	if asJSON {
+		out := struct {
+			Documents int       `json:"documents"`
+			Problems  int       `json:"problems"`
+			Findings  []finding `json:"findings"`
+		}{len(docs), problems, l.findings}
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(out); err != nil {
+			return err
+		}
+	} else {
+		for _, f := range l.findings {
+			if f.Problem == "" {
+				fmt.Fprintf(e.stdout, "ok    %s (%s)\n", f.Where, f.Kind)
+				continue
+			}
+			ptr := f.Pointer
+			if ptr == "" {
+				ptr = `""`
+			}
+			fmt.Fprintf(e.stdout, "FAIL  %s (%s) %s: %s\n", f.Where, f.Kind, ptr, f.Problem)
+		}
+		fmt.Fprintf(e.stdout, "%s checked, %s\n", plural(len(docs), "document"), plural(problems, "problem"))
+	}
+	if problems > 0 {
+		return errFailed
+	}
+	return nil
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// file lints one file ("-" is standard input).
+func (l *linter) file(path string) error {
+	var doc []byte
+	var err error
+	if path == "-" {
+		doc, err = io.ReadAll(os.Stdin)
+	} else {
+		doc, err = os.ReadFile(path)
+	}
+	if err != nil {
+		return usagef("%v", err)
+	}
+	l.document(path, "", doc)
+	return nil
+}
+
+// document validates doc as kind, or as whatever it looks like when kind
+// is "".
+func (l *linter) document(where, kind string, doc []byte) {
+	if kind == "" {
+		kind = sniff(doc)
+	}
+	switch kind {
+	case "":
+		l.problem(where, "unknown", "", "not an AAL manifest or fragment, nor an Affordances graph, site index, delta or call")
+		return
+	case "manifest", "fragment":
+		var problems []aal.Problem
+		if kind == "manifest" {
+			problems = aal.ValidateManifest(doc)
+		} else {
+			problems = aal.ValidateFragment(doc)
+		}
+		for _, p := range problems {
+			l.problem(where, kind, p.Pointer, p.Message)
+		}
+		if len(problems) == 0 {
+			l.clean(where, kind)
+		}
+		return
+	}
+	err := wirecheck.Validate(schemaOf[kind], doc)
+	var ve *wirecheck.ValidationError
+	switch {
+	case errors.As(err, &ve):
+		for _, p := range ve.Problems {
+			l.problem(where, kind, p.Pointer, aal.Visible(p.Message)) // it may quote the site's text
+		}
+	case err != nil:
+		l.problem(where, kind, "", err.Error())
+	default:
+		l.clean(where, kind)
+	}
+}
+
+var schemaOf = map[string]string{"graph": schemas.Graph, "site index": schemas.SiteIndex, "delta": schemas.Delta, "call": schemas.Call}
+
+// sniff says what a document is by its top-level properties.
+func sniff(doc []byte) string {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(doc, &top) != nil {
+		return ""
+	}
+	has := func(k string) bool { _, ok := top[k]; return ok }
+	switch {
+	case has("aal") && has("routes"):
+		return "manifest"
+	case has("aal"):
+		return "fragment"
+	case has("v") && has("routes"):
+		return "site index"
+	case has("v") && has("page"):
+		return "graph"
+	case has("ok"):
+		return "delta"
+	case has("action"):
+		return "call"
+	}
+	return ""
+}
+
+// site lints a site: its index, its AAL manifest, and every page reachable
+// from the start URL through the graphs' nav.
+func (l *linter) site(ctx context.Context, start string) error {
+	base, err := url.Parse(start)
+	if err != nil || base.Host == "" {
+		return usagef("not a URL: %q", start)
+	}
+	origin := base.Scheme + "://" + base.Host
+	if body, ok := l.fetch(ctx, origin+affordances.IndexPath, affordances.MediaType, "site index"); ok {
+		l.document(origin+affordances.IndexPath, "site index", body)
+	}
+	fragments := map[string]string{} // route pattern -> fragment pattern
+	if body, ok := l.fetch(ctx, origin+aal.ManifestPath, "application/json", "manifest"); ok {
+		l.document(origin+aal.ManifestPath, "manifest", body)
+		var m aal.Manifest
+		if json.Unmarshal(body, &m) == nil {
+			for _, r := range m.Routes {
+				fragments[r.Route] = r.Fragment
+			}
+		}
+	}
+	first := base.EscapedPath()
+	if first == "" {
+		first = "/"
+	}
+	if base.RawQuery != "" {
+		first += "?" + base.RawQuery
+	}
+	queue, seen := []string{first}, map[string]bool{first: true}
+	for len(queue) > 0 && len(seen) <= l.maxPages+len(queue) {
+		page := queue[0]
+		queue = queue[1:]
+		for _, next := range l.page(ctx, origin, page, fragments) {
+			if !seen[next] && len(seen) < l.maxPages {
+				seen[next] = true
+				queue = append(queue, next)
+			}
+		}
+	}
+	return nil
+}
+
+// page lints one page's graph, fragment and selectors, and returns the
+// paths its nav links to.
+func (l *linter) page(ctx context.Context, origin, page string, fragments map[string]string) []string {
+	where := origin + page
+	body, ok := l.fetch(ctx, where, affordances.MediaType, "graph")
+	if !ok {
+		return nil
+	}
+	l.document(where, "graph", body)
+	var g affordances.Graph
+	if json.Unmarshal(body, &g) != nil {
+		return nil
+	}
+	var next []string
+	for _, n := range g.Nav {
+		if strings.HasPrefix(n.To, "/") && !strings.HasPrefix(n.To, "//") {
+			next = append(next, n.To)
+		}
+	}
+	pattern, ok := fragments[g.Route]
+	if !ok {
+		if len(fragments) > 0 {
+			l.problem(where, "manifest", "", fmt.Sprintf("the manifest has no fragment for route %q", g.Route))
+		}
+		return next
+	}
+	fragURL := origin + fillPattern(pattern, g.Route, page)
+	if _, query, ok := strings.Cut(page, "?"); ok {
+		fragURL += "?" + query // the page's state, and so its fragment, may depend on it
+	}
+	fbody, ok := l.fetch(ctx, fragURL, "application/json", "fragment")
+	if !ok {
+		return next
+	}
+	l.document(fragURL, "fragment", fbody)
+	var f aal.Fragment
+	if json.Unmarshal(fbody, &f) != nil {
+		return next
+	}
+	ids := map[string]bool{}
+	for _, a := range f.Affordances {
+		ids[a.ID] = true
+	}
+	for i, a := range g.Actions {
+		if !ids[affordances.AALID(a.Name)] {
+			l.problem(where, "graph", fmt.Sprintf("/actions/%d", i), fmt.Sprintf("action %q has no affordance %q in the page's AAL fragment (CLARIFICATIONS 9)", a.Name, affordances.AALID(a.Name)))
+		}
+	}
+	html, ok := l.fetch(ctx, where, "text/html", "HTML")
+	if !ok {
+		return next
+	}
+	doc, err := htmlcheck.Parse(html)
+	if err != nil {
+		l.problem(where, "HTML", "", err.Error())
+		return next
+	}
+	for i, a := range f.Affordances {
+		n, err := doc.Count(a.Selector)
+		switch {
+		case err != nil:
+			l.problem(fragURL, "fragment", fmt.Sprintf("/affordances/%d/selector", i), err.Error())
+		case n != 1:
+			l.problem(fragURL, "fragment", fmt.Sprintf("/affordances/%d/selector", i), fmt.Sprintf("selector %s matches %d elements of %s, want exactly 1", a.Selector, n, where))
+		}
+	}
+	return next
+}
+
+// fillPattern fills the [param] segments of a manifest's fragment pattern
+// with the concrete page's values (CLARIFICATIONS 7).
+func fillPattern(fragment, route, page string) string {
+	page, _, _ = strings.Cut(page, "?")
+	rs, ps := strings.Split(route, "/"), strings.Split(page, "/")
+	if len(rs) != len(ps) {
+		return fragment
+	}
+	for i, seg := range rs {
+		if strings.HasPrefix(seg, "[") && strings.HasSuffix(seg, "]") {
+			fragment = strings.Replace(fragment, seg, ps[i], 1)
+		}
+	}
+	return fragment
+}
+
+// fetch GETs u asking for accept, and reports a problem when the answer is
+// not a 200 of that kind.
+func (l *linter) fetch(ctx context.Context, u, accept, kind string) ([]byte, bool) {
+	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
+	if err != nil {
+		l.problem(u, kind, "", err.Error())
+		return nil, false
+	}
+	req.Header.Set("Accept", accept)
+	if l.token != "" {
+		req.Header.Set("Authorization", "Bearer "+l.token)
+	}
+	res, err := l.client.Do(req)
+	if err != nil {
+		l.problem(u, kind, "", err.Error())
+		return nil, false
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(res.Body, 8<<20))
+	if err != nil {
+		l.problem(u, kind, "", err.Error())
+		return nil, false
+	}
+	if res.StatusCode != http.StatusOK {
+		l.problem(u, kind, "", fmt.Sprintf("GET answered %s", res.Status))
+		return nil, false
+	}
+	return body, true
+}
