@@ -205,4 +205,3 @@ func TestAALID(t *testing.T) {
 		}
 	}
 }
-

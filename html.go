@@ -18,6 +18,8 @@ const LinkTag template.HTML = `<link rel="affordances" href="?affordances=1">`
 func TemplateFuncs() template.FuncMap {
 	return template.FuncMap{
 		"affordancesLink": func() template.HTML { return LinkTag },
-		"aal":             func(action string) template.HTMLAttr { return template.HTMLAttr(`data-aal="` + template.HTMLEscapeString(AALID(action)) + `"`) },
+		"aal": func(action string) template.HTMLAttr {
+			return template.HTMLAttr(`data-aal="` + template.HTMLEscapeString(AALID(action)) + `"`)
+		},
 	}
 }

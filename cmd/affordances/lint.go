@@ -77,7 +77,9 @@ type linter struct {
 	findings []finding
 }
 
-func (l *linter) clean(where, kind string) { l.findings = append(l.findings, finding{Where: where, Kind: kind}) }
+func (l *linter) clean(where, kind string) {
+	l.findings = append(l.findings, finding{Where: where, Kind: kind})
+}
 
 func (l *linter) problem(where, kind, pointer, msg string) {
 	l.findings = append(l.findings, finding{Where: where, Kind: kind, Pointer: pointer, Problem: msg})
