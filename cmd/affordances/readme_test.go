@@ -13,7 +13,7 @@ import (
 )
 
 // TestREADMETour runs every command of the README's tour, verbatim but for
-// the port, against a live demo, and checks that each "#=>" line appears in
+// the port (and "go run ./cmd/affordances", built once), against a live demo, and checks that each "#=>" line appears in
 // the output of the command above it. The README's promise that the tour
 // works is this test.
 func TestREADMETour(t *testing.T) {
@@ -40,9 +40,14 @@ func TestREADMETour(t *testing.T) {
 	}
 	url := startDemo(t, "demo")
 	dir := t.TempDir()
+	bin := filepath.Join(dir, "affordances")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
 	shell := ""
 	for _, s := range steps[1:] {
 		cmd := strings.ReplaceAll(s.cmd, "http://127.0.0.1:8080", url)
+		cmd = strings.ReplaceAll(cmd, "go run ./cmd/affordances", bin)
 		shell += cmd + "\necho '@@end'\n"
 	}
 	c := exec.Command("bash", "-c", shell)
