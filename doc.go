@@ -37,6 +37,17 @@
 // compiled once at start-up; a bad declaration panics there, never on the
 // request path.
 //
+// # AAL
+//
+// The same declarations publish the Agent Affordance Layer 0.1.1 (package
+// aal): the manifest at /.well-known/agent-affordances.json and, for every
+// page, a fragment computed from the page's state with the same loader,
+// one affordance per listed action, carrying what [Action.AAL] declares
+// (action type, trust class, cost, whether it can be undone). In templates,
+// {{aal "placeOrder"}} ([TemplateFuncs]) marks the element an affordance's
+// default selector finds; [AALLink] and [AALScript] put the fragment's link
+// and inline copy in the page's head.
+//
 // # Security
 //
 // Only actions that declare [Expose] are reachable. A cookie call must carry
