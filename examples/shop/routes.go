@@ -19,10 +19,16 @@ const (
 	routeCatalog  = "/"
 	routeProduct  = "/products/[slug]"
 	routeCart     = "/cart"
+	routeShipping = "/checkout/shipping"
+	routePayment  = "/checkout/payment"
 	routeCheckout = "/checkout"
 	routeOrder    = "/orders/[id]"
 	routeLogin    = "/login"
 )
+
+// signInReason is why a session action is unavailable to nobody, in the
+// graph (the site's SignInReason) and beside its disabled element.
+const signInReason = "Sign in to use your cart and check out."
 
 // declare declares the shop's routes and actions on its site.
 func (s *Shop) declare() {
@@ -32,13 +38,13 @@ func (s *Shop) declare() {
 			return s.catalogState(ctx, r.Principal, r.HTTP.URL.Query())
 		},
 	})
-	affordances.AddAction(catalog, &affordances.Action{
+	addAction(s, catalog, &affordances.Action{
 		Name:        "search",
 		Description: "Search products; the redirect shows the results",
 		Expose:      affordances.ExposePublic,
 		ReadOnly:    true,
 		Output:      searchOutputSchema,
-	}, s.search)
+	}, nil, s.search)
 
 	product := s.site.Route(routeProduct, &affordances.RouteOptions{
 		Description: "One product: variants, price, stock",
@@ -46,19 +52,13 @@ func (s *Shop) declare() {
 			return s.productState(ctx, r.Principal, r.Param("slug"))
 		},
 	})
-	affordances.AddAction(product, &affordances.Action{
+	addAction(s, product, &affordances.Action{
 		Name:        "addToCart",
 		Description: "Add a variant of this product to the cart",
 		Expose:      affordances.ExposeSession,
 		Effects:     []string{"cart"},
-		Guard: func(ctx context.Context, r *affordances.Request) (bool, string) {
-			if p := entity[*productView](r.State, "product"); p == nil || !p.inStock() {
-				return false, "Out of stock."
-			}
-			return true, ""
-		},
-		GuardText: "the product is in stock",
-	}, s.addToCart)
+		GuardText:   "the product is in stock",
+	}, inStock, s.addToCart)
 
 	cart := s.site.Route(routeCart, &affordances.RouteOptions{
 		Description: "The cart: items, quantities, total",
@@ -66,40 +66,63 @@ func (s *Shop) declare() {
 			return s.cartState(ctx, r.Principal)
 		},
 	})
-	affordances.AddAction(cart, &affordances.Action{
+	addAction(s, cart, &affordances.Action{
 		Name:        "updateQuantity",
 		Description: "Set the quantity of an item in the cart",
 		Expose:      affordances.ExposeSession,
 		Effects:     []string{"cart"},
-		Guard:       cartNotEmpty,
 		GuardText:   "the cart is not empty",
-	}, s.updateQuantity)
-	affordances.AddAction(cart, &affordances.Action{
+	}, cartNotEmpty, s.updateQuantity)
+	addAction(s, cart, &affordances.Action{
 		Name:        "removeFromCart",
 		Description: "Remove an item from the cart",
 		Expose:      affordances.ExposeSession,
 		Effects:     []string{"cart"},
-		Guard:       cartNotEmpty,
 		GuardText:   "the cart is not empty",
-	}, s.removeFromCart)
+	}, cartNotEmpty, s.removeFromCart)
+
+	shipping := s.site.Route(routeShipping, &affordances.RouteOptions{
+		Description: "Checkout, step 2: choose the shipping address",
+		State: func(ctx context.Context, r *affordances.Request) (*affordances.State, error) {
+			return s.shippingState(ctx, r.Principal)
+		},
+	})
+	addAction(s, shipping, &affordances.Action{
+		Name:        "chooseAddress",
+		Description: "Ship the order to one of your addresses",
+		Expose:      affordances.ExposeSession,
+		Effects:     []string{"chosen"},
+	}, nil, s.chooseAddress)
+
+	payment := s.site.Route(routePayment, &affordances.RouteOptions{
+		Description: "Checkout, step 3: choose the card to pay with",
+		State: func(ctx context.Context, r *affordances.Request) (*affordances.State, error) {
+			return s.paymentState(ctx, r.Principal)
+		},
+	})
+	addAction(s, payment, &affordances.Action{
+		Name:        "choosePayment",
+		Description: "Pay for the order with one of your cards on file",
+		Expose:      affordances.ExposeSession,
+		Effects:     []string{"chosen"},
+	}, nil, s.choosePayment)
 
 	checkout := s.site.Route(routeCheckout, &affordances.RouteOptions{
-		Description: "Checkout: the cart, shipping address and card, and placing the order",
+		Description: "Checkout, step 4: review the order and place it",
 		State: func(ctx context.Context, r *affordances.Request) (*affordances.State, error) {
 			return s.checkoutState(ctx, r.Principal)
 		},
 	})
-	affordances.AddAction(checkout, &affordances.Action{
+	addAction(s, checkout, &affordances.Action{
 		Name:        "placeOrder",
-		Description: "Order the cart, pay with the card on file and ship to the address shown",
+		Description: "Order the cart, pay with the chosen card, ship to the chosen address",
 		Expose:      affordances.ExposeConfirm,
 		Effects:     []string{"cart"},
-		Guard:       cartNotEmpty,
 		GuardText:   "the cart is not empty",
 		Summary: func(ctx context.Context, r *affordances.Request) (string, error) {
 			return checkoutSummary(r.State), nil
 		},
-	}, s.placeOrder)
+	}, cartNotEmpty, s.placeOrder)
 
 	s.site.Route(routeOrder, &affordances.RouteOptions{
 		Description: "One of your orders",
@@ -114,25 +137,79 @@ func (s *Shop) declare() {
 			return s.loginState(ctx, r.Principal)
 		},
 	})
-	affordances.AddAction(login, &affordances.Action{
+	addAction(s, login, &affordances.Action{
 		Name:        "signIn",
 		Description: "Sign in with email and password; starts a cookie session",
 		Expose:      affordances.ExposePublic,
 		Limit:       &signInLimit,
-	}, s.signInAction)
-	affordances.AddAction(login, &affordances.Action{
+	}, nil, s.signInAction)
+	addAction(s, login, &affordances.Action{
 		Name:        "signOut",
 		Description: "End this browser session",
 		Expose:      affordances.ExposeSession,
 		Visible:     func(r *affordances.Request) bool { return !r.Principal.Anonymous() },
-		Guard: func(ctx context.Context, r *affordances.Request) (bool, string) {
-			if r.Principal.Method != affordances.AuthCookie {
-				return false, "Only a browser session can be signed out; a bearer token stays valid."
-			}
-			return true, ""
-		},
-		GuardText: "signed in with a session cookie",
-	}, s.signOutAction)
+		GuardText:   "signed in with a session cookie",
+	}, cookieSession, s.signOutAction)
+}
+
+// A why says why an action cannot run for p on a page whose state is st,
+// or "" when it can: the action's guard, and the reason a person reads
+// beside its disabled element.
+type why func(p affordances.Principal, st *affordances.State) string
+
+// addAction declares a on rt with the guard w (nil: none), and keeps w so
+// that the HTML page says what the graph says (CLARIFICATIONS 1).
+func addAction[In, Out any](s *Shop, rt *affordances.Route, a *affordances.Action, w why, fn func(context.Context, *affordances.Request, In) (Out, error)) {
+	if w != nil {
+		a.Guard = func(_ context.Context, r *affordances.Request) (bool, string) {
+			reason := w(r.Principal, r.State)
+			return reason == "", reason
+		}
+	}
+	s.rules[a.Name] = actionRule{session: a.Expose != affordances.ExposePublic, why: w}
+	affordances.AddAction(rt, a, fn)
+}
+
+// actionRule is what decides an action's availability.
+type actionRule struct {
+	session bool // nobody must sign in first
+	why     why
+}
+
+// unavailable returns why action is unavailable to p on a page whose state
+// is st, as its graph says, or "" when it is available.
+func (s *Shop) unavailable(action string, p affordances.Principal, st *affordances.State) (string, error) {
+	r, ok := s.rules[action]
+	switch {
+	case !ok:
+		return "", fmt.Errorf("shop: no action %q", action)
+	case r.session && p.Anonymous():
+		return signInReason, nil
+	case r.why != nil:
+		return r.why(p, st), nil
+	}
+	return "", nil
+}
+
+func inStock(_ affordances.Principal, st *affordances.State) string {
+	if p := entity[*productView](st, "product"); p == nil || !p.inStock() {
+		return "Out of stock."
+	}
+	return ""
+}
+
+func cartNotEmpty(_ affordances.Principal, st *affordances.State) string {
+	if c := entity[*cartView](st, "cart"); c == nil || len(c.Items) == 0 {
+		return "Your cart is empty."
+	}
+	return ""
+}
+
+func cookieSession(p affordances.Principal, _ *affordances.State) string {
+	if p.Method != affordances.AuthCookie {
+		return "Only a browser session can be signed out; a bearer token stays valid."
+	}
+	return ""
 }
 
 // signInLimit bounds password guesses, by the action and by the form.
@@ -151,20 +228,13 @@ func entity[T any](st *affordances.State, key string) T {
 	return v
 }
 
-func cartNotEmpty(ctx context.Context, r *affordances.Request) (bool, string) {
-	if c := entity[*cartView](r.State, "cart"); c == nil || len(c.Items) == 0 {
-		return false, "Your cart is empty."
-	}
-	return true, ""
-}
-
 // nav returns extra, then the links of the header every page shows but
-// the one to the page itself.
+// the one to the page itself and those extra already has.
 func nav(p affordances.Principal, page string, count int, extra ...affordances.NavLink) []affordances.NavLink {
 	links := slices.Clip(extra)
-	header := []affordances.NavLink{{To: "/", Label: "Catalog"}, {To: "/cart", Label: "Cart"}, {To: "/checkout", Label: "Checkout"}}
+	header := []affordances.NavLink{{To: "/", Label: "Catalog"}, {To: "/cart", Label: "Cart"}, {To: "/checkout/shipping", Label: "Checkout"}}
 	if count == 0 {
-		header[2].When = "the cart is not empty"
+		header[2].When = whenItems
 	}
 	if p.Anonymous() {
 		header = append(header, affordances.NavLink{To: "/login", Label: "Sign in"})
@@ -172,9 +242,29 @@ func nav(p affordances.Principal, page string, count int, extra ...affordances.N
 		header = append(header, affordances.NavLink{To: "/login", Label: "Account"})
 	}
 	for _, l := range header {
-		if l.To != page {
+		if l.To != page && !slices.ContainsFunc(extra, func(e affordances.NavLink) bool { return e.To == l.To }) {
 			links = append(links, l)
 		}
+	}
+	return links
+}
+
+// whenItems is the condition of the links that go on with a checkout.
+const whenItems = "the cart is not empty"
+
+// flowNav returns the Back and Continue links of a checkout step: back
+// to back, on to next (either may be empty); going on needs items.
+func flowNav(back, backLabel, next, nextLabel string, count int) []affordances.NavLink {
+	var links []affordances.NavLink
+	if next != "" {
+		l := affordances.NavLink{To: next, Label: nextLabel}
+		if count == 0 {
+			l.When = whenItems
+		}
+		links = append(links, l)
+	}
+	if back != "" {
+		links = append(links, affordances.NavLink{To: back, Label: backLabel})
 	}
 	return links
 }
@@ -282,18 +372,65 @@ func (s *Shop) productState(ctx context.Context, p affordances.Principal, slug s
 	}, nil
 }
 
-// cartState loads the cart page: every line and the total; an empty cart
-// for nobody.
+// cartState loads the cart page, the checkout's first step: every line
+// and the total; an empty cart for nobody.
 func (s *Shop) cartState(ctx context.Context, p affordances.Principal) (*affordances.State, error) {
 	cart, err := s.store.cart(ctx, userID(p))
 	if err != nil {
 		return nil, err
 	}
-	return &affordances.State{Entities: map[string]any{"cart": cart}, Nav: nav(p, "/cart", cart.Count)}, nil
+	links := flowNav("/", "Keep shopping", routeShipping, "Continue to shipping", cart.Count)
+	return &affordances.State{Entities: map[string]any{"cart": cart}, Nav: nav(p, "/cart", cart.Count, links...)}, nil
 }
 
-// checkoutState loads the checkout page: the cart, and for a signed-in
-// user the shipping address and the card the order will use.
+// shippingState loads the checkout's second step: the cart's summary, and
+// for a signed-in user their addresses and the one the order ships to.
+func (s *Shop) shippingState(ctx context.Context, p affordances.Principal) (*affordances.State, error) {
+	cart, err := s.store.cart(ctx, userID(p))
+	if err != nil {
+		return nil, err
+	}
+	e := map[string]any{"cart": cart.summary()}
+	if u := userOf(p); u != nil {
+		as, err := s.store.addresses(ctx, u.ID)
+		if err != nil {
+			return nil, err
+		}
+		ch, err := s.store.choice(ctx, u.ID)
+		if err != nil {
+			return nil, err
+		}
+		e["addresses"], e["chosen"] = as, ch.address.ID
+	}
+	links := flowNav("/cart", "Back to cart", routePayment, "Continue to payment", cart.Count)
+	return &affordances.State{Entities: e, Nav: nav(p, routeShipping, cart.Count, links...)}, nil
+}
+
+// paymentState loads the checkout's third step: the cart's summary, and
+// for a signed-in user their cards and the one the order is paid with.
+func (s *Shop) paymentState(ctx context.Context, p affordances.Principal) (*affordances.State, error) {
+	cart, err := s.store.cart(ctx, userID(p))
+	if err != nil {
+		return nil, err
+	}
+	e := map[string]any{"cart": cart.summary()}
+	if u := userOf(p); u != nil {
+		cs, err := s.store.cards(ctx, u.ID)
+		if err != nil {
+			return nil, err
+		}
+		ch, err := s.store.choice(ctx, u.ID)
+		if err != nil {
+			return nil, err
+		}
+		e["cards"], e["chosen"] = cs, ch.card.Last4
+	}
+	links := flowNav(routeShipping, "Back to shipping", routeCheckout, "Continue to review", cart.Count)
+	return &affordances.State{Entities: e, Nav: nav(p, routePayment, cart.Count, links...)}, nil
+}
+
+// checkoutState loads the checkout's last step, the review: the cart, and
+// for a signed-in user the address and the card the order will use.
 func (s *Shop) checkoutState(ctx context.Context, p affordances.Principal) (*affordances.State, error) {
 	cart, err := s.store.cart(ctx, userID(p))
 	if err != nil {
@@ -301,14 +438,15 @@ func (s *Shop) checkoutState(ctx context.Context, p affordances.Principal) (*aff
 	}
 	e := map[string]any{"cart": cart}
 	if u := userOf(p); u != nil {
-		prof, err := s.store.profile(ctx, u.ID)
+		ch, err := s.store.choice(ctx, u.ID)
 		if err != nil {
 			return nil, err
 		}
-		e["shipTo"] = prof.address
-		e["payment"] = payment(prof.cardLast4)
+		e["shipTo"] = ch.address
+		e["payment"] = payment(ch.card.Last4)
 	}
-	return &affordances.State{Entities: e, Nav: nav(p, "/checkout", cart.Count)}, nil
+	links := flowNav(routePayment, "Back to payment", "", "", cart.Count)
+	return &affordances.State{Entities: e, Nav: nav(p, routeCheckout, cart.Count, links...)}, nil
 }
 
 // checkoutSummary is what placing the order will do, for the person who
@@ -388,6 +526,18 @@ type (
 	removeFromCartInput struct {
 		SKU string `json:"sku" affordances:"minLength=1,maxLength=40"`
 	}
+	chooseAddressInput struct {
+		Address string `json:"address" jsonschema:"the id of one of your addresses" affordances:"minLength=1,maxLength=40"`
+	}
+	chooseAddressOutput struct {
+		Address string `json:"address"`
+	}
+	choosePaymentInput struct {
+		Card string `json:"card" jsonschema:"the last four digits of one of your cards" affordances:"minLength=4,maxLength=4"`
+	}
+	choosePaymentOutput struct {
+		Card string `json:"card"`
+	}
 	placeOrderOutput struct {
 		OrderID string `json:"orderId"`
 		Count   int    `json:"count"`
@@ -441,6 +591,26 @@ func (s *Shop) removeFromCart(ctx context.Context, r *affordances.Request, in re
 	}
 	r.SetMessage("Removed " + name + " from your cart.")
 	return struct{}{}, nil
+}
+
+func (s *Shop) chooseAddress(ctx context.Context, r *affordances.Request, in chooseAddressInput) (chooseAddressOutput, error) {
+	a, err := s.store.chooseAddress(ctx, userID(r.Principal), in.Address)
+	if err != nil {
+		return chooseAddressOutput{}, err
+	}
+	r.Redirect(routePayment)
+	r.SetMessage(shipToMessage(a))
+	return chooseAddressOutput{Address: a.ID}, nil
+}
+
+func (s *Shop) choosePayment(ctx context.Context, r *affordances.Request, in choosePaymentInput) (choosePaymentOutput, error) {
+	c, err := s.store.choosePayment(ctx, userID(r.Principal), in.Card)
+	if err != nil {
+		return choosePaymentOutput{}, err
+	}
+	r.Redirect(routeCheckout)
+	r.SetMessage(payWithMessage(c))
+	return choosePaymentOutput{Card: c.Last4}, nil
 }
 
 func (s *Shop) placeOrder(ctx context.Context, r *affordances.Request, _ struct{}) (placeOrderOutput, error) {
@@ -509,6 +679,10 @@ func addedMessage(l cartLine, added int) string {
 func quantityMessage(l cartLine) string {
 	return fmt.Sprintf("%s (%s): quantity %d.", l.Name, l.Label, l.Quantity)
 }
+
+func shipToMessage(a addressView) string { return "The order ships to " + a.oneLine() + "." }
+
+func payWithMessage(c cardView) string { return "The order is paid with " + c.String() + "." }
 
 func orderMessage(o *orderView) string {
 	return fmt.Sprintf("Order %s placed: %s, total %s.", o.ID, items(o.Count), money(o.Total))

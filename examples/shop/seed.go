@@ -3,6 +3,7 @@ package shop
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 )
 
@@ -77,6 +78,38 @@ func seed(ctx context.Context, tx *sql.Tx) error {
 			}
 		}
 	}
-	_, err := insertUser(ctx, tx, DemoEmail, "Alice Liddell", DemoPassword)
-	return err
+	if _, err := insertUser(ctx, tx, DemoEmail, "Alice Liddell", DemoPassword); err != nil {
+		return err
+	}
+	return seedDemoWallet(ctx, tx)
+}
+
+// seedDemoWallet gives the demo user a second shipping address and a second
+// card beside the ones every customer gets ("home", Visa ending 4242), so
+// the checkout has something to choose. It adds only what is missing.
+func seedDemoWallet(ctx context.Context, tx *sql.Tx) error {
+	var id int64
+	err := tx.QueryRowContext(ctx, `SELECT id FROM users WHERE email = ?`, DemoEmail).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("demo wallet: %w", err)
+	}
+	var have int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM addresses WHERE user_id = ? AND id = 'work'`, id).Scan(&have); err != nil {
+		return fmt.Errorf("demo wallet: %w", err)
+	}
+	if have == 0 {
+		if err := addAddress(ctx, tx, id, addressView{ID: "work", Name: "Alice Liddell", Line1: "500 Market St", City: "Shelbyville", Postcode: "54321", Country: "US"}); err != nil {
+			return err
+		}
+	}
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM cards WHERE user_id = ? AND last4 = '1881'`, id).Scan(&have); err != nil {
+		return fmt.Errorf("demo wallet: %w", err)
+	}
+	if have == 0 {
+		return addCard(ctx, tx, id, cardView{Last4: "1881", Brand: "Mastercard"})
+	}
+	return nil
 }

@@ -4,19 +4,23 @@
 //
 // Data lives in one SQLite file (modernc.org/sqlite, no cgo). The catalog is
 // seeded on first open with a handful of products; the user
-// alice@example.com (password "alice") has a card ending 4242 and a shipping
-// address on file, and a bearer token the caller may choose
-// ([Options.DemoToken]).
+// alice@example.com (password "alice") has two cards on file (ending 4242
+// and 1881), two shipping addresses, and a bearer token the caller may
+// choose ([Options.DemoToken]).
 //
 //	s, err := shop.Open(ctx, &shop.Options{DataDir: dir})
 //	if err != nil { ... }
 //	defer s.Close()
 //	http.ListenAndServe("127.0.0.1:8080", s.Handler())
 //
-// Routes: / (catalog and search), /products/[slug], /cart, /checkout,
-// /orders/[id] and /login. Every page is an ordinary HTML page with forms
-// that work without JavaScript; the same URL asked for with
+// Routes: / (catalog and search), /products/[slug], /cart,
+// /checkout/shipping, /checkout/payment, /checkout, /orders/[id] and
+// /login. Every page is an ordinary HTML page with forms that work without
+// JavaScript; the same URL asked for with
 // Accept: application/vnd.affordances+json is its graph.
+//
+// The checkout is a flow of four steps: the cart, the shipping address,
+// the card, and the review where the order is placed.
 package shop
 
 import (
@@ -74,6 +78,9 @@ type Shop struct {
 	// signIns limits the sign-in form as the site limits the signIn
 	// action.
 	signIns affordances.RateLimiter
+	// rules decide the availability of each action, for its graph and
+	// for the HTML page (see addAction).
+	rules map[string]actionRule
 }
 
 // Open opens (creating and seeding when new) the shop's database in
@@ -84,7 +91,7 @@ func Open(ctx context.Context, opts *Options) (*Shop, error) {
 	if opts != nil {
 		o = *opts
 	}
-	s := &Shop{logger: o.Logger}
+	s := &Shop{logger: o.Logger, rules: map[string]actionRule{}}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}
@@ -126,7 +133,7 @@ func Open(ctx context.Context, opts *Options) (*Shop, error) {
 		Name:         "Demo Shop",
 		Origin:       o.Origin,
 		Authenticate: s.authenticate,
-		SignInReason: "Sign in to use your cart and check out.",
+		SignInReason: signInReason,
 		Logger:       s.logger,
 	})
 	s.declare()

@@ -775,7 +775,7 @@ func TestParity(t *testing.T) {
 	alice.call("/products/stoneware-mug", "addToCart", map[string]any{"sku": "MUG-SLT"}, false)
 
 	pages := []string{"/", "/?q=linen", "/?category=bags", "/?page=2", "/products/heavyweight-tee", "/products/canvas-cap",
-		"/cart", "/checkout", d.Redirect, "/login"}
+		"/cart", "/checkout/shipping", "/checkout/payment", "/checkout", d.Redirect, "/login"}
 	for _, who := range []struct {
 		name  string
 		agent *agent
@@ -833,12 +833,14 @@ func walkStrings(v any, ptr string, f func(ptr, s string)) {
 func TestIndex(t *testing.T) {
 	_, srv := newShop(t)
 	routes := map[string][]string{
-		"/":                {"search"},
-		"/products/[slug]": {"addToCart"},
-		"/cart":            {"updateQuantity", "removeFromCart"},
-		"/checkout":        {"placeOrder"},
-		"/orders/[id]":     nil,
-		"/login":           {"signIn", "signOut"},
+		"/":                  {"search"},
+		"/products/[slug]":   {"addToCart"},
+		"/cart":              {"updateQuantity", "removeFromCart"},
+		"/checkout/shipping": {"chooseAddress"},
+		"/checkout/payment":  {"choosePayment"},
+		"/checkout":          {"placeOrder"},
+		"/orders/[id]":       nil,
+		"/login":             {"signIn", "signOut"},
 	}
 	tests := []struct {
 		name  string
@@ -874,6 +876,9 @@ func TestIndex(t *testing.T) {
 					t.Errorf("route %s: got actions %v (listed %v), want %v", route, g, ok, actions)
 				}
 			}
+			if len(got) != len(routes) {
+				t.Errorf("got routes %v, want %d routes", got, len(routes))
+			}
 			if !slices.Equal(idx.Auth, []affordances.AuthMethod{affordances.AuthCookie, affordances.AuthBearer}) {
 				t.Errorf("got auth %v, want [cookie bearer]", idx.Auth)
 			}
@@ -889,7 +894,7 @@ func TestGraphsStaySmall(t *testing.T) {
 	alice := newAgent(t, srv, demoToken)
 	alice.call("/products/heavyweight-tee", "addToCart", map[string]any{"sku": "HWT-BLK-M", "quantity": 2}, false)
 	alice.call("/products/merino-crew", "addToCart", map[string]any{"sku": "MCS-OAT-M"}, false)
-	for _, path := range []string{"/", "/?q=tee", "/products/heavyweight-tee", "/cart", "/checkout", "/login"} {
+	for _, path := range []string{"/", "/?q=tee", "/products/heavyweight-tee", "/cart", "/checkout/shipping", "/checkout/payment", "/checkout", "/login"} {
 		t.Run(path, func(t *testing.T) {
 			resp, body := alice.do(http.MethodGet, path, http.Header{"Accept": {affordances.MediaType}}, nil)
 			if resp.StatusCode != 200 {

@@ -132,12 +132,30 @@ CREATE TABLE IF NOT EXISTS users (
 	id INTEGER PRIMARY KEY,
 	email TEXT NOT NULL UNIQUE COLLATE NOCASE,
 	name TEXT NOT NULL,
-	password_hash BLOB NOT NULL,
-	card_last4 TEXT NOT NULL,
-	ship_line1 TEXT NOT NULL,
-	ship_city TEXT NOT NULL,
-	ship_postcode TEXT NOT NULL,
-	ship_country TEXT NOT NULL
+	password_hash BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS addresses (
+	user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+	id TEXT NOT NULL,
+	name TEXT NOT NULL,
+	line1 TEXT NOT NULL,
+	city TEXT NOT NULL,
+	postcode TEXT NOT NULL,
+	country TEXT NOT NULL,
+	position INTEGER NOT NULL,
+	PRIMARY KEY (user_id, id)
+);
+CREATE TABLE IF NOT EXISTS cards (
+	user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+	last4 TEXT NOT NULL,
+	brand TEXT NOT NULL,
+	position INTEGER NOT NULL,
+	PRIMARY KEY (user_id, last4)
+);
+CREATE TABLE IF NOT EXISTS checkout_choices (
+	user_id INTEGER PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+	address_id TEXT,
+	card_last4 TEXT
 );
 CREATE TABLE IF NOT EXISTS sessions (
 	hash TEXT PRIMARY KEY,
@@ -180,10 +198,15 @@ CREATE TABLE IF NOT EXISTS order_lines (
 `
 
 // migrate creates the schema and seeds the catalog and the demo user once.
+// A database from before the checkout flow (one address and card in the
+// users table) gets them moved to their own tables.
 func (st *store) migrate(ctx context.Context) error {
 	return st.write(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, schemaSQL); err != nil {
 			return fmt.Errorf("shop: schema: %w", err)
+		}
+		if err := moveWallets(ctx, tx); err != nil {
+			return fmt.Errorf("shop: migrate: %w", err)
 		}
 		var seeded int
 		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM meta WHERE key = 'seeded'`).Scan(&seeded); err != nil {
@@ -198,6 +221,35 @@ func (st *store) migrate(ctx context.Context) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ('seeded', ?)`, time.Now().UTC().Format(time.RFC3339))
 		return err
 	})
+}
+
+// moveWallets moves the address and card of each user of a database made
+// before the checkout flow from the users table to their own tables, and
+// gives the demo user the second address and card a new database seeds. A
+// database without those columns is left alone.
+func moveWallets(ctx context.Context, tx *sql.Tx) error {
+	var old int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM pragma_table_info('users') WHERE name = 'card_last4'`).Scan(&old); err != nil {
+		return err
+	}
+	if old == 0 {
+		return nil
+	}
+	for _, q := range []string{
+		`INSERT OR IGNORE INTO addresses (user_id, id, name, line1, city, postcode, country, position)
+			SELECT id, 'home', name, ship_line1, ship_city, ship_postcode, ship_country, 0 FROM users`,
+		`INSERT OR IGNORE INTO cards (user_id, last4, brand, position) SELECT id, card_last4, 'Visa', 0 FROM users`,
+		`ALTER TABLE users DROP COLUMN card_last4`,
+		`ALTER TABLE users DROP COLUMN ship_line1`,
+		`ALTER TABLE users DROP COLUMN ship_city`,
+		`ALTER TABLE users DROP COLUMN ship_postcode`,
+		`ALTER TABLE users DROP COLUMN ship_country`,
+	} {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return err
+		}
+	}
+	return seedDemoWallet(ctx, tx)
 }
 
 // User is a customer of the shop: the record a signed-in
@@ -257,11 +309,16 @@ type (
 		Total int `json:"total"`
 	}
 	addressView struct {
+		ID       string `json:"id"`
 		Name     string `json:"name"`
 		Line1    string `json:"line1"`
 		City     string `json:"city"`
 		Postcode string `json:"postcode"`
 		Country  string `json:"country"`
+	}
+	cardView struct {
+		Last4 string `json:"last4"`
+		Brand string `json:"brand"`
 	}
 	orderView struct {
 		ID       string     `json:"id"`
@@ -287,6 +344,9 @@ func (a *addressView) full() string {
 
 // payment names a card on file as a person sees it.
 func payment(last4 string) string { return "card ending " + last4 }
+
+// String is the card as a person sees it: "Visa, card ending 4242".
+func (c cardView) String() string { return c.Brand + ", " + payment(c.Last4) }
 
 // catalogPageSize is how many products one page of the catalog lists: the
 // graph stays small (seed 000, "Graph").
@@ -511,30 +571,59 @@ func notInCart(sku string) error {
 // setQuantity sets the quantity of a line of the user's cart and returns
 // the line after.
 func (st *store) setQuantity(ctx context.Context, userID int64, sku string, qty int) (line cartLine, err error) {
-	if err := checkQuantity(qty); err != nil {
+	lines, err := st.setQuantities(ctx, userID, []lineQuantity{{sku, qty}})
+	if err != nil {
 		return line, err
 	}
-	err = st.write(ctx, func(tx *sql.Tx) error {
-		err := tx.QueryRowContext(ctx, `
-			SELECT p.name, v.label, v.stock, p.price FROM cart_items ci
-			JOIN variants v ON v.sku = ci.sku JOIN products p ON p.id = v.product_id
-			WHERE ci.user_id = ? AND ci.sku = ?`, userID, sku).Scan(&line.Name, &line.Label, &line.Stock, &line.Price)
-		if errors.Is(err, sql.ErrNoRows) {
-			return notInCart(sku)
+	return lines[0], nil
+}
+
+// lineQuantity is a quantity asked for one line of a cart.
+type lineQuantity struct {
+	sku string
+	qty int
+}
+
+// setQuantities sets the quantity of each line in one transaction: all of
+// them change, or none does and the error says why. It returns the lines
+// after.
+func (st *store) setQuantities(ctx context.Context, userID int64, want []lineQuantity) ([]cartLine, error) {
+	for _, w := range want {
+		if err := checkQuantity(w.qty); err != nil {
+			return nil, err
 		}
-		if err != nil {
-			return fmt.Errorf("shop: set quantity: %w", err)
+	}
+	lines := make([]cartLine, len(want))
+	err := st.write(ctx, func(tx *sql.Tx) error {
+		for i, w := range want {
+			line := &lines[i]
+			err := tx.QueryRowContext(ctx, `
+				SELECT p.name, v.label, v.stock, p.price FROM cart_items ci
+				JOIN variants v ON v.sku = ci.sku JOIN products p ON p.id = v.product_id
+				WHERE ci.user_id = ? AND ci.sku = ?`, userID, w.sku).Scan(&line.Name, &line.Label, &line.Stock, &line.Price)
+			if errors.Is(err, sql.ErrNoRows) {
+				return notInCart(w.sku)
+			}
+			if err != nil {
+				return fmt.Errorf("shop: set quantity: %w", err)
+			}
+			if w.qty > line.Stock && len(want) > 1 && line.Stock > 0 {
+				return affordances.NewError(affordances.Unavailable, fmt.Sprintf("Only %d of %s (%s) left in stock.", line.Stock, line.Name, line.Label))
+			}
+			if w.qty > line.Stock {
+				return leftInStock(line.Name, line.Label, line.Stock)
+			}
+			if _, err := tx.ExecContext(ctx, `UPDATE cart_items SET quantity = ? WHERE user_id = ? AND sku = ?`, w.qty, userID, w.sku); err != nil {
+				return fmt.Errorf("shop: set quantity: %w", err)
+			}
+			line.SKU, line.Quantity, line.LineTotal = w.sku, w.qty, w.qty*line.Price
 		}
-		if qty > line.Stock {
-			return leftInStock(line.Name, line.Label, line.Stock)
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE cart_items SET quantity = ? WHERE user_id = ? AND sku = ?`, qty, userID, sku); err != nil {
-			return fmt.Errorf("shop: set quantity: %w", err)
-		}
-		line.SKU, line.Quantity, line.LineTotal = sku, qty, qty*line.Price
 		return nil
 	})
-	return line, err
+	if err != nil {
+		return nil, err
+	}
+	return lines, nil
 }
 
 // removeFromCart removes a line from the user's cart.
@@ -576,14 +665,14 @@ func (st *store) placeOrder(ctx context.Context, userID int64) (*orderView, erro
 				return affordances.NewError(affordances.Unavailable, fmt.Sprintf("Only %d of %s (%s) left in stock; lower the quantity to order.", l.Stock, l.Name, l.Label))
 			}
 		}
-		prof, err := profileOf(ctx, tx, userID)
+		ch, err := choiceOf(ctx, tx, userID)
 		if err != nil {
 			return err
 		}
 		o.Items, o.Count, o.Total = c.Items, c.Count, c.Total
-		o.ShipTo, o.Payment = prof.address.full(), payment(prof.cardLast4)
+		o.ShipTo, o.Payment = ch.address.full(), payment(ch.card.Last4)
 		if _, err := tx.ExecContext(ctx, `INSERT INTO orders (id, user_id, placed, total, card_last4, ship_to) VALUES (?, ?, ?, ?, ?, ?)`,
-			o.ID, userID, time.Now().Unix(), o.Total, prof.cardLast4, o.ShipTo); err != nil {
+			o.ID, userID, time.Now().Unix(), o.Total, ch.card.Last4, o.ShipTo); err != nil {
 			return fmt.Errorf("shop: place order: %w", err)
 		}
 		for _, l := range c.Items {
@@ -655,24 +744,125 @@ func (st *store) order(ctx context.Context, userID int64, id string) (*orderView
 	return o, rows.Err()
 }
 
-// profile is what checkout needs of a user.
-type profile struct {
-	address   addressView
-	cardLast4 string
+// choice is what an order uses: the shipping address and the card the
+// user chose, or their first ones until they choose.
+type choice struct {
+	address addressView
+	card    cardView
 }
 
-func (st *store) profile(ctx context.Context, userID int64) (*profile, error) {
-	return profileOf(ctx, st.r, userID)
+// errNoWallet is the failure of checking out with no address or card on
+// file (every customer of the shop gets both).
+var errNoWallet = affordances.NewError(affordances.Unavailable, "Add a shipping address and a card to check out.")
+
+func (st *store) choice(ctx context.Context, userID int64) (*choice, error) {
+	return choiceOf(ctx, st.r, userID)
 }
 
-func profileOf(ctx context.Context, q querier, userID int64) (*profile, error) {
-	p := &profile{}
-	err := q.QueryRowContext(ctx, `SELECT name, ship_line1, ship_city, ship_postcode, ship_country, card_last4 FROM users WHERE id = ?`, userID).
-		Scan(&p.address.Name, &p.address.Line1, &p.address.City, &p.address.Postcode, &p.address.Country, &p.cardLast4)
-	if err != nil {
-		return nil, fmt.Errorf("shop: profile: %w", err)
+func choiceOf(ctx context.Context, q querier, userID int64) (*choice, error) {
+	c := &choice{}
+	err := q.QueryRowContext(ctx, `
+		SELECT a.id, a.name, a.line1, a.city, a.postcode, a.country FROM addresses a
+		LEFT JOIN checkout_choices c ON c.user_id = a.user_id
+		WHERE a.user_id = ? ORDER BY coalesce(a.id = c.address_id, 0) DESC, a.position LIMIT 1`, userID).
+		Scan(&c.address.ID, &c.address.Name, &c.address.Line1, &c.address.City, &c.address.Postcode, &c.address.Country)
+	if err == nil {
+		err = q.QueryRowContext(ctx, `
+			SELECT k.last4, k.brand FROM cards k
+			LEFT JOIN checkout_choices c ON c.user_id = k.user_id
+			WHERE k.user_id = ? ORDER BY coalesce(k.last4 = c.card_last4, 0) DESC, k.position LIMIT 1`, userID).
+			Scan(&c.card.Last4, &c.card.Brand)
 	}
-	return p, nil
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, errNoWallet
+	}
+	if err != nil {
+		return nil, fmt.Errorf("shop: checkout choice: %w", err)
+	}
+	return c, nil
+}
+
+// addresses returns the user's shipping addresses in the order they were
+// added.
+func (st *store) addresses(ctx context.Context, userID int64) ([]addressView, error) {
+	rows, err := st.r.QueryContext(ctx, `SELECT id, name, line1, city, postcode, country FROM addresses WHERE user_id = ? ORDER BY position, id`, userID)
+	if err != nil {
+		return nil, fmt.Errorf("shop: addresses: %w", err)
+	}
+	defer rows.Close()
+	as := []addressView{}
+	for rows.Next() {
+		var a addressView
+		if err := rows.Scan(&a.ID, &a.Name, &a.Line1, &a.City, &a.Postcode, &a.Country); err != nil {
+			return nil, fmt.Errorf("shop: addresses: %w", err)
+		}
+		as = append(as, a)
+	}
+	return as, rows.Err()
+}
+
+// cards returns the user's cards on file in the order they were added.
+func (st *store) cards(ctx context.Context, userID int64) ([]cardView, error) {
+	rows, err := st.r.QueryContext(ctx, `SELECT last4, brand FROM cards WHERE user_id = ? ORDER BY position, last4`, userID)
+	if err != nil {
+		return nil, fmt.Errorf("shop: cards: %w", err)
+	}
+	defer rows.Close()
+	cs := []cardView{}
+	for rows.Next() {
+		var c cardView
+		if err := rows.Scan(&c.Last4, &c.Brand); err != nil {
+			return nil, fmt.Errorf("shop: cards: %w", err)
+		}
+		cs = append(cs, c)
+	}
+	return cs, rows.Err()
+}
+
+// chooseAddress makes the user's address id the one their orders ship to
+// and returns it.
+func (st *store) chooseAddress(ctx context.Context, userID int64, id string) (a addressView, err error) {
+	err = st.write(ctx, func(tx *sql.Tx) error {
+		err := tx.QueryRowContext(ctx, `SELECT id, name, line1, city, postcode, country FROM addresses WHERE user_id = ? AND id = ?`, userID, id).
+			Scan(&a.ID, &a.Name, &a.Line1, &a.City, &a.Postcode, &a.Country)
+		if errors.Is(err, sql.ErrNoRows) {
+			return &affordances.Error{Code: affordances.InvalidInput, Message: fmt.Sprintf("You have no shipping address %q.", id),
+				Issues: []affordances.Issue{{Path: "/address", Message: "is not one of your addresses"}}}
+		}
+		if err != nil {
+			return fmt.Errorf("shop: choose address: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `
+			INSERT INTO checkout_choices (user_id, address_id) VALUES (?, ?)
+			ON CONFLICT (user_id) DO UPDATE SET address_id = excluded.address_id`, userID, id); err != nil {
+			return fmt.Errorf("shop: choose address: %w", err)
+		}
+		return nil
+	})
+	return a, err
+}
+
+// choosePayment makes the user's card ending last4 the one their orders
+// are paid with and returns it. Nothing is charged until an order is
+// placed.
+func (st *store) choosePayment(ctx context.Context, userID int64, last4 string) (c cardView, err error) {
+	err = st.write(ctx, func(tx *sql.Tx) error {
+		err := tx.QueryRowContext(ctx, `SELECT last4, brand FROM cards WHERE user_id = ? AND last4 = ?`, userID, last4).Scan(&c.Last4, &c.Brand)
+		if errors.Is(err, sql.ErrNoRows) {
+			return &affordances.Error{Code: affordances.InvalidInput, Message: fmt.Sprintf("You have no card ending %q on file.", last4),
+				Issues: []affordances.Issue{{Path: "/card", Message: "is not one of your cards"}}}
+		}
+		if err != nil {
+			return fmt.Errorf("shop: choose payment: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `
+			INSERT INTO checkout_choices (user_id, card_last4) VALUES (?, ?)
+			ON CONFLICT (user_id) DO UPDATE SET card_last4 = excluded.card_last4`, userID, last4); err != nil {
+			return fmt.Errorf("shop: choose payment: %w", err)
+		}
+		return nil
+	})
+	return c, err
 }
 
 // errSignIn is the one answer to a wrong email or password: it does not say
@@ -704,7 +894,8 @@ var dummyHash = sync.OnceValue(func() []byte {
 	return h
 })
 
-// createUser adds a user with the shop's test card and sample address.
+// createUser adds a user with the shop's test card and sample address
+// ([insertUser]).
 func (st *store) createUser(ctx context.Context, email, name, password string) (int64, error) {
 	var id int64
 	err := st.write(ctx, func(tx *sql.Tx) error {
@@ -715,6 +906,8 @@ func (st *store) createUser(ctx context.Context, email, name, password string) (
 	return id, err
 }
 
+// insertUser adds a user with the shop's test card (Visa ending 4242) and a
+// sample shipping address, "home".
 func insertUser(ctx context.Context, tx *sql.Tx, email, name, password string) (int64, error) {
 	hash, err := bcrypt.GenerateFromPassword([]byte(password), bcryptCost)
 	if err != nil {
@@ -727,13 +920,44 @@ func insertUser(ctx context.Context, tx *sql.Tx, email, name, password string) (
 	if taken > 0 {
 		return 0, fmt.Errorf("shop: create user: the email %q is taken", email)
 	}
-	res, err := tx.ExecContext(ctx, `
-		INSERT INTO users (email, name, password_hash, card_last4, ship_line1, ship_city, ship_postcode, ship_country)
-		VALUES (?, ?, ?, '4242', '1 Main St', 'Springfield', '12345', 'US')`, email, name, hash)
+	res, err := tx.ExecContext(ctx, `INSERT INTO users (email, name, password_hash) VALUES (?, ?, ?)`, email, name, hash)
 	if err != nil {
 		return 0, fmt.Errorf("shop: create user: %w", err)
 	}
-	return res.LastInsertId()
+	id, err := res.LastInsertId()
+	if err != nil {
+		return 0, fmt.Errorf("shop: create user: %w", err)
+	}
+	if err := addAddress(ctx, tx, id, addressView{ID: "home", Name: name, Line1: "1 Main St", City: "Springfield", Postcode: "12345", Country: "US"}); err != nil {
+		return 0, err
+	}
+	if err := addCard(ctx, tx, id, cardView{Last4: "4242", Brand: "Visa"}); err != nil {
+		return 0, err
+	}
+	return id, nil
+}
+
+// addAddress adds a shipping address after the user's others.
+func addAddress(ctx context.Context, tx *sql.Tx, userID int64, a addressView) error {
+	_, err := tx.ExecContext(ctx, `
+		INSERT INTO addresses (user_id, id, name, line1, city, postcode, country, position)
+		VALUES (?, ?, ?, ?, ?, ?, ?, (SELECT coalesce(max(position), -1) + 1 FROM addresses WHERE user_id = ?))`,
+		userID, a.ID, a.Name, a.Line1, a.City, a.Postcode, a.Country, userID)
+	if err != nil {
+		return fmt.Errorf("shop: add address: %w", err)
+	}
+	return nil
+}
+
+// addCard adds a card on file after the user's others.
+func addCard(ctx context.Context, tx *sql.Tx, userID int64, c cardView) error {
+	_, err := tx.ExecContext(ctx, `
+		INSERT INTO cards (user_id, last4, brand, position)
+		VALUES (?, ?, ?, (SELECT coalesce(max(position), -1) + 1 FROM cards WHERE user_id = ?))`, userID, c.Last4, c.Brand, userID)
+	if err != nil {
+		return fmt.Errorf("shop: add card: %w", err)
+	}
+	return nil
 }
 
 // hashSecret returns the hex SHA-256 of a session id or token: the

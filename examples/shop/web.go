@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -25,7 +26,7 @@ type views struct {
 	css   []byte
 }
 
-var pageNames = []string{"catalog", "product", "cart", "checkout", "confirm", "order", "login", "error"}
+var pageNames = []string{"catalog", "product", "cart", "shipping", "payment", "checkout", "confirm", "order", "login", "error"}
 
 func mustParseViews() *views {
 	funcs := affordances.TemplateFuncs()
@@ -62,6 +63,12 @@ type pageData struct {
 	E         map[string]any // the page's entities, as its graph shows them
 	Status    int
 
+	// Step is the page's step in the checkout flow, 1 to 4; 0 outside it.
+	Step int
+
+	// why says why an action is unavailable here (see Unavailable).
+	why func(action string) (string, error)
+
 	// Page-specific.
 	Message    string         // error pages
 	Summary    string         // checkout, confirm
@@ -76,6 +83,33 @@ type pageData struct {
 	PrevURL    string         // catalog
 }
 
+// Unavailable returns why the page's action is unavailable to the person,
+// as the page's graph says (CLARIFICATIONS 1), or "" when it is available:
+// the page renders its element disabled with the reason beside it.
+func (d *pageData) Unavailable(action string) (string, error) {
+	if d.why == nil {
+		return "", nil
+	}
+	return d.why(action)
+}
+
+// A flowStep is one step of the checkout as the steps bar shows it.
+type flowStep struct {
+	N             int
+	Name, Path    string
+	Current, Done bool
+}
+
+// Steps returns the checkout's steps, placed relative to the page's.
+func (d *pageData) Steps() []flowStep {
+	steps := []flowStep{{1, "Cart", routeCart, false, false}, {2, "Shipping", routeShipping, false, false},
+		{3, "Payment", routePayment, false, false}, {4, "Review", routeCheckout, false, false}}
+	for i := range steps {
+		steps[i].Current, steps[i].Done = steps[i].N == d.Step, steps[i].N < d.Step
+	}
+	return steps
+}
+
 // Q, Cat and Page expose the catalog query to templates.
 func (d *pageData) Q() string   { return d.Catalog.q }
 func (d *pageData) Cat() string { return d.Catalog.category }
@@ -88,9 +122,11 @@ func (s *Shop) pages(origin string) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", s.show("catalog", s.catalogPage))
 	mux.HandleFunc("GET /products/{slug}", s.show("product", s.productPage))
-	mux.HandleFunc("GET /cart", s.show("cart", func(d *pageData, _ *http.Request) { d.Title = "Your cart" }))
+	mux.HandleFunc("GET /cart", s.show("cart", func(d *pageData, _ *http.Request) { d.Title, d.Step = "Your cart", 1 }))
+	mux.HandleFunc("GET /checkout/shipping", s.show("shipping", func(d *pageData, _ *http.Request) { d.Title, d.Step = "Shipping", 2 }))
+	mux.HandleFunc("GET /checkout/payment", s.show("payment", func(d *pageData, _ *http.Request) { d.Title, d.Step = "Payment", 3 }))
 	mux.HandleFunc("GET /checkout", s.show("checkout", func(d *pageData, r *http.Request) {
-		d.Title = "Checkout"
+		d.Title, d.Step = "Review your order", 4
 		st, _ := affordances.StateFrom(r.Context()) // show rendered the error page when there is none
 		d.Summary = checkoutSummary(st)
 	}))
@@ -109,6 +145,8 @@ func (s *Shop) pages(origin string) http.Handler {
 	})
 	mux.HandleFunc("POST /products/{slug}", s.postProduct)
 	mux.HandleFunc("POST /cart", s.postCart)
+	mux.HandleFunc("POST /checkout/shipping", s.postShipping)
+	mux.HandleFunc("POST /checkout/payment", s.postPayment)
 	mux.HandleFunc("POST /checkout", s.postCheckout)
 	mux.HandleFunc("POST /login", s.postLogin)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { s.notFound(w, r) })
@@ -143,11 +181,13 @@ func (s *Shop) show(name string, fill func(d *pageData, r *http.Request)) http.H
 			s.errorPage(w, r, http.StatusInternalServerError, "Something went wrong", "The shop could not load this page. Try again in a moment.")
 			return
 		}
-		d := s.data(w, r, affordances.PrincipalFrom(r.Context()), st)
+		p := affordances.PrincipalFrom(r.Context())
+		d := s.data(w, r, p, st)
 		d.Graph = true
 		q := r.URL.Query()
 		q.Set("affordances", "1")
 		d.GraphURL = r.URL.Path + "?" + q.Encode()
+		d.why = func(action string) (string, error) { return s.unavailable(action, p, st) }
 		fill(d, r)
 		s.render(w, http.StatusOK, name, d)
 	}
@@ -294,7 +334,12 @@ func (s *Shop) badForm(w http.ResponseWriter, r *http.Request) {
 
 // quantityField reads a form's quantity; absent is def.
 func quantityField(r *http.Request, def int) (int, error) {
-	v := strings.TrimSpace(r.PostFormValue("quantity"))
+	return quantityOf(r.PostFormValue("quantity"), def)
+}
+
+// quantityOf reads a quantity a form posted; empty is def.
+func quantityOf(v string, def int) (int, error) {
+	v = strings.TrimSpace(v)
 	if v == "" {
 		return def, nil
 	}
@@ -325,6 +370,9 @@ func (s *Shop) postProduct(w http.ResponseWriter, r *http.Request) {
 	s.done(w, r, back, addedMessage(line, qty), err)
 }
 
+// postCart runs the cart's two forms: one sets the quantity of every line
+// it lists (sku and quantity, repeated, in one transaction), the other
+// removes the line of its sku.
 func (s *Shop) postCart(w http.ResponseWriter, r *http.Request) {
 	action := r.PostFormValue("_action")
 	if action != "updateQuantity" && action != "removeFromCart" {
@@ -335,20 +383,82 @@ func (s *Shop) postCart(w http.ResponseWriter, r *http.Request) {
 	if u == nil {
 		return
 	}
-	sku := r.PostFormValue("sku")
 	if action == "removeFromCart" {
+		sku := r.PostFormValue("sku")
 		c, _ := s.store.cart(r.Context(), u.ID)
 		name := lineName(c, sku)
 		s.done(w, r, "/cart", "Removed "+name+" from your cart.", s.store.removeFromCart(r.Context(), u.ID, sku))
 		return
 	}
-	qty, err := quantityField(r, 0)
+	skus, qtys := r.PostForm["sku"], r.PostForm["quantity"]
+	if len(skus) == 0 || len(skus) != len(qtys) {
+		s.badForm(w, r)
+		return
+	}
+	c, err := s.store.cart(r.Context(), u.ID)
 	if err != nil {
 		s.done(w, r, "/cart", "", err)
 		return
 	}
-	line, err := s.store.setQuantity(r.Context(), u.ID, sku, qty)
-	s.done(w, r, "/cart", quantityMessage(line), err)
+	var want []lineQuantity
+	for i, sku := range skus {
+		qty, err := quantityOf(qtys[i], 0)
+		if err != nil {
+			s.done(w, r, "/cart", "", err)
+			return
+		}
+		if !slices.ContainsFunc(c.Items, func(l cartLine) bool { return l.SKU == sku && l.Quantity == qty }) {
+			want = append(want, lineQuantity{sku, qty})
+		}
+	}
+	if len(want) == 0 {
+		s.done(w, r, "/cart", "Nothing changed.", nil)
+		return
+	}
+	lines, err := s.store.setQuantities(r.Context(), u.ID, want)
+	msgs := make([]string, len(lines))
+	for i, l := range lines {
+		msgs[i] = quantityMessage(l)
+	}
+	s.done(w, r, "/cart", strings.Join(msgs, " "), err)
+}
+
+// postShipping chooses the address the order ships to, then goes on to
+// the payment step.
+func (s *Shop) postShipping(w http.ResponseWriter, r *http.Request) {
+	if r.PostFormValue("_action") != "chooseAddress" {
+		s.badForm(w, r)
+		return
+	}
+	u := s.formUser(w, r)
+	if u == nil {
+		return
+	}
+	a, err := s.store.chooseAddress(r.Context(), u.ID, r.PostFormValue("address"))
+	if err != nil {
+		s.done(w, r, routeShipping, "", err)
+		return
+	}
+	s.done(w, r, routePayment, shipToMessage(a), nil)
+}
+
+// postPayment chooses the card the order is paid with, then goes on to
+// the review.
+func (s *Shop) postPayment(w http.ResponseWriter, r *http.Request) {
+	if r.PostFormValue("_action") != "choosePayment" {
+		s.badForm(w, r)
+		return
+	}
+	u := s.formUser(w, r)
+	if u == nil {
+		return
+	}
+	c, err := s.store.choosePayment(r.Context(), u.ID, r.PostFormValue("card"))
+	if err != nil {
+		s.done(w, r, routePayment, "", err)
+		return
+	}
+	s.done(w, r, routeCheckout, payWithMessage(c), nil)
 }
 
 // postCheckout places the order when the form says confirm=yes; without

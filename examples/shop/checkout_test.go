@@ -1,0 +1,288 @@
+package shop_test
+
+import (
+	"fmt"
+	"html"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+
+	affordances "github.com/affordances/affordances-go"
+	"github.com/affordances/affordances-go/examples/shop"
+)
+
+// TestCheckoutFlowByActions walks the checkout flow as an agent: choose the
+// second address and the second card, meet the summary that names them,
+// place the order with confirm. The choice is alice's own and stays for her
+// next order.
+func TestCheckoutFlowByActions(t *testing.T) {
+	s, srv := newShop(t)
+	a := newBrowser(t, srv)
+	a.signIn(shop.DemoEmail, shop.DemoPassword)
+	step := func(name string, f func(t *testing.T)) {
+		if !t.Run(name, f) {
+			t.FailNow()
+		}
+	}
+	ok := func(t *testing.T, path, action string, input any, confirm bool) affordances.Delta {
+		t.Helper()
+		status, d, _ := a.call(path, action, input, confirm)
+		if status != 200 || !d.OK {
+			t.Fatalf("%s: got %d %+v, want 200 ok", action, status, d.Error)
+		}
+		return d
+	}
+
+	step("step 1: fill the cart; the graph goes on to shipping", func(t *testing.T) {
+		a.t = t
+		ok(t, "/products/heavyweight-tee", "addToCart", map[string]any{"sku": "HWT-BLK-M", "quantity": 2}, false)
+		ok(t, "/products/stoneware-mug", "addToCart", map[string]any{"sku": "MUG-SLT"}, false)
+		_, g := a.graph("/cart")
+		if !slices.Contains(g.Nav, affordances.NavLink{To: "/checkout/shipping", Label: "Continue to shipping"}) {
+			t.Errorf("got nav %+v, want Continue to shipping", g.Nav)
+		}
+	})
+
+	step("step 2: choose the second address", func(t *testing.T) {
+		a.t = t
+		_, g := a.graph("/checkout/shipping")
+		e := asMap(g.Entities)
+		if obj(e, "chosen") != "home" || obj(e, "addresses", 0, "id") != "home" || obj(e, "addresses", 1, "id") != "work" {
+			t.Errorf("got %v, want addresses home and work, home chosen", e)
+		}
+		for _, l := range []affordances.NavLink{{To: "/checkout/payment", Label: "Continue to payment"}, {To: "/cart", Label: "Back to cart"}} {
+			if !slices.Contains(g.Nav, l) {
+				t.Errorf("got nav %+v, want %+v", g.Nav, l)
+			}
+		}
+		status, d, _ := a.call("/checkout/shipping", "chooseAddress", map[string]any{"address": "moon"}, false)
+		if status != 400 || d.Error == nil || d.Error.Code != affordances.InvalidInput || len(d.Error.Issues) != 1 || d.Error.Issues[0].Path != "/address" {
+			t.Errorf("an unknown address: got %d %+v, want 400 invalid_input at /address", status, d.Error)
+		}
+		d = ok(t, "/checkout/shipping", "chooseAddress", map[string]any{"address": "work"}, false)
+		if d.Redirect != "/checkout/payment" || d.Changed["chosen"] != "work" || d.Message != "The order ships to 500 Market St, Shelbyville." {
+			t.Errorf("got redirect %q, changed %v, message %q; want /checkout/payment, chosen work, the address", d.Redirect, d.Changed, d.Message)
+		}
+	})
+
+	step("step 3: choose the second card", func(t *testing.T) {
+		a.t = t
+		_, g := a.graph("/checkout/payment")
+		if e := asMap(g.Entities); obj(e, "chosen") != "4242" || obj(e, "cards", 1, "last4") != "1881" {
+			t.Errorf("got %v, want cards 4242 and 1881, 4242 chosen", e)
+		}
+		status, d, _ := a.call("/checkout/payment", "choosePayment", map[string]any{"card": "0000"}, false)
+		if status != 400 || d.Error == nil || d.Error.Code != affordances.InvalidInput {
+			t.Errorf("an unknown card: got %d %+v, want 400 invalid_input", status, d.Error)
+		}
+		d = ok(t, "/checkout/payment", "choosePayment", map[string]any{"card": "1881"}, false)
+		if d.Redirect != "/checkout" || d.Changed["chosen"] != "1881" {
+			t.Errorf("got redirect %q, changed %v; want /checkout, chosen 1881", d.Redirect, d.Changed)
+		}
+	})
+
+	var orderPath string
+	step("step 4: the review, its cost, the summary, the order", func(t *testing.T) {
+		a.t = t
+		_, g := a.graph("/checkout")
+		if e := asMap(g.Entities); obj(e, "shipTo", "id") != "work" || obj(e, "payment") != "card ending 1881" {
+			t.Errorf("got %v, want shipTo work and card ending 1881", e)
+		}
+		status, d, _ := a.call("/checkout", "placeOrder", nil, false)
+		want := "Place order: 3 items, total $80.00, card ending 1881, ship to 500 Market St, Shelbyville."
+		if status != http.StatusPreconditionRequired || d.Error == nil || d.Error.Message != want {
+			t.Fatalf("got %d %+v, want 428 %q", status, d.Error, want)
+		}
+		d = ok(t, "/checkout", "placeOrder", nil, true)
+		if id, _ := obj(d.Output, "orderId").(string); id == "" || d.Redirect != "/orders/"+id {
+			t.Errorf("got output %v, redirect %q; want the order", d.Output, d.Redirect)
+		}
+		orderPath = d.Redirect
+	})
+
+	step("the order ships and is paid as chosen", func(t *testing.T) {
+		a.t = t
+		_, g := a.graph(orderPath)
+		o := obj(asMap(g.Entities), "order")
+		if ship, _ := obj(o, "shipTo").(string); !strings.Contains(ship, "500 Market St, Shelbyville") || obj(o, "payment") != "card ending 1881" || num(obj(o, "total")) != 8000 {
+			t.Errorf("got order %v, want it shipped to 500 Market St, paid with card ending 1881, total 8000", o)
+		}
+	})
+
+	step("the choice stays alice's, for her next order", func(t *testing.T) {
+		a.t = t
+		_, g := a.graph("/checkout/shipping")
+		if got := obj(asMap(g.Entities), "chosen"); got != "work" {
+			t.Errorf("got chosen %v, want work", got)
+		}
+		token, err := s.CreateUser(t.Context(), "bob@example.com", "password")
+		if err != nil {
+			t.Fatal(err)
+		}
+		bob := newAgent(t, srv, token)
+		if status, d, _ := bob.call("/checkout/shipping", "chooseAddress", map[string]any{"address": "work"}, false); status != 400 {
+			t.Errorf("bob chooses alice's work address: got %d %+v, want 400", status, d.Error)
+		}
+		_, g = bob.graph("/checkout")
+		if e := asMap(g.Entities); obj(e, "shipTo", "line1") != "1 Main St" || obj(e, "payment") != "card ending 4242" {
+			t.Errorf("bob's checkout: got %v, want his own address and card", e)
+		}
+	})
+}
+
+// TestCheckoutFlowByForms walks the same flow as a person with no
+// JavaScript: every step is a form that runs the store code of its action,
+// redirects (303) and says what it did.
+func TestCheckoutFlowByForms(t *testing.T) {
+	s, srv := newShop(t)
+	b := newBrowser(t, srv)
+	step := func(name string, f func(t *testing.T)) {
+		if !t.Run(name, f) {
+			t.FailNow()
+		}
+	}
+	post := func(t *testing.T, path string, v url.Values, wantTo string) {
+		t.Helper()
+		resp := b.form(path, v, nil)
+		if loc := resp.Header.Get("Location"); resp.StatusCode != http.StatusSeeOther || loc != wantTo {
+			t.Fatalf("POST %s %v: got %d to %q, want 303 to %q", path, v, resp.StatusCode, loc, wantTo)
+		}
+	}
+	shows := func(t *testing.T, path string, want ...string) {
+		t.Helper()
+		_, body := b.page(path)
+		body = html.UnescapeString(body)
+		for _, w := range want {
+			if !strings.Contains(body, w) {
+				t.Errorf("GET %s: got a page without %q", path, w)
+			}
+		}
+	}
+	cart := func(t *testing.T) int {
+		n, err := s.CartCountForTest(t.Context(), shop.DemoEmail)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+
+	step("nobody is sent to sign in", func(t *testing.T) {
+		b.t = t
+		post(t, "/checkout/shipping", url.Values{"_action": {"chooseAddress"}, "address": {"work"}}, "/login?next=%2Fcheckout%2Fshipping")
+		post(t, "/login", url.Values{"_action": {"signIn"}, "email": {shop.DemoEmail}, "password": {shop.DemoPassword}, "next": {"/cart"}}, "/cart")
+	})
+
+	step("step 1: the cart, its quantities in one form", func(t *testing.T) {
+		b.t = t
+		post(t, "/products/heavyweight-tee", url.Values{"_action": {"addToCart"}, "sku": {"HWT-BLK-M"}, "quantity": {"2"}}, "/products/heavyweight-tee")
+		post(t, "/products/stoneware-mug", url.Values{"_action": {"addToCart"}, "sku": {"MUG-SLT"}}, "/products/stoneware-mug")
+		shows(t, "/cart", `href="/checkout/shipping"`, "Continue to shipping")
+		post(t, "/cart", url.Values{"_action": {"updateQuantity"}, "sku": {"HWT-BLK-M", "MUG-SLT"}, "quantity": {"3", "1"}}, "/cart")
+		shows(t, "/cart", "Heavyweight Tee (Black / M): quantity 3.")
+		if n := cart(t); n != 4 {
+			t.Errorf("got %d in the cart, want 4", n)
+		}
+		post(t, "/cart", url.Values{"_action": {"updateQuantity"}, "sku": {"HWT-BLK-M", "MUG-SLT"}, "quantity": {"1", "50"}}, "/cart")
+		shows(t, "/cart", "Only 10 of Stoneware Mug (Slate) left in stock.")
+		if n := cart(t); n != 4 {
+			t.Errorf("got %d in the cart, want 4: one line short of stock changes none", n)
+		}
+		post(t, "/cart", url.Values{"_action": {"removeFromCart"}, "sku": {"MUG-SLT"}}, "/cart")
+		if n := cart(t); n != 3 {
+			t.Errorf("got %d in the cart, want 3", n)
+		}
+	})
+
+	step("step 2: choose the second address", func(t *testing.T) {
+		b.t = t
+		shows(t, "/checkout/shipping", `value="home" checked`, "500 Market St", `href="/checkout/payment"`, `href="/cart"`)
+		resp := b.form("/checkout/shipping", url.Values{"_action": {"chooseAddress"}, "address": {"work"}}, http.Header{"Origin": {"http://evil.example"}})
+		if resp.StatusCode != http.StatusForbidden {
+			t.Errorf("a cross-origin form: got %d, want 403", resp.StatusCode)
+		}
+		shows(t, "/checkout/shipping", `value="home" checked`)
+		post(t, "/checkout/shipping", url.Values{"_action": {"chooseAddress"}, "address": {"moon"}}, "/checkout/shipping")
+		shows(t, "/checkout/shipping", `You have no shipping address "moon".`)
+		post(t, "/checkout/shipping", url.Values{"_action": {"chooseAddress"}, "address": {"work"}}, "/checkout/payment")
+		shows(t, "/checkout/payment", "The order ships to 500 Market St, Shelbyville.", `value="4242" checked`, "1881")
+	})
+
+	step("step 3: choose the second card", func(t *testing.T) {
+		b.t = t
+		post(t, "/checkout/payment", url.Values{"_action": {"choosePayment"}, "card": {"0000"}}, "/checkout/payment")
+		post(t, "/checkout/payment", url.Values{"_action": {"choosePayment"}, "card": {"1881"}}, "/checkout")
+		shows(t, "/checkout", "The order is paid with Mastercard, card ending 1881.", "500 Market St", "card ending 1881", `href="/checkout/payment"`)
+	})
+
+	step("step 4: review, confirm, order", func(t *testing.T) {
+		b.t = t
+		resp, body := b.do(http.MethodPost, "/checkout", http.Header{"Content-Type": {"application/x-www-form-urlencoded"}}, []byte("_action=placeOrder"))
+		want := "Place order: 3 items, total $96.00, card ending 1881, ship to 500 Market St, Shelbyville."
+		if resp.StatusCode != 200 || !strings.Contains(html.UnescapeString(string(body)), want) {
+			t.Fatalf("got %d without %q, want the confirmation page", resp.StatusCode, want)
+		}
+		if n := cart(t); n != 3 {
+			t.Errorf("got %d in the cart, want 3: nothing ran", n)
+		}
+		resp = b.form("/checkout", url.Values{"_action": {"placeOrder"}, "confirm": {"yes"}}, nil)
+		loc := resp.Header.Get("Location")
+		if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(loc, "/orders/") {
+			t.Fatalf("got %d to %q, want 303 to /orders/<id>", resp.StatusCode, loc)
+		}
+		shows(t, loc, "Paid with card ending 1881", "500 Market St, Shelbyville", "$96.00")
+		if n := cart(t); n != 0 {
+			t.Errorf("got %d in the cart, want 0", n)
+		}
+	})
+}
+
+// TestOpenMovesWallets: a database from before the checkout flow (one
+// address and one card as columns of users) opens with them moved to their
+// own tables, and alice gets her second address and card.
+func TestOpenMovesWallets(t *testing.T) {
+	dir := t.TempDir()
+	s, err := shop.Open(t.Context(), &shop.Options{DataDir: dir, DemoToken: demoToken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bobToken, err := s.CreateUser(t.Context(), "bob@example.com", "password")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.OldSchemaForTest(t.Context(), "bob@example.com", "9 Elm St", "5555"); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+
+	s, err = shop.Open(t.Context(), &shop.Options{DataDir: dir, DemoToken: demoToken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	srv := httptest.NewServer(s.Handler())
+	defer srv.Close()
+	tests := []struct {
+		who              *agent
+		addresses, cards string
+	}{
+		{newAgent(t, srv, demoToken), "[1 Main St 500 Market St]", "[4242 1881]"},
+		{newAgent(t, srv, bobToken), "[9 Elm St]", "[5555]"},
+	}
+	for _, tt := range tests {
+		var addresses, cards []any
+		_, g := tt.who.graph("/checkout/shipping")
+		for _, a := range obj(asMap(g.Entities), "addresses").([]any) {
+			addresses = append(addresses, obj(a, "line1"))
+		}
+		_, g = tt.who.graph("/checkout/payment")
+		for _, c := range obj(asMap(g.Entities), "cards").([]any) {
+			cards = append(cards, obj(c, "last4"))
+		}
+		if fmt.Sprint(addresses) != tt.addresses || fmt.Sprint(cards) != tt.cards {
+			t.Errorf("got addresses %v and cards %v, want %s and %s", addresses, cards, tt.addresses, tt.cards)
+		}
+	}
+}
