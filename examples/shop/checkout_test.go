@@ -1,6 +1,7 @@
 package shop_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"html"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	affordances "github.com/affordances/affordances-go"
+	"github.com/affordances/affordances-go/aal"
 	"github.com/affordances/affordances-go/examples/shop"
 )
 
@@ -91,6 +93,12 @@ func TestCheckoutFlowByActions(t *testing.T) {
 		if e := asMap(g.Entities); obj(e, "shipTo", "id") != "work" || obj(e, "payment") != "card ending 1881" {
 			t.Errorf("got %v, want shipTo work and card ending 1881", e)
 		}
+		_, body := a.fragment("/checkout")
+		var f aal.Fragment
+		json.Unmarshal(body, &f)
+		if len(f.Affordances) != 1 || f.Affordances[0].Cost == nil || *f.Affordances[0].Cost != (aal.Cost{Currency: "USD", Amount: 80}) {
+			t.Errorf("got %s, want place-order costing 80 USD", body)
+		}
 		status, d, _ := a.call("/checkout", "placeOrder", nil, false)
 		want := "Place order: 3 items, total $80.00, card ending 1881, ship to 500 Market St, Shelbyville."
 		if status != http.StatusPreconditionRequired || d.Error == nil || d.Error.Message != want {
@@ -117,6 +125,12 @@ func TestCheckoutFlowByActions(t *testing.T) {
 		_, g := a.graph("/checkout/shipping")
 		if got := obj(asMap(g.Entities), "chosen"); got != "work" {
 			t.Errorf("got chosen %v, want work", got)
+		}
+		_, body := a.fragment("/checkout")
+		var f aal.Fragment
+		json.Unmarshal(body, &f)
+		if c := f.Affordances[0].Cost; c == nil || c.Amount != 0 {
+			t.Errorf("got cost %+v with an empty cart, want 0", c)
 		}
 		token, err := s.CreateUser(t.Context(), "bob@example.com", "password")
 		if err != nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	affordances "github.com/affordances/affordances-go"
+	"github.com/affordances/affordances-go/aal"
 )
 
 // Route patterns.
@@ -30,7 +31,14 @@ const (
 // graph (the site's SignInReason) and beside its disabled element.
 const signInReason = "Sign in to use your cart and check out."
 
-// declare declares the shop's routes and actions on its site.
+// checkoutStep places a page in the checkout flow: the cart, the shipping
+// address, the card, the review (seed 003 "flow").
+func checkoutStep(n int) *aal.Flow { return &aal.Flow{ID: "checkout", Step: n, Of: 4} }
+
+// declare declares the shop's routes and actions on its site. Each action
+// also declares its AAL affordance (CLARIFICATIONS 9): what kind of thing it
+// does, what it touches, whether it can be undone and what it costs, so a
+// consumer can gate it (CLARIFICATIONS 8).
 func (s *Shop) declare() {
 	catalog := s.site.Route(routeCatalog, &affordances.RouteOptions{
 		Description: "The catalog: products by category, and search",
@@ -44,6 +52,8 @@ func (s *Shop) declare() {
 		Expose:      affordances.ExposePublic,
 		ReadOnly:    true,
 		Output:      searchOutputSchema,
+		// A search changes nothing, so there is nothing to undo.
+		AAL: &aal.Meta{Action: aal.Search, Trust: aal.TrustSafe, Reversible: true},
 	}, nil, s.search)
 
 	product := s.site.Route(routeProduct, &affordances.RouteOptions{
@@ -58,6 +68,8 @@ func (s *Shop) declare() {
 		Expose:      affordances.ExposeSession,
 		Effects:     []string{"cart"},
 		GuardText:   "the product is in stock",
+		// The cart is the customer's own; removing the item undoes it.
+		AAL: &aal.Meta{Action: aal.Submit, Trust: aal.TrustUser, Reversible: true},
 	}, inStock, s.addToCart)
 
 	cart := s.site.Route(routeCart, &affordances.RouteOptions{
@@ -65,6 +77,7 @@ func (s *Shop) declare() {
 		State: func(ctx context.Context, r *affordances.Request) (*affordances.State, error) {
 			return s.cartState(ctx, r.Principal)
 		},
+		Flow: checkoutStep(1),
 	})
 	addAction(s, cart, &affordances.Action{
 		Name:        "updateQuantity",
@@ -72,6 +85,7 @@ func (s *Shop) declare() {
 		Expose:      affordances.ExposeSession,
 		Effects:     []string{"cart"},
 		GuardText:   "the cart is not empty",
+		AAL:         &aal.Meta{Action: aal.Update, Trust: aal.TrustUser, Reversible: true},
 	}, cartNotEmpty, s.updateQuantity)
 	addAction(s, cart, &affordances.Action{
 		Name:        "removeFromCart",
@@ -79,6 +93,9 @@ func (s *Shop) declare() {
 		Expose:      affordances.ExposeSession,
 		Effects:     []string{"cart"},
 		GuardText:   "the cart is not empty",
+		// An update of the cart, not a delete: adding the item again undoes
+		// it, and AAL reads every delete as irreversible (CLARIFICATIONS 8).
+		AAL: &aal.Meta{Action: aal.Update, Trust: aal.TrustUser, Reversible: true},
 	}, cartNotEmpty, s.removeFromCart)
 
 	shipping := s.site.Route(routeShipping, &affordances.RouteOptions{
@@ -86,12 +103,15 @@ func (s *Shop) declare() {
 		State: func(ctx context.Context, r *affordances.Request) (*affordances.State, error) {
 			return s.shippingState(ctx, r.Principal)
 		},
+		Flow: checkoutStep(2),
 	})
 	addAction(s, shipping, &affordances.Action{
 		Name:        "chooseAddress",
 		Description: "Ship the order to one of your addresses",
 		Expose:      affordances.ExposeSession,
 		Effects:     []string{"chosen"},
+		// An address is personal data; choosing another one undoes it.
+		AAL: &aal.Meta{Action: aal.Select, Trust: aal.TrustPersonal, Reversible: true, Label: "Ship to this address"},
 	}, nil, s.chooseAddress)
 
 	payment := s.site.Route(routePayment, &affordances.RouteOptions{
@@ -99,12 +119,20 @@ func (s *Shop) declare() {
 		State: func(ctx context.Context, r *affordances.Request) (*affordances.State, error) {
 			return s.paymentState(ctx, r.Principal)
 		},
+		Flow: checkoutStep(3),
 	})
 	addAction(s, payment, &affordances.Action{
 		Name:        "choosePayment",
 		Description: "Pay for the order with one of your cards on file",
 		Expose:      affordances.ExposeSession,
 		Effects:     []string{"chosen"},
+		// Trust personal, not financial: choosing a card moves no money and
+		// commits to nothing (CLARIFICATIONS 7 keeps financial for that);
+		// it picks one of the person's own cards, known here by brand and
+		// last four digits, for an order that placeOrder alone commits,
+		// itself financial, destructive and confirmed. Choosing another card
+		// undoes it.
+		AAL: &aal.Meta{Action: aal.Select, Trust: aal.TrustPersonal, Reversible: true, Label: "Use this card"},
 	}, nil, s.choosePayment)
 
 	checkout := s.site.Route(routeCheckout, &affordances.RouteOptions{
@@ -112,6 +140,7 @@ func (s *Shop) declare() {
 		State: func(ctx context.Context, r *affordances.Request) (*affordances.State, error) {
 			return s.checkoutState(ctx, r.Principal)
 		},
+		Flow: checkoutStep(4),
 	})
 	addAction(s, checkout, &affordances.Action{
 		Name:        "placeOrder",
@@ -121,6 +150,12 @@ func (s *Shop) declare() {
 		GuardText:   "the cart is not empty",
 		Summary: func(ctx context.Context, r *affordances.Request) (string, error) {
 			return checkoutSummary(r.State), nil
+		},
+		// Paying commits money and an order cannot be taken back here.
+		AAL: &aal.Meta{
+			Action: aal.Purchase, Trust: aal.TrustFinancial, Destructive: true, Reversible: false,
+			Label: "Place order", Cost: cartCost,
+			Preconditions: []string{"cart.non_empty", "payment.attached"},
 		},
 	}, cartNotEmpty, s.placeOrder)
 
@@ -142,6 +177,8 @@ func (s *Shop) declare() {
 		Description: "Sign in with email and password; starts a cookie session",
 		Expose:      affordances.ExposePublic,
 		Limit:       &signInLimit,
+		// Credentials are personal; signing out ends the session it starts.
+		AAL: &aal.Meta{Action: aal.Authenticate, Trust: aal.TrustPersonal, Reversible: true},
 	}, nil, s.signInAction)
 	addAction(s, login, &affordances.Action{
 		Name:        "signOut",
@@ -149,6 +186,7 @@ func (s *Shop) declare() {
 		Expose:      affordances.ExposeSession,
 		Visible:     func(r *affordances.Request) bool { return !r.Principal.Anonymous() },
 		GuardText:   "signed in with a session cookie",
+		AAL:         &aal.Meta{Action: aal.Submit, Trust: aal.TrustUser, Reversible: true},
 	}, cookieSession, s.signOutAction)
 }
 
@@ -210,6 +248,15 @@ func cookieSession(p affordances.Principal, _ *affordances.State) string {
 		return "Only a browser session can be signed out; a bearer token stays valid."
 	}
 	return ""
+}
+
+// cartCost is what placing the order costs: the cart's total, in dollars.
+func cartCost(entities map[string]any) *aal.Cost {
+	c, ok := entities["cart"].(*cartView)
+	if !ok {
+		return nil
+	}
+	return &aal.Cost{Currency: "USD", Amount: float64(c.Total) / 100}
 }
 
 // signInLimit bounds password guesses, by the action and by the form.

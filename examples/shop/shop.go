@@ -19,8 +19,11 @@
 // JavaScript; the same URL asked for with
 // Accept: application/vnd.affordances+json is its graph.
 //
-// The checkout is a flow of four steps: the cart, the shipping address,
-// the card, and the review where the order is placed.
+// The shop also publishes AAL 0.1.1 (seed 003): a manifest at
+// /.well-known/agent-affordances.json, a fragment for every page beside it
+// and inline in the page, and a data-aal attribute on the element of each
+// action. The checkout is a flow of four steps: the cart, the shipping
+// address, the card, and the review where the order is placed.
 package shop
 
 import (

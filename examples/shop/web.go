@@ -63,6 +63,11 @@ type pageData struct {
 	E         map[string]any // the page's entities, as its graph shows them
 	Status    int
 
+	// AAL (seed 003): the page's <link rel="agent-affordances"> and its
+	// fragment inline, for the head of a page with a graph.
+	AALLink   template.HTML
+	AALScript template.HTML
+
 	// Step is the page's step in the checkout flow, 1 to 4; 0 outside it.
 	Step int
 
@@ -187,6 +192,7 @@ func (s *Shop) show(name string, fill func(d *pageData, r *http.Request)) http.H
 		q := r.URL.Query()
 		q.Set("affordances", "1")
 		d.GraphURL = r.URL.Path + "?" + q.Encode()
+		d.AALLink, d.AALScript = affordances.AALLink(r.Context()), affordances.AALScript(r.Context())
 		d.why = func(action string) (string, error) { return s.unavailable(action, p, st) }
 		fill(d, r)
 		s.render(w, http.StatusOK, name, d)
