@@ -1,0 +1,618 @@
+package affordances
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/affordances/affordances-go/aal"
+	"github.com/affordances/affordances-go/internal/mediatype"
+)
+
+// ClientOptions configures a [Client]. The zero value of every field is a
+// sound default; NewClient copies the struct.
+type ClientOptions struct {
+	// Token is a bearer token. Empty: the client authenticates with the
+	// cookies of its http.Client's Jar, if any, and sends the site's
+	// Origin on every call so cookie calls pass the origin rule
+	// (CLARIFICATIONS 4).
+	Token string
+
+	// Approver is asked before any call that needs a person (see
+	// [Approver]). Nil: such calls are not sent and fail with
+	// [ErrNotApproved].
+	Approver Approver
+
+	// Gate decides which calls need a person, from the page's AAL fragment
+	// and the person's grants (CLARIFICATIONS 8). Nil: the zero gate, which
+	// asks for every risky call.
+	Gate *aal.Gate
+
+	// FollowRedirects makes [Page.Call] load the delta's redirect, so the
+	// page becomes the one a person would have been sent to.
+	FollowRedirects bool
+
+	// MaxRetries bounds the retries of one call: after a 429 (waiting
+	// Retry-After) or a network error (with the same Idempotency-Key, so
+	// the server runs it once). Zero: 3; negative: none.
+	MaxRetries int
+
+	// MaxRetryAfter is the longest Retry-After the client waits; a longer
+	// one fails the call with the server's rate_limited delta. Zero: 60s.
+	MaxRetryAfter time.Duration
+
+	// UserAgent is sent on every request. Empty: "affordances-go".
+	UserAgent string
+}
+
+// A Client reads and operates an Affordances site for an agent: the site
+// index, page graphs with their AAL fragments, and calls gated by a
+// person's approval. It is safe for concurrent use; a [Page] is not.
+type Client struct {
+	hc     *http.Client
+	base   *url.URL
+	origin string
+	opts   ClientOptions
+
+	manifestOnce sync.Once
+	manifest     *aal.Manifest
+	manifestErr  error
+}
+
+// SupportedVersions lists the protocol majors this client reads.
+var SupportedVersions = []string{Version}
+
+// Errors of the client, matched with errors.Is.
+var (
+	// ErrNotApproved: the call needed a person's approval and did not get
+	// it; nothing that could run was sent.
+	ErrNotApproved = errors.New("affordances: the call needs a person's approval")
+	// ErrRefused: the gate refused the call whatever a person would say
+	// (an affordance that breaks AAL's rules, or no person to ask).
+	ErrRefused = errors.New("affordances: the gate refused the call")
+	// ErrUnsupportedVersion: the site speaks a protocol major this client
+	// does not.
+	ErrUnsupportedVersion = errors.New("affordances: unsupported protocol version")
+	// ErrProtocol: the site answered something that is not an Affordances
+	// document where one was due.
+	ErrProtocol = errors.New("affordances: protocol error")
+)
+
+// NewClient returns a client for the site at baseURL (scheme, host and
+// optional port; a path is ignored). hc nil means http.DefaultClient; give
+// one with a Jar for cookie sessions. opts may be nil.
+func NewClient(hc *http.Client, baseURL string, opts *ClientOptions) (*Client, error) {
+	u, err := url.Parse(baseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("affordances: NewClient: %q is not an http(s) URL", baseURL)
+	}
+	origin, err := normalizeOrigin(u.Scheme + "://" + u.Host)
+	if err != nil {
+		return nil, fmt.Errorf("affordances: NewClient: %w", err)
+	}
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	c := &Client{hc: hc, base: &url.URL{Scheme: u.Scheme, Host: u.Host}, origin: origin}
+	if opts != nil {
+		c.opts = *opts
+	}
+	if c.opts.MaxRetries == 0 {
+		c.opts.MaxRetries = 3
+	}
+	if c.opts.MaxRetryAfter == 0 {
+		c.opts.MaxRetryAfter = time.Minute
+	}
+	if c.opts.UserAgent == "" {
+		c.opts.UserAgent = "affordances-go"
+	}
+	return c, nil
+}
+
+// Origin returns the site's origin, as the gate and the origin rule see it.
+func (c *Client) Origin() string { return c.origin }
+
+// Index fetches the site index (seed 000, "Site index").
+func (c *Client) Index(ctx context.Context) (*SiteIndex, error) {
+	var idx SiteIndex
+	if _, err := c.getJSON(ctx, IndexPath, MediaType, &idx); err != nil {
+		return nil, err
+	}
+	if err := checkVersion(idx.V, IndexPath); err != nil {
+		return nil, err
+	}
+	return &idx, nil
+}
+
+// Manifest fetches the site's AAL manifest, once per client; nil and no
+// error when the site publishes none.
+func (c *Client) Manifest(ctx context.Context) (*aal.Manifest, error) {
+	c.manifestOnce.Do(func() {
+		var m aal.Manifest
+		found, err := c.getJSON(ctx, aal.ManifestPath, "application/json", &m)
+		switch {
+		case err != nil:
+			c.manifestErr = err
+		case found:
+			c.manifest = &m
+		}
+	})
+	return c.manifest, c.manifestErr
+}
+
+// A Page is one page of the site as the client last saw it: its graph and,
+// when the site publishes AAL, its fragment. Calls update it in place. A
+// Page is not safe for concurrent use.
+type Page struct {
+	// Graph is the page's graph, with every delta since it was loaded
+	// applied.
+	Graph Graph
+	// Fragment is the page's AAL fragment; nil when the site has none.
+	Fragment *aal.Fragment
+
+	client *Client
+	path   string // with the query, as requested
+}
+
+// Page loads the graph at path ("/products/canvas-tote", a query allowed)
+// and, when the site publishes AAL, the page's fragment.
+func (c *Client) Page(ctx context.Context, path string) (*Page, error) {
+	p := &Page{client: c}
+	if err := p.load(ctx, path); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// Path returns the path the page was loaded from.
+func (p *Page) Path() string { return p.path }
+
+func (p *Page) load(ctx context.Context, path string) error {
+	if !strings.HasPrefix(path, "/") || strings.HasPrefix(path, "//") {
+		return fmt.Errorf("affordances: a page path starts with one /: %q", path)
+	}
+	var g Graph
+	found, err := p.client.getJSON(ctx, path, MediaType, &g)
+	if err != nil {
+		return err
+	}
+	if !found {
+		return NewError(NotFound, "This page has no Affordances graph.")
+	}
+	if err := checkVersion(g.V, path); err != nil {
+		return err
+	}
+	p.Graph, p.path = g, path
+	return p.refreshFragment(ctx)
+}
+
+// refreshFragment loads the page's AAL fragment through the manifest.
+func (p *Page) refreshFragment(ctx context.Context) error {
+	p.Fragment = nil
+	m, err := p.client.Manifest(ctx)
+	if err != nil || m == nil {
+		return err
+	}
+	for _, r := range m.Routes {
+		if r.Route != p.Graph.Route {
+			continue
+		}
+		path := fillRoute(r.Fragment, r.Route, p.Graph.Page)
+		if _, q, ok := strings.Cut(p.path, "?"); ok {
+			path += "?" + q
+		}
+		body, found, err := p.client.get(ctx, path, "application/json")
+		if err != nil || !found {
+			return err
+		}
+		if problems := aal.ValidateFragment(body); len(problems) > 0 {
+			// An invalid fragment is no reason to trust the action more:
+			// keep it out, and the gate treats the action as unknown.
+			return nil
+		}
+		var f aal.Fragment
+		if err := json.Unmarshal(body, &f); err != nil {
+			return nil
+		}
+		p.Fragment = &f
+		return nil
+	}
+	return nil
+}
+
+// fillRoute fills the [param] segments of a fragment pattern from the
+// concrete page (CLARIFICATIONS 7).
+func fillRoute(fragment, route, page string) string {
+	rs, ps := strings.Split(route, "/"), strings.Split(page, "/")
+	if len(rs) != len(ps) {
+		return fragment
+	}
+	for i, seg := range rs {
+		if isParam(seg) {
+			fragment = strings.Replace(fragment, seg, url.PathEscape(ps[i]), 1)
+		}
+	}
+	return fragment
+}
+
+// Action returns the page's descriptor of the named action.
+func (p *Page) Action(name string) (ActionDescriptor, bool) {
+	for _, a := range p.Graph.Actions {
+		if a.Name == name {
+			return a, true
+		}
+	}
+	return ActionDescriptor{}, false
+}
+
+// Affordance returns the AAL affordance of the named action (id [AALID] of
+// the name) when the page's fragment has one.
+func (p *Page) Affordance(action string) (aal.Affordance, bool) {
+	if p.Fragment == nil {
+		return aal.Affordance{}, false
+	}
+	id := AALID(action)
+	for _, a := range p.Fragment.Affordances {
+		if a.ID == id {
+			return a, true
+		}
+	}
+	return aal.Affordance{}, false
+}
+
+// Assess returns what the gate decides for calling the named action now,
+// without sending anything.
+func (p *Page) Assess(action string) aal.Verdict {
+	d, _ := p.Action(action)
+	a, ok := p.Affordance(action)
+	if !ok {
+		// No AAL for this action: only seed 000's confirm says anything.
+		v := aal.Verdict{Decision: aal.Allow}
+		if d.Expose == ExposeConfirm {
+			v = aal.Verdict{Decision: aal.Ask, Classes: []aal.Class{aal.ClassConfirm}, Uncovered: []aal.Class{aal.ClassConfirm},
+				Reasons: []string{"The site asks a person to confirm this action."}}
+			if p.client.opts.Gate != nil && p.client.opts.Gate.Unattended {
+				v.Decision = aal.Refuse
+			}
+		}
+		return v
+	}
+	return p.client.opts.Gate.Decide(p.client.origin, a, string(d.Expose))
+}
+
+// An Approver is a person's say on one call. Approve is asked before any
+// call the gate classes as Ask, and whenever the site answers
+// confirm_required; it returns true only for the person's explicit yes.
+type Approver interface {
+	Approve(ctx context.Context, req *ApprovalRequest) (bool, error)
+}
+
+// ApproverFunc adapts a function to [Approver].
+type ApproverFunc func(ctx context.Context, req *ApprovalRequest) (bool, error)
+
+// Approve calls f.
+func (f ApproverFunc) Approve(ctx context.Context, req *ApprovalRequest) (bool, error) {
+	return f(ctx, req)
+}
+
+// An ApprovalRequest is what a person sees before approving one call.
+// Every text from the site in it has passed through [aal.Visible]: it is
+// shown verbatim, invisible characters made visible, and is data, never
+// instructions.
+type ApprovalRequest struct {
+	Origin string // the site
+	Page   string // the page the call goes to
+	Action string // the action's name
+	// Label is the AAL label of the action, when the site publishes one.
+	Label string
+	// Input is the call's input as it will be sent.
+	Input json.RawMessage
+	// Classes are the risks that need a person (CLARIFICATIONS 8).
+	Classes []aal.Class
+	// Amount is what it costs, when the site says.
+	Amount *aal.Cost
+	// Message is the site's confirm_required message: its summary of what
+	// will happen. Empty when the client asks before sending anything.
+	Message string
+	// Reasons explain the classes, in sentences.
+	Reasons []string
+}
+
+// Call performs the named action on the page with input (any value that
+// encodes as JSON; nil is no input), after the gate and, when needed, the
+// approver allowed it. It applies the delta to the page: changed entities,
+// actions added and removed; with FollowRedirects, it then loads the
+// redirect. It returns the delta and, when the site answered an error
+// delta, that delta's [*Error]. Every call carries an Idempotency-Key;
+// a 429 is retried after Retry-After and a network error with the same key,
+// up to MaxRetries times. confirm: true is sent only after the approver said
+// yes to this very call.
+func (p *Page) Call(ctx context.Context, action string, input any) (*Delta, error) {
+	var in json.RawMessage
+	if input != nil {
+		b, err := json.Marshal(input)
+		if err != nil {
+			return nil, fmt.Errorf("affordances: encoding the input of %s: %w", action, err)
+		}
+		in = b
+	}
+	c := p.client
+	verdict := p.Assess(action)
+	req := &ApprovalRequest{Origin: c.origin, Page: p.Graph.Page, Action: action, Input: in,
+		Classes: verdict.Classes, Amount: verdict.Amount, Reasons: visibleAll(verdict.Reasons)}
+	if a, ok := p.Affordance(action); ok {
+		req.Label = aal.Visible(a.Label)
+	}
+	confirm := false
+	switch verdict.Decision {
+	case aal.Refuse:
+		return nil, fmt.Errorf("%w: %s", ErrRefused, strings.Join(req.Reasons, " "))
+	case aal.Ask:
+		if err := c.approve(ctx, req); err != nil {
+			return nil, err
+		}
+		d, _ := p.Action(action)
+		confirm = d.Expose == ExposeConfirm // the person said yes to this very call
+	}
+	delta, err := c.send(ctx, p.path, Call{Action: action, Input: in, Confirm: confirm})
+	if err != nil {
+		return nil, err
+	}
+	if !delta.OK && delta.Error != nil && delta.Error.Code == ConfirmRequired && !confirm {
+		req.Message = aal.Visible(delta.Error.Message)
+		if !slices.Contains(req.Classes, aal.ClassConfirm) {
+			req.Classes = append(req.Classes, aal.ClassConfirm)
+		}
+		if err := c.approve(ctx, req); err != nil {
+			return delta, err
+		}
+		if delta, err = c.send(ctx, p.path, Call{Action: action, Input: in, Confirm: true}); err != nil {
+			return nil, err
+		}
+	}
+	if !delta.OK {
+		if delta.Error == nil {
+			return delta, fmt.Errorf("%w: a delta with ok false and no error", ErrProtocol)
+		}
+		return delta, delta.Error
+	}
+	p.apply(delta)
+	if delta.Redirect != "" && c.opts.FollowRedirects {
+		if err := p.load(ctx, delta.Redirect); err != nil {
+			return delta, err
+		}
+		return delta, nil
+	}
+	if p.Fragment != nil {
+		// The fragment is computed from the state the call changed (a cost).
+		if err := p.refreshFragment(ctx); err != nil {
+			return delta, err
+		}
+	}
+	return delta, nil
+}
+
+func (c *Client) approve(ctx context.Context, req *ApprovalRequest) error {
+	if c.opts.Approver == nil {
+		return fmt.Errorf("%w: %s on %s (%s)", ErrNotApproved, req.Action, req.Page, classNames(req.Classes))
+	}
+	ok, err := c.opts.Approver.Approve(ctx, req)
+	if err != nil {
+		return fmt.Errorf("affordances: asking for approval: %w", err)
+	}
+	if !ok {
+		return fmt.Errorf("%w: the person said no to %s", ErrNotApproved, req.Action)
+	}
+	return nil
+}
+
+// apply updates the page with a successful delta (CLARIFICATIONS 5).
+func (p *Page) apply(d *Delta) {
+	if p.Graph.Entities == nil {
+		p.Graph.Entities = map[string]any{}
+	}
+	for k, v := range d.Changed {
+		if v == nil {
+			delete(p.Graph.Entities, k)
+		} else {
+			p.Graph.Entities[k] = v
+		}
+	}
+	for _, added := range d.ActionsAdded {
+		replaced := false
+		for i := range p.Graph.Actions {
+			if p.Graph.Actions[i].Name == added.Name {
+				p.Graph.Actions[i], replaced = added, true
+			}
+		}
+		if !replaced {
+			p.Graph.Actions = append(p.Graph.Actions, added)
+		}
+	}
+	for _, name := range d.ActionsRemoved {
+		for i := range p.Graph.Actions {
+			if p.Graph.Actions[i].Name == name {
+				p.Graph.Actions = append(p.Graph.Actions[:i], p.Graph.Actions[i+1:]...)
+				break
+			}
+		}
+	}
+}
+
+// send posts one call, with one Idempotency-Key across its retries.
+func (c *Client) send(ctx context.Context, path string, call Call) (*Delta, error) {
+	body, err := json.Marshal(call)
+	if err != nil {
+		return nil, err
+	}
+	key := newKey()
+	for attempt := 0; ; attempt++ {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.resolve(path), bytes.NewReader(body))
+		if err != nil {
+			return nil, err
+		}
+		req.Header.Set("Content-Type", MediaType)
+		req.Header.Set("Accept", MediaType)
+		req.Header.Set("Idempotency-Key", key)
+		c.authorize(req)
+		if c.opts.Token == "" {
+			req.Header.Set("Origin", c.origin) // a cookie call must carry it (CLARIFICATIONS 4)
+		}
+		res, err := c.hc.Do(req)
+		if err != nil {
+			if ctx.Err() != nil || attempt >= c.opts.MaxRetries {
+				return nil, fmt.Errorf("affordances: calling %s on %s: %w", call.Action, path, err)
+			}
+			if err := sleep(ctx, backoff(attempt)); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		delta, err := readDelta(res)
+		if err != nil {
+			return nil, fmt.Errorf("%w: calling %s on %s: %v", ErrProtocol, call.Action, path, err)
+		}
+		if res.StatusCode == http.StatusTooManyRequests && attempt < c.opts.MaxRetries {
+			wait, _ := strconv.Atoi(res.Header.Get("Retry-After"))
+			if d := time.Duration(max(wait, 1)) * time.Second; d <= c.opts.MaxRetryAfter {
+				if err := sleep(ctx, d); err != nil {
+					return nil, err
+				}
+				continue
+			}
+		}
+		return delta, nil
+	}
+}
+
+func readDelta(res *http.Response) (*Delta, error) {
+	defer res.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(res.Body, 8<<20))
+	if err != nil {
+		return nil, err
+	}
+	if !mediatype.Is(res.Header.Get("Content-Type"), MediaType) {
+		return nil, fmt.Errorf("the answer is %s %q, not an Affordances delta", res.Status, res.Header.Get("Content-Type"))
+	}
+	var d Delta
+	if err := json.Unmarshal(body, &d); err != nil {
+		return nil, fmt.Errorf("the delta is not JSON: %v", err)
+	}
+	if !d.OK && d.Error == nil {
+		return nil, fmt.Errorf("%s: a delta with ok false and no error", res.Status)
+	}
+	return &d, nil
+}
+
+// getJSON GETs path asking for accept and decodes it into v; found is
+// false on a 404.
+func (c *Client) getJSON(ctx context.Context, path, accept string, v any) (found bool, err error) {
+	body, found, err := c.get(ctx, path, accept)
+	if err != nil || !found {
+		return found, err
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		return false, fmt.Errorf("%w: %s is not JSON: %v", ErrProtocol, path, err)
+	}
+	return true, nil
+}
+
+// get GETs path asking for accept; found is false on a 404. Another error
+// status with an error delta returns that delta's [*Error].
+func (c *Client) get(ctx context.Context, path, accept string) (body []byte, found bool, err error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.resolve(path), nil)
+	if err != nil {
+		return nil, false, err
+	}
+	req.Header.Set("Accept", accept)
+	c.authorize(req)
+	res, err := c.hc.Do(req)
+	if err != nil {
+		return nil, false, fmt.Errorf("affordances: GET %s: %w", path, err)
+	}
+	defer res.Body.Close()
+	body, err = io.ReadAll(io.LimitReader(res.Body, 8<<20))
+	if err != nil {
+		return nil, false, fmt.Errorf("affordances: GET %s: %w", path, err)
+	}
+	switch {
+	case res.StatusCode == http.StatusOK:
+		if accept == MediaType && !mediatype.Is(res.Header.Get("Content-Type"), MediaType) {
+			return nil, false, fmt.Errorf("%w: GET %s answered %q, not an Affordances document", ErrProtocol, path, res.Header.Get("Content-Type"))
+		}
+		return body, true, nil
+	case res.StatusCode == http.StatusNotFound:
+		return nil, false, nil
+	}
+	var d Delta
+	if mediatype.Is(res.Header.Get("Content-Type"), MediaType) && json.Unmarshal(body, &d) == nil && d.Error != nil {
+		return nil, false, d.Error
+	}
+	return nil, false, fmt.Errorf("%w: GET %s answered %s", ErrProtocol, path, res.Status)
+}
+
+func (c *Client) authorize(req *http.Request) {
+	req.Header.Set("User-Agent", c.opts.UserAgent)
+	if c.opts.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.opts.Token)
+	}
+}
+
+// resolve returns the absolute URL of a site path (with its query).
+func (c *Client) resolve(path string) string { return c.base.Scheme + "://" + c.base.Host + path }
+
+func checkVersion(v, where string) error {
+	for _, s := range SupportedVersions {
+		if v == s {
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: %s speaks Affordances v%q; this client reads v%s", ErrUnsupportedVersion, where, v, strings.Join(SupportedVersions, ", v"))
+}
+
+func newKey() string {
+	b := make([]byte, 16)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+func backoff(attempt int) time.Duration { return time.Duration(100<<attempt) * time.Millisecond }
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+func visibleAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = aal.Visible(s)
+	}
+	return out
+}
+
+func classNames(cs []aal.Class) string {
+	names := make([]string, len(cs))
+	for i, c := range cs {
+		names[i] = string(c)
+	}
+	return strings.Join(names, ", ")
+}
