@@ -15,12 +15,16 @@ import (
 )
 
 // AALID returns the AAL affordance id of a seed 000 action name: its kebab
-// case, "addToCart" is "add-to-cart" (CLARIFICATIONS 9).
+// case, "addToCart" is "add-to-cart", and a run of capitals is one word,
+// "placeOrderURL" is "place-order-url" (CLARIFICATIONS 9).
 func AALID(action string) string {
+	rs := []rune(action)
 	var b strings.Builder
-	for i, r := range action {
+	for i, r := range rs {
 		if unicode.IsUpper(r) {
-			if i > 0 {
+			lowerBefore := i > 0 && !unicode.IsUpper(rs[i-1]) && rs[i-1] != '_'
+			wordAfter := i > 0 && unicode.IsUpper(rs[i-1]) && i+1 < len(rs) && unicode.IsLower(rs[i+1])
+			if lowerBefore || wordAfter {
 				b.WriteByte('-')
 			}
 			r = unicode.ToLower(r)
@@ -248,7 +252,7 @@ func AALScript(ctx context.Context) template.HTML {
 		return ""
 	}
 	req := loaded.req
-	f, err := loaded.site.fragment(req, req.route.listing(ctx, req))
+	f, err := loaded.site.fragment(req, loaded.actions(ctx))
 	if err != nil {
 		loaded.site.logger.Error("affordances: inline AAL fragment", "page", req.Page, "err", err)
 		return ""

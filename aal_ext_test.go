@@ -199,9 +199,32 @@ func TestAALDeclarationsChecked(t *testing.T) {
 }
 
 func TestAALID(t *testing.T) {
-	for name, want := range map[string]string{"addToCart": "add-to-cart", "placeOrder": "place-order", "signIn": "sign-in", "search": "search", "getV2": "get-v2", "snake_case": "snake_case"} {
+	for name, want := range map[string]string{"addToCart": "add-to-cart", "placeOrder": "place-order", "signIn": "sign-in", "search": "search", "getV2": "get-v2", "snake_case": "snake_case",
+		"placeOrderURL": "place-order-url", "URLParser": "url-parser", "getHTTPSLink": "get-https-link", "a": "a", "A": "a", "snake_Case": "snake_case"} {
 		if got := affordances.AALID(name); got != want {
 			t.Errorf("AALID(%q): got %q, want %q", name, got, want)
 		}
+	}
+}
+
+// TestActionsFrom: the HTML handler reads the graph's listing, guards
+// evaluated once for the page and its inline fragment.
+func TestActionsFrom(t *testing.T) {
+	guards := 0
+	site := affordances.NewSite(nil)
+	affordances.AddAction(site.Route("/", nil), &affordances.Action{Name: "go", Expose: affordances.ExposePublic,
+		Guard: func(context.Context, *affordances.Request) (bool, string) { guards++; return false, "Not today." }}, noop)
+	page := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for _, d := range affordances.ActionsFrom(r.Context()) {
+			fmt.Fprintf(w, "%s:%v:%s ", d.Name, d.Available, d.Reason)
+		}
+		fmt.Fprint(w, affordances.AALScript(r.Context()))
+	})
+	_, _, body := getAAL(t, site.Handler(page), "/")
+	if !strings.HasPrefix(string(body), "go:false:Not today. <script") {
+		t.Errorf("page: got %s", body)
+	}
+	if guards != 1 {
+		t.Errorf("guard ran %d times for one page, want 1", guards)
 	}
 }

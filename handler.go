@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 
 	"github.com/affordances/affordances-go/aal"
 	"github.com/affordances/affordances-go/internal/mediatype"
@@ -313,9 +314,17 @@ func (s *Site) writeError(w http.ResponseWriter, r *http.Request, err error) {
 type pageKey struct{}
 
 type pageLoad struct {
-	site *Site
-	req  *Request
-	err  error
+	site   *Site
+	req    *Request
+	err    error
+	listed []listed // the graph's actions, computed on first use
+	once   sync.Once
+}
+
+// actions returns the page's listing, evaluating guards once per request.
+func (l *pageLoad) actions(ctx context.Context) []listed {
+	l.once.Do(func() { l.listed = l.req.route.listing(ctx, l.req) })
+	return l.listed
 }
 
 // errNoGraph is what [StateFrom] reports for a path no route matches.
@@ -340,6 +349,22 @@ func StateFrom(ctx context.Context) (*State, error) {
 		return nil, e
 	}
 	return loaded.req.State, nil
+}
+
+// ActionsFrom returns the page's actions as its graph lists them for this
+// request (available or not, and why), so the HTML shows what the graph
+// says without evaluating guards again; nil when [StateFrom] has no state.
+func ActionsFrom(ctx context.Context) []ActionDescriptor {
+	loaded, ok := ctx.Value(pageKey{}).(*pageLoad)
+	if !ok || loaded.err != nil {
+		return nil
+	}
+	ls := loaded.actions(ctx)
+	ds := make([]ActionDescriptor, len(ls))
+	for i, l := range ls {
+		ds[i] = l.descriptor()
+	}
+	return ds
 }
 
 // PrincipalFrom returns who the HTML request is from, as [Site.Handler]
