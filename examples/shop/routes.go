@@ -323,11 +323,26 @@ type catalogQuery struct {
 }
 
 func parseCatalogQuery(v url.Values) catalogQuery {
-	c := catalogQuery{q: strings.TrimSpace(v.Get("q")), category: v.Get("category"), page: 1}
+	c := catalogQuery{q: boundQuery(v.Get("q")), category: v.Get("category"), page: 1}
 	if n, err := strconv.Atoi(v.Get("page")); err == nil && n > 1 {
 		c.page = n
 	}
 	return c
+}
+
+// boundQuery keeps a search to what the search action's schema allows: at
+// most 100 characters and 10 words, so a page's graph and its SQL stay
+// small whatever the URL says.
+func boundQuery(q string) string {
+	words := strings.Fields(q)
+	if len(words) > 10 {
+		words = words[:10]
+	}
+	q = strings.Join(words, " ")
+	if r := []rune(q); len(r) > 100 {
+		q = strings.TrimSpace(string(r[:100]))
+	}
+	return q
 }
 
 // url returns the catalog's URL for c.
@@ -671,7 +686,7 @@ func (s *Shop) placeOrder(ctx context.Context, r *affordances.Request, _ struct{
 }
 
 func (s *Shop) signInAction(ctx context.Context, r *affordances.Request, in signInInput) (signInOutput, error) {
-	u, cookie, err := s.signIn(ctx, in.Email, in.Password)
+	u, cookie, err := s.signIn(ctx, r.HTTP, in.Email, in.Password)
 	if err != nil {
 		return signInOutput{}, err
 	}
@@ -694,7 +709,17 @@ func (s *Shop) signOutAction(ctx context.Context, r *affordances.Request, _ stru
 
 // signIn checks the password and starts a session: the one sign-in of the
 // action and the form.
-func (s *Shop) signIn(ctx context.Context, email, password string) (*User, *http.Cookie, error) {
+//
+// Password guesses share one budget per client host and email, whichever
+// way they come: the form and the action cannot add up to twice the
+// guesses.
+func (s *Shop) signIn(ctx context.Context, r *http.Request, email, password string) (*User, *http.Cookie, error) {
+	key := clientHost(r) + " " + strings.ToLower(strings.TrimSpace(email))
+	if ok, _, err := s.signIns.Allow(ctx, key, signInLimit); err != nil {
+		return nil, nil, err
+	} else if !ok {
+		return nil, nil, affordances.NewError(affordances.RateLimited, "Too many sign-in attempts. Wait a minute and try again.")
+	}
 	u, err := s.store.checkPassword(ctx, email, password)
 	if err != nil {
 		return nil, nil, err

@@ -947,6 +947,16 @@ func TestReopen(t *testing.T) {
 // session is nobody, an unknown token is refused.
 func TestAuthenticate(t *testing.T) {
 	_, srv := newShop(t)
+	alice := newBrowser(t, srv)
+	alice.signIn(shop.DemoEmail, shop.DemoPassword)
+	u, _ := url.Parse(srv.URL)
+	var session string
+	for _, c := range alice.client.Jar.Cookies(u) {
+		session = c.Name + "=" + c.Value
+	}
+	if session == "" {
+		t.Fatal("no session cookie after signIn")
+	}
 	tests := []struct {
 		name       string
 		header     http.Header
@@ -957,7 +967,8 @@ func TestAuthenticate(t *testing.T) {
 		{"an unknown session is nobody", http.Header{"Cookie": {"sid=not-a-session"}}, 200, nil},
 		{"the demo token", http.Header{"Authorization": {"Bearer " + demoToken}}, 200, shop.DemoEmail},
 		{"an unknown token is refused", http.Header{"Authorization": {"Bearer nope"}}, 401, nil},
-		{"a bad token is not rescued by a cookie", http.Header{"Authorization": {"Bearer nope"}, "Cookie": {"sid=x"}}, 401, nil},
+		{"alice's session cookie", http.Header{"Cookie": {session}}, 200, shop.DemoEmail},
+		{"a bad token is not rescued by a real session", http.Header{"Authorization": {"Bearer nope"}, "Cookie": {session}}, 401, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -994,6 +1005,66 @@ func TestSignInFormIsLimited(t *testing.T) {
 	}
 	if last.StatusCode != http.StatusTooManyRequests || last.Header.Get("Retry-After") == "" {
 		t.Errorf("6th guess: got %d with Retry-After %q, want 429 with Retry-After", last.StatusCode, last.Header.Get("Retry-After"))
+	}
+}
+
+// TestSignInBudgetIsShared: guesses through the form and through the
+// signIn action share one budget per host and email, so the two paths do
+// not add up to twice the guesses.
+func TestSignInBudgetIsShared(t *testing.T) {
+	_, srv := newShop(t)
+	b := newBrowser(t, srv)
+	for range 5 {
+		b.form("/login", url.Values{"_action": {"signIn"}, "email": {shop.DemoEmail}, "password": {"guess"}}, nil)
+	}
+	status, d, _ := b.call("/login", "signIn", map[string]any{"email": shop.DemoEmail, "password": "guess"}, false)
+	if status != http.StatusTooManyRequests || d.Error == nil || d.Error.Code != affordances.RateLimited {
+		t.Errorf("a guess by the action after 5 by the form: got %d %+v, want 429 rate_limited", status, d.Error)
+	}
+	// Another email from the same host has its own budget.
+	if status, d, _ := b.call("/login", "signIn", map[string]any{"email": "bob@example.com", "password": "guess"}, false); status != http.StatusUnauthorized {
+		t.Errorf("another email: got %d %+v, want 401", status, d.Error)
+	}
+}
+
+// TestSignInNeverLeavesTheSite: the next parameter of the sign-in form
+// only ever sends a person to a path of this site, even the ones browsers
+// rewrite (tabs, newlines and backslashes are dropped or read as slashes).
+func TestSignInNeverLeavesTheSite(t *testing.T) {
+	for _, tc := range []struct{ next, want string }{
+		{"/cart", "/cart"},
+		{"/checkout?step=2", "/checkout?step=2"},
+		{"//evil.example/x", "/"},
+		{"/\\evil.example", "/"},
+		{"/\t/evil.example/phish", "/"},
+		{"/\n/evil.example", "/"},
+		{"https://evil.example/", "/"},
+		{"javascript:alert(1)", "/"},
+		{"", "/"},
+	} {
+		_, srv := newShop(t) // a fresh sign-in budget for each case
+		b := newBrowser(t, srv)
+		res := b.form("/login", url.Values{"_action": {"signIn"}, "email": {shop.DemoEmail}, "password": {shop.DemoPassword}, "next": {tc.next}}, nil)
+		if got := res.Header.Get("Location"); got != tc.want {
+			t.Errorf("next %q: got Location %q, want %q", tc.next, got, tc.want)
+		}
+	}
+}
+
+// TestLongSearchIsBounded: a search URL of any length gives a page and a
+// small graph, never a 500.
+func TestLongSearchIsBounded(t *testing.T) {
+	_, srv := newShop(t)
+	q := url.QueryEscape(strings.Repeat("tote ", 5000))
+	status, g := newAgent(t, srv, "").graph("/?q=" + q)
+	if status != http.StatusOK {
+		t.Fatalf("got %d, want 200", status)
+	}
+	if got, _ := g.Entities["query"].(string); len(got) > 100 {
+		t.Errorf("the graph echoes a query of %d characters, want at most 100", len(got))
+	}
+	if res, _ := newAgent(t, srv, "").page("/?q=" + q); res.StatusCode != http.StatusOK {
+		t.Errorf("HTML: got %d, want 200", res.StatusCode)
 	}
 }
 

@@ -506,12 +506,12 @@ func (s *Shop) postLogin(w http.ResponseWriter, r *http.Request) {
 	switch r.PostFormValue("_action") {
 	case "signIn":
 		next := localPath(r.PostFormValue("next"))
-		if ok, wait, err := s.signIns.Allow(r.Context(), clientHost(r), signInLimit); err == nil && !ok {
-			w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds())+1))
+		u, cookie, err := s.signIn(r.Context(), r, r.PostFormValue("email"), r.PostFormValue("password"))
+		if affordances.CodeOf(err) == affordances.RateLimited {
+			w.Header().Set("Retry-After", "60")
 			s.errorPage(w, r, http.StatusTooManyRequests, "Too many attempts", "Too many sign-in attempts. Wait a minute and try again.")
 			return
 		}
-		u, cookie, err := s.signIn(r.Context(), r.PostFormValue("email"), r.PostFormValue("password"))
 		if err != nil {
 			to := "/login"
 			if next != "" {
@@ -547,8 +547,15 @@ func clientHost(r *http.Request) string {
 
 // localPath returns p when it is a path on this site, "" otherwise: a
 // sign-in never sends a person elsewhere.
+// Browsers drop tabs and newlines from URLs and read a backslash as a
+// slash, so "/\t/evil.example" would leave the site: any control
+// character or backslash refuses the path.
 func localPath(p string) string {
-	if !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") || strings.HasPrefix(p, `/\`) {
+	if strings.ContainsFunc(p, func(r rune) bool { return r < 0x20 || r == 0x7f || r == '\\' }) {
+		return ""
+	}
+	u, err := url.Parse(p)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || !strings.HasPrefix(u.Path, "/") || strings.HasPrefix(u.Path, "//") {
 		return ""
 	}
 	return p
