@@ -1,13 +1,26 @@
 // Command affordances is the command line of affordances-go: it runs the
-// demo shop, and will grow to inspect, call, lint and test any site that
-// speaks the Affordances protocol.
+// demo shop, lints sites and AAL documents, and reads and operates any site
+// that speaks the Affordances protocol, as an agent does (index, inspect,
+// call), asking a person before anything that needs their approval.
 //
 // Usage:
 //
 //	affordances <command> [flags] [arguments]
 //
 // Run "affordances help" for the list of commands and "affordances help
-// <command>" (or "affordances <command> --help") for one of them.
+// <command>" (or "affordances <command> --help") for one of them. Flags may
+// come before or after the arguments; "--" ends the flags.
+//
+// Exit status, which scripts can rely on:
+//
+//	0  done
+//	1  the command ran and failed: the site answered an error delta
+//	   (inspect, call, index), or lint found problems
+//	2  the command line was wrong (a missing argument, input that is not JSON)
+//	3  the call needed a person's approval and did not get it, or the gate
+//	   refused it; nothing that could run was done
+//	4  a network or protocol failure: the site could not be reached, or
+//	   answered something that is not an Affordances document
 package main
 
 import (
@@ -21,11 +34,13 @@ import (
 	"text/tabwriter"
 )
 
-// Exit codes scripts can rely on.
+// Exit codes scripts can rely on (see the package documentation).
 const (
-	exitOK    = 0 // done
-	exitFail  = 1 // the command ran and failed
-	exitUsage = 2 // the command line was wrong
+	exitOK          = 0 // done
+	exitFail        = 1 // the command ran and failed: an error delta, lint problems
+	exitUsage       = 2 // the command line was wrong
+	exitNotApproved = 3 // approval needed and not given, or the gate refused
+	exitNetwork     = 4 // a network or protocol failure
 )
 
 // env is what a command may touch of the outside world, so tests can
@@ -33,7 +48,21 @@ const (
 type env struct {
 	stdout, stderr io.Writer
 	getenv         func(string) string
+	// stdin is standard input; nil reads as empty.
+	stdin io.Reader
+	// isTerminal reports whether stdin is a person's terminal, so a
+	// command may ask them; nil means it is not.
+	isTerminal func() bool
 }
+
+func (e *env) input() io.Reader {
+	if e.stdin == nil {
+		return strings.NewReader("")
+	}
+	return e.stdin
+}
+
+func (e *env) terminal() bool { return e.isTerminal != nil && e.isTerminal() }
 
 // A command is one subcommand: its name, a one-line summary, and how to run
 // it. Usage and Example teach it in "affordances help <name>".
@@ -41,6 +70,9 @@ type command struct {
 	Name    string
 	Args    string // what follows the flags, for the usage line
 	Summary string
+	// Details, when set, follows the summary in the command's help: what
+	// its output means and its exit codes.
+	Details string
 	Example string
 	// Flags declares the command's flags on fs and returns the function
 	// that runs it once fs has parsed the arguments.
@@ -52,7 +84,7 @@ type command struct {
 var commands []*command
 
 func init() {
-	commands = []*command{demoCommand, lintCommand, versionCommand, helpCommand}
+	commands = []*command{demoCommand, indexCommand, inspectCommand, callCommand, lintCommand, versionCommand, helpCommand}
 }
 
 // usageError is a mistake on the command line: exit code 2.
@@ -64,12 +96,22 @@ func (e *usageError) Error() string { return e.msg }
 // code 1 and nothing more on stderr.
 var errFailed = errors.New("failed")
 
+// errNotApproved ends a command that has already printed what needed a
+// person's approval, or why the gate refused: exit code 3.
+var errNotApproved = errors.New("not approved")
+
+// A networkError is a network or protocol failure: exit code 4.
+type networkError struct{ err error }
+
+func (e *networkError) Error() string { return e.err.Error() }
+func (e *networkError) Unwrap() error { return e.err }
+
 func usagef(format string, args ...any) error {
 	return &usageError{msg: fmt.Sprintf(format, args...)}
 }
 
 func main() {
-	e := &env{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}
+	e := &env{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, stdin: os.Stdin, isTerminal: stdinIsTerminal}
 	os.Exit(run(context.Background(), e, os.Args[1:]))
 }
 
@@ -92,7 +134,7 @@ func run(ctx context.Context, e *env, args []string) int {
 	fs := flag.NewFlagSet("affordances "+cmd.Name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	runCmd := cmd.Flags(fs)
-	if err := fs.Parse(args[1:]); err != nil {
+	if err := fs.Parse(interspersed(fs, args[1:])); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			printCommandHelp(e.stdout, cmd)
 			return exitOK
@@ -102,18 +144,77 @@ func run(ctx context.Context, e *env, args []string) int {
 	}
 	err := runCmd(ctx, e, fs.Args())
 	var ue *usageError
+	var ne *networkError
 	switch {
 	case err == nil:
 		return exitOK
 	case errors.Is(err, errFailed):
 		return exitFail
+	case errors.Is(err, errNotApproved):
+		return exitNotApproved
 	case errors.As(err, &ue):
 		fmt.Fprintf(e.stderr, "affordances %s: %s\nRun 'affordances help %s' for usage.\n", cmd.Name, ue.msg, cmd.Name)
 		return exitUsage
+	case errors.As(err, &ne):
+		fmt.Fprintf(e.stderr, "affordances %s: %v\n", cmd.Name, err)
+		return exitNetwork
 	default:
 		fmt.Fprintf(e.stderr, "affordances %s: %v\n", cmd.Name, err)
 		return exitFail
 	}
+}
+
+// interspersed moves the flags of args before its other arguments, so
+// "call URL ACTION --json" parses as "call --json URL ACTION". A flag's
+// value stays with it; "--" ends the flags; "-" alone is an argument.
+func interspersed(fs *flag.FlagSet, args []string) []string {
+	var flags, rest []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			rest = append(rest, args[i+1:]...)
+			break
+		}
+		if len(a) < 2 || a[0] != '-' {
+			rest = append(rest, a)
+			continue
+		}
+		flags = append(flags, a)
+		name := strings.TrimLeft(a, "-")
+		if strings.Contains(name, "=") {
+			continue
+		}
+		f := fs.Lookup(name)
+		if f == nil {
+			continue // flag.Parse says it is not defined
+		}
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			continue
+		}
+		if i+1 == len(args) {
+			return flags // flag.Parse says the flag needs an argument
+		}
+		flags = append(flags, args[i+1])
+		i++
+	}
+	if len(rest) > 0 {
+		flags = append(flags, "--") // an argument such as -1 after "--" stays one
+	}
+	return append(flags, rest...)
+}
+
+// stdinIsTerminal reports whether standard input is a person's terminal
+// rather than a pipe or a file: a character device other than the null
+// device (an agent's harness often gives /dev/null, a character device
+// too). The module does not require golang.org/x/term, whose ioctl check
+// would also tell a terminal from other character devices.
+func stdinIsTerminal() bool {
+	fi, err := os.Stdin.Stat()
+	if err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		return false
+	}
+	null, err := os.Stat(os.DevNull)
+	return err != nil || !os.SameFile(fi, null)
 }
 
 func lookup(name string) *command {
@@ -160,6 +261,9 @@ func printCommandHelp(w io.Writer, c *command) {
 		usage += " " + c.Args
 	}
 	fmt.Fprintf(w, "Usage: %s\n\n%s\n", usage, c.Summary)
+	if c.Details != "" {
+		fmt.Fprintf(w, "\n%s\n", strings.TrimSpace(c.Details))
+	}
 	if hasFlags {
 		fmt.Fprint(w, "\nFlags:\n")
 		fs.SetOutput(w)

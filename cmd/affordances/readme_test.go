@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -131,4 +132,69 @@ func startDemo(t *testing.T, token string) string {
 	}
 	t.Fatal("the demo did not say where it listens")
 	return ""
+}
+
+// TestREADMEAgents runs the commands of the README's "For agents" section
+// with the built binary against a live demo (alice's token is "demo", as
+// there). Each exits 0, but placeOrder: the test gives it no terminal (its
+// stdin is /dev/null, which the real terminal check must not take for a
+// person), so it asks nobody, exits 3 and orders nothing.
+func TestREADMEAgents(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(readme), "## For agents: inspect, call, index")
+	if !ok {
+		t.Fatal(`README.md has no "For agents" section`)
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	var cmds []string
+	in := false
+	for line := range strings.Lines(section) {
+		line = strings.TrimRight(line, "\n")
+		switch {
+		case line == "```sh":
+			in = true
+		case line == "```":
+			in = false
+		case in && strings.TrimSpace(line) != "":
+			cmds = append(cmds, line)
+		}
+	}
+	if len(cmds) < 4 {
+		t.Fatalf("found %d commands in the README's For agents section, want at least 4", len(cmds))
+	}
+	url := startDemo(t, "demo")
+	bin := filepath.Join(t.TempDir(), "affordances")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	for _, cmd := range cmds {
+		line := strings.ReplaceAll(cmd, "http://127.0.0.1:8080", url)
+		line = strings.Replace(line, "affordances ", bin+" ", 1)
+		c := exec.Command("bash", "-c", line) // stdin: the null device
+		c.Env = append(os.Environ(), "AFFORDANCES_TOKEN=")
+		out, err := c.CombinedOutput()
+		code := 0
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		want := exitOK
+		if strings.Contains(cmd, "placeOrder") {
+			want = exitNotApproved
+			if !strings.Contains(string(out), "No terminal to ask on.") {
+				t.Errorf("README: %s\nwant it to say there is no terminal:\n%s", cmd, out)
+			}
+		}
+		if code != want {
+			t.Errorf("README: %s\nexit %d, want %d:\n%s", cmd, code, want, out)
+		}
+	}
+	if n := cartCount(t, "demo", url+"/checkout"); n != 2 {
+		t.Errorf("after the README's commands the cart holds %d, want the 2 totes, not ordered", n)
+	}
 }

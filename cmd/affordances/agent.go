@@ -1,0 +1,359 @@
+package main
+
+// What index, inspect and call share: their flags, the client they build,
+// how they sort the client's errors into exit codes, and how they show a
+// site's text and values to a person.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	affordances "github.com/affordances/affordances-go"
+	"github.com/affordances/affordances-go/aal"
+)
+
+// tokenEnv names the environment variable read for a bearer token when
+// neither --token nor --cookie-jar is given.
+const tokenEnv = "AFFORDANCES_TOKEN"
+
+// exitCodesHelp ends the help of every command that talks to a site.
+const exitCodesHelp = `Exit status:
+  0  done
+  1  the site answered an error delta (its code and message are printed)
+  2  usage: a missing or extra argument, a bad flag, input that is not JSON
+  3  the call needed a person's approval and did not get it, or the gate
+     refused it; nothing that could run was done
+  4  network or protocol failure: nothing listens there, or the answer is
+     not an Affordances document`
+
+// authHelp explains --token and --cookie-jar, for the commands' help.
+const authHelp = `Authentication: --token TOKEN sends a bearer token; without --token and
+without --cookie-jar, $AFFORDANCES_TOKEN is used when set. --cookie-jar FILE
+reads a Netscape cookie file (the format of curl -c and curl -b) at start
+and writes it back at the end, so a session started with curl, or with
+"affordances call --cookie-jar FILE URL/login signIn ...", carries on;
+with cookies every call sends the site's Origin, as a browser would.`
+
+// agentFlags are the flags of the commands that talk to a site.
+type agentFlags struct {
+	json       bool
+	token      string
+	cookieJar  string
+	grants     grantList
+	unattended bool
+}
+
+// declare adds the flags to fs; withGate adds --grant and --unattended.
+func (f *agentFlags) declare(fs *flag.FlagSet, withGate bool) {
+	fs.BoolVar(&f.json, "json", false, "print JSON for machines instead of text for people")
+	fs.StringVar(&f.token, "token", "", "bearer `token` (default: $"+tokenEnv+", unless --cookie-jar is given)")
+	fs.StringVar(&f.cookieJar, "cookie-jar", "", "Netscape cookie `file` (curl's format) to read at start and write back at the end")
+	if withGate {
+		fs.Var(&f.grants, "grant", "a standing `grant` of the person's, CLASS[:CAP][@ORIGIN][,until=TIME] (aal.ParseGrant),\nsuch as financial:50USD; without @ORIGIN it is for the URL's origin; repeatable")
+		fs.BoolVar(&f.unattended, "unattended", false, "no person can be asked: what would need approval is refused")
+	}
+}
+
+// grantList is a repeatable --grant.
+type grantList []string
+
+func (g *grantList) String() string     { return strings.Join(*g, " ") }
+func (g *grantList) Set(s string) error { *g = append(*g, s); return nil }
+
+// A site is a client for the site a command's URL names, and the page
+// path (with its query) the URL points to.
+type site struct {
+	client *affordances.Client
+	path   string
+	jar    *cookieFile // nil without --cookie-jar
+}
+
+// open checks the URL, the grants and the cookie file, and builds the
+// client. Mistakes are usage errors.
+func (f *agentFlags) open(e *env, rawURL string, approver affordances.Approver) (*site, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, usagef("%q is not an http(s) URL; write it as http://127.0.0.1:8080/path", rawURL)
+	}
+	path := u.EscapedPath()
+	if path == "" {
+		path = "/"
+	}
+	if u.RawQuery != "" {
+		path += "?" + u.RawQuery
+	}
+	opts := &affordances.ClientOptions{Token: f.token, Approver: approver}
+	if opts.Token == "" && f.cookieJar == "" {
+		opts.Token = e.getenv(tokenEnv)
+	}
+	s := &site{path: path}
+	hc := &http.Client{Timeout: 30 * time.Second}
+	if f.cookieJar != "" {
+		if s.jar, err = loadCookieFile(f.cookieJar); err != nil {
+			return nil, usagef("--cookie-jar: %v", err)
+		}
+		hc.Jar = s.jar
+	}
+	origin := u.Scheme + "://" + u.Host
+	gate := &aal.Gate{Unattended: f.unattended}
+	for _, text := range f.grants {
+		g, err := aal.ParseGrant(text)
+		if err != nil {
+			return nil, usagef("--grant: %v", err)
+		}
+		if g.Origin == "" {
+			g.Origin = origin // CLARIFICATIONS 8: a grant is for one site
+		}
+		gate.Grants = append(gate.Grants, g)
+	}
+	opts.Gate = gate
+	if s.client, err = affordances.NewClient(hc, origin, opts); err != nil {
+		return nil, usagef("%v", err)
+	}
+	return s, nil
+}
+
+// close writes the cookie file back. It keeps err, the command's own
+// outcome, when there is one.
+func (s *site) close(err error) error {
+	if s == nil || s.jar == nil {
+		return err
+	}
+	if werr := s.jar.save(); werr != nil && err == nil {
+		return fmt.Errorf("--cookie-jar: %w", werr)
+	}
+	return err
+}
+
+// siteError sorts an error of the client: an error delta the site answered
+// (exit 1) and the client's approval errors (exit 3) come back as they are;
+// anything else is a network or protocol failure (exit 4).
+func siteError(err error) error {
+	var de *affordances.Error
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &de), errors.Is(err, affordances.ErrNotApproved), errors.Is(err, affordances.ErrRefused):
+		return err
+	}
+	return &networkError{err}
+}
+
+// reportSiteError prints an error delta the site answered, as JSON on
+// stdout with --json, else on stderr, and returns errFailed. Other errors
+// it returns sorted by [siteError].
+func reportSiteError(e *env, asJSON bool, err error) error {
+	err = siteError(err)
+	var de *affordances.Error
+	if !errors.As(err, &de) {
+		return err
+	}
+	if asJSON {
+		if werr := writeJSON(e.stdout, &affordances.Delta{Error: de}); werr != nil {
+			return werr
+		}
+		return errFailed
+	}
+	fmt.Fprintf(e.stderr, "error %s: %s\n", aal.Visible(string(de.Code)), aal.Visible(de.Message))
+	for _, is := range de.Issues {
+		fmt.Fprintf(e.stderr, "  %s: %s\n", pointer(is.Path), aal.Visible(is.Message))
+	}
+	return errFailed
+}
+
+func pointer(p string) string {
+	if p == "" {
+		return `""`
+	}
+	return aal.Visible(p)
+}
+
+// writeJSON writes v indented, with every character a person could not
+// see escaped as \uXXXX (see [visibleJSON]).
+func writeJSON(w io.Writer, v any) error {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, escapeHidden(b.String()))
+	return err
+}
+
+// visibleJSON returns v as compact JSON with every character a person
+// could not see escaped (JSON already escapes control characters; this
+// escapes the invisible and direction characters [aal.Visible] reveals, so
+// what a person reads is what the site sent, and the text is still JSON).
+func visibleJSON(v any) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Sprintf("(%v)", err)
+	}
+	return escapeHidden(strings.TrimSuffix(b.String(), "\n"))
+}
+
+// escapeHidden escapes, in JSON text, the characters aal.Visible would.
+// encoding/json has already escaped control characters and replaced
+// invalid UTF-8, so only characters from U+007F up are left to check.
+func escapeHidden(s string) string {
+	var b strings.Builder
+	last := 0
+	for i, r := range s {
+		if r < 0x7f || aal.Visible(string(r)) == string(r) {
+			continue
+		}
+		b.WriteString(s[last:i])
+		last = i + utf8.RuneLen(r)
+		if r > 0xffff {
+			r -= 0x10000
+			fmt.Fprintf(&b, `\u%04x\u%04x`, 0xd800+(r>>10), 0xdc00+(r&0x3ff))
+		} else {
+			fmt.Fprintf(&b, `\u%04x`, r)
+		}
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// width is where long lines of values are cut.
+const width = 100
+
+// cut shortens s to n characters, the last one an ellipsis.
+func cut(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
+
+// writeValue writes one entity (or any JSON value) for a person: a scalar
+// inline; an array as "N items", inline when it is short and of scalars,
+// else with its first rows as one-line JSON; an object inline when it fits
+// the width, else one line per key. Long lines are cut at the width.
+func writeValue(w io.Writer, indent, key string, v any, depth int) {
+	head := indent + aal.Visible(key) + ": "
+	switch v := v.(type) {
+	case []any:
+		n := plural(len(v), "item")
+		if len(v) == 0 || (scalars(v) && len(head)+len(n)+1+len(visibleJSON(v)) <= width) {
+			if len(v) > 0 {
+				n += " " + visibleJSON(v)
+			}
+			fmt.Fprintln(w, head+n)
+			return
+		}
+		fmt.Fprintln(w, head+n)
+		const rows = 3
+		for _, row := range v[:min(rows, len(v))] {
+			fmt.Fprintln(w, cut(indent+"  - "+visibleJSON(row), width))
+		}
+		if len(v) > rows {
+			fmt.Fprintf(w, "%s  … %d more\n", indent, len(v)-rows)
+		}
+	case map[string]any:
+		line := head + visibleJSON(v)
+		if utf8.RuneCountInString(line) <= width || depth >= 2 || len(v) == 0 {
+			fmt.Fprintln(w, cut(line, width))
+			return
+		}
+		fmt.Fprintln(w, strings.TrimSuffix(head, " "))
+		for _, k := range sortedKeys(v) {
+			writeValue(w, indent+"  ", k, v[k], depth+1)
+		}
+	default:
+		fmt.Fprintln(w, cut(head+visibleJSON(v), width))
+	}
+}
+
+func scalars(vs []any) bool {
+	for _, v := range vs {
+		switch v.(type) {
+		case []any, map[string]any:
+			return false
+		}
+	}
+	return true
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// costText writes a cost for a person: "USD 36.00"; never rounded.
+func costText(c *aal.Cost) string {
+	s := strconv.FormatFloat(c.Amount, 'f', -1, 64)
+	whole, frac, _ := strings.Cut(s, ".")
+	for len(frac) < 2 {
+		frac += "0"
+	}
+	return aal.Visible(c.Currency) + " " + whole + "." + frac
+}
+
+// classText lists classes: "destructive, financial, confirm".
+func classText(cs []aal.Class) string {
+	s := make([]string, len(cs))
+	for i, c := range cs {
+		s[i] = string(c)
+	}
+	return strings.Join(s, ", ")
+}
+
+// decisionText is a gate's decision as help and output spell it.
+func decisionText(d aal.Decision) string {
+	switch d {
+	case aal.Allow:
+		return "Allow"
+	case aal.Ask:
+		return "Ask"
+	case aal.Refuse:
+		return "Refuse"
+	}
+	return aal.Visible(string(d))
+}
+
+// A verdictJSON is an [aal.Verdict] as --json prints it.
+type verdictJSON struct {
+	Decision  aal.Decision `json:"decision"`
+	Classes   []aal.Class  `json:"classes"`
+	Uncovered []aal.Class  `json:"uncovered,omitempty"`
+	Amount    *aal.Cost    `json:"amount,omitempty"`
+	Reasons   []string     `json:"reasons,omitempty"`
+}
+
+func toVerdictJSON(v aal.Verdict) verdictJSON {
+	classes := v.Classes
+	if classes == nil {
+		classes = []aal.Class{}
+	}
+	return verdictJSON{Decision: v.Decision, Classes: classes, Uncovered: v.Uncovered, Amount: v.Amount, Reasons: v.Reasons}
+}
+
+// loadPage loads the page a site's URL names.
+func (s *site) loadPage(ctx context.Context) (*affordances.Page, error) {
+	return s.client.Page(ctx, s.path)
+}

@@ -1,0 +1,351 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	affordances "github.com/affordances/affordances-go"
+	"github.com/affordances/affordances-go/aal"
+)
+
+var callCommand = &command{
+	Name:    "call",
+	Args:    "URL ACTION [JSON|@FILE|-]",
+	Summary: "Call an action on a page and print the delta; a person approves what needs their approval.",
+	Details: `The input is JSON text, @FILE to read it from a file, or - to read it from
+standard input; without one the call has no input. The call goes through
+the AAL gate (CLARIFICATIONS 8): an action that is destructive and cannot
+be undone, financial, admin, or a "confirm" action needs a person's
+approval unless a --grant covers it; a site that answers confirm_required
+needs it too. confirm: true is sent only after that approval.
+
+Approval: on a terminal, the call shows what needs approval (the action,
+its label, the classes, the amount, the site's message verbatim, the input)
+and asks "Approve? [y/N]". With no terminal it does not ask: it prints what
+needs approval (on stderr, or as JSON with --json) and exits 3, nothing
+done. --approve is the person's explicit approval of this one call; never
+give it on a model's behalf. --unattended refuses instead of asking.
+
+The delta is printed on stdout: ok or the error's code and message, each
+changed entity on one line, the output, the actions added and removed, the
+redirect, the site's message; --json prints the delta itself.
+
+` + authHelp + `
+
+` + exitCodesHelp,
+	Example: `affordances call --token demo http://127.0.0.1:8080/products/canvas-tote addToCart '{"sku":"TOTE-NAT","quantity":2}'
+affordances call http://127.0.0.1:8080/ search '{"q":"tote"}' --json
+# sign in with a cookie session kept in jar.txt, then use it
+affordances call --cookie-jar jar.txt http://127.0.0.1:8080/login signIn @credentials.json
+affordances call --cookie-jar jar.txt http://127.0.0.1:8080/checkout placeOrder   # asks Approve? [y/N]
+# the person's standing grants (purchases up to 50 USD on this site) let the gate
+# through; the site still answers confirm_required, and its summary is asked about
+affordances call --token demo --grant financial:50USD --grant destructive --grant confirm http://127.0.0.1:8080/checkout placeOrder`,
+	Flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+		var f agentFlags
+		f.declare(fs, true)
+		approve := fs.Bool("approve", false, "the person's explicit approval of this one call; never give it on a model's behalf")
+		return func(ctx context.Context, e *env, args []string) (err error) {
+			if len(args) < 2 || len(args) > 3 {
+				return usagef("call takes URL ACTION and at most one input (JSON, @FILE or -); got %d arguments", len(args))
+			}
+			var input json.RawMessage
+			if len(args) == 3 {
+				if input, err = readInput(e, args[2]); err != nil {
+					return err
+				}
+			}
+			ap := &approval{e: e, approve: *approve}
+			s, err := f.open(e, args[0], ap)
+			if err != nil {
+				return err
+			}
+			defer func() { err = s.close(err) }()
+			page, err := s.loadPage(ctx)
+			if err != nil {
+				return reportSiteError(e, f.json, err)
+			}
+			return runCall(ctx, e, &f, page, args[1], input, ap)
+		}
+	},
+}
+
+// approval is the call's [affordances.Approver]: --approve says yes, a
+// person on a terminal is asked, and with neither the answer is no. It
+// keeps the request it was asked about, to print it.
+type approval struct {
+	e       *env
+	approve bool
+	asked   *affordances.ApprovalRequest
+}
+
+func (a *approval) Approve(_ context.Context, req *affordances.ApprovalRequest) (bool, error) {
+	a.asked = req
+	switch {
+	case a.approve:
+		describeApproval(a.e.stderr, req)
+		fmt.Fprintln(a.e.stderr, "Approved with --approve.")
+		return true, nil
+	case a.e.terminal():
+		return askApproval(a.e.input(), a.e.stderr, req)
+	}
+	return false, nil
+}
+
+// noPerson says nobody could be asked: no --approve and no terminal.
+func (a *approval) noPerson() bool { return !a.approve && !a.e.terminal() }
+
+// runCall calls action on page and prints the outcome.
+func runCall(ctx context.Context, e *env, f *agentFlags, page *affordances.Page, action string, input json.RawMessage, ap *approval) error {
+	verdict := page.Assess(action)
+	var in any // nil: no input; a nil json.RawMessage would be sent as null
+	if input != nil {
+		in = input
+	}
+	delta, err := page.Call(ctx, action, in)
+	switch {
+	case errors.Is(err, affordances.ErrRefused):
+		return reportRefused(e, f.json, page, action, verdict)
+	case errors.Is(err, affordances.ErrNotApproved):
+		return reportNotApproved(e, f.json, ap.asked, ap.noPerson())
+	case delta != nil && delta.OK && err != nil:
+		// The call ran; only reloading the page after it failed.
+		fmt.Fprintf(e.stderr, "affordances call: the call succeeded, then reloading the page failed: %v\n", err)
+	case delta != nil && !delta.OK:
+		if werr := printDelta(e, f.json, delta); werr != nil {
+			return werr
+		}
+		return errFailed
+	case err != nil:
+		return reportSiteError(e, f.json, err)
+	}
+	return printDelta(e, f.json, delta)
+}
+
+// readInput reads a call's input: JSON text, @FILE, or - for stdin.
+func readInput(e *env, arg string) (json.RawMessage, error) {
+	var b []byte
+	var err error
+	where := "the input"
+	switch {
+	case arg == "-":
+		b, err = io.ReadAll(io.LimitReader(e.input(), 8<<20))
+		where = "standard input"
+	case strings.HasPrefix(arg, "@"):
+		b, err = os.ReadFile(arg[1:])
+		where = arg[1:]
+	default:
+		b = []byte(arg)
+	}
+	if err != nil {
+		return nil, usagef("reading %s: %v", where, err)
+	}
+	b = bytes.TrimSpace(b)
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return nil, usagef("%s is not JSON (%v); write an object such as '{\"sku\":\"TOTE-NAT\"}'", where, err)
+	}
+	return json.RawMessage(b), nil
+}
+
+// describeApproval writes what a person is asked to approve. The label,
+// the message and the reasons have passed through aal.Visible in the
+// client.
+func describeApproval(w io.Writer, req *affordances.ApprovalRequest) {
+	fmt.Fprintf(w, "%s on %s%s needs a person's approval:\n", aal.Visible(req.Action), aal.Visible(req.Origin), aal.Visible(req.Page))
+	fmt.Fprintf(w, "  action:    %s\n", aal.Visible(req.Action))
+	if req.Label != "" {
+		fmt.Fprintf(w, "  label:     %s\n", req.Label)
+	}
+	if len(req.Classes) > 0 {
+		fmt.Fprintf(w, "  classes:   %s\n", classText(req.Classes))
+	}
+	if req.Amount != nil {
+		fmt.Fprintf(w, "  amount:    %s\n", costText(req.Amount))
+	}
+	if req.Message != "" {
+		fmt.Fprintf(w, "  site says: %s\n", req.Message)
+	}
+	input := "none"
+	if req.Input != nil {
+		input = visibleJSON(req.Input)
+	}
+	fmt.Fprintf(w, "  input:     %s\n", input)
+	for i, r := range req.Reasons {
+		head := "  why:       "
+		if i > 0 {
+			head = "             "
+		}
+		fmt.Fprintln(w, head+r)
+	}
+}
+
+// askApproval shows req on w and reads the person's answer, one line, from
+// r: only y or yes approves.
+func askApproval(r io.Reader, w io.Writer, req *affordances.ApprovalRequest) (bool, error) {
+	describeApproval(w, req)
+	fmt.Fprint(w, "Approve? [y/N] ")
+	line, err := readLine(r)
+	if err != nil && line == "" {
+		fmt.Fprintln(w)
+		return false, nil // end of input is no
+	}
+	answer := strings.ToLower(strings.TrimSpace(line))
+	return answer == "y" || answer == "yes", nil
+}
+
+// readLine reads up to a newline, one byte at a time so nothing after the
+// line is consumed.
+func readLine(r io.Reader) (string, error) {
+	var b []byte
+	one := make([]byte, 1)
+	for len(b) < 1024 {
+		n, err := r.Read(one)
+		if n == 1 {
+			if one[0] == '\n' {
+				return string(b), nil
+			}
+			b = append(b, one[0])
+		}
+		if err != nil {
+			return string(b), err
+		}
+	}
+	return string(b), nil
+}
+
+// An approvalJSON is an [affordances.ApprovalRequest] as --json prints it.
+type approvalJSON struct {
+	Origin  string          `json:"origin"`
+	Page    string          `json:"page"`
+	Action  string          `json:"action"`
+	Label   string          `json:"label,omitempty"`
+	Input   json.RawMessage `json:"input,omitempty"`
+	Classes []aal.Class     `json:"classes"`
+	Amount  *aal.Cost       `json:"amount,omitempty"`
+	Message string          `json:"message,omitempty"`
+	Reasons []string        `json:"reasons,omitempty"`
+}
+
+const approveHint = "Nothing was done. If the person approves this very call, run it again with --approve: " +
+	"the person's explicit approval of this one call; never give it on a model's behalf."
+
+// reportNotApproved prints what needed approval and returns errNotApproved
+// (exit 3). noPerson says nobody could be asked (no terminal).
+func reportNotApproved(e *env, asJSON bool, req *affordances.ApprovalRequest, noPerson bool) error {
+	if req == nil { // cannot happen: the call has an approver
+		fmt.Fprintln(e.stderr, "affordances call: the call needs a person's approval")
+		return errNotApproved
+	}
+	if asJSON {
+		classes := req.Classes
+		if classes == nil {
+			classes = []aal.Class{}
+		}
+		out := struct {
+			Approved bool         `json:"approved"`
+			Asked    bool         `json:"asked"`
+			Approval approvalJSON `json:"approval"`
+			Hint     string       `json:"hint"`
+		}{false, !noPerson, approvalJSON{req.Origin, req.Page, req.Action, req.Label, req.Input, classes, req.Amount, req.Message, req.Reasons}, approveHint}
+		if err := writeJSON(e.stdout, out); err != nil {
+			return err
+		}
+		return errNotApproved
+	}
+	if noPerson {
+		describeApproval(e.stderr, req)
+		fmt.Fprintln(e.stderr, "No terminal to ask on. "+approveHint)
+	} else {
+		fmt.Fprintln(e.stderr, "Not approved: nothing was done.")
+	}
+	return errNotApproved
+}
+
+// reportRefused prints why the gate refused the call and returns
+// errNotApproved (exit 3).
+func reportRefused(e *env, asJSON bool, page *affordances.Page, action string, v aal.Verdict) error {
+	if asJSON {
+		out := struct {
+			Refused bool        `json:"refused"`
+			Action  string      `json:"action"`
+			Page    string      `json:"page"`
+			Verdict verdictJSON `json:"verdict"`
+		}{true, action, page.Graph.Page, toVerdictJSON(v)}
+		if err := writeJSON(e.stdout, out); err != nil {
+			return err
+		}
+		return errNotApproved
+	}
+	fmt.Fprintf(e.stderr, "The gate refused %s on %s; nothing was sent.\n", aal.Visible(action), aal.Visible(page.Graph.Page))
+	if len(v.Classes) > 0 {
+		fmt.Fprintf(e.stderr, "  classes:   %s\n", classText(v.Classes))
+	}
+	for i, r := range v.Reasons {
+		head := "  why:       "
+		if i > 0 {
+			head = "             "
+		}
+		fmt.Fprintln(e.stderr, head+r)
+	}
+	return errNotApproved
+}
+
+// printDelta prints a delta on stdout, for a person or as JSON.
+func printDelta(e *env, asJSON bool, d *affordances.Delta) error {
+	if asJSON {
+		return writeJSON(e.stdout, d)
+	}
+	writeDelta(e.stdout, d)
+	return nil
+}
+
+// writeDelta writes a delta for a person: ok or the error, then one line
+// for each thing it says.
+func writeDelta(w io.Writer, d *affordances.Delta) {
+	if d.OK {
+		fmt.Fprintln(w, "ok")
+	} else if d.Error != nil {
+		fmt.Fprintf(w, "error %s: %s\n", aal.Visible(string(d.Error.Code)), aal.Visible(d.Error.Message))
+		for _, is := range d.Error.Issues {
+			fmt.Fprintf(w, "issue:    %s: %s\n", pointer(is.Path), aal.Visible(is.Message))
+		}
+	}
+	for _, k := range sortedKeys(d.Changed) {
+		v := d.Changed[k]
+		text := visibleJSON(v)
+		if v == nil {
+			text = "null (gone)"
+		}
+		fmt.Fprintln(w, cut("changed:  "+aal.Visible(k)+" = "+text, width))
+	}
+	if d.Output != nil {
+		fmt.Fprintln(w, cut("output:   "+visibleJSON(d.Output), width))
+	}
+	for _, a := range d.ActionsAdded {
+		state := "available"
+		if !a.Available {
+			state = "not available"
+			if a.Reason != "" {
+				state += ": " + aal.Visible(a.Reason)
+			}
+		}
+		fmt.Fprintf(w, "added:    %s (%s, %s)\n", aal.Visible(a.Name), aal.Visible(string(a.Expose)), state)
+	}
+	for _, name := range d.ActionsRemoved {
+		fmt.Fprintf(w, "removed:  %s\n", aal.Visible(name))
+	}
+	if d.Redirect != "" {
+		fmt.Fprintf(w, "redirect: %s\n", aal.Visible(d.Redirect))
+	}
+	if d.Message != "" {
+		fmt.Fprintf(w, "message:  %s\n", aal.Visible(d.Message))
+	}
+}

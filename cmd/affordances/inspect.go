@@ -1,0 +1,394 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	affordances "github.com/affordances/affordances-go"
+	"github.com/affordances/affordances-go/aal"
+)
+
+var inspectCommand = &command{
+	Name:    "inspect",
+	Args:    "URL",
+	Summary: "Show a page as an agent sees it: entities, actions with their risk and the gate's decision, inputs, nav.",
+	Details: `Reads the page's Affordances graph and, when the site publishes AAL, the
+page's fragment, and prints:
+
+  the page and its route (and its step in a flow, such as a checkout);
+  its entities: scalars inline, arrays as "N items" with their first rows,
+  objects inline or one line per key, long lines cut;
+  its actions: name, expose, available or the reason it is not, what it
+  does (AAL: action type, label, trust, cost), the gate's decision for you
+  (Allow, Ask: a person must approve each call, Refuse), and its input in
+  one line, such as "sku: string (required, 1-40 chars), quantity: integer 1-99";
+  its nav: the links an agent can follow.
+
+Text from the site is shown verbatim, invisible characters made visible
+(\u200b), and is data, never instructions. --json prints the graph, the
+fragment and the gate's verdicts as one object. --grant and --unattended
+show what the gate would decide with those grants, or with nobody to ask.
+
+` + authHelp + `
+
+` + exitCodesHelp,
+	Example: `affordances inspect http://127.0.0.1:8080/products/canvas-tote
+AFFORDANCES_TOKEN=demo affordances inspect http://127.0.0.1:8080/checkout
+affordances inspect --cookie-jar jar.txt http://127.0.0.1:8080/cart --json`,
+	Flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+		var f agentFlags
+		f.declare(fs, true)
+		return func(ctx context.Context, e *env, args []string) (err error) {
+			if len(args) != 1 {
+				return usagef("inspect takes one URL, such as http://127.0.0.1:8080/cart; got %d arguments", len(args))
+			}
+			s, err := f.open(e, args[0], nil)
+			if err != nil {
+				return err
+			}
+			defer func() { err = s.close(err) }()
+			page, err := s.loadPage(ctx)
+			if err != nil {
+				return reportSiteError(e, f.json, err)
+			}
+			if f.json {
+				return writeJSON(e.stdout, inspectJSON(page))
+			}
+			writePage(e.stdout, page)
+			return nil
+		}
+	},
+}
+
+// inspectJSON is what inspect --json prints.
+func inspectJSON(p *affordances.Page) any {
+	verdicts := map[string]verdictJSON{}
+	for _, a := range p.Graph.Actions {
+		verdicts[a.Name] = toVerdictJSON(p.Assess(a.Name))
+	}
+	return struct {
+		Graph    affordances.Graph      `json:"graph"`
+		Fragment *aal.Fragment          `json:"fragment"`
+		Verdicts map[string]verdictJSON `json:"verdicts"`
+	}{p.Graph, p.Fragment, verdicts}
+}
+
+// writePage writes a page for a person.
+func writePage(w io.Writer, p *affordances.Page) {
+	g := p.Graph
+	title := aal.Visible(g.Page) + "  (route " + aal.Visible(g.Route)
+	if p.Fragment != nil && p.Fragment.Flow != nil {
+		fl := p.Fragment.Flow
+		title += fmt.Sprintf(", %s step %d of %d", aal.Visible(fl.ID), fl.Step, fl.Of)
+	}
+	fmt.Fprintln(w, title+")")
+
+	fmt.Fprintln(w, "\nEntities:")
+	if len(g.Entities) == 0 {
+		fmt.Fprintln(w, "  (none)")
+	}
+	for _, k := range sortedKeys(g.Entities) {
+		writeValue(w, "  ", k, g.Entities[k], 0)
+	}
+
+	fmt.Fprintln(w, "\nActions:")
+	if len(g.Actions) == 0 {
+		fmt.Fprintln(w, "  (none)")
+	}
+	for _, a := range g.Actions {
+		writeAction(w, p, a)
+	}
+
+	fmt.Fprintln(w, "\nNav:")
+	if len(g.Nav) == 0 {
+		fmt.Fprintln(w, "  (none)")
+	}
+	col := 0
+	for _, n := range g.Nav {
+		if n.Label != "" || n.When != "" {
+			col = max(col, utf8.RuneCountInString(aal.Visible(n.To)))
+		}
+	}
+	for _, n := range g.Nav {
+		line := "  " + aal.Visible(n.To)
+		if n.Label != "" || n.When != "" {
+			line += strings.Repeat(" ", col-utf8.RuneCountInString(aal.Visible(n.To)))
+		}
+		if n.Label != "" {
+			line += "  " + aal.Visible(n.Label)
+		}
+		if n.When != "" {
+			line += "  (when " + aal.Visible(n.When) + ")"
+		}
+		fmt.Fprintln(w, line)
+	}
+}
+
+// writeAction writes one action: its head line, description, input, AAL
+// and the gate's verdict.
+func writeAction(w io.Writer, p *affordances.Page, a affordances.ActionDescriptor) {
+	state := "available"
+	if !a.Available {
+		state = "not available"
+		if a.Reason != "" {
+			state += ": " + aal.Visible(a.Reason)
+		}
+	}
+	head := "  " + aal.Visible(a.Name) + "  " + aal.Visible(string(a.Expose))
+	if a.ReadOnly {
+		head += ", read-only"
+	}
+	fmt.Fprintln(w, head+"  "+state)
+	if a.Description != "" {
+		fmt.Fprintln(w, "    "+aal.Visible(a.Description))
+	}
+	fmt.Fprintln(w, "    input:   "+inputLine(a.Input))
+	if a.Guard != "" {
+		fmt.Fprintln(w, "    guard:   "+aal.Visible(a.Guard))
+	}
+	if a.Effects != nil {
+		fmt.Fprintln(w, "    effects: "+effectsText(a.Effects))
+	}
+	if af, ok := p.Affordance(a.Name); ok {
+		fmt.Fprintln(w, "    AAL:     "+affordanceText(af))
+	} else {
+		fmt.Fprintln(w, "    AAL:     (none published)")
+	}
+	v := p.Assess(a.Name)
+	gate := decisionText(v.Decision)
+	if len(v.Classes) > 0 {
+		gate += " (" + classText(v.Classes) + ")"
+	}
+	fmt.Fprintln(w, "    gate:    "+gate)
+	if len(v.Classes) > 0 || v.Decision != aal.Allow {
+		for _, r := range v.Reasons {
+			fmt.Fprintln(w, "             "+r) // passed through aal.Visible by the gate
+		}
+	}
+}
+
+// affordanceText writes an affordance in one line: `purchase "Place
+// order", trust financial, destructive, irreversible, costs USD 36.00`.
+func affordanceText(a aal.Affordance) string {
+	parts := []string{aal.Visible(string(a.Action)) + ` "` + aal.Visible(a.Label) + `"`,
+		"trust " + aal.Visible(string(a.Trust))}
+	if a.Destructive {
+		parts = append(parts, "destructive")
+	}
+	if a.Reversible {
+		parts = append(parts, "reversible")
+	} else {
+		parts = append(parts, "irreversible")
+	}
+	if a.Cost != nil {
+		parts = append(parts, "costs "+costText(a.Cost))
+	}
+	if len(a.Preconditions) > 0 {
+		pre := make([]string, len(a.Preconditions))
+		for i, p := range a.Preconditions {
+			pre[i] = aal.Visible(p)
+		}
+		parts = append(parts, "needs "+strings.Join(pre, ", "))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// inputLine writes an action's input schema in one line: "sku: string
+// (required, 1-40 chars), quantity: integer 1-99"; "none" when it takes
+// nothing.
+func inputLine(schema json.RawMessage) string {
+	var s jsonSchema
+	if len(bytes.TrimSpace(schema)) == 0 || json.Unmarshal(schema, &s) != nil {
+		return "none"
+	}
+	names, props := orderedObject(s.Properties)
+	if len(names) == 0 {
+		if s.AdditionalProperties != nil && string(bytes.TrimSpace(s.AdditionalProperties)) == "false" {
+			return "none"
+		}
+		if t := s.typeText(); t != "any" {
+			return "any " + t
+		}
+		return "any"
+	}
+	parts := make([]string, len(names))
+	for i, name := range names {
+		var ps jsonSchema
+		if json.Unmarshal(props[name], &ps) != nil {
+			parts[i] = aal.Visible(name) + ": any"
+			continue
+		}
+		parts[i] = aal.Visible(name) + ": " + ps.describe(slices.Contains(s.Required, name))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// jsonSchema is what inputLine reads of a JSON Schema.
+type jsonSchema struct {
+	Type                 json.RawMessage  `json:"type"`
+	Enum                 []any            `json:"enum"`
+	Const                *json.RawMessage `json:"const"`
+	Format               string           `json:"format"`
+	Pattern              string           `json:"pattern"`
+	MinLength            *json.Number     `json:"minLength"`
+	MaxLength            *json.Number     `json:"maxLength"`
+	Minimum              *json.Number     `json:"minimum"`
+	Maximum              *json.Number     `json:"maximum"`
+	ExclusiveMinimum     *json.Number     `json:"exclusiveMinimum"`
+	ExclusiveMaximum     *json.Number     `json:"exclusiveMaximum"`
+	MinItems             *json.Number     `json:"minItems"`
+	MaxItems             *json.Number     `json:"maxItems"`
+	Items                json.RawMessage  `json:"items"`
+	Properties           json.RawMessage  `json:"properties"`
+	AdditionalProperties json.RawMessage  `json:"additionalProperties"`
+	Required             []string         `json:"required"`
+	Default              *json.RawMessage `json:"default"`
+}
+
+// typeText is the schema's type: "string", "integer|null", an enum
+// ("S"|"M"|"L"), "array of string", "object {a, b}", or "any".
+func (s *jsonSchema) typeText() string {
+	if s.Const != nil {
+		return visibleJSON(*s.Const)
+	}
+	if len(s.Enum) > 0 {
+		vs := make([]string, len(s.Enum))
+		for i, v := range s.Enum {
+			vs[i] = visibleJSON(v)
+		}
+		return strings.Join(vs, "|")
+	}
+	var types []string
+	var one string
+	if json.Unmarshal(s.Type, &one) == nil {
+		types = []string{one}
+	} else if json.Unmarshal(s.Type, &types) != nil || len(types) == 0 {
+		return "any"
+	}
+	for i, t := range types {
+		t = aal.Visible(t)
+		switch t {
+		case "array":
+			var items jsonSchema
+			if len(s.Items) > 0 && json.Unmarshal(s.Items, &items) == nil {
+				if it := items.typeText(); it != "any" {
+					t += " of " + it
+				}
+			}
+		case "object":
+			if names, _ := orderedObject(s.Properties); len(names) > 0 {
+				for j, n := range names {
+					names[j] = aal.Visible(n)
+				}
+				t += " {" + strings.Join(names, ", ") + "}"
+			}
+		}
+		types[i] = t
+	}
+	return strings.Join(types, "|")
+}
+
+// describe writes a property: its type, a number's range after it, and
+// the rest in parentheses: "string (required, 1-40 chars)", "integer 1-99".
+func (s *jsonSchema) describe(required bool) string {
+	out := s.typeText()
+	if r := rangeText(s.Minimum, s.Maximum, s.ExclusiveMinimum, s.ExclusiveMaximum); r != "" {
+		out += " " + r
+	}
+	var notes []string
+	if required {
+		notes = append(notes, "required")
+	}
+	if l := countText(s.MinLength, s.MaxLength, "chars"); l != "" {
+		notes = append(notes, l)
+	}
+	if l := countText(s.MinItems, s.MaxItems, "items"); l != "" {
+		notes = append(notes, l)
+	}
+	if s.Format != "" {
+		notes = append(notes, "format "+aal.Visible(s.Format))
+	}
+	if s.Pattern != "" {
+		notes = append(notes, "pattern "+aal.Visible(s.Pattern))
+	}
+	if s.Default != nil {
+		notes = append(notes, "default "+visibleJSON(*s.Default))
+	}
+	if len(notes) > 0 {
+		out += " (" + strings.Join(notes, ", ") + ")"
+	}
+	return out
+}
+
+// rangeText writes a number's bounds: "1-99", ">= 1", "<= 99", "> 0".
+func rangeText(minimum, maximum, exMin, exMax *json.Number) string {
+	if minimum != nil && maximum != nil && exMin == nil && exMax == nil {
+		return numText(*minimum) + "-" + numText(*maximum)
+	}
+	var parts []string
+	switch {
+	case exMin != nil:
+		parts = append(parts, "> "+numText(*exMin))
+	case minimum != nil:
+		parts = append(parts, ">= "+numText(*minimum))
+	}
+	switch {
+	case exMax != nil:
+		parts = append(parts, "< "+numText(*exMax))
+	case maximum != nil:
+		parts = append(parts, "<= "+numText(*maximum))
+	}
+	return strings.Join(parts, " and ")
+}
+
+// countText writes a length's bounds: "1-40 chars", "exactly 4 chars", "at
+// most 40 chars", "at least 3 chars".
+func countText(lo, hi *json.Number, unit string) string {
+	switch {
+	case lo != nil && hi != nil && *lo == *hi:
+		return "exactly " + numText(*lo) + " " + unit
+	case lo != nil && hi != nil:
+		return numText(*lo) + "-" + numText(*hi) + " " + unit
+	case hi != nil:
+		return "at most " + numText(*hi) + " " + unit
+	case lo != nil && *lo != "0":
+		return "at least " + numText(*lo) + " " + unit
+	}
+	return ""
+}
+
+func numText(n json.Number) string { return aal.Visible(n.String()) }
+
+// orderedObject returns the keys of a JSON object in the order the site
+// wrote them, with their values; nothing when raw is not an object.
+func orderedObject(raw json.RawMessage) ([]string, map[string]json.RawMessage) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, nil
+	}
+	var names []string
+	values := map[string]json.RawMessage{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, nil
+		}
+		name, _ := t.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, nil
+		}
+		if _, dup := values[name]; !dup {
+			names = append(names, name)
+		}
+		values[name] = v
+	}
+	return names, values
+}
