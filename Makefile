@@ -37,6 +37,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzAccepts$$' -fuzztime $(FUZZTIME) ./internal/mediatype
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeCall$$' -fuzztime $(FUZZTIME) .
 	$(GO) test -run '^$$' -fuzz '^FuzzValidate$$' -fuzztime $(FUZZTIME) ./aal
+	$(GO) test -run '^$$' -fuzz '^FuzzInputLine$$' -fuzztime $(FUZZTIME) ./cmd/affordances
 
 # Regenerate schemas/ from the Go types (a test fails when they drift).
 generate:

@@ -85,7 +85,7 @@ func ExampleParseGrant() {
 		fmt.Printf("%s: class %s, origin %s, cap %v, expires %v\n", g, g.Class, g.Origin, g.Max, g.Expires.Format("2006-01-02"))
 	}
 	// Output:
-	// financial:50EUR@https://shop.example: class financial, origin https://shop.example, cap &{EUR 50}, expires 0001-01-01
+	// financial:50EUR@https://shop.example: class financial, origin https://shop.example, cap EUR 50.00, expires 0001-01-01
 	// admin@https://shop.example,until=2026-12-31T23:59:59Z: class admin, origin https://shop.example, cap <nil>, expires 2026-12-31
 	// aal: grant "finance:50EUR": unknown class "finance"; want destructive, financial, admin or confirm
 }

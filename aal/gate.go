@@ -77,7 +77,7 @@ func Classify(a Affordance, expose string) Assessment {
 	}
 	costs := ""
 	if cost {
-		costs = "costs " + formatCost(*a.Cost)
+		costs = "costs " + a.Cost.String()
 	}
 	var notes []string
 	switch a.Action {
@@ -123,7 +123,7 @@ func Classify(a Affordance, expose string) Assessment {
 	if cost {
 		as.Financial = true
 		if a.Action != Purchase {
-			as.Reasons = append(as.Reasons, "Costs "+formatCost(*a.Cost)+".")
+			as.Reasons = append(as.Reasons, "Costs "+a.Cost.String()+".")
 		}
 	}
 	if as.Destructive && !as.Reversible {
@@ -358,7 +358,7 @@ func (g Grant) describe() string {
 		s += " on " + Visible(g.Origin)
 	}
 	if g.Max != nil {
-		s += " up to " + formatCost(*g.Max)
+		s += " up to " + g.Max.String()
 	}
 	if !g.Expires.IsZero() {
 		s += " until " + g.Expires.Format(time.RFC3339)
@@ -388,9 +388,9 @@ func (g Grant) covers(class Class, origin string, amount *Cost, now time.Time) (
 		case amount == nil:
 			return false, fmt.Sprintf("%s has a cap, and this action declares no amount.", capitalize(g.describe()))
 		case amount.Currency != g.Max.Currency:
-			return false, fmt.Sprintf("%s is in %s, and this action costs %s.", capitalize(g.describe()), g.Max.Currency, formatCost(*amount))
+			return false, fmt.Sprintf("%s is in %s, and this action costs %s.", capitalize(g.describe()), g.Max.Currency, amount.String())
 		case !(amount.Amount <= g.Max.Amount):
-			return false, fmt.Sprintf("%s does not reach this action's %s.", capitalize(g.describe()), formatCost(*amount))
+			return false, fmt.Sprintf("%s does not reach this action's %s.", capitalize(g.describe()), amount.String())
 		}
 	}
 	return true, ""
@@ -558,10 +558,10 @@ var minorUnits = map[string]int{
 	"CLF": 4, "UYW": 4,
 }
 
-// formatCost writes a cost for a person: "USD 36.00", "JPY 1,200",
+// String writes the cost for a person: "USD 36.00", "JPY 1,200",
 // "USD 0.015"; never fewer decimals than the currency's minor unit, and
 // never rounded.
-func formatCost(c Cost) string {
+func (c Cost) String() string {
 	digits := 2
 	if d, ok := minorUnits[c.Currency]; ok {
 		digits = d

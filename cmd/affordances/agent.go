@@ -15,7 +15,6 @@ import (
 	"net/http"
 	"net/url"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -304,15 +303,9 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// costText writes a cost for a person: "USD 36.00"; never rounded.
-func costText(c *aal.Cost) string {
-	s := strconv.FormatFloat(c.Amount, 'f', -1, 64)
-	whole, frac, _ := strings.Cut(s, ".")
-	for len(frac) < 2 {
-		frac += "0"
-	}
-	return aal.Visible(c.Currency) + " " + whole + "." + frac
-}
+// costText writes a cost for a person: "USD 36.00", in the currency's
+// minor units, never rounded; the currency is the site's text.
+func costText(c *aal.Cost) string { return aal.Visible(c.String()) }
 
 // classText lists classes: "destructive, financial, confirm".
 func classText(cs []aal.Class) string {
