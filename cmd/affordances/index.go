@@ -95,11 +95,12 @@ func writeIndex(w io.Writer, idx *affordances.SiteIndex) {
 	}
 }
 
-// effectsText lists the entities an action changes.
+// effectsText lists the entities an action changes; an action that
+// declares none may change any (its delta says which).
 func effectsText(effects []string) string {
 	switch {
 	case effects == nil:
-		return "?"
+		return "undeclared"
 	case len(effects) == 0:
 		return "none"
 	}
