@@ -324,21 +324,30 @@ type ApprovalRequest struct {
 	// Amount is what it costs, when the site says.
 	Amount *aal.Cost
 	// Message is the site's confirm_required message: its summary of what
-	// will happen. Empty when the client asks before sending anything.
+	// will happen. Empty for an action that is not a confirm action, about
+	// which the client asks before sending anything.
 	Message string
 	// Reasons explain the classes, in sentences.
 	Reasons []string
 }
 
 // Call performs the named action on the page with input (any value that
-// encodes as JSON; nil is no input), after the gate and, when needed, the
-// approver allowed it. It applies the delta to the page: changed entities,
-// actions added and removed; with FollowRedirects, it then loads the
-// redirect. It returns the delta and, when the site answered an error
-// delta, that delta's [*Error]. Every call carries an Idempotency-Key;
-// a 429 is retried after Retry-After and a network error with the same key,
-// up to MaxRetries times. confirm: true is sent only after the approver said
-// yes to this very call.
+// encodes as JSON; nil is no input), as the gate and the person allow
+// (CLARIFICATIONS 8):
+//
+//   - the gate refuses: nothing is sent ([ErrRefused]);
+//   - the gate asks about an action that is not a confirm action: the
+//     approver is asked before anything is sent;
+//   - a confirm action is sent first without confirm (by seed 000 nothing
+//     runs) to get the site's summary; the approver reads it, and only its
+//     yes to this very call sends confirm: true. A no is [ErrNotApproved].
+//
+// Call applies the delta to the page: changed entities, actions added and
+// removed; with FollowRedirects, it then loads the redirect. It returns the
+// delta and, when the site answered an error delta, that delta's [*Error].
+// Every call carries an Idempotency-Key; a 429 is retried after
+// Retry-After and a network error with the same key, up to MaxRetries
+// times.
 func (p *Page) Call(ctx context.Context, action string, input any) (*Delta, error) {
 	var in json.RawMessage
 	if input != nil {
@@ -355,22 +364,27 @@ func (p *Page) Call(ctx context.Context, action string, input any) (*Delta, erro
 	if a, ok := p.Affordance(action); ok {
 		req.Label = aal.Visible(a.Label)
 	}
-	confirm := false
-	switch verdict.Decision {
-	case aal.Refuse:
+	d, _ := p.Action(action)
+	switch {
+	case verdict.Decision == aal.Refuse:
 		return nil, fmt.Errorf("%w: %s", ErrRefused, strings.Join(req.Reasons, " "))
-	case aal.Ask:
+	case verdict.Decision == aal.Ask && d.Expose != ExposeConfirm:
+		// Nothing may be sent before the person's yes.
 		if err := c.approve(ctx, req); err != nil {
 			return nil, err
 		}
-		d, _ := p.Action(action)
-		confirm = d.Expose == ExposeConfirm // the person said yes to this very call
 	}
-	delta, err := c.send(ctx, p.path, Call{Action: action, Input: in, Confirm: confirm})
+	// A confirm action is first sent without confirm: by seed 000 (step 6)
+	// nothing runs, and the site answers with its own summary, which the
+	// person then reads before saying yes (CLARIFICATIONS 8).
+	delta, err := c.send(ctx, p.path, Call{Action: action, Input: in})
 	if err != nil {
 		return nil, err
 	}
-	if !delta.OK && delta.Error != nil && delta.Error.Code == ConfirmRequired && !confirm {
+	if d.Expose == ExposeConfirm && delta.OK {
+		return delta, fmt.Errorf("%w: the site ran %s, a confirm action, without confirm: true", ErrProtocol, action)
+	}
+	if !delta.OK && delta.Error != nil && delta.Error.Code == ConfirmRequired {
 		req.Message = aal.Visible(delta.Error.Message)
 		if !slices.Contains(req.Classes, aal.ClassConfirm) {
 			req.Classes = append(req.Classes, aal.ClassConfirm)
@@ -378,6 +392,7 @@ func (p *Page) Call(ctx context.Context, action string, input any) (*Delta, erro
 		if err := c.approve(ctx, req); err != nil {
 			return delta, err
 		}
+		// The person said yes to this very call: only now confirm: true.
 		if delta, err = c.send(ctx, p.path, Call{Action: action, Input: in, Confirm: true}); err != nil {
 			return nil, err
 		}

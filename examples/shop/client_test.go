@@ -160,6 +160,9 @@ func journey(t *testing.T, s *shop.Shop, c *affordances.Client, rec *recorder, a
 	if asked.Action != "placeOrder" || asked.Label != "Place order" || asked.Amount == nil || *asked.Amount != (aal.Cost{Currency: "USD", Amount: 36}) {
 		t.Errorf("the approver saw %+v, want placeOrder, its label and USD 36", asked)
 	}
+	if want := "Place order: 2 items, total $36.00, card ending 4242, ship to 1 Main St, Springfield."; asked.Message != want {
+		t.Errorf("the approver read %q, want the site's summary %q", asked.Message, want)
+	}
 	for _, class := range []aal.Class{aal.ClassDestructive, aal.ClassFinancial, aal.ClassConfirm} {
 		if !containsClass(asked.Classes, class) {
 			t.Errorf("the approver saw classes %v, want %s among them", asked.Classes, class)
