@@ -3,6 +3,7 @@ package affordances
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,17 +13,25 @@ import (
 	"net/http"
 	"net/netip"
 	"reflect"
+	"slices"
 	"strconv"
 )
 
 // serveCall runs a call through the seven steps of seed 000 ("Call"), each
 // stopping at the first failure, and writes the delta.
 func (s *Site) serveCall(w http.ResponseWriter, r *http.Request) {
-	delta, header := s.call(r.Context(), w, r)
+	delta, header, kept := s.call(r.Context(), w, r)
 	for k, vs := range header {
 		for _, v := range vs {
 			w.Header().Add(k, v)
 		}
+	}
+	if kept != nil {
+		if kept.Status == http.StatusUnauthorized {
+			w.Header().Set("WWW-Authenticate", "Bearer") // as writeError does
+		}
+		s.writeBody(w, r, kept.Status, kept.Body)
+		return
 	}
 	if delta.Error != nil {
 		s.writeError(w, r, delta.Error)
@@ -31,8 +40,21 @@ func (s *Site) serveCall(w http.ResponseWriter, r *http.Request) {
 	s.writeDocument(w, r, http.StatusOK, delta)
 }
 
-func (s *Site) call(ctx context.Context, w http.ResponseWriter, r *http.Request) (*Delta, http.Header) {
-	fail := func(err error) (*Delta, http.Header) { return &Delta{Error: s.public(err, "call")}, nil }
+// call runs the seven steps. It returns either the delta and the headers
+// to answer with or, for a call with an Idempotency-Key that ran or was
+// run before, the kept answer (whose status and body are the answer, and
+// the headers to send with it).
+func (s *Site) call(ctx context.Context, w http.ResponseWriter, r *http.Request) (*Delta, http.Header, *KeptDelta) {
+	fail := func(err error) (*Delta, http.Header, *KeptDelta) {
+		return &Delta{Error: s.public(err, "call")}, nil, nil
+	}
+
+	// A bad Idempotency-Key is refused before anything else is read or
+	// runs (CLARIFICATIONS 10).
+	keys := r.Header[IdempotencyHeader]
+	if keys != nil && (len(keys) != 1 || !validIdempotencyKey(keys[0])) {
+		return fail(errBadIdempotencyKey)
+	}
 
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes))
 	if err != nil {
@@ -76,11 +98,24 @@ func (s *Site) call(ctx context.Context, w http.ResponseWriter, r *http.Request)
 		return fail(forbidden("You may not do this."))
 	}
 
+	if keys != nil {
+		return s.callOnce(ctx, keys[0], body, c, a, req)
+	}
+	delta, header, _ := s.proceed(ctx, c, a, req)
+	return delta, header, nil
+}
+
+// proceed runs steps 3 to 7 of a call that passed steps 1 and 2, and says
+// whether it reached step 7: whether the action ran.
+func (s *Site) proceed(ctx context.Context, c Call, a *action, req *Request) (_ *Delta, _ http.Header, ran bool) {
+	fail := func(err error) (*Delta, http.Header, bool) { return &Delta{Error: s.public(err, "call")}, nil, false }
+	r, rt, p := req.HTTP, req.route, req.Principal
+
 	// Step 3: the rate limit.
 	if err := s.rateLimit(ctx, r, rt, a, p); err != nil {
 		var e *Error
 		if errors.As(err, &e) && e.Code == RateLimited {
-			return &Delta{Error: e}, http.Header{"Retry-After": {strconv.Itoa(e.retryAfter)}}
+			return &Delta{Error: e}, http.Header{"Retry-After": {strconv.Itoa(e.retryAfter)}}, false
 		}
 		return fail(err)
 	}
@@ -100,6 +135,7 @@ func (s *Site) call(ctx context.Context, w http.ResponseWriter, r *http.Request)
 		}
 		return fail(e)
 	}
+	var err error
 	if req.input, err = a.decode(input); err != nil {
 		// The schema let through what the Go type cannot hold (a number
 		// too large for an int): say so without naming Go types.
@@ -139,7 +175,7 @@ func (s *Site) call(ctx context.Context, w http.ResponseWriter, r *http.Request)
 	}
 	out, err := s.run(ctx, a, req)
 	if err != nil {
-		return &Delta{Error: s.public(err, "action "+a.Name)}, req.header
+		return &Delta{Error: s.public(err, "action "+a.Name)}, req.header, true
 	}
 	if req.principal != nil {
 		req.Principal = *req.principal
@@ -147,7 +183,7 @@ func (s *Site) call(ctx context.Context, w http.ResponseWriter, r *http.Request)
 	delta := &Delta{OK: true, Output: out, Redirect: req.redirect, Message: req.message}
 	if err := s.loadState(ctx, req); err != nil {
 		if CodeOf(err) != NotFound {
-			return &Delta{Error: s.public(err, "reload")}, req.header
+			return &Delta{Error: s.public(err, "reload")}, req.header, true
 		}
 		// The action removed the page itself (a deleted item): its
 		// entities and actions are gone.
@@ -155,10 +191,129 @@ func (s *Site) call(ctx context.Context, w http.ResponseWriter, r *http.Request)
 	}
 	after := rt.listing(ctx, req)
 	if delta.Changed, err = changed(a.Effects, beforeEntities, req.State.Entities); err != nil {
-		return &Delta{Error: s.public(err, "delta of "+a.Name)}, req.header
+		return &Delta{Error: s.public(err, "delta of "+a.Name)}, req.header, true
 	}
 	delta.ActionsAdded, delta.ActionsRemoved = actionChanges(before, after)
-	return delta, req.header
+	return delta, req.header, true
+}
+
+// The refusals of CLARIFICATIONS 10.
+var (
+	errBadIdempotencyKey = NewError(InvalidInput, "The Idempotency-Key header must be sent once, as 1 to 255 visible ASCII characters.")
+	errKeyReused         = NewError(InvalidInput, "This Idempotency-Key was used for another call.")
+	errStillRunning      = NewError(Unavailable, "A call with this Idempotency-Key is still running; retry.")
+)
+
+// callOnce runs steps 3 to 7 of a call with an Idempotency-Key at most once
+// for its caller, page and key, and answers a retry with the same body with
+// the first answer, byte for byte (CLARIFICATIONS 10).
+//
+// It sits between step 2 and step 3. Not earlier: the key is scoped by the
+// principal, known only once step 2 has authenticated the caller, and the
+// origin rule and expose must hold for a replay as for any call, so a
+// cross-site cookie call or a caller who lost access gets nothing kept
+// (CLARIFICATIONS 4). Not later: a replay is the answer to a call that
+// already ran and was already counted by the rate limit, once, when it
+// passed step 2 (CLARIFICATIONS 5); counting it again would refuse a
+// client retrying a lost answer with rate_limited where CLARIFICATIONS 10
+// promises the first delta. The refusals answered here (a key reused for
+// another body, a key still running) run nothing and are not counted
+// either.
+//
+// Only answers of calls that reached step 7 are kept: the action ran, well
+// or not (a domain failure, an internal error), and running it again is
+// what the key exists to prevent. A refusal of steps 3 to 6 ran nothing
+// and may not hold later (the rate limit frees, the guard turns true, the
+// client adds confirm: true), so its claim is released and a retry with
+// the same key is judged afresh.
+//
+// The kept answer carries the headers the action set, Set-Cookie included:
+// a retry exists because the first answer was lost, and a sign-in whose
+// cookie is lost with it would leave the client signed out of a session
+// the server made. The replay goes only to the same principal (or, for an
+// anonymous caller, the same client network) on the same page with the
+// same key and body, so it hands the cookie to no one the first answer was
+// not meant for, as long as keys are unguessable. Retry-After is not kept:
+// a wait that held then does not hold at replay time.
+func (s *Site) callOnce(ctx context.Context, key string, body []byte, c Call, a *action, req *Request) (*Delta, http.Header, *KeptDelta) {
+	scope := idempotencyScope(req.HTTP, req.Principal)
+	hash := sha256.Sum256(body)
+	held, err := s.idem.Begin(ctx, scope, key, hash)
+	if err != nil {
+		// Fail closed: without the store, running the call could run it
+		// twice.
+		return &Delta{Error: s.public(fmt.Errorf("affordances: idempotency store: %w", err), "call")}, nil, nil
+	}
+	switch {
+	case held == nil: // claimed: run it below
+	case held.BodyHash != hash:
+		return &Delta{Error: errKeyReused}, nil, nil
+	case held.Delta == nil:
+		return &Delta{Error: errStillRunning}, http.Header{"Retry-After": {"1"}}, nil
+	default:
+		return nil, held.Delta.Header, held.Delta
+	}
+
+	// The claim must end even if the call is cut short: a client that
+	// hangs up is the case the key exists for, and a panic must not leave
+	// the key running for ever.
+	bg := context.WithoutCancel(ctx)
+	finished := false
+	defer func() {
+		if !finished {
+			if err := s.idem.Release(bg, scope, key); err != nil {
+				s.logger.Error("affordances: idempotency store: release", "err", err)
+			}
+		}
+	}()
+	delta, header, ran := s.proceed(ctx, c, a, req)
+	if !ran {
+		return delta, header, nil
+	}
+	kept := s.keep(delta, header)
+	finished = true
+	if err := s.idem.Finish(bg, scope, key, kept); err != nil {
+		// The action ran: answer with its delta all the same. The claim
+		// stays until the store expires it, so a retry is refused as
+		// still running, never run again.
+		s.logger.Error("affordances: idempotency store: finish", "err", err)
+	}
+	return nil, header, kept
+}
+
+// idempotencyScope names who calls which page, for [IdempotencyStore]:
+// the principal's ID, or for an anonymous caller its client network as the
+// rate limit counts it, then the page's path. The quoting keeps distinct
+// callers and pages apart whatever their IDs hold.
+func idempotencyScope(r *http.Request, p Principal) string {
+	who := "p:" + strconv.Quote(p.ID)
+	if p.Anonymous() {
+		who = "a:" + strconv.Quote(clientNetwork(r.RemoteAddr))
+	}
+	return who + " " + r.URL.Path
+}
+
+// keep encodes a delta as the answer a retry will get: the status and
+// body writeError or writeDocument would write, and header without
+// Retry-After.
+func (s *Site) keep(delta *Delta, header http.Header) *KeptDelta {
+	k := &KeptDelta{Status: http.StatusOK, Header: make(http.Header, len(header))}
+	for name, vs := range header {
+		if http.CanonicalHeaderKey(name) != "Retry-After" {
+			k.Header[name] = slices.Clone(vs)
+		}
+	}
+	if delta.Error != nil {
+		k.Status = delta.Error.HTTPStatus()
+	}
+	body, err := json.Marshal(delta)
+	if err != nil {
+		s.logger.Error("affordances: encoding a document", "err", err)
+		k.Status = http.StatusInternalServerError
+		body, _ = json.Marshal(Delta{Error: internalError})
+	}
+	k.Body = body
+	return k
 }
 
 // Bounds on a call's body beyond its size (CLARIFICATIONS 2): validating

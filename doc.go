@@ -53,7 +53,9 @@
 // Only actions that declare [Expose] are reachable. A cookie call must carry
 // the site's Origin ([Site.CheckOrigin]); a bearer call is exempt. A
 // [ExposeConfirm] action never runs without confirm: true, and answers
-// confirm_required with its Summary for the person who approves. Errors
-// that are not an [*Error] reach the requester as [Internal], without their
-// text.
+// confirm_required with its Summary for the person who approves. A call
+// with an Idempotency-Key runs at most once for its principal, page and key,
+// and a retry with the same body gets the first delta back
+// ([IdempotencyStore]). Errors that are not an [*Error] reach the requester
+// as [Internal], without their text.
 package affordances

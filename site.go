@@ -41,6 +41,11 @@ type SiteOptions struct {
 	// anonymous calls) and route. Zero: 60 calls a minute, burst 20.
 	Limit Limit
 
+	// Idempotency keeps the first delta of each call made with an
+	// Idempotency-Key header, to replay it for a retry (CLARIFICATIONS 10).
+	// Nil: an in-memory store from [NewMemoryIdempotencyStore].
+	Idempotency IdempotencyStore
+
 	// MaxBodyBytes bounds a call's body; a larger one gets invalid_input
 	// (413). Zero: 1 MiB.
 	MaxBodyBytes int64
@@ -60,6 +65,7 @@ type SiteOptions struct {
 type Site struct {
 	opts    SiteOptions
 	limiter RateLimiter
+	idem    IdempotencyStore
 	routes  []*Route
 	logger  *slog.Logger
 }
@@ -93,6 +99,10 @@ func NewSite(opts *SiteOptions) *Site {
 	s.limiter = s.opts.RateLimiter
 	if s.limiter == nil {
 		s.limiter = NewMemoryRateLimiter(0)
+	}
+	s.idem = s.opts.Idempotency
+	if s.idem == nil {
+		s.idem = NewMemoryIdempotencyStore(0)
 	}
 	s.logger = s.opts.Logger
 	if s.logger == nil {
