@@ -499,7 +499,10 @@ func (c *Client) send(ctx context.Context, path string, call Call) (*Delta, erro
 		if err != nil {
 			return nil, fmt.Errorf("%w: calling %s on %s: %v", ErrProtocol, call.Action, path, err)
 		}
-		if res.StatusCode == http.StatusTooManyRequests && attempt < c.opts.MaxRetries {
+		// 429, and 409 with Retry-After (the same key still running on the
+		// server, CLARIFICATIONS 10), say "later": retry with the same key.
+		later := res.StatusCode == http.StatusTooManyRequests || (res.StatusCode == http.StatusConflict && res.Header.Get("Retry-After") != "")
+		if later && attempt < c.opts.MaxRetries {
 			wait, _ := strconv.Atoi(res.Header.Get("Retry-After"))
 			if d := time.Duration(max(wait, 1)) * time.Second; d <= c.opts.MaxRetryAfter {
 				if err := sleep(ctx, d); err != nil {

@@ -3,6 +3,7 @@ package affordances_test
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -168,4 +169,51 @@ func TestClientRetriesAfter429(t *testing.T) {
 	if p.Graph.Entities["counter"] != 2.0 {
 		t.Errorf("page after deltas: counter %v, want 2", p.Graph.Entities["counter"])
 	}
+}
+
+// TestClientWaitsForARunningTwin: a 409 with Retry-After (the same key
+// still running on the server, CLARIFICATIONS 10) is retried with the same
+// key; a 409 without it is the site's answer.
+func TestClientWaitsForARunningTwin(t *testing.T) {
+	var keys []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", affordances.MediaType)
+		if r.Method != http.MethodPost {
+			w.Write([]byte(`{"v":"0","page":"/","route":"/","entities":{},"actions":[{"name":"go","description":"d","input":{},"expose":"public","available":true},{"name":"full","description":"d","input":{},"expose":"public","available":true}]}`))
+			return
+		}
+		keys = append(keys, r.Header.Get("Idempotency-Key"))
+		if strings.Contains(readAll(r), `"full"`) {
+			w.WriteHeader(409)
+			w.Write([]byte(`{"ok":false,"error":{"code":"unavailable","message":"Sold out."}}`))
+			return
+		}
+		if len(keys) == 1 {
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(409)
+			w.Write([]byte(`{"ok":false,"error":{"code":"unavailable","message":"A call with this Idempotency-Key is still running; retry."}}`))
+			return
+		}
+		w.Write([]byte(`{"ok":true,"message":"Done."}`))
+	}))
+	defer srv.Close()
+	c, _ := affordances.NewClient(srv.Client(), srv.URL, nil)
+	p, err := c.Page(t.Context(), "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, err := p.Call(t.Context(), "go", nil); err != nil || d.Message != "Done." {
+		t.Fatalf("got %+v, %v; want the retry's answer", d, err)
+	}
+	if len(keys) != 2 || keys[0] != keys[1] {
+		t.Errorf("keys: got %q, want one key sent twice", keys)
+	}
+	if _, err := p.Call(t.Context(), "full", nil); affordances.CodeOf(err) != affordances.Unavailable || len(keys) != 3 {
+		t.Errorf("a plain 409: got %v after %d sends, want unavailable after one", err, len(keys)-2)
+	}
+}
+
+func readAll(r *http.Request) string {
+	b, _ := io.ReadAll(r.Body)
+	return string(b)
 }
