@@ -37,6 +37,15 @@
 // compiled once at start-up; a bad declaration panics there, never on the
 // request path.
 //
+// # Consuming
+//
+// A [Client] reads and operates any Affordances site for an agent: the site
+// index, a [Page] with its graph and AAL fragment, and [Page.Call], which
+// asks the aal gate and, when it must, an [Approver] (a person) before
+// anything risky is sent; it never sends confirm: true on its own. Every
+// call carries an Idempotency-Key, which [Site.Handler] honours
+// ([SiteOptions.Idempotency]).
+//
 // # AAL
 //
 // The same declarations publish the Agent Affordance Layer 0.1.1 (package
