@@ -178,6 +178,6 @@ func ExamplePage_Call() {
 	_, err := page.Call(context.Background(), "placeOrder", nil)
 	fmt.Println(errors.Is(err, affordances.ErrNotApproved))
 	// Output:
-	// asked: Place order: 2 items, total $36.00. ([confirm])
+	// asked: Place order: 2 items, total $36.00. ([financial confirm])
 	// true
 }
