@@ -159,7 +159,7 @@ func (s *Shop) declare() {
 		},
 	}, cartNotEmpty, s.placeOrder)
 
-	s.site.Route(routeOrder, &affordances.RouteOptions{
+	order := s.site.Route(routeOrder, &affordances.RouteOptions{
 		Description: "One of your orders",
 		State: func(ctx context.Context, r *affordances.Request) (*affordances.State, error) {
 			return s.orderState(ctx, r.Principal, r.Param("id"))
@@ -188,6 +188,11 @@ func (s *Shop) declare() {
 		GuardText:   "signed in with a session cookie",
 		AAL:         &aal.Meta{Action: aal.Submit, Trust: aal.TrustUser, Reversible: true},
 	}, cookieSession, s.signOutAction)
+
+	s.declareReviews(product)
+	s.declareOrders(order)
+	s.declareAccounts(login)
+	s.declareAdmin()
 }
 
 // A why says why an action cannot run for p on a page whose state is st,

@@ -84,6 +84,27 @@ func seed(ctx context.Context, tx *sql.Tx) error {
 	return seedDemoWallet(ctx, tx)
 }
 
+// AdminEmail and AdminPassword sign in the demo's administrator, who sees
+// /admin.
+const (
+	AdminEmail    = "admin@example.com"
+	AdminPassword = "admin"
+)
+
+// seedAdmin adds the administrator once.
+func seedAdmin(ctx context.Context, tx *sql.Tx) error {
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM users WHERE email = ?`, AdminEmail).Scan(&n); err != nil || n > 0 {
+		return err
+	}
+	id, err := insertUser(ctx, tx, AdminEmail, "Ada Admin", AdminPassword)
+	if err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE users SET is_admin = 1 WHERE id = ?`, id)
+	return err
+}
+
 // seedDemoWallet gives the demo user a second shipping address and a second
 // card beside the ones every customer gets ("home", Visa ending 4242), so
 // the checkout has something to choose. It adds only what is missing.

@@ -132,7 +132,9 @@ CREATE TABLE IF NOT EXISTS users (
 	id INTEGER PRIMARY KEY,
 	email TEXT NOT NULL UNIQUE COLLATE NOCASE,
 	name TEXT NOT NULL,
-	password_hash BLOB NOT NULL
+	password_hash BLOB NOT NULL,
+	is_admin INTEGER NOT NULL DEFAULT 0,
+	disabled INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS addresses (
 	user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
@@ -182,9 +184,20 @@ CREATE TABLE IF NOT EXISTS orders (
 	placed INTEGER NOT NULL,
 	total INTEGER NOT NULL CHECK (total >= 0),
 	card_last4 TEXT NOT NULL,
-	ship_to TEXT NOT NULL
+	ship_to TEXT NOT NULL,
+	status TEXT NOT NULL DEFAULT 'placed' CHECK (status IN ('placed', 'cancelled')),
+	cancelled INTEGER
 );
 CREATE INDEX IF NOT EXISTS orders_user ON orders(user_id);
+CREATE TABLE IF NOT EXISTS reviews (
+	id INTEGER PRIMARY KEY,
+	product_id INTEGER NOT NULL REFERENCES products(id) ON DELETE CASCADE,
+	user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+	rating INTEGER NOT NULL CHECK (rating BETWEEN 1 AND 5),
+	body TEXT NOT NULL,
+	created INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS reviews_product ON reviews(product_id, created);
 CREATE TABLE IF NOT EXISTS order_lines (
 	order_id TEXT NOT NULL REFERENCES orders(id),
 	sku TEXT NOT NULL,
@@ -208,6 +221,9 @@ func (st *store) migrate(ctx context.Context) error {
 		if err := moveWallets(ctx, tx); err != nil {
 			return fmt.Errorf("shop: migrate: %w", err)
 		}
+		if err := addColumns(ctx, tx); err != nil {
+			return fmt.Errorf("shop: migrate: %w", err)
+		}
 		var seeded int
 		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM meta WHERE key = 'seeded'`).Scan(&seeded); err != nil {
 			return fmt.Errorf("shop: schema: %w", err)
@@ -221,6 +237,28 @@ func (st *store) migrate(ctx context.Context) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ('seeded', ?)`, time.Now().UTC().Format(time.RFC3339))
 		return err
 	})
+}
+
+// addColumns gives a database made before accounts, admins and order
+// cancelling the columns those need, and the admin user.
+func addColumns(ctx context.Context, tx *sql.Tx) error {
+	for _, c := range []struct{ table, column, decl string }{
+		{"users", "is_admin", "INTEGER NOT NULL DEFAULT 0"},
+		{"users", "disabled", "INTEGER NOT NULL DEFAULT 0"},
+		{"orders", "status", "TEXT NOT NULL DEFAULT 'placed' CHECK (status IN ('placed', 'cancelled'))"},
+		{"orders", "cancelled", "INTEGER"},
+	} {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM pragma_table_info(?) WHERE name = ?`, c.table, c.column).Scan(&n); err != nil {
+			return err
+		}
+		if n == 0 {
+			if _, err := tx.ExecContext(ctx, `ALTER TABLE `+c.table+` ADD COLUMN `+c.column+` `+c.decl); err != nil {
+				return err
+			}
+		}
+	}
+	return seedAdmin(ctx, tx)
 }
 
 // moveWallets moves the address and card of each user of a database made

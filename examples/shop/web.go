@@ -154,6 +154,10 @@ func (s *Shop) pages(origin string) http.Handler {
 	mux.HandleFunc("POST /checkout/payment", s.postPayment)
 	mux.HandleFunc("POST /checkout", s.postCheckout)
 	mux.HandleFunc("POST /login", s.postLogin)
+	s.reviewPages(mux)
+	s.orderPages(mux)
+	s.accountPages(mux)
+	s.adminPages(mux)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { s.notFound(w, r) })
 
 	cop := http.NewCrossOriginProtection()
