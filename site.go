@@ -3,10 +3,11 @@ package affordances
 import (
 	"context"
 	"fmt"
-	"github.com/affordances/affordances-go/aal"
 	"log/slog"
 	"net/http"
 	"strings"
+
+	"github.com/affordances/affordances-go/aal"
 )
 
 // SiteOptions configures a [Site]. The zero value of every field is a sound
