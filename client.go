@@ -209,7 +209,7 @@ func (p *Page) refreshFragment(ctx context.Context) error {
 		if r.Route != p.Graph.Route {
 			continue
 		}
-		path := fillRoute(r.Fragment, r.Route, p.Graph.Page)
+		path := aal.FragmentFor(r.Fragment, r.Route, p.Graph.Page)
 		if _, q, ok := strings.Cut(p.path, "?"); ok {
 			path += "?" + q
 		}
@@ -230,21 +230,6 @@ func (p *Page) refreshFragment(ctx context.Context) error {
 		return nil
 	}
 	return nil
-}
-
-// fillRoute fills the [param] segments of a fragment pattern from the
-// concrete page (CLARIFICATIONS 7).
-func fillRoute(fragment, route, page string) string {
-	rs, ps := strings.Split(route, "/"), strings.Split(page, "/")
-	if len(rs) != len(ps) {
-		return fragment
-	}
-	for i, seg := range rs {
-		if isParam(seg) {
-			fragment = strings.Replace(fragment, seg, url.PathEscape(ps[i]), 1)
-		}
-	}
-	return fragment
 }
 
 // Action returns the page's descriptor of the named action.

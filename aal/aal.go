@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"net/url"
 	"strconv"
+	"strings"
 )
 
 // Version is the AAL version this package reads and writes, the value of
@@ -192,4 +194,26 @@ type Meta struct {
 	// SuccessSchema names the fields of a success. Nil: the top-level
 	// properties of the action's output schema and their types.
 	SuccessSchema map[string]string
+}
+
+// FragmentFor returns the fragment path of a concrete page from its
+// manifest route: the [param] segments of fragment, the route's pattern
+// mapped as the manifest maps it, filled with the page's values
+// (CLARIFICATIONS 7). FragmentFor("/.well-known/agent-affordances/products/[slug].json",
+// "/products/[slug]", "/products/canvas-tote") is
+// "/.well-known/agent-affordances/products/canvas-tote.json". A page that
+// does not have the route's shape leaves fragment as it is; a query on the
+// page is not part of the path.
+func FragmentFor(fragment, route, page string) string {
+	page, _, _ = strings.Cut(page, "?")
+	rs, ps := strings.Split(route, "/"), strings.Split(page, "/")
+	if len(rs) != len(ps) {
+		return fragment
+	}
+	for i, seg := range rs {
+		if len(seg) > 2 && seg[0] == '[' && seg[len(seg)-1] == ']' {
+			fragment = strings.Replace(fragment, seg, url.PathEscape(ps[i]), 1)
+		}
+	}
+	return fragment
 }

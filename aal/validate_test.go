@@ -340,3 +340,19 @@ func TestConcurrentValidate(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestFragmentFor: an agent fills the manifest's [param] segments with the
+// concrete page's values (CLARIFICATIONS 7).
+func TestFragmentFor(t *testing.T) {
+	for _, tc := range []struct{ fragment, route, page, want string }{
+		{"/.well-known/agent-affordances/products/[slug].json", "/products/[slug]", "/products/canvas-tote", "/.well-known/agent-affordances/products/canvas-tote.json"},
+		{"/.well-known/agent-affordances/index.json", "/", "/?q=tee", "/.well-known/agent-affordances/index.json"},
+		{"/.well-known/agent-affordances/a/[x]/b/[y].json", "/a/[x]/b/[y]", "/a/1/b/two", "/.well-known/agent-affordances/a/1/b/two.json"},
+		{"/.well-known/agent-affordances/p/[id].json", "/p/[id]", "/p/a b", "/.well-known/agent-affordances/p/a%20b.json"},
+		{"/.well-known/agent-affordances/p/[id].json", "/p/[id]", "/q/1/2", "/.well-known/agent-affordances/p/[id].json"},
+	} {
+		if got := aal.FragmentFor(tc.fragment, tc.route, tc.page); got != tc.want {
+			t.Errorf("FragmentFor(%q, %q, %q): got %q, want %q", tc.fragment, tc.route, tc.page, got, tc.want)
+		}
+	}
+}

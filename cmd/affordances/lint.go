@@ -281,7 +281,7 @@ func (l *linter) page(ctx context.Context, origin, page string, fragments map[st
 		}
 		return next
 	}
-	fragURL := origin + fillPattern(pattern, g.Route, page)
+	fragURL := origin + aal.FragmentFor(pattern, g.Route, page)
 	if _, query, ok := strings.Cut(page, "?"); ok {
 		fragURL += "?" + query // the page's state, and so its fragment, may depend on it
 	}
@@ -322,22 +322,6 @@ func (l *linter) page(ctx context.Context, origin, page string, fragments map[st
 		}
 	}
 	return next
-}
-
-// fillPattern fills the [param] segments of a manifest's fragment pattern
-// with the concrete page's values (CLARIFICATIONS 7).
-func fillPattern(fragment, route, page string) string {
-	page, _, _ = strings.Cut(page, "?")
-	rs, ps := strings.Split(route, "/"), strings.Split(page, "/")
-	if len(rs) != len(ps) {
-		return fragment
-	}
-	for i, seg := range rs {
-		if strings.HasPrefix(seg, "[") && strings.HasSuffix(seg, "]") {
-			fragment = strings.Replace(fragment, seg, ps[i], 1)
-		}
-	}
-	return fragment
 }
 
 // fetch GETs u asking for accept, and reports a problem when the answer is
