@@ -57,6 +57,21 @@ var wantAAL = map[string]struct {
 		classes:       []aal.Class{aal.ClassDestructive, aal.ClassFinancial, aal.ClassConfirm}},
 	"sign-in":  {action: aal.Authenticate, trust: aal.TrustPersonal, reversible: true},
 	"sign-out": {action: aal.Submit, trust: aal.TrustUser, reversible: true},
+	// Accounts (accounts.go): a delete is destructive and irreversible
+	// whatever is declared (CLARIFICATIONS 8), and they declare it so.
+	"sign-up":        {action: aal.Authenticate, trust: aal.TrustPersonal},
+	"update-profile": {action: aal.Update, trust: aal.TrustPersonal, reversible: true},
+	"add-address":    {action: aal.Create, trust: aal.TrustPersonal, reversible: true},
+	"delete-address": {action: aal.Delete, trust: aal.TrustPersonal, destructive: true, classes: []aal.Class{aal.ClassDestructive}},
+	"create-token":   {action: aal.Create, trust: aal.TrustPersonal, reversible: true},
+	"revoke-token":   {action: aal.Delete, trust: aal.TrustPersonal, destructive: true, classes: []aal.Class{aal.ClassDestructive}},
+	// Admin (admin.go): trust admin, which the gate always asks about.
+	"set-price":    {action: aal.Update, trust: aal.TrustAdmin, reversible: true, classes: []aal.Class{aal.ClassAdmin}},
+	"set-stock":    {action: aal.Update, trust: aal.TrustAdmin, reversible: true, classes: []aal.Class{aal.ClassAdmin}},
+	"disable-user": {action: aal.Update, trust: aal.TrustAdmin, reversible: true, classes: []aal.Class{aal.ClassAdmin}},
+	"enable-user":  {action: aal.Update, trust: aal.TrustAdmin, reversible: true, classes: []aal.Class{aal.ClassAdmin}},
+	"delete-user": {action: aal.Delete, trust: aal.TrustAdmin, destructive: true,
+		classes: []aal.Class{aal.ClassDestructive, aal.ClassAdmin, aal.ClassConfirm}},
 }
 
 // wantFlow is the checkout flow's step of each page in it.
@@ -86,7 +101,8 @@ func TestAALPages(t *testing.T) {
 		t.Fatalf("placeOrder: got %+v, want a redirect to the order", d)
 	}
 	pages := []string{"/", "/?q=tee", "/?q=linen&category=home", "/products/heavyweight-tee", "/products/canvas-cap", "/cart",
-		"/checkout/shipping", "/checkout/payment", "/checkout", d.Redirect, "/login"}
+		"/checkout/shipping", "/checkout/payment", "/checkout", d.Redirect, "/login",
+		"/signup", "/account", "/account/tokens"}
 
 	run := func(who string, a *agent) {
 		for _, page := range pages {
@@ -283,7 +299,8 @@ func TestAALManifest(t *testing.T) {
 			t.Errorf("route %s: got fragment %s, want %s", r.Route, r.Fragment, want)
 		}
 	}
-	want := []string{"/", "/products/[slug]", "/cart", "/checkout/shipping", "/checkout/payment", "/checkout", "/orders/[id]", "/login"}
+	want := []string{"/", "/products/[slug]", "/cart", "/checkout/shipping", "/checkout/payment", "/checkout", "/orders/[id]", "/login",
+		"/signup", "/account", "/account/tokens", "/admin", "/admin/users"}
 	if !slices.Equal(listed, want) || !slices.Equal(indexed, want) {
 		t.Errorf("got manifest routes %v and index routes %v, want %v", listed, indexed, want)
 	}

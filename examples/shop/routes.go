@@ -289,9 +289,12 @@ func nav(p affordances.Principal, page string, count int, extra ...affordances.N
 		header[2].When = whenItems
 	}
 	if p.Anonymous() {
-		header = append(header, affordances.NavLink{To: "/login", Label: "Sign in"})
+		header = append(header, affordances.NavLink{To: "/login", Label: "Sign in"}, affordances.NavLink{To: routeSignup, Label: "Sign up"})
 	} else {
-		header = append(header, affordances.NavLink{To: "/login", Label: "Account"})
+		header = append(header, affordances.NavLink{To: routeAccount, Label: "Account"})
+		if u := userOf(p); u != nil && u.Admin {
+			header = append(header, affordances.NavLink{To: routeAdmin, Label: "Admin"})
+		}
 	}
 	for _, l := range header {
 		if l.To != page && !slices.ContainsFunc(extra, func(e affordances.NavLink) bool { return e.To == l.To }) {

@@ -19,6 +19,12 @@
 // JavaScript; the same URL asked for with
 // Accept: application/vnd.affordances+json is its graph.
 //
+// Accounts: /signup creates one; /account holds the profile and the
+// shipping addresses, /account/tokens the bearer tokens of one's agents.
+// The administrator, admin@example.com (password "admin"), also sees /admin
+// (prices and stock) and /admin/users (accounts), not found for anyone
+// else.
+//
 // The shop also publishes AAL 0.1.1 (seed 003): a manifest at
 // /.well-known/agent-affordances.json, a fragment for every page beside it
 // and inline in the page, and a data-aal attribute on the element of each

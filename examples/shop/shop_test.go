@@ -775,7 +775,7 @@ func TestParity(t *testing.T) {
 	alice.call("/products/stoneware-mug", "addToCart", map[string]any{"sku": "MUG-SLT"}, false)
 
 	pages := []string{"/", "/?q=linen", "/?category=bags", "/?page=2", "/products/heavyweight-tee", "/products/canvas-cap",
-		"/cart", "/checkout/shipping", "/checkout/payment", "/checkout", d.Redirect, "/login"}
+		"/cart", "/checkout/shipping", "/checkout/payment", "/checkout", d.Redirect, "/login", "/signup", "/account", "/account/tokens"}
 	for _, who := range []struct {
 		name  string
 		agent *agent
@@ -841,6 +841,11 @@ func TestIndex(t *testing.T) {
 		"/checkout":          {"placeOrder"},
 		"/orders/[id]":       nil,
 		"/login":             {"signIn", "signOut"},
+		"/signup":            {"signUp"},
+		"/account":           {"updateProfile", "addAddress", "deleteAddress"},
+		"/account/tokens":    {"createToken", "revokeToken"},
+		"/admin":             nil, // its actions are for admins (TestAdminIsForAdmins)
+		"/admin/users":       nil,
 	}
 	tests := []struct {
 		name  string
@@ -872,6 +877,9 @@ func TestIndex(t *testing.T) {
 				if route == "/login" {
 					actions = tt.login
 				}
+				if tt.token == "" && strings.HasPrefix(route, "/account") {
+					actions = nil // one's own account: hidden from nobody
+				}
 				if g, ok := got[route]; !ok || !slices.Equal(g, actions) {
 					t.Errorf("route %s: got actions %v (listed %v), want %v", route, g, ok, actions)
 				}
@@ -894,7 +902,8 @@ func TestGraphsStaySmall(t *testing.T) {
 	alice := newAgent(t, srv, demoToken)
 	alice.call("/products/heavyweight-tee", "addToCart", map[string]any{"sku": "HWT-BLK-M", "quantity": 2}, false)
 	alice.call("/products/merino-crew", "addToCart", map[string]any{"sku": "MCS-OAT-M"}, false)
-	for _, path := range []string{"/", "/?q=tee", "/products/heavyweight-tee", "/cart", "/checkout/shipping", "/checkout/payment", "/checkout", "/login"} {
+	for _, path := range []string{"/", "/?q=tee", "/products/heavyweight-tee", "/cart", "/checkout/shipping", "/checkout/payment", "/checkout", "/login",
+		"/signup", "/account", "/account/tokens"} {
 		t.Run(path, func(t *testing.T) {
 			resp, body := alice.do(http.MethodGet, path, http.Header{"Accept": {affordances.MediaType}}, nil)
 			if resp.StatusCode != 200 {

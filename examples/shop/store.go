@@ -296,6 +296,7 @@ type User struct {
 	ID    int64
 	Email string
 	Name  string
+	Admin bool // sees /admin and may use its actions
 }
 
 // Entities, as graphs and pages show them. Money is always integer cents.
@@ -911,8 +912,9 @@ var errSignIn = affordances.NewError(affordances.Unauthorized, "Wrong email or p
 func (st *store) checkPassword(ctx context.Context, email, password string) (*User, error) {
 	u := &User{}
 	var hash []byte
-	err := st.r.QueryRowContext(ctx, `SELECT id, email, name, password_hash FROM users WHERE email = ?`, strings.TrimSpace(email)).
-		Scan(&u.ID, &u.Email, &u.Name, &hash)
+	var disabled bool
+	err := st.r.QueryRowContext(ctx, `SELECT id, email, name, is_admin, disabled, password_hash FROM users WHERE email = ?`, strings.TrimSpace(email)).
+		Scan(&u.ID, &u.Email, &u.Name, &u.Admin, &disabled, &hash)
 	if errors.Is(err, sql.ErrNoRows) {
 		bcrypt.CompareHashAndPassword(dummyHash(), []byte(password)) // about the time a known email takes
 		return nil, errSignIn
@@ -920,7 +922,9 @@ func (st *store) checkPassword(ctx context.Context, email, password string) (*Us
 	if err != nil {
 		return nil, fmt.Errorf("shop: sign in: %w", err)
 	}
-	if bcrypt.CompareHashAndPassword(hash, []byte(password)) != nil {
+	// A disabled account gets the answer of a wrong password, after the
+	// same work.
+	if bcrypt.CompareHashAndPassword(hash, []byte(password)) != nil || disabled {
 		return nil, errSignIn
 	}
 	return u, nil
@@ -951,6 +955,12 @@ func insertUser(ctx context.Context, tx *sql.Tx, email, name, password string) (
 	if err != nil {
 		return 0, fmt.Errorf("shop: create user: %w", err)
 	}
+	return insertHashedUser(ctx, tx, email, name, hash)
+}
+
+// insertHashedUser is insertUser with the password hashed already, so a
+// caller can hash outside the write transaction.
+func insertHashedUser(ctx context.Context, tx *sql.Tx, email, name string, hash []byte) (int64, error) {
 	var taken int
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM users WHERE email = ?`, email).Scan(&taken); err != nil {
 		return 0, fmt.Errorf("shop: create user: %w", err)
@@ -1005,10 +1015,12 @@ func hashSecret(s string) string {
 	return hex.EncodeToString(h[:])
 }
 
-// userBy returns the user behind a live session or token hash, or nil.
+// userBy returns the user behind a live session or token hash, or nil. A
+// disabled user's sessions and tokens are nobody's: the queries select
+// only users who are not disabled.
 func (st *store) userBy(ctx context.Context, query string, args ...any) (*User, error) {
 	u := &User{}
-	err := st.r.QueryRowContext(ctx, query, args...).Scan(&u.ID, &u.Email, &u.Name)
+	err := st.r.QueryRowContext(ctx, query, args...).Scan(&u.ID, &u.Email, &u.Name, &u.Admin)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
@@ -1020,12 +1032,12 @@ func (st *store) userBy(ctx context.Context, query string, args ...any) (*User, 
 
 // tokenUser returns the user of a bearer token, or nil.
 func (st *store) tokenUser(ctx context.Context, token string) (*User, error) {
-	return st.userBy(ctx, `SELECT u.id, u.email, u.name FROM tokens t JOIN users u ON u.id = t.user_id WHERE t.hash = ?`, hashSecret(token))
+	return st.userBy(ctx, `SELECT u.id, u.email, u.name, u.is_admin FROM tokens t JOIN users u ON u.id = t.user_id WHERE t.hash = ? AND u.disabled = 0`, hashSecret(token))
 }
 
 // sessionUser returns the user of a live session, or nil.
 func (st *store) sessionUser(ctx context.Context, sid string) (*User, error) {
-	return st.userBy(ctx, `SELECT u.id, u.email, u.name FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.hash = ? AND s.expires > ?`,
+	return st.userBy(ctx, `SELECT u.id, u.email, u.name, u.is_admin FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.hash = ? AND s.expires > ? AND u.disabled = 0`,
 		hashSecret(sid), time.Now().Unix())
 }
 

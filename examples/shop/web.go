@@ -86,6 +86,8 @@ type pageData struct {
 	Pages      int            // catalog
 	NextURL    string         // catalog
 	PrevURL    string         // catalog
+	NewToken   string         // account tokens: the token just created, shown once
+	Email      string         // admin: the user a confirmation is about
 }
 
 // Unavailable returns why the page's action is unavailable to the person,
@@ -282,7 +284,9 @@ func (s *Shop) render(w http.ResponseWriter, status int, name string, d *pageDat
 	}
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("Cache-Control", "private, no-cache")
+	if h.Get("Cache-Control") == "" { // a page with a secret says no-store
+		h.Set("Cache-Control", "private, no-cache")
+	}
 	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
 	w.WriteHeader(status)
 	w.Write(buf.Bytes())
