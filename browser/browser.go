@@ -1,0 +1,186 @@
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"sync"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// DefaultPath is where Debian's chromium package installs the browser.
+const DefaultPath = "/usr/bin/chromium"
+
+// ErrNoChromium is the error [Start] wraps when there is no Chromium to
+// run. Tests match it with [errors.Is] to say why they skip.
+var ErrNoChromium = errors.New("browser: Chromium is not installed: install Debian's chromium (apt-get install chromium) or set $CHROMIUM")
+
+// Flags are the command-line flags every browser [Start] launches gets,
+// beside --headless and a fresh --user-data-dir: no sandbox (tests run as
+// root in containers), no GPU, and nothing that talks to the network on its
+// own, so a test's only traffic is its own.
+var Flags = []string{
+	"--no-sandbox",
+	"--disable-gpu",
+	"--disable-background-networking",
+	"--disable-component-update",
+	"--no-first-run",
+	"--disable-sync",
+	"--disable-quic",
+}
+
+// Options configures [Start]. The zero value of every field is a sound
+// default.
+type Options struct {
+	// Path is the Chromium executable. Empty: $CHROMIUM when set, else
+	// [DefaultPath], else "chromium" on $PATH.
+	Path string
+
+	// Width and Height are the viewport of a new [Page], in CSS pixels.
+	// Zero: 1280 by 900.
+	Width, Height int
+
+	// Timeout bounds how long Start waits for Chromium to answer. Zero:
+	// 30 seconds.
+	Timeout time.Duration
+
+	// Logger receives chromedp's complaints about the protocol. Nil is
+	// silent.
+	Logger *slog.Logger
+}
+
+// A Browser is one headless Chromium process with its own user-data-dir.
+// Its methods are safe for concurrent use; each [Page] is not.
+type Browser struct {
+	opts        Options
+	dataDir     string
+	ctx         context.Context // the browser's chromedp context
+	cancelAlloc context.CancelFunc
+	cancelCtx   context.CancelFunc
+	closeOnce   sync.Once
+	closeErr    error
+}
+
+// Start launches headless Chromium with [Flags] and a fresh user-data-dir,
+// and waits until it answers. ctx bounds the start only: the browser runs
+// until [Browser.Close]. opts may be nil. When there is no Chromium to run,
+// the error wraps [ErrNoChromium].
+func Start(ctx context.Context, opts *Options) (*Browser, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.Width == 0 {
+		o.Width = 1280
+	}
+	if o.Height == 0 {
+		o.Height = 900
+	}
+	if o.Timeout == 0 {
+		o.Timeout = 30 * time.Second
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	path, err := chromiumPath(o.Path)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "affordances-chromium-")
+	if err != nil {
+		return nil, fmt.Errorf("browser: %w", err)
+	}
+	allocOpts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(path),
+		chromedp.Headless,
+		chromedp.UserDataDir(dir),
+		chromedp.WindowSize(o.Width, o.Height),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.Flag("disable-extensions", true),
+		chromedp.Flag("disable-default-apps", true),
+		chromedp.Flag("disable-breakpad", true),
+		chromedp.Flag("disable-features", "Translate,MediaRouter,OptimizationHints"),
+		chromedp.Flag("hide-scrollbars", true),
+		chromedp.Flag("force-color-profile", "srgb"),
+		chromedp.Flag("password-store", "basic"),
+		chromedp.Flag("use-mock-keychain", true),
+		chromedp.Flag("no-default-browser-check", true),
+	}
+	for _, f := range Flags {
+		allocOpts = append(allocOpts, chromedp.Flag(f[2:], true))
+	}
+	b := &Browser{opts: o, dataDir: dir}
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), allocOpts...)
+	logf := func(format string, args ...any) { o.Logger.Debug("chromedp: " + fmt.Sprintf(format, args...)) }
+	errf := func(format string, args ...any) { o.Logger.Warn("chromedp: " + fmt.Sprintf(format, args...)) }
+	bctx, cancelCtx := chromedp.NewContext(allocCtx, chromedp.WithLogf(logf), chromedp.WithErrorf(errf))
+	b.ctx, b.cancelAlloc, b.cancelCtx = bctx, cancelAlloc, cancelCtx
+
+	// The first Run starts the process, for as long as bctx lives.
+	sctx, cancelStart := context.WithTimeoutCause(ctx, o.Timeout, fmt.Errorf("Chromium did not answer within %v", o.Timeout))
+	defer cancelStart()
+	if err = first(sctx, bctx); err != nil && sctx.Err() != nil {
+		err = context.Cause(sctx)
+	}
+	if err != nil {
+		b.Close()
+		return nil, fmt.Errorf("browser: starting %s: %w", path, err)
+	}
+	return b, nil
+}
+
+// chromiumPath returns the executable to run: path, $CHROMIUM, DefaultPath
+// or chromium on $PATH, the first that is set; an error wrapping
+// ErrNoChromium when it is not there.
+func chromiumPath(path string) (string, error) {
+	if path == "" {
+		path = os.Getenv("CHROMIUM")
+	}
+	if path == "" {
+		if _, err := os.Stat(DefaultPath); err == nil {
+			return DefaultPath, nil
+		}
+		path = "chromium"
+	}
+	found, err := exec.LookPath(path)
+	if err != nil {
+		return "", fmt.Errorf("%w (looked for %s)", ErrNoChromium, path)
+	}
+	return found, nil
+}
+
+// Close stops Chromium, waits for it to exit and removes its
+// user-data-dir. It closes every [Page] of the browser. Calling it again
+// returns the first call's result.
+func (b *Browser) Close() error {
+	b.closeOnce.Do(func() {
+		b.cancelCtx()
+		b.cancelAlloc() // waits for the process to exit
+		b.closeErr = os.RemoveAll(b.dataDir)
+	})
+	return b.closeErr
+}
+
+// Screenshot loads url in a new [Page] of width by height CSS pixels and
+// returns a PNG of what that viewport shows, or of the whole page when
+// height is 0. The page has no cookies: see [Page.Screenshot] for a
+// signed-in page.
+func (b *Browser) Screenshot(ctx context.Context, url string, width, height int) ([]byte, error) {
+	p, err := b.NewPage(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer p.Close()
+	if err := p.SetViewport(ctx, width, max(height, 1)); err != nil {
+		return nil, err
+	}
+	if _, err := p.Navigate(ctx, url); err != nil {
+		return nil, err
+	}
+	return p.Screenshot(ctx, width, height)
+}

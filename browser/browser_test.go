@@ -1,0 +1,321 @@
+package browser_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"image/png"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/affordances/affordances-go/aal"
+	"github.com/affordances/affordances-go/browser"
+)
+
+// start starts Chromium for one test. Without Chromium the test skips,
+// or fails under make check (AFFORDANCES_CHECK), where nothing may skip.
+func start(t *testing.T) *browser.Browser {
+	t.Helper()
+	b, err := browser.Start(t.Context(), nil)
+	if errors.Is(err, browser.ErrNoChromium) {
+		if os.Getenv("AFFORDANCES_CHECK") != "" {
+			t.Fatalf("%v: make check should have installed it (make deps)", err)
+		}
+		t.Skipf("%v; make check installs it", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := b.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return b
+}
+
+func newPage(t *testing.T, b *browser.Browser) *browser.Page {
+	t.Helper()
+	p, err := b.NewPage(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	return p
+}
+
+// testSite serves a few small pages.
+func testSite(t *testing.T) *httptest.Server {
+	mux := http.NewServeMux()
+	page := func(body string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprintf(w, `<!doctype html><html lang="en"><head><title>Test</title><link rel="stylesheet" href="/s.css"></head><body>%s</body></html>`, body)
+		}
+	}
+	mux.HandleFunc("GET /s.css", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/css")
+		w.Write([]byte("body { margin: 0; font-family: sans-serif } .tall { height: 3000px }"))
+	})
+	mux.HandleFunc("GET /{$}", page(`
+<main>
+<h1>Home</h1>
+<a id="next" href="/next">Next</a>
+<button id="nothing" type="button">Does nothing</button>
+<button class="twin" type="button">One</button><button class="twin" type="button">Two</button>
+<button id="off" disabled>Off</button>
+<form method="post" action="/echo" data-aal="echo-form">
+  <label>Your name <input name="name"></label>
+  <input name="city" aria-label="City">
+  <label><input type="checkbox" name="gift" value="yes"> Gift wrap</label>
+  <button id="send" data-aal="send">Send</button>
+</form>
+</main>
+<script type="application/aal+json">{"aal":"0.1","page":"/","affordances":[{"id":"send","selector":"[data-aal=\"send\"]","action":"submit","label":"Send","destructive":false,"reversible":true,"trust":"safe"}]}</script>`))
+	mux.HandleFunc("GET /next", page(`<main><h1>Next page</h1></main>`))
+	mux.HandleFunc("GET /tall", page(`<div class="tall">Tall</div>`))
+	mux.HandleFunc("POST /echo", func(w http.ResponseWriter, r *http.Request) {
+		r.ParseForm()
+		page(fmt.Sprintf(`<p id="got">%s from %s, gift %q</p>`, r.PostFormValue("name"), r.PostFormValue("city"), r.PostFormValue("gift")))(w, r)
+	})
+	mux.HandleFunc("GET /cookie", func(w http.ResponseWriter, r *http.Request) {
+		c, _ := r.Cookie("sid")
+		v := "none"
+		if c != nil {
+			v = c.Value
+		}
+		page(`<p id="sid">` + v + `</p>`)(w, r)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestStartWithoutChromium(t *testing.T) {
+	_, err := browser.Start(t.Context(), &browser.Options{Path: "/nonexistent/chromium"})
+	if !errors.Is(err, browser.ErrNoChromium) {
+		t.Fatalf("got %v, want ErrNoChromium", err)
+	}
+	if !strings.Contains(err.Error(), "install Debian's chromium") {
+		t.Errorf("got %q, want it to say how to install Chromium", err)
+	}
+}
+
+func TestPage(t *testing.T) {
+	b := start(t)
+	srv := testSite(t)
+	ctx := t.Context()
+	p := newPage(t, b)
+
+	resp, err := p.Navigate(ctx, srv.URL+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Status != 200 || !strings.HasPrefix(resp.ContentType, "text/html") {
+		t.Errorf("Navigate: got %d %q, want 200 text/html", resp.Status, resp.ContentType)
+	}
+	got := map[string]string{}
+	for _, r := range p.Responses() {
+		got[strings.TrimPrefix(r.URL, srv.URL)] = r.Type + " " + r.ContentType
+	}
+	if got["/"] != "Document text/html; charset=utf-8" || got["/s.css"] != "Stylesheet text/css" {
+		t.Errorf("Responses: got %v, want the document and its stylesheet", got)
+	}
+
+	// Clicks that load nothing return no response; clicks on what a
+	// person could not click are errors.
+	t0 := time.Now()
+	if r, err := p.Click(ctx, "#nothing"); err != nil || r != nil {
+		t.Errorf("Click(#nothing): got %v, %v; want no response, no error", r, err)
+	}
+	if d := time.Since(t0); d > 3*time.Second {
+		t.Errorf("Click(#nothing) took %v", d)
+	}
+	for sel, want := range map[string]string{
+		".twin":    "found 2 elements, want exactly one",
+		"#missing": "found 0 elements, want exactly one",
+		"#off":     "disabled",
+		"[[":       "not a valid CSS selector",
+	} {
+		if _, err := p.Click(ctx, sel); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Click(%s): got %v, want an error saying %q", sel, err, want)
+		}
+	}
+
+	if err := p.FillLabel(ctx, "Your name", "Ada"); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.FillLabel(ctx, "City", "Paris"); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.FillLabel(ctx, "Nobody", "x"); err == nil || !strings.Contains(err.Error(), "found 0 fields") {
+		t.Errorf("FillLabel(Nobody): got %v, want found 0 fields", err)
+	}
+	if err := p.Check(ctx, `input[name="gift"]`); err != nil {
+		t.Fatal(err)
+	}
+	resp, err = p.Click(ctx, "#send")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp == nil || resp.Status != 200 || !strings.HasSuffix(resp.URL, "/echo") {
+		t.Fatalf("Click(#send): got %+v, want the /echo page", resp)
+	}
+	if text, err := p.Text(ctx, "#got"); err != nil || text != `Ada from Paris, gift "yes"` {
+		t.Errorf("Text(#got): got %q, %v", text, err)
+	}
+
+	// A link.
+	p.Navigate(ctx, srv.URL+"/")
+	if resp, err := p.Click(ctx, "#next"); err != nil || resp == nil || !strings.HasSuffix(resp.URL, "/next") {
+		t.Fatalf("Click(#next): got %+v, %v", resp, err)
+	}
+	if u, err := p.URL(ctx); err != nil || u != srv.URL+"/next" {
+		t.Errorf("URL: got %q, %v", u, err)
+	}
+	if n, err := p.Count(ctx, "h1"); err != nil || n != 1 {
+		t.Errorf("Count(h1): got %d, %v", n, err)
+	}
+}
+
+func TestCookiesArePerPage(t *testing.T) {
+	b := start(t)
+	srv := testSite(t)
+	ctx := t.Context()
+	alice, bob := newPage(t, b), newPage(t, b)
+	if err := alice.SetCookie(ctx, srv.URL, &http.Cookie{Name: "sid", Value: "alice", Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode}); err != nil {
+		t.Fatal(err)
+	}
+	for p, want := range map[*browser.Page]string{alice: "alice", bob: "none"} {
+		if _, err := p.Navigate(ctx, srv.URL+"/cookie"); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := p.Text(ctx, "#sid"); err != nil || got != want {
+			t.Errorf("the server saw sid %q (%v), want %q", got, err, want)
+		}
+	}
+	cs, err := alice.Cookies(ctx, srv.URL)
+	if err != nil || len(cs) != 1 || cs[0].Value != "alice" || !cs[0].HttpOnly {
+		t.Errorf("Cookies: got %v, %v; want alice's HttpOnly sid", cs, err)
+	}
+}
+
+func TestScreenshot(t *testing.T) {
+	b := start(t)
+	srv := testSite(t)
+	ctx := t.Context()
+	for _, tc := range []struct {
+		path          string
+		width, height int
+		wantH         int
+	}{
+		{"/", 800, 600, 600},
+		{"/", 390, 844, 844},
+		{"/tall", 400, 0, 3000},
+	} {
+		shot, err := b.Screenshot(ctx, srv.URL+tc.path, tc.width, tc.height)
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(bytes.NewReader(shot))
+		if err != nil {
+			t.Fatalf("%s: not a PNG: %v", tc.path, err)
+		}
+		if got := img.Bounds().Size(); got.X != tc.width || got.Y != tc.wantH {
+			t.Errorf("Screenshot(%s, %d, %d): got %dx%d, want %dx%d", tc.path, tc.width, tc.height, got.X, got.Y, tc.width, tc.wantH)
+		}
+	}
+}
+
+func TestPerform(t *testing.T) {
+	b := start(t)
+	srv := testSite(t)
+	ctx := t.Context()
+	p := newPage(t, b)
+	if _, err := p.Navigate(ctx, srv.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	f, err := p.Fragment(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Affordances) != 1 || f.Affordances[0].ID != "send" {
+		t.Fatalf("Fragment: got %+v", f)
+	}
+	p.FillLabel(ctx, "Your name", "Bo")
+	resp, err := p.Perform(ctx, f.Affordances[0])
+	if err != nil || resp == nil || !strings.HasSuffix(resp.URL, "/echo") {
+		t.Fatalf("Perform(send): got %+v, %v; want the /echo page", resp, err)
+	}
+	if _, err := p.Fragment(ctx); !errors.Is(err, browser.ErrNoFragment) {
+		t.Errorf("Fragment on a page without one: got %v, want ErrNoFragment", err)
+	}
+
+	// A form's own selector submits it.
+	p.Navigate(ctx, srv.URL+"/")
+	resp, err = p.Perform(ctx, aal.Affordance{ID: "echo-form", Selector: `[data-aal="echo-form"]`})
+	if err != nil || resp == nil || !strings.HasSuffix(resp.URL, "/echo") {
+		t.Fatalf("Perform(echo-form): got %+v, %v; want the /echo page", resp, err)
+	}
+
+	p.Navigate(ctx, srv.URL+"/")
+	for _, a := range []aal.Affordance{
+		{ID: "twin", Selector: ".twin"},
+		{ID: "gone", Selector: `[data-aal="gone"]`},
+		{ID: "off", Selector: "#off"},
+		{ID: "empty"},
+	} {
+		if _, err := p.Perform(ctx, a); err == nil || !strings.Contains(err.Error(), a.ID) {
+			t.Errorf("Perform(%s): got %v, want an error naming it", a.ID, err)
+		}
+	}
+}
+
+func TestAccessibility(t *testing.T) {
+	b := start(t)
+	srv := testSite(t)
+	ctx := t.Context()
+	p := newPage(t, b)
+	if _, err := p.Navigate(ctx, srv.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	nodes, err := p.Accessibility(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, n := range nodes {
+		switch n.Role {
+		case "heading", "button", "link", "textbox", "main":
+			got = append(got, fmt.Sprintf("%s %q %d", n.Role, n.Name, n.Level))
+		}
+	}
+	for _, want := range []string{`main "" 0`, `heading "Home" 1`, `link "Next" 0`, `button "Send" 0`, `textbox "Your name" 0`, `textbox "City" 0`} {
+		if !slices.Contains(got, want) {
+			t.Errorf("accessibility tree: no %s in %q", want, got)
+		}
+	}
+}
+
+// The context of Start bounds the start only.
+func TestStartContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	b, err := browser.Start(ctx, nil)
+	if errors.Is(err, browser.ErrNoChromium) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	cancel()
+	if _, err := b.Screenshot(t.Context(), "about:blank", 100, 100); err != nil {
+		t.Errorf("after the start's context ended: %v", err)
+	}
+}

@@ -1,0 +1,31 @@
+// Package browser drives headless Chromium from Go, through chromedp and
+// the DevTools protocol, for what only a real browser can show: how the
+// pages look (screenshots), what assistive technology reads
+// (accessibility snapshots), and what happens when a person uses an AAL
+// affordance (the element its selector finds, clicked).
+//
+// [Start] launches Debian's /usr/bin/chromium (or $CHROMIUM) headless, with
+// a fresh user-data-dir; [Browser.Close] stops it and removes that
+// directory. Each [Page] is a tab in a browser context of its own, so two
+// pages are two people with their own cookies. A page records every HTTP
+// response Chromium receives ([Page.Responses]), so a test can say what
+// the browser was sent, not only what it shows.
+//
+//	b, err := browser.Start(ctx, nil)
+//	if errors.Is(err, browser.ErrNoChromium) {
+//		t.Skip(err) // or fail, where Chromium must be there
+//	}
+//	defer b.Close()
+//	p, _ := b.NewPage(ctx)
+//	p.Navigate(ctx, shopURL+"/products/canvas-tote")
+//	f, _ := p.Fragment(ctx) // the page's inline AAL fragment
+//	for _, a := range f.Affordances {
+//		if a.ID == "add-to-cart" {
+//			p.Perform(ctx, a) // clicks [data-aal="add-to-cart"], waits for the next page
+//		}
+//	}
+//	text, _ := p.Text(ctx, "main")
+//
+// Library code here never prints; chromedp's complaints go to
+// [Options.Logger].
+package browser

@@ -1,0 +1,481 @@
+package browser
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+)
+
+// A Page is one tab of a [Browser] in a browser context of its own: its
+// cookies, storage and cache are its own, so two pages are two people.
+// It records every HTTP response it receives (see [Page.Responses]).
+// A Page is not safe for concurrent use.
+type Page struct {
+	b      *Browser
+	ctx    context.Context // the tab's chromedp context
+	cancel context.CancelFunc
+
+	mu        sync.Mutex
+	responses []Response
+}
+
+// A Response is one HTTP response the page received, as Chromium's
+// network events report it.
+type Response struct {
+	URL    string
+	Status int
+	// ContentType is the Content-Type header as the server sent it.
+	ContentType string
+	// MIMEType is the media type Chromium read it as ("text/html").
+	MIMEType string
+	// Type is what the page loaded it for: "Document", "Stylesheet",
+	// "Image", "Fetch", "XHR", "Other"...
+	Type string
+}
+
+// navigationGrace is how long Click and Perform wait for a page load to
+// start before they decide the click loads nothing.
+const navigationGrace = 500 * time.Millisecond
+
+// NewPage opens a new tab in a new browser context, with the browser's
+// viewport ([Options.Width] by [Options.Height]). The caller must call
+// [Page.Close]; [Browser.Close] closes it too.
+func (b *Browser) NewPage(ctx context.Context) (*Page, error) {
+	tctx, cancel := chromedp.NewContext(b.ctx, chromedp.WithNewBrowserContext())
+	p := &Page{b: b, ctx: tctx, cancel: cancel}
+	// The first Run on a chromedp context opens its tab, which lives as
+	// long as the context of that Run: it must be tctx itself.
+	if err := first(ctx, tctx); err != nil {
+		cancel()
+		return nil, fmt.Errorf("browser: opening a page: %w", err)
+	}
+	err := chromedp.Listen(tctx, func(ev any) {
+		if ev, ok := ev.(*network.EventResponseReceived); ok && ev.Response != nil {
+			p.mu.Lock()
+			p.responses = append(p.responses, Response{
+				URL:         ev.Response.URL,
+				Status:      int(ev.Response.Status),
+				ContentType: header(ev.Response.Headers, "Content-Type"),
+				MIMEType:    ev.Response.MimeType,
+				Type:        string(ev.Type),
+			})
+			p.mu.Unlock()
+		}
+	})
+	if err == nil {
+		err = p.SetViewport(ctx, b.opts.Width, b.opts.Height)
+	}
+	if err != nil {
+		cancel()
+		return nil, fmt.Errorf("browser: opening a page: %w", err)
+	}
+	return p, nil
+}
+
+// first runs the first, empty, Run on the chromedp context cctx, which
+// opens its browser or tab for as long as cctx lives, and gives up when ctx
+// ends first.
+func first(ctx, cctx context.Context) error {
+	done := make(chan error, 1)
+	go func() { done <- chromedp.Do(cctx) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// header returns the value of a response header, whatever its case.
+func header(h network.Headers, name string) string {
+	for k, v := range h {
+		if strings.EqualFold(k, name) {
+			s, _ := v.(string)
+			return s
+		}
+	}
+	return ""
+}
+
+// Close closes the tab and its browser context.
+func (p *Page) Close() {
+	p.cancel()
+}
+
+// run runs a chromedp action on the tab, bounded by ctx as well as by the
+// tab's own life.
+func (p *Page) run(ctx context.Context, a chromedp.Action[chromedp.Void]) error {
+	_, err := runT(ctx, p, a)
+	return err
+}
+
+// runT runs a on the tab until it returns or ctx is done.
+func runT[T any](ctx context.Context, p *Page, a chromedp.Action[T]) (T, error) {
+	rctx, cancel := context.WithCancel(p.ctx)
+	defer cancel()
+	stop := context.AfterFunc(ctx, cancel)
+	defer stop()
+	v, err := chromedp.Run(rctx, a)
+	if err != nil && ctx.Err() != nil {
+		err = ctx.Err()
+	}
+	return v, err
+}
+
+// Responses returns every HTTP response the page received since it was
+// opened, in the order they arrived, subresources and fetches included.
+func (p *Page) Responses() []Response {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]Response(nil), p.responses...)
+}
+
+// SetViewport sets the size of the page's viewport in CSS pixels, at one
+// device pixel per CSS pixel. The page reflows at once; media queries
+// follow.
+func (p *Page) SetViewport(ctx context.Context, width, height int) error {
+	if width <= 0 || height <= 0 {
+		return fmt.Errorf("browser: a viewport of %dx%d", width, height)
+	}
+	return p.run(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		if _, err := cdp.Call(ctx, t, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
+			Width: int64(width), Height: int64(height), DeviceScaleFactor: 1,
+		}); err != nil {
+			return err
+		}
+		_, err := cdp.Call(ctx, t, emulation.SetScrollbarsHidden, emulation.SetScrollbarsHiddenParams{Hidden: true})
+		return err
+	}))
+}
+
+// Navigate loads url and waits for its load event. It returns the
+// response of the document; an HTTP error status is not an error.
+func (p *Page) Navigate(ctx context.Context, url string) (*Response, error) {
+	r, err := runT(ctx, p, chromedp.NavigateResponse(url))
+	if err != nil {
+		return nil, fmt.Errorf("browser: loading %s: %w", url, err)
+	}
+	return responseOf(r), nil
+}
+
+func responseOf(r *network.Response) *Response {
+	if r == nil {
+		return nil
+	}
+	return &Response{URL: r.URL, Status: int(r.Status), ContentType: header(r.Headers, "Content-Type"), MIMEType: r.MimeType, Type: string(network.ResourceTypeDocument)}
+}
+
+// URL returns the address of the page's document.
+func (p *Page) URL(ctx context.Context) (string, error) {
+	return runT(ctx, p, chromedp.Location())
+}
+
+// Click clicks, with the mouse, the one element selector (CSS) finds; none
+// or several is an error, and so is a disabled or invisible element. When
+// the click starts loading a page within half a second (a link, a form's
+// button), Click waits for that page's load event and returns the response
+// of its document; otherwise it returns a nil Response.
+func (p *Page) Click(ctx context.Context, selector string) (*Response, error) {
+	if err := p.checkOne(ctx, selector, true); err != nil {
+		return nil, err
+	}
+	return p.loading(ctx, "clicking "+selector, chromedp.Click(chromedp.CSS(selector)))
+}
+
+// loading runs trigger and, when it starts a page load within
+// navigationGrace, waits for the load and returns its document's response.
+func (p *Page) loading(ctx context.Context, what string, trigger chromedp.Action[chromedp.Void]) (*Response, error) {
+	lctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	// Watch for the request of a new document, from before the trigger.
+	ectx, stopWatching := context.WithCancel(p.ctx)
+	defer stopWatching()
+	started := make(chan struct{})
+	requests := chromedp.Events(ectx, network.RequestWillBeSent)
+	go func() {
+		for ev, err := range requests {
+			if err != nil {
+				return
+			}
+			if ev.Type == network.ResourceTypeDocument {
+				close(started)
+				return
+			}
+		}
+	}()
+	var noLoad atomic.Bool
+	triggered := chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		if _, err := trigger(ctx, t); err != nil {
+			return err
+		}
+		go func() {
+			timer := time.NewTimer(navigationGrace)
+			defer timer.Stop()
+			select {
+			case <-started:
+			case <-timer.C:
+				select {
+				case <-started:
+				default:
+					noLoad.Store(true)
+					cancel()
+				}
+			case <-lctx.Done():
+			}
+		}()
+		return nil
+	})
+	r, err := runT(lctx, p, func(ctx context.Context, t *chromedp.Target) (*network.Response, error) {
+		return chromedp.RunResponse(ctx, triggered)
+	})
+	if err != nil {
+		if noLoad.Load() && ctx.Err() == nil {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("browser: %s: %w", what, err)
+	}
+	return responseOf(r), nil
+}
+
+// checkOne returns an error unless selector finds exactly one element
+// and, when usable is set, that element is enabled and visible.
+func (p *Page) checkOne(ctx context.Context, selector string, usable bool) error {
+	problem, err := p.eval(ctx, `(sel, usable) => {
+		let found;
+		try { found = document.querySelectorAll(sel); } catch (e) { return "not a valid CSS selector"; }
+		if (found.length !== 1) return "found " + found.length + " elements, want exactly one";
+		const el = found[0];
+		if (!usable) return "";
+		if (el.disabled || el.getAttribute("aria-disabled") === "true") return "the element is disabled";
+		if (el.closest("fieldset[disabled]")) return "the element is in a disabled fieldset";
+		if (el.tagName !== "FORM" && el.getClientRects().length === 0) return "the element is not visible";
+		return "";
+	}`, selector, usable)
+	if err != nil {
+		return fmt.Errorf("browser: %s: %w", selector, err)
+	}
+	if problem != "" {
+		return fmt.Errorf("browser: %s: %s", selector, problem)
+	}
+	return nil
+}
+
+// eval calls the JavaScript function fn with args (encoded as JSON) in the
+// page and returns the string it returns.
+func (p *Page) eval(ctx context.Context, fn string, args ...any) (string, error) {
+	var b strings.Builder
+	b.WriteString("(" + fn + ")(")
+	for i, a := range args {
+		j, err := json.Marshal(a)
+		if err != nil {
+			return "", err
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.Write(j)
+	}
+	b.WriteString(")")
+	return runT(ctx, p, chromedp.Evaluate[string](b.String()))
+}
+
+// Fill sets the value of the one input, textarea or select that selector
+// finds, as typing would: the element gets input and change events.
+func (p *Page) Fill(ctx context.Context, selector, value string) error {
+	return p.fill(ctx, "", selector, value)
+}
+
+// FillLabel is [Page.Fill] for the one input, textarea or select whose
+// label reads label: the text of its <label> (without the text of the
+// controls inside it) or its aria-label, whitespace collapsed.
+func (p *Page) FillLabel(ctx context.Context, label, value string) error {
+	return p.fill(ctx, label, "", value)
+}
+
+func (p *Page) fill(ctx context.Context, label, selector, value string) error {
+	problem, err := p.eval(ctx, `(label, sel, value) => {
+		const norm = s => s.replace(/\s+/g, " ").trim();
+		let found = [];
+		if (label === "") {
+			try { found = [...document.querySelectorAll(sel)]; } catch (e) { return "not a valid CSS selector"; }
+		} else {
+			for (const el of document.querySelectorAll("input, textarea, select")) {
+				const names = [];
+				for (const l of el.labels || []) {
+					const c = l.cloneNode(true);
+					c.querySelectorAll("input, textarea, select, button").forEach(n => n.remove());
+					names.push(norm(c.textContent));
+				}
+				if (el.hasAttribute("aria-label")) names.push(norm(el.getAttribute("aria-label")));
+				if (names.includes(label)) found.push(el);
+			}
+		}
+		if (found.length !== 1) return "found " + found.length + " fields, want exactly one";
+		const el = found[0];
+		if (!["INPUT", "TEXTAREA", "SELECT"].includes(el.tagName)) return "a " + el.tagName.toLowerCase() + " is not a field";
+		if (el.type === "radio" || el.type === "checkbox") return "a " + el.type + " is checked, not filled: use Check";
+		if (el.disabled || el.readOnly) return "the field is disabled or read-only";
+		el.focus();
+		el.value = value;
+		el.dispatchEvent(new Event("input", {bubbles: true}));
+		el.dispatchEvent(new Event("change", {bubbles: true}));
+		return el.value === value ? "" : "the field refused the value (it holds " + JSON.stringify(el.value) + ")";
+	}`, label, selector, value)
+	what := selector
+	if label != "" {
+		what = "the field labelled " + label
+	}
+	if err != nil {
+		return fmt.Errorf("browser: %s: %w", what, err)
+	}
+	if problem != "" {
+		return fmt.Errorf("browser: %s: %s", what, problem)
+	}
+	return nil
+}
+
+// Check checks the one radio button or checkbox selector finds, as a click
+// would (it gets input and change events), without submitting anything.
+func (p *Page) Check(ctx context.Context, selector string) error {
+	problem, err := p.eval(ctx, `(sel) => {
+		let found;
+		try { found = document.querySelectorAll(sel); } catch (e) { return "not a valid CSS selector"; }
+		if (found.length !== 1) return "found " + found.length + " elements, want exactly one";
+		const el = found[0];
+		if (el.tagName !== "INPUT" || (el.type !== "radio" && el.type !== "checkbox")) return "not a radio button or a checkbox";
+		if (el.disabled) return "the element is disabled";
+		el.checked = true;
+		el.dispatchEvent(new Event("input", {bubbles: true}));
+		el.dispatchEvent(new Event("change", {bubbles: true}));
+		return "";
+	}`, selector)
+	if err != nil {
+		return fmt.Errorf("browser: %s: %w", selector, err)
+	}
+	if problem != "" {
+		return fmt.Errorf("browser: %s: %s", selector, problem)
+	}
+	return nil
+}
+
+// Text returns the rendered text (innerText) of the one element selector
+// finds: what a person reads there, whitespace as laid out.
+func (p *Page) Text(ctx context.Context, selector string) (string, error) {
+	if err := p.checkOne(ctx, selector, false); err != nil {
+		return "", err
+	}
+	s, err := p.eval(ctx, `(sel) => document.querySelector(sel).innerText`, selector)
+	if err != nil {
+		return "", fmt.Errorf("browser: %s: %w", selector, err)
+	}
+	return s, nil
+}
+
+// Count returns how many elements selector finds.
+func (p *Page) Count(ctx context.Context, selector string) (int, error) {
+	s, err := p.eval(ctx, `(sel) => String(document.querySelectorAll(sel).length)`, selector)
+	if err != nil {
+		return 0, fmt.Errorf("browser: %s: %w", selector, err)
+	}
+	var n int
+	_, err = fmt.Sscan(s, &n)
+	return n, err
+}
+
+// HTML returns the page's document as it is now (outerHTML of the root).
+func (p *Page) HTML(ctx context.Context) (string, error) {
+	return p.eval(ctx, `() => document.documentElement.outerHTML`)
+}
+
+// SetCookie stores c in the page's browser context as the response of
+// url would (url's host and scheme apply when c has no Domain).
+func (p *Page) SetCookie(ctx context.Context, url string, c *http.Cookie) error {
+	params := network.SetCookieParams{
+		Name: c.Name, Value: c.Value, URL: url, Domain: c.Domain, Path: c.Path,
+		Secure: &c.Secure, HTTPOnly: &c.HttpOnly,
+	}
+	switch c.SameSite {
+	case http.SameSiteLaxMode:
+		params.SameSite = network.CookieSameSiteLax
+	case http.SameSiteStrictMode:
+		params.SameSite = network.CookieSameSiteStrict
+	case http.SameSiteNoneMode:
+		params.SameSite = network.CookieSameSiteNone
+	}
+	err := p.run(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := cdp.Call(ctx, t, network.SetCookie, params)
+		return err
+	}))
+	if err != nil {
+		return fmt.Errorf("browser: setting cookie %s: %w", c.Name, err)
+	}
+	return nil
+}
+
+// Cookies returns the cookies the page's browser context would send to
+// url, HttpOnly ones included.
+func (p *Page) Cookies(ctx context.Context, url string) ([]*http.Cookie, error) {
+	res, err := runT(ctx, p, func(ctx context.Context, t *chromedp.Target) (network.GetCookiesResult, error) {
+		return cdp.Call(ctx, t, network.GetCookies, network.GetCookiesParams{URLs: []string{url}})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("browser: reading cookies: %w", err)
+	}
+	var out []*http.Cookie
+	for _, c := range res.Cookies {
+		out = append(out, &http.Cookie{Name: c.Name, Value: c.Value, Domain: c.Domain, Path: c.Path, Secure: c.Secure, HttpOnly: c.HTTPOnly})
+	}
+	return out, nil
+}
+
+// Screenshot returns a PNG of the page as it is now, laid out at width CSS
+// pixels: the top height pixels, or the whole page when height is 0. The
+// viewport stays at that size afterwards.
+func (p *Page) Screenshot(ctx context.Context, width, height int) ([]byte, error) {
+	if err := p.SetViewport(ctx, width, max(height, 1)); err != nil {
+		return nil, err
+	}
+	if height == 0 {
+		s, err := p.eval(ctx, `() => String(Math.ceil(document.documentElement.scrollHeight))`)
+		if err != nil {
+			return nil, fmt.Errorf("browser: measuring the page: %w", err)
+		}
+		if _, err := fmt.Sscan(s, &height); err != nil || height <= 0 {
+			return nil, fmt.Errorf("browser: measuring the page: height %q", s)
+		}
+		if err := p.SetViewport(ctx, width, height); err != nil {
+			return nil, err
+		}
+	}
+	png, err := runT(ctx, p, func(ctx context.Context, t *chromedp.Target) ([]byte, error) {
+		// Fonts and layout settle before the capture.
+		if _, err := chromedp.Evaluate[chromedp.Void](`document.fonts.ready.then(() => new Promise(r => requestAnimationFrame(() => r())))`, chromedp.EvalAwaitPromise)(ctx, t); err != nil {
+			return nil, err
+		}
+		r, err := cdp.Call(ctx, t, page.CaptureScreenshot, page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatPng, FromSurface: new(true)})
+		return r.Data, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("browser: screenshot: %w", err)
+	}
+	return png, nil
+}
+
+func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }
+
+// jsString returns s as a JavaScript string literal.
+func jsString(s string) string {
+	b, _ := json.Marshal(s) // a string always encodes
+	return string(b)
+}
