@@ -55,8 +55,13 @@ var wantAAL = map[string]struct {
 	"place-order": {action: aal.Purchase, trust: aal.TrustFinancial, destructive: true, reversible: false,
 		preconditions: []string{"cart.non_empty", "payment.attached"},
 		classes:       []aal.Class{aal.ClassDestructive, aal.ClassFinancial, aal.ClassConfirm}},
-	"sign-in":  {action: aal.Authenticate, trust: aal.TrustPersonal, reversible: true},
-	"sign-out": {action: aal.Submit, trust: aal.TrustUser, reversible: true},
+	"sign-in":      {action: aal.Authenticate, trust: aal.TrustPersonal, reversible: true},
+	"sign-out":     {action: aal.Submit, trust: aal.TrustUser, reversible: true},
+	"write-review": {action: aal.Create, trust: aal.TrustUser, reversible: true},
+	"delete-review": {action: aal.Delete, trust: aal.TrustUser, destructive: true, reversible: false,
+		classes: []aal.Class{aal.ClassDestructive}},
+	"cancel-order": {action: aal.Update, trust: aal.TrustFinancial, reversible: true,
+		classes: []aal.Class{aal.ClassFinancial}},
 	// Accounts (accounts.go): a delete is destructive and irreversible
 	// whatever is declared (CLARIFICATIONS 8), and they declare it so.
 	"sign-up":        {action: aal.Authenticate, trust: aal.TrustPersonal},
@@ -100,8 +105,18 @@ func TestAALPages(t *testing.T) {
 	if !strings.HasPrefix(d.Redirect, "/orders/") {
 		t.Fatalf("placeOrder: got %+v, want a redirect to the order", d)
 	}
+	// A cancelled order, and a review of one product and not of another:
+	// the review and cancel actions both available and not.
+	alice.call("/products/canvas-tote", "addToCart", map[string]any{"sku": "TOTE-NAT"}, false)
+	_, cancelled, _ := alice.call("/checkout", "placeOrder", nil, true)
+	if status, d, _ := alice.call(cancelled.Redirect, "cancelOrder", nil, false); status != 200 {
+		t.Fatalf("cancelOrder: got %d %+v, want 200", status, d.Error)
+	}
+	if status, d, _ := alice.call("/products/heavyweight-tee", "writeReview", map[string]any{"rating": 5, "body": "Worth the weight."}, false); status != 200 {
+		t.Fatalf("writeReview: got %d %+v, want 200", status, d.Error)
+	}
 	pages := []string{"/", "/?q=tee", "/?q=linen&category=home", "/products/heavyweight-tee", "/products/canvas-cap", "/cart",
-		"/checkout/shipping", "/checkout/payment", "/checkout", d.Redirect, "/login",
+		"/checkout/shipping", "/checkout/payment", "/checkout", d.Redirect, cancelled.Redirect, "/orders", "/login",
 		"/signup", "/account", "/account/tokens"}
 
 	run := func(who string, a *agent) {
@@ -299,7 +314,7 @@ func TestAALManifest(t *testing.T) {
 			t.Errorf("route %s: got fragment %s, want %s", r.Route, r.Fragment, want)
 		}
 	}
-	want := []string{"/", "/products/[slug]", "/cart", "/checkout/shipping", "/checkout/payment", "/checkout", "/orders/[id]", "/login",
+	want := []string{"/", "/products/[slug]", "/cart", "/checkout/shipping", "/checkout/payment", "/checkout", "/orders/[id]", "/login", "/orders",
 		"/signup", "/account", "/account/tokens", "/admin", "/admin/users"}
 	if !slices.Equal(listed, want) || !slices.Equal(indexed, want) {
 		t.Errorf("got manifest routes %v and index routes %v, want %v", listed, indexed, want)

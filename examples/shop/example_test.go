@@ -58,6 +58,7 @@ func Example() {
 	fmt.Println(d.OK, d.Message, d.Changed["cart"])
 	// Output:
 	// /products/[slug] Canvas Tote 1800
-	// addToCart session false Sign in to use your cart and check out.
+	// addToCart session false Sign in to use your cart, check out and write reviews.
+	// writeReview session false Sign in to use your cart, check out and write reviews.
 	// true Added 1 × Canvas Tote (Natural) to your cart. map[count:1 total:1800]
 }

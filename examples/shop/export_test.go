@@ -2,6 +2,7 @@ package shop
 
 import (
 	"context"
+	"time"
 
 	"golang.org/x/crypto/bcrypt"
 )
@@ -67,3 +68,7 @@ func (s *Shop) OldSchemaForTest(ctx context.Context, email, line1, last4 string)
 	_, err := s.store.w.ExecContext(ctx, `UPDATE users SET ship_line1 = ?, card_last4 = ? WHERE email = ?`, line1, last4, email)
 	return err
 }
+
+// SetClockForTest makes now the clock that decides whether an order can
+// still be cancelled. Call it before serving the shop.
+func (s *Shop) SetClockForTest(now func() time.Time) { s.now = now }

@@ -29,7 +29,7 @@ const (
 
 // signInReason is why a session action is unavailable to nobody, in the
 // graph (the site's SignInReason) and beside its disabled element.
-const signInReason = "Sign in to use your cart and check out."
+const signInReason = "Sign in to use your cart, check out and write reviews."
 
 // checkoutStep places a page in the checkout flow: the cart, the shipping
 // address, the card, the review (seed 003 "flow").
@@ -57,7 +57,7 @@ func (s *Shop) declare() {
 	}, nil, s.search)
 
 	product := s.site.Route(routeProduct, &affordances.RouteOptions{
-		Description: "One product: variants, price, stock",
+		Description: "One product: variants, price, stock, reviews",
 		State: func(ctx context.Context, r *affordances.Request) (*affordances.State, error) {
 			return s.productState(ctx, r.Principal, r.Param("slug"))
 		},
@@ -291,6 +291,7 @@ func nav(p affordances.Principal, page string, count int, extra ...affordances.N
 	if p.Anonymous() {
 		header = append(header, affordances.NavLink{To: "/login", Label: "Sign in"}, affordances.NavLink{To: routeSignup, Label: "Sign up"})
 	} else {
+		header = append(header, affordances.NavLink{To: routeOrders, Label: "Orders"})
 		header = append(header, affordances.NavLink{To: routeAccount, Label: "Account"})
 		if u := userOf(p); u != nil && u.Admin {
 			header = append(header, affordances.NavLink{To: routeAdmin, Label: "Admin"})
@@ -426,7 +427,7 @@ func slugs(cs []categoryView) []string {
 }
 
 // productState loads a product page: the product with its variants and
-// stock, and the cart's summary.
+// stock, its reviews, and the cart's summary.
 func (s *Shop) productState(ctx context.Context, p affordances.Principal, slug string) (*affordances.State, error) {
 	prod, err := s.store.product(ctx, slug)
 	if err != nil {
@@ -436,8 +437,12 @@ func (s *Shop) productState(ctx context.Context, p affordances.Principal, slug s
 	if err != nil {
 		return nil, err
 	}
+	reviews, err := s.store.reviews(ctx, slug, userID(p))
+	if err != nil {
+		return nil, err
+	}
 	return &affordances.State{
-		Entities: map[string]any{"product": prod, "cart": cart.summary()},
+		Entities: map[string]any{"product": prod, "cart": cart.summary(), "reviews": reviews},
 		Nav:      nav(p, "", cart.Count, affordances.NavLink{To: "/?category=" + prod.CategorySlug, Label: "More " + prod.Category}),
 	}, nil
 }

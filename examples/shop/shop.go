@@ -14,10 +14,15 @@
 //	http.ListenAndServe("127.0.0.1:8080", s.Handler())
 //
 // Routes: / (catalog and search), /products/[slug], /cart,
-// /checkout/shipping, /checkout/payment, /checkout, /orders/[id] and
-// /login. Every page is an ordinary HTML page with forms that work without
-// JavaScript; the same URL asked for with
+// /checkout/shipping, /checkout/payment, /checkout, /orders, /orders/[id]
+// and /login. Every page is an ordinary HTML page with forms that work
+// without JavaScript; the same URL asked for with
 // Accept: application/vnd.affordances+json is its graph.
+//
+// A product page lists the product's reviews; a signed-in customer writes
+// one review of a product and may delete it. /orders is the customer's
+// order history; an order can be cancelled within 30 minutes of placing
+// it, and its items go back in stock.
 //
 // Accounts: /signup creates one; /account holds the profile and the
 // shipping addresses, /account/tokens the bearer tokens of one's agents.
@@ -42,6 +47,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"time"
 
 	affordances "github.com/affordances/affordances-go"
 )
@@ -90,6 +96,9 @@ type Shop struct {
 	// rules decide the availability of each action, for its graph and
 	// for the HTML page (see addAction).
 	rules map[string]actionRule
+	// now is the clock of order cancelling (the 30 minutes); tests set
+	// it.
+	now func() time.Time
 }
 
 // Open opens (creating and seeding when new) the shop's database in
@@ -100,7 +109,7 @@ func Open(ctx context.Context, opts *Options) (*Shop, error) {
 	if opts != nil {
 		o = *opts
 	}
-	s := &Shop{logger: o.Logger, rules: map[string]actionRule{}}
+	s := &Shop{logger: o.Logger, rules: map[string]actionRule{}, now: time.Now}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}

@@ -367,6 +367,9 @@ type (
 		Items    []cartLine `json:"items"`
 		ShipTo   string     `json:"shipTo"`
 		Payment  string     `json:"payment"`
+		// Status is "placed" or "cancelled", and CancelledAt when.
+		Status      string `json:"status"`
+		CancelledAt string `json:"cancelledAt,omitempty"`
 	}
 )
 
@@ -755,9 +758,10 @@ var errNoOrder = affordances.NewError(affordances.NotFound, "No such order.")
 func (st *store) order(ctx context.Context, userID int64, id string) (*orderView, error) {
 	o := &orderView{ID: id, Items: []cartLine{}}
 	var placed int64
+	var cancelled sql.NullInt64
 	var last4 string
-	err := st.r.QueryRowContext(ctx, `SELECT placed, total, card_last4, ship_to FROM orders WHERE id = ? AND user_id = ?`, id, userID).
-		Scan(&placed, &o.Total, &last4, &o.ShipTo)
+	err := st.r.QueryRowContext(ctx, `SELECT placed, total, card_last4, ship_to, status, cancelled FROM orders WHERE id = ? AND user_id = ?`, id, userID).
+		Scan(&placed, &o.Total, &last4, &o.ShipTo, &o.Status, &cancelled)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, errNoOrder
 	}
@@ -765,6 +769,9 @@ func (st *store) order(ctx context.Context, userID int64, id string) (*orderView
 		return nil, fmt.Errorf("shop: order: %w", err)
 	}
 	o.PlacedAt = time.Unix(placed, 0).UTC().Format(time.RFC3339)
+	if cancelled.Valid {
+		o.CancelledAt = time.Unix(cancelled.Int64, 0).UTC().Format(time.RFC3339)
+	}
 	o.Payment = payment(last4)
 	rows, err := st.r.QueryContext(ctx, `SELECT sku, slug, name, label, quantity, price FROM order_lines WHERE order_id = ? ORDER BY rowid`, id)
 	if err != nil {

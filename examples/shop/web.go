@@ -26,7 +26,7 @@ type views struct {
 	css   []byte
 }
 
-var pageNames = []string{"catalog", "product", "cart", "shipping", "payment", "checkout", "confirm", "order", "login", "error"}
+var pageNames = []string{"catalog", "product", "cart", "shipping", "payment", "checkout", "confirm", "order", "orders", "login", "error"}
 
 func mustParseViews() *views {
 	funcs := affordances.TemplateFuncs()
@@ -156,7 +156,6 @@ func (s *Shop) pages(origin string) http.Handler {
 	mux.HandleFunc("POST /checkout/payment", s.postPayment)
 	mux.HandleFunc("POST /checkout", s.postCheckout)
 	mux.HandleFunc("POST /login", s.postLogin)
-	s.reviewPages(mux)
 	s.orderPages(mux)
 	s.accountPages(mux)
 	s.adminPages(mux)
@@ -319,7 +318,7 @@ func (s *Shop) formUser(w http.ResponseWriter, r *http.Request) *User {
 	if u := userOf(p); err == nil && u != nil {
 		return u
 	}
-	setFlash(w, false, "Sign in to use your cart and check out.")
+	setFlash(w, false, signInReason)
 	back := r.URL.Path
 	http.Redirect(w, r, "/login?next="+url.QueryEscape(back), http.StatusSeeOther)
 	return nil
@@ -367,7 +366,12 @@ func quantityOf(v string, def int) (int, error) {
 func (s *Shop) postProduct(w http.ResponseWriter, r *http.Request) {
 	slug := r.PathValue("slug")
 	back := "/products/" + url.PathEscape(slug)
-	if r.PostFormValue("_action") != "addToCart" {
+	switch r.PostFormValue("_action") {
+	case "addToCart":
+	case "writeReview", "deleteReview":
+		s.postReview(w, r)
+		return
+	default:
 		s.badForm(w, r)
 		return
 	}
