@@ -90,7 +90,7 @@ func testSite(t *testing.T) *httptest.Server {
 		if c != nil {
 			v = c.Value
 		}
-		page(`<p id="sid">` + v + `</p>`)(w, r)
+		page(`<p id="sid">`+v+`</p>`)(w, r)
 	})
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)

@@ -42,6 +42,8 @@ type Response struct {
 	// Type is what the page loaded it for: "Document", "Stylesheet",
 	// "Image", "Fetch", "XHR", "Other"...
 	Type string
+	// Header holds the response's headers as Chromium reports them.
+	Header http.Header
 }
 
 // navigationGrace is how long Click and Perform wait for a page load to
@@ -69,6 +71,7 @@ func (b *Browser) NewPage(ctx context.Context) (*Page, error) {
 				ContentType: header(ev.Response.Headers, "Content-Type"),
 				MIMEType:    ev.Response.MimeType,
 				Type:        string(ev.Type),
+				Header:      httpHeader(ev.Response.Headers),
 			})
 			p.mu.Unlock()
 		}
@@ -95,6 +98,20 @@ func first(ctx, cctx context.Context) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// httpHeader returns h as an http.Header. Chromium joins the values of a
+// repeated header with newlines.
+func httpHeader(h network.Headers) http.Header {
+	out := http.Header{}
+	for k, v := range h {
+		if s, ok := v.(string); ok {
+			for _, line := range strings.Split(s, "\n") {
+				out.Add(k, line)
+			}
+		}
+	}
+	return out
 }
 
 // header returns the value of a response header, whatever its case.
@@ -173,7 +190,8 @@ func responseOf(r *network.Response) *Response {
 	if r == nil {
 		return nil
 	}
-	return &Response{URL: r.URL, Status: int(r.Status), ContentType: header(r.Headers, "Content-Type"), MIMEType: r.MimeType, Type: string(network.ResourceTypeDocument)}
+	return &Response{URL: r.URL, Status: int(r.Status), ContentType: header(r.Headers, "Content-Type"), MIMEType: r.MimeType,
+		Type: string(network.ResourceTypeDocument), Header: httpHeader(r.Headers)}
 }
 
 // URL returns the address of the page's document.
@@ -330,7 +348,9 @@ func (p *Page) fill(ctx context.Context, label, selector, value string) error {
 		el.value = value;
 		el.dispatchEvent(new Event("input", {bubbles: true}));
 		el.dispatchEvent(new Event("change", {bubbles: true}));
-		return el.value === value ? "" : "the field refused the value (it holds " + JSON.stringify(el.value) + ")";
+		if (el.value === value) return "";
+		if (el.tagName === "SELECT") return "no option has the value " + JSON.stringify(value) + " (the values: " + [...el.options].map(o => JSON.stringify(o.value)).join(", ") + ")";
+		return "the field refused the value (it holds " + JSON.stringify(el.value) + ")";
 	}`, label, selector, value)
 	what := selector
 	if label != "" {
@@ -393,6 +413,20 @@ func (p *Page) Count(ctx context.Context, selector string) (int, error) {
 	return n, err
 }
 
+// ContentSize returns the size of the page's document in CSS pixels (its
+// scroll width and height): wider than the viewport means a person must
+// scroll sideways.
+func (p *Page) ContentSize(ctx context.Context) (width, height int, err error) {
+	s, err := p.eval(ctx, `() => Math.ceil(document.documentElement.scrollWidth) + " " + Math.ceil(document.documentElement.scrollHeight)`)
+	if err == nil {
+		_, err = fmt.Sscan(s, &width, &height)
+	}
+	if err != nil {
+		return 0, 0, fmt.Errorf("browser: measuring the page: %w", err)
+	}
+	return width, height, nil
+}
+
 // HTML returns the page's document as it is now (outerHTML of the root).
 func (p *Page) HTML(ctx context.Context) (string, error) {
 	return p.eval(ctx, `() => document.documentElement.outerHTML`)
@@ -447,12 +481,9 @@ func (p *Page) Screenshot(ctx context.Context, width, height int) ([]byte, error
 		return nil, err
 	}
 	if height == 0 {
-		s, err := p.eval(ctx, `() => String(Math.ceil(document.documentElement.scrollHeight))`)
-		if err != nil {
-			return nil, fmt.Errorf("browser: measuring the page: %w", err)
-		}
-		if _, err := fmt.Sscan(s, &height); err != nil || height <= 0 {
-			return nil, fmt.Errorf("browser: measuring the page: height %q", s)
+		var err error
+		if _, height, err = p.ContentSize(ctx); err != nil {
+			return nil, err
 		}
 		if err := p.SetViewport(ctx, width, height); err != nil {
 			return nil, err
