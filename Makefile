@@ -3,17 +3,20 @@ GO       ?= go
 PKGS     ?= ./...
 FUZZTIME ?= 10s
 
-.PHONY: check deps test fmt vet race fuzz generate bench demo
+.PHONY: check deps test fmt vet race fuzz generate bench demo screenshots
 
 # Under make check no test may skip for want of a tool: they fail instead.
 check: export AFFORDANCES_CHECK = 1
 check: deps fmt vet race fuzz
 	@echo "make check: all passed"
 
-# What the tests need beyond Go, installed from Debian's packages when missing.
-DEBS := curl
+# What the tests need beyond Go, installed from Debian's packages when missing
+# (a package is there when its command is, or dpkg knows it): curl for the
+# README's tour, chromium and a font for the browser tests (package browser,
+# examples/shop/browser_test.go).
+DEBS := curl chromium fonts-dejavu-core
 deps:
-	@missing=""; for p in $(DEBS); do command -v $$p >/dev/null || missing="$$missing $$p"; done; \
+	@missing=""; for p in $(DEBS); do command -v $$p >/dev/null || dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 		echo "installing:$$missing"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
@@ -49,3 +52,9 @@ bench:
 
 demo:
 	$(GO) run ./cmd/affordances demo
+
+# The README's screenshots: the main pages of a fresh demo in Chromium, at a
+# desktop and a phone width, written to docs/screenshots/.
+screenshots: deps
+	mkdir -p docs/screenshots
+	$(GO) test -count=1 -run '^TestScreenshots$$' ./examples/shop -args -screenshots $(CURDIR)/docs/screenshots
