@@ -679,6 +679,13 @@ var screenshotPages = []struct{ name, who, path string }{
 	{"admin", "admin", "/admin"},
 }
 
+// More pages TestScreenshots checks at both widths, without a screenshot:
+// the other tables that turn into cards on a phone.
+var widthPages = []struct{ who, path string }{
+	{"alice", "/account/tokens"},
+	{"admin", "/admin/users"},
+}
+
 // The two widths of the screenshots: a desktop and a phone.
 var screenshotSizes = []struct {
 	name          string
@@ -689,7 +696,10 @@ var screenshotSizes = []struct {
 // desktop and a phone width, of a fresh demo where alice has an order and
 // a cart: `make screenshots` writes them to docs/screenshots (the
 // -screenshots flag). Without the flag it checks them and writes nothing.
-// Either way, no page is wider than the phone.
+// Either way, no page, nor any of widthPages, is wider than the phone. On
+// a phone a table scrolls nothing sideways inside (its rows are cards, see
+// static/shop.css), so a cell that does not fit widens the page and fails
+// this too.
 func TestScreenshots(t *testing.T) {
 	b := startChromium(t)
 	s, srv := newShop(t)
@@ -734,19 +744,30 @@ func TestScreenshots(t *testing.T) {
 	}
 
 	ctx := t.Context()
+	// visit loads path in x's tab at width by height and checks that it fits
+	// the width.
+	visit := func(x *person, path string, width, height int) {
+		t.Helper()
+		if err := x.p.SetViewport(ctx, width, height); err != nil {
+			t.Fatal(err)
+		}
+		x.visit(path)
+		if w, _, err := x.p.ContentSize(ctx); err != nil {
+			t.Fatal(err)
+		} else if w > width {
+			t.Errorf("%s at %dpx: the page is %dpx wide, a person must scroll sideways", path, width, w)
+		}
+	}
+	for _, pg := range widthPages {
+		for _, size := range screenshotSizes {
+			visit(people[pg.who], pg.path, size.width, size.height)
+		}
+	}
 	for _, pg := range screenshotPages {
 		path := strings.ReplaceAll(pg.path, "{order}", order)
 		x := people[pg.who]
 		for _, size := range screenshotSizes {
-			if err := x.p.SetViewport(ctx, size.width, size.height); err != nil {
-				t.Fatal(err)
-			}
-			x.visit(path)
-			if w, _, err := x.p.ContentSize(ctx); err != nil {
-				t.Fatal(err)
-			} else if w > size.width {
-				t.Errorf("%s at %dpx: the page is %dpx wide, a person must scroll sideways", path, size.width, w)
-			}
+			visit(x, path, size.width, size.height)
 			shot, err := x.p.Screenshot(ctx, size.width, size.height)
 			if err != nil {
 				t.Fatal(err)
