@@ -66,9 +66,9 @@ type Client struct {
 	origin string
 	opts   ClientOptions
 
-	manifestOnce sync.Once
-	manifest     *aal.Manifest
-	manifestErr  error
+	manifestMu    sync.Mutex
+	manifestKnown bool
+	manifest      *aal.Manifest
 }
 
 // SupportedVersions lists the protocol majors this client reads.
@@ -136,20 +136,25 @@ func (c *Client) Index(ctx context.Context) (*SiteIndex, error) {
 	return &idx, nil
 }
 
-// Manifest fetches the site's AAL manifest, once per client; nil and no
-// error when the site publishes none.
+// Manifest fetches the site's AAL manifest; nil and no error when the site
+// publishes none. An answer is kept for the client's life; a failure is
+// not, so a later call tries again.
 func (c *Client) Manifest(ctx context.Context) (*aal.Manifest, error) {
-	c.manifestOnce.Do(func() {
-		var m aal.Manifest
-		found, err := c.getJSON(ctx, aal.ManifestPath, "application/json", &m)
-		switch {
-		case err != nil:
-			c.manifestErr = err
-		case found:
-			c.manifest = &m
-		}
-	})
-	return c.manifest, c.manifestErr
+	c.manifestMu.Lock()
+	defer c.manifestMu.Unlock()
+	if c.manifestKnown {
+		return c.manifest, nil
+	}
+	var m aal.Manifest
+	found, err := c.getJSON(ctx, aal.ManifestPath, "application/json", &m)
+	if err != nil {
+		return nil, err
+	}
+	c.manifestKnown = true
+	if found {
+		c.manifest = &m
+	}
+	return c.manifest, nil
 }
 
 // A Page is one page of the site as the client last saw it: its graph and,
