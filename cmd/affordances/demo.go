@@ -78,11 +78,11 @@ func runDemo(ctx context.Context, e *env, addr, dir string) error {
 	url := "http://" + ln.Addr().String()
 	fmt.Fprintf(e.stdout, `Demo shop listening on %s
   data:    %s
-  sign in: %s / %s
+  sign in: %s / %s (admin: %s / %s, at /admin)
   token:   %s
   try:     curl -H 'Accept: application/vnd.affordances+json' -H 'Authorization: Bearer %s' %s/
 Press Ctrl-C to stop.
-`, url, s.Path(), shop.DemoEmail, shop.DemoPassword, s.Token(), s.Token(), url)
+`, url, s.Path(), shop.DemoEmail, shop.DemoPassword, shop.AdminEmail, shop.AdminPassword, s.Token(), s.Token(), url)
 
 	srv := &http.Server{
 		Handler:           s.Handler(),
