@@ -1,0 +1,213 @@
+// Package conformance is a black-box suite of checks any server can be run
+// against to tell whether it speaks the Affordances protocol v0 (seed 000,
+// with the decisions of CLARIFICATIONS.md) and AAL 0.1.1 (seed 003)
+// correctly, as h2spec does for HTTP/2.
+//
+// [Run] discovers a site from its index (/.well-known/affordances.json) and
+// the graphs' nav from "/", then runs every check and returns a [Report].
+// Each [Result] names its check by a stable id ("v0.negotiation.vary"),
+// quotes the rule it tests, says whether the rule is a must or a should,
+// and keeps the exchange that decided it.
+//
+// The suite is read-only by default: it sends only calls that must be
+// refused before anything runs (a cookie call with a bad Origin, an
+// anonymous call of a session action, invalid input, a confirm action
+// without confirm: true), and checks that the pages did not change. With
+// [Options.AllowWrites] and [Options.Token] (a test account's bearer
+// token) it also runs a public read-only action and a harmless session
+// action of its own choosing.
+//
+// A Go test runs the suite with [Test].
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Level says how strongly the spec asks for a rule.
+type Level string
+
+// The levels of a check, as in RFC 2119.
+const (
+	Must   Level = "must"
+	Should Level = "should"
+)
+
+// Outcome is what a check found.
+type Outcome string
+
+// The outcomes of a check.
+const (
+	Pass Outcome = "pass"
+	Fail Outcome = "fail"
+	Skip Outcome = "skip" // the check could not run here; Reason says why
+)
+
+// Options configures [Run]. A nil *Options, and the zero value of every
+// field, is the default.
+type Options struct {
+	// Token is a bearer token of a test account. With it the suite reads
+	// the site as that account and can check the order of the steps after
+	// authentication (input before the guard, the guard before
+	// confirm_required). Empty: the suite reads anonymously and skips
+	// those checks.
+	Token string
+
+	// AllowWrites lets the suite run real actions with Token: a public
+	// read-only action, and one session action whose guard is true, whose
+	// AAL metadata says it is reversible and affects only the requester's
+	// own data, and whose input the suite can build from its schema. False:
+	// only calls that must be refused are sent.
+	AllowWrites bool
+
+	// HTTPClient sends every request. Nil: a client with a 20-second
+	// timeout. It must not follow redirects for the suite to see them;
+	// the suite does not rely on it.
+	HTTPClient *http.Client
+
+	// Progress, when not nil, receives one line per check as it finishes.
+	Progress io.Writer
+
+	// MaxPages bounds the pages discovered through the graphs' nav.
+	// Zero: 50.
+	MaxPages int
+}
+
+// Evidence is the exchange that decided a check.
+type Evidence struct {
+	Request     string      `json:"request"`               // the request line, the headers that matter and the body
+	Status      int         `json:"status,omitempty"`      // the response's status
+	Headers     http.Header `json:"headers,omitempty"`     // the response's headers
+	BodyExcerpt string      `json:"bodyExcerpt,omitempty"` // the start of the response's body
+}
+
+// A Result is one check's outcome.
+type Result struct {
+	ID       string    `json:"id"`                 // stable, such as "v0.negotiation.vary"
+	Section  string    `json:"section"`            // where the rule is: "seed 000, Discovery", "CLARIFICATIONS 3"
+	Rule     string    `json:"rule"`               // the sentence of the spec the check tests
+	Level    Level     `json:"level"`              // must or should
+	Outcome  Outcome   `json:"outcome"`            // pass, fail or skip
+	Reason   string    `json:"reason,omitempty"`   // why it failed or was skipped, or what it saw
+	Evidence *Evidence `json:"evidence,omitempty"` // the exchange that decided it, when there was one
+}
+
+// A Report is the outcome of every check of one run, in the order they ran.
+type Report struct {
+	BaseURL string        `json:"baseURL"`
+	Pages   []string      `json:"pages"` // the pages discovered
+	Checks  []Result      `json:"checks"`
+	Elapsed time.Duration `json:"elapsed"`
+}
+
+// Passed reports whether every must check passed or was skipped.
+func (r *Report) Passed() bool {
+	for _, c := range r.Checks {
+		if c.Level == Must && c.Outcome == Fail {
+			return false
+		}
+	}
+	return true
+}
+
+// Failed returns the checks that failed at level, in order.
+func (r *Report) Failed(level Level) []Result {
+	var out []Result
+	for _, c := range r.Checks {
+		if c.Level == level && c.Outcome == Fail {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Result returns the result of the check id, and whether it ran.
+func (r *Report) Result(id string) (Result, bool) {
+	for _, c := range r.Checks {
+		if c.ID == id {
+			return c, true
+		}
+	}
+	return Result{}, false
+}
+
+// Run runs every check against the site at baseURL ("http://127.0.0.1:8080")
+// and returns the report. It never returns nil: a site that cannot be
+// reached fails the checks that needed it. opts may be nil.
+func Run(ctx context.Context, baseURL string, opts *Options) *Report {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.HTTPClient == nil {
+		o.HTTPClient = &http.Client{Timeout: 20 * time.Second}
+	}
+	if o.MaxPages <= 0 {
+		o.MaxPages = 50
+	}
+	start := time.Now()
+	s := newSuite(ctx, strings.TrimRight(baseURL, "/"), &o)
+	rep := &Report{BaseURL: s.base}
+	s.discover()
+	rep.Pages = s.order
+	for _, c := range checks {
+		v := c.run(s)
+		res := Result{ID: c.id, Section: c.section, Rule: c.rule, Level: c.level, Outcome: v.outcome, Reason: v.reason}
+		if v.ex != nil {
+			res.Evidence = v.ex.evidence()
+		}
+		rep.Checks = append(rep.Checks, res)
+		if o.Progress != nil {
+			fmt.Fprintf(o.Progress, "%-6s %-6s %s\n", res.Outcome, res.Level, res.ID)
+		}
+	}
+	rep.Elapsed = time.Since(start)
+	return rep
+}
+
+// Test runs the suite against baseURL and fails t once for each must that
+// failed, with its rule, reason and evidence; it logs each should that
+// failed. It returns the report.
+func Test(t testing.TB, baseURL string, opts *Options) *Report {
+	t.Helper()
+	rep := Run(t.Context(), baseURL, opts)
+	for _, c := range rep.Checks {
+		if c.Outcome != Fail {
+			continue
+		}
+		msg := fmt.Sprintf("%s (%s, %s): %s\n  rule: %s%s", c.ID, c.Level, c.Section, c.Reason, c.Rule, c.Evidence.String())
+		if c.Level == Must {
+			t.Error(msg)
+		} else {
+			t.Log(msg)
+		}
+	}
+	return rep
+}
+
+// String formats e for a failure message; nil is "".
+func (e *Evidence) String() string {
+	if e == nil {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n  request: %s", strings.ReplaceAll(e.Request, "\n", "\n    "))
+	if e.Status != 0 {
+		fmt.Fprintf(&b, "\n  status: %d", e.Status)
+	}
+	for _, k := range []string{"Content-Type", "Vary", "Cache-Control", "Link", "Www-Authenticate"} {
+		if v := e.Headers.Values(k); len(v) > 0 {
+			fmt.Fprintf(&b, "\n  %s: %s", k, strings.Join(v, ", "))
+		}
+	}
+	if e.BodyExcerpt != "" {
+		fmt.Fprintf(&b, "\n  body: %s", e.BodyExcerpt)
+	}
+	return b.String()
+}

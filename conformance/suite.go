@@ -1,0 +1,341 @@
+package conformance
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	affordances "github.com/affordances/affordances-go"
+	"github.com/affordances/affordances-go/aal"
+	"github.com/affordances/affordances-go/internal/wirecheck"
+)
+
+// browserAccept is the Accept header of a browser's navigation.
+const browserAccept = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+
+// An exchange is one request the suite sent and what came back.
+type exchange struct {
+	method, path string
+	reqHeader    http.Header
+	reqBody      []byte
+	status       int
+	header       http.Header
+	body         []byte
+	err          error
+}
+
+func (x *exchange) evidence() *Evidence {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s", x.method, x.path)
+	keys := make([]string, 0, len(x.reqHeader))
+	for k := range x.reqHeader {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		v := strings.Join(x.reqHeader.Values(k), ", ")
+		if k == "Authorization" {
+			v = "Bearer <redacted>"
+		}
+		fmt.Fprintf(&b, "\n%s: %s", k, v)
+	}
+	if len(x.reqBody) > 0 {
+		body := x.reqBody
+		if len(body) > 300 {
+			body = append(slices.Clip(body[:300]), "…"...)
+		}
+		fmt.Fprintf(&b, "\n\n%s", body)
+	}
+	ev := &Evidence{Request: b.String(), Status: x.status, Headers: x.header}
+	if x.err != nil {
+		ev.BodyExcerpt = "error: " + x.err.Error()
+	} else if len(x.body) > 0 {
+		ex := wirecheck.Excerpt(x.body)
+		if len(ex) > 600 {
+			ex = ex[:600] + "…"
+		}
+		ev.BodyExcerpt = ex
+	}
+	return ev
+}
+
+// isDocument reports whether the response is an Affordances document.
+func (x *exchange) isDocument() bool {
+	if x.header == nil {
+		return false
+	}
+	mt, _, err := mime.ParseMediaType(x.header.Get("Content-Type"))
+	return err == nil && strings.EqualFold(mt, affordances.MediaType)
+}
+
+// isJSON reports whether the response says it is JSON of any kind.
+func (x *exchange) isJSON() bool {
+	if x.header == nil {
+		return false
+	}
+	mt, _, _ := mime.ParseMediaType(x.header.Get("Content-Type"))
+	return mt == "application/json" || strings.HasSuffix(mt, "+json")
+}
+
+// delta decodes the response as a delta, or nil.
+func (x *exchange) delta() *affordances.Delta {
+	if x.err != nil || !x.isDocument() {
+		return nil
+	}
+	var d affordances.Delta
+	if json.Unmarshal(x.body, &d) != nil {
+		return nil
+	}
+	return &d
+}
+
+// code returns the error code of the delta the response carries, or "".
+func (x *exchange) code() affordances.Code {
+	if d := x.delta(); d != nil && d.Error != nil {
+		return d.Error.Code
+	}
+	return ""
+}
+
+// A page is a discovered page: its graph, and later its HTML and fragment.
+type page struct {
+	path     string
+	graphX   *exchange
+	graph    *affordances.Graph
+	htmlX    *exchange // nil until fetched
+	fragX    *exchange
+	fragment *aal.Fragment
+}
+
+// A suite is one run: the site's discovered documents and every delta seen.
+type suite struct {
+	ctx      context.Context
+	base     string // scheme://host[:port], no trailing slash
+	opts     *Options
+	indexX   *exchange
+	index    *affordances.SiteIndex
+	manX     *exchange
+	manifest *aal.Manifest
+	pages    map[string]*page
+	order    []string
+	deltas   []*exchange // every response to a call
+	// snapshot holds each page's entities before the refused calls.
+	snapshot map[string]string
+	// wrote records the writes, for the checks that read them.
+	writes []*write
+	// probes keeps the calls several checks read.
+	probes map[string]probeResult
+}
+
+// A write is one real call the suite made, with the page before and after.
+type write struct {
+	page   *page
+	action affordances.ActionDescriptor
+	x      *exchange
+	after  *exchange
+}
+
+func newSuite(ctx context.Context, base string, o *Options) *suite {
+	return &suite{ctx: ctx, base: base, opts: o, pages: map[string]*page{}}
+}
+
+// do sends one request. auth adds the bearer token when the suite has one.
+func (s *suite) do(method, path string, header http.Header, body []byte) *exchange {
+	x := &exchange{method: method, path: path, reqHeader: header, reqBody: body}
+	if x.reqHeader == nil {
+		x.reqHeader = http.Header{}
+	}
+	req, err := http.NewRequestWithContext(s.ctx, method, s.base+path, bytes.NewReader(body))
+	if err != nil {
+		x.err = err
+		return x
+	}
+	if body == nil {
+		req.Body, req.ContentLength = nil, 0
+	}
+	req.Header = x.reqHeader.Clone()
+	if _, ok := req.Header["Accept-Encoding"]; !ok {
+		req.Header.Set("Accept-Encoding", "identity")
+	}
+	res, err := s.opts.HTTPClient.Do(req)
+	if err != nil {
+		x.err = err
+		return x
+	}
+	defer res.Body.Close()
+	x.status, x.header = res.StatusCode, res.Header
+	x.body, x.err = io.ReadAll(io.LimitReader(res.Body, 8<<20))
+	if method == http.MethodPost {
+		s.deltas = append(s.deltas, x)
+	}
+	return x
+}
+
+// get GETs path with Accept and, when asUser, the token.
+func (s *suite) get(path, accept string, asUser bool) *exchange {
+	h := http.Header{}
+	if accept != "" {
+		h.Set("Accept", accept)
+	}
+	if asUser {
+		s.authorize(h)
+	}
+	return s.do(http.MethodGet, path, h, nil)
+}
+
+func (s *suite) authorize(h http.Header) {
+	if s.opts.Token != "" {
+		h.Set("Authorization", "Bearer "+s.opts.Token)
+	}
+}
+
+// call POSTs a call to path with extra headers; the body is marshalled
+// unless it is already []byte.
+func (s *suite) call(path string, header http.Header, body any) *exchange {
+	if header == nil {
+		header = http.Header{}
+	}
+	header.Set("Content-Type", affordances.MediaType)
+	header.Set("Accept", affordances.MediaType)
+	b, ok := body.([]byte)
+	if !ok {
+		b, _ = json.Marshal(body)
+	}
+	return s.do(http.MethodPost, path, header, b)
+}
+
+// discover reads the index and the manifest, then the graphs from "/"
+// through their nav, and the param-less routes of the index.
+func (s *suite) discover() {
+	s.indexX = s.get(affordances.IndexPath, affordances.MediaType, true)
+	if s.indexX.err == nil && s.indexX.status == 200 {
+		var idx affordances.SiteIndex
+		if json.Unmarshal(s.indexX.body, &idx) == nil {
+			s.index = &idx
+		}
+	}
+	s.manX = s.get(aal.ManifestPath, "application/json", true)
+	if s.manX.err == nil && s.manX.status == 200 {
+		var m aal.Manifest
+		if json.Unmarshal(s.manX.body, &m) == nil {
+			s.manifest = &m
+		}
+	}
+	queue := []string{"/"}
+	seen := map[string]bool{"/": true}
+	if s.index != nil {
+		for _, r := range s.index.Routes {
+			if !strings.Contains(r.Route, "[") && !seen[r.Route] {
+				seen[r.Route] = true
+				queue = append(queue, r.Route)
+			}
+		}
+	}
+	for len(queue) > 0 && len(s.order) < s.opts.MaxPages {
+		path := queue[0]
+		queue = queue[1:]
+		x := s.get(path, affordances.MediaType, true)
+		if x.err != nil || x.status != 200 || !x.isDocument() {
+			continue
+		}
+		var g affordances.Graph
+		if json.Unmarshal(x.body, &g) != nil {
+			continue
+		}
+		s.pages[path] = &page{path: path, graphX: x, graph: &g}
+		s.order = append(s.order, path)
+		for _, n := range g.Nav {
+			to := localPath(n.To)
+			if to != "" && !seen[to] {
+				seen[to] = true
+				queue = append(queue, to)
+			}
+		}
+	}
+}
+
+// localPath returns to when it is a path of this site ("/x", "/x?y"),
+// without its fragment, and "" otherwise.
+func localPath(to string) string {
+	if !strings.HasPrefix(to, "/") || strings.HasPrefix(to, "//") {
+		return ""
+	}
+	to, _, _ = strings.Cut(to, "#")
+	return to
+}
+
+// each returns the discovered pages in discovery order.
+func (s *suite) each() []*page {
+	out := make([]*page, 0, len(s.order))
+	for _, p := range s.order {
+		out = append(out, s.pages[p])
+	}
+	return out
+}
+
+// first returns the first discovered page, "/" when there is one.
+func (s *suite) first() *page {
+	if len(s.order) == 0 {
+		return nil
+	}
+	return s.pages[s.order[0]]
+}
+
+// html fetches a page's HTML as the same requester, once.
+func (s *suite) html(p *page) *exchange {
+	if p.htmlX == nil {
+		p.htmlX = s.get(p.path, browserAccept, true)
+	}
+	return p.htmlX
+}
+
+// fragmentOf fetches a page's AAL fragment, once; nil without a manifest
+// entry for its route.
+func (s *suite) fragmentOf(p *page) *exchange {
+	if p.fragX != nil || s.manifest == nil {
+		return p.fragX
+	}
+	for _, r := range s.manifest.Routes {
+		if r.Route != p.graph.Route {
+			continue
+		}
+		path, query, _ := strings.Cut(p.path, "?")
+		u := aal.FragmentFor(r.Fragment, r.Route, path)
+		if query != "" {
+			u += "?" + query
+		}
+		p.fragX = s.get(u, "application/json", true)
+		var f aal.Fragment
+		if p.fragX.status == 200 && json.Unmarshal(p.fragX.body, &f) == nil {
+			p.fragment = &f
+		}
+	}
+	return p.fragX
+}
+
+// entities returns a page's entities, fetched again now, as canonical JSON.
+func (s *suite) entitiesNow(path string) (string, *exchange) {
+	x := s.get(path, affordances.MediaType, true)
+	var g affordances.Graph
+	if json.Unmarshal(x.body, &g) != nil {
+		return "", x
+	}
+	b, _ := json.Marshal(g.Entities)
+	return string(b), x
+}
+
+// pathOnly returns the path of a page without its query.
+func pathOnly(p string) string {
+	u, err := url.Parse(p)
+	if err != nil {
+		return p
+	}
+	return u.Path
+}

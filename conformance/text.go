@@ -1,0 +1,75 @@
+package conformance
+
+import (
+	"html"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/affordances/affordances-go/internal/htmlcheck"
+	"github.com/tiktoken-go/tokenizer"
+)
+
+func parseHTML(body []byte) (*htmlcheck.Page, error) { return htmlcheck.Parse(body) }
+
+// htmlText is the page's source with its entities decoded, so a string
+// shown in text or an attribute is found as is.
+func htmlText(body []byte) string { return html.UnescapeString(string(body)) }
+
+// leafStrings returns the non-empty strings among v's values, sorted.
+func leafStrings(v any) []string {
+	var out []string
+	var walk func(any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case string:
+			if strings.TrimSpace(x) != "" {
+				out = append(out, x)
+			}
+		case map[string]any:
+			for _, e := range x {
+				walk(e)
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	walk(v)
+	sort.Strings(out)
+	return out
+}
+
+var (
+	emailRE  = regexp.MustCompile(`[A-Za-z0-9._%+-]+(@|%40)[A-Za-z0-9.-]+\.[A-Za-z]{2,}`)
+	phoneRE  = regexp.MustCompile(`(^|[^0-9A-Za-z])\+?\(?\d{2,4}\)?[ .\-]?\d{3}[ .\-]?\d{3,4}([^0-9A-Za-z]|$)`)
+	secretRE = regexp.MustCompile(`[A-Za-z0-9_\-]{24,}`)
+)
+
+// personal says what personal or secret data s seems to carry, or "".
+func personal(s string) string {
+	switch {
+	case emailRE.MatchString(s):
+		return "an email address"
+	case phoneRE.MatchString(strings.ReplaceAll(s, "%20", " ")):
+		return "a phone number"
+	}
+	for _, m := range secretRE.FindAllString(s, -1) {
+		if strings.ContainsAny(m, "0123456789") && strings.IndexFunc(m, func(r rune) bool { return r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' }) >= 0 {
+			return "a long secret-looking string"
+		}
+	}
+	return ""
+}
+
+var o200k = sync.OnceValues(func() (tokenizer.Codec, error) { return tokenizer.Get(tokenizer.O200kBase) })
+
+func countTokens(s string) (int, error) {
+	c, err := o200k()
+	if err != nil {
+		return 0, err
+	}
+	return c.Count(s)
+}
