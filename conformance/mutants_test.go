@@ -1,0 +1,506 @@
+package conformance_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"maps"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	affordances "github.com/affordances/affordances-go"
+	"github.com/affordances/affordances-go/conformance"
+)
+
+// A response is what the demo answered, for a mutant to change.
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (r *response) isDoc() bool {
+	return strings.HasPrefix(r.header.Get("Content-Type"), affordances.MediaType)
+}
+
+// code returns the error code of the delta r carries, or "".
+func (r *response) code() string {
+	var d affordances.Delta
+	if !r.isDoc() || json.Unmarshal(r.body, &d) != nil || d.Error == nil {
+		return ""
+	}
+	return string(d.Error.Code)
+}
+
+// editJSON decodes the body, lets edit change it and encodes it again.
+func (r *response) editJSON(edit func(m map[string]any)) {
+	var m map[string]any
+	if json.Unmarshal(r.body, &m) != nil {
+		return
+	}
+	edit(m)
+	r.body, _ = json.Marshal(m)
+}
+
+// setError replaces the body with an error delta.
+func (r *response) setError(status int, code, msg string) {
+	r.status = status
+	r.header.Set("Content-Type", affordances.MediaType)
+	r.body, _ = json.Marshal(map[string]any{"ok": false, "error": map[string]any{"code": code, "message": msg}})
+}
+
+// mutant wraps a handler: in may change the request (its body is read
+// into body, which it may change too) or answer it itself by returning a
+// response; out may change the response.
+func mutant(in func(r *http.Request, body *[]byte, h http.Handler) *response, out func(r *http.Request, body []byte, res *response)) func(http.Handler) http.Handler {
+	return func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(r.Body)
+			var res *response
+			if in != nil {
+				res = in(r, &body, h)
+			}
+			if res == nil {
+				r.Body = io.NopCloser(bytes.NewReader(body))
+				r.ContentLength = int64(len(body))
+				res = serve(h, r)
+			}
+			if out != nil {
+				out(r, body, res)
+			}
+			maps.Copy(w.Header(), res.header)
+			w.Header().Set("Content-Length", strconv.Itoa(len(res.body)))
+			w.WriteHeader(res.status)
+			w.Write(res.body)
+		})
+	}
+}
+
+func serve(h http.Handler, r *http.Request) *response {
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, r)
+	return &response{status: rec.Code, header: rec.Header(), body: rec.Body.Bytes()}
+}
+
+// onRequest changes requests only.
+func onRequest(f func(r *http.Request, body *[]byte)) func(http.Handler) http.Handler {
+	return mutant(func(r *http.Request, body *[]byte, _ http.Handler) *response { f(r, body); return nil }, nil)
+}
+
+// onResponse changes responses only.
+func onResponse(f func(r *http.Request, body []byte, res *response)) func(http.Handler) http.Handler {
+	return mutant(nil, f)
+}
+
+func isGraphGET(r *http.Request, res *response) bool {
+	return r.Method == http.MethodGet && res.isDoc() && !strings.HasPrefix(r.URL.Path, "/.well-known/")
+}
+
+func callOf(body []byte) map[string]any {
+	var m map[string]any
+	json.Unmarshal(body, &m)
+	return m
+}
+
+// confirmAction is the demo's one confirm action.
+const confirmAction = "placeOrder"
+
+var mutants = []struct {
+	name   string
+	breaks string
+	wrap   func(http.Handler) http.Handler
+}{
+	{"graph without Vary", "v0.headers.graph-vary", onResponse(func(r *http.Request, _ []byte, res *response) {
+		if isGraphGET(r, res) {
+			res.header.Del("Vary")
+		}
+	})},
+	{"graph Cache-Control public", "v0.headers.graph-cache", onResponse(func(r *http.Request, _ []byte, res *response) {
+		if isGraphGET(r, res) {
+			res.header.Set("Cache-Control", "public, max-age=60")
+		}
+	})},
+	{"HTML without Vary", "v0.headers.html-vary", onResponse(func(r *http.Request, _ []byte, res *response) {
+		if !res.isDoc() {
+			res.header.Del("Vary")
+		}
+	})},
+	{"no Link header", "v0.headers.link", onResponse(func(_ *http.Request, _ []byte, res *response) { res.header.Del("Link") })},
+	{"no link element", "v0.headers.link-element", onResponse(func(_ *http.Request, _ []byte, res *response) {
+		res.body = regexp.MustCompile(`<link rel="affordances"[^>]*>`).ReplaceAll(res.body, nil)
+	})},
+	{"delta without Vary", "v0.headers.delta", onResponse(func(r *http.Request, _ []byte, res *response) {
+		if r.Method == http.MethodPost {
+			res.header.Del("Vary")
+		}
+	})},
+	{"JSON for */*", "v0.negotiation.wildcard", onRequest(func(r *http.Request, _ *[]byte) {
+		if r.Header.Get("Accept") == "*/*" {
+			r.Header.Set("Accept", affordances.MediaType)
+		}
+	})},
+	{"JSON for application/json", "v0.negotiation.json", onRequest(func(r *http.Request, _ *[]byte) {
+		if r.Header.Get("Accept") == "application/json" && !strings.HasPrefix(r.URL.Path, "/.well-known/") {
+			r.Header.Set("Accept", affordances.MediaType)
+		}
+	})},
+	{"q=0 ignored", "v0.negotiation.q-zero", onRequest(func(r *http.Request, _ *[]byte) {
+		if strings.Contains(r.Header.Get("Accept"), affordances.MediaType+";q=0") {
+			r.Header.Set("Accept", affordances.MediaType)
+		}
+	})},
+	{"JSON for text/html", "v0.negotiation.html", onRequest(func(r *http.Request, _ *[]byte) {
+		if r.Header.Get("Accept") == "text/html" {
+			r.Header.Set("Accept", affordances.MediaType)
+		}
+	})},
+	{"JSON without Accept", "v0.negotiation.no-accept", onRequest(func(r *http.Request, _ *[]byte) {
+		if r.Method == http.MethodGet && r.Header.Get("Accept") == "" {
+			r.Header.Set("Accept", affordances.MediaType)
+		}
+	})},
+	{"no alias", "v0.negotiation.alias", onRequest(func(r *http.Request, _ *[]byte) {
+		if r.URL.Query().Get("affordances") == "1" {
+			r.URL.RawQuery = ""
+		}
+	})},
+	{"HEAD answers HTML", "v0.negotiation.head", onRequest(func(r *http.Request, _ *[]byte) {
+		if r.Method == http.MethodHead {
+			r.Header.Set("Accept", "text/html")
+		}
+	})},
+	{"no graph answers plain 404", "v0.negotiation.not-found", onResponse(func(r *http.Request, _ []byte, res *response) {
+		if r.Method == http.MethodGet && res.status == 404 && res.isDoc() {
+			res.header.Set("Content-Type", "text/plain; charset=utf-8")
+			res.body = []byte("404 page not found\n")
+		}
+	})},
+	{"index only for its Accept", "v0.negotiation.index-any-accept", mutant(func(r *http.Request, _ *[]byte, _ http.Handler) *response {
+		if r.URL.Path == affordances.IndexPath && !strings.Contains(r.Header.Get("Accept"), affordances.MediaType) {
+			return &response{status: 406, header: http.Header{"Content-Type": {"text/plain"}}, body: []byte("not acceptable")}
+		}
+		return nil
+	}, nil)},
+	{"index without auth", "v0.shape.index", onResponse(func(r *http.Request, _ []byte, res *response) {
+		if r.URL.Path == affordances.IndexPath {
+			res.editJSON(func(m map[string]any) { delete(m, "auth") })
+		}
+	})},
+	{"graph nav without to", "v0.shape.graph", onResponse(func(r *http.Request, _ []byte, res *response) {
+		if isGraphGET(r, res) {
+			res.editJSON(func(m map[string]any) {
+				if nav, ok := m["nav"].([]any); ok {
+					m["nav"] = append(nav, map[string]any{"label": "Nowhere"})
+				}
+			})
+		}
+	})},
+	{"graph page is another path", "v0.shape.page", onResponse(func(r *http.Request, _ []byte, res *response) {
+		if isGraphGET(r, res) && r.URL.Path == "/cart" {
+			res.editJSON(func(m map[string]any) { m["page"] = "/basket" })
+		}
+	})},
+	{"an action listed twice", "v0.shape.unique-names", onResponse(func(r *http.Request, _ []byte, res *response) {
+		if isGraphGET(r, res) {
+			res.editJSON(func(m map[string]any) {
+				if as, ok := m["actions"].([]any); ok && len(as) > 0 {
+					m["actions"] = append(as, as[0])
+				}
+			})
+		}
+	})},
+	{"unavailable without reason", "v0.shape.reason", onResponse(func(r *http.Request, _ []byte, res *response) {
+		if isGraphGET(r, res) {
+			res.editJSON(func(m map[string]any) {
+				as, _ := m["actions"].([]any)
+				for _, a := range as {
+					delete(a.(map[string]any), "reason")
+				}
+			})
+		}
+	})},
+	{"route missing from the index", "v0.consistency.graph-routes", onResponse(func(r *http.Request, _ []byte, res *response) {
+		if r.URL.Path == affordances.IndexPath {
+			res.editJSON(func(m map[string]any) {
+				rs := m["routes"].([]any)
+				for i, x := range rs {
+					if x.(map[string]any)["route"] == "/cart" {
+						m["routes"] = append(rs[:i:i], rs[i+1:]...)
+						return
+					}
+				}
+			})
+		}
+	})},
+	{"action missing from the index", "v0.consistency.actions-in-index", onResponse(func(r *http.Request, _ []byte, res *response) {
+		if r.URL.Path == affordances.IndexPath {
+			res.editJSON(func(m map[string]any) {
+				for _, x := range m["routes"].([]any) {
+					if x.(map[string]any)["route"] == "/cart" {
+						x.(map[string]any)["actions"] = []any{}
+					}
+				}
+			})
+		}
+	})},
+	{"summary differs from descriptor", "v0.consistency.summaries", onResponse(func(r *http.Request, _ []byte, res *response) {
+		if r.URL.Path == affordances.IndexPath {
+			res.editJSON(func(m map[string]any) {
+				for _, x := range m["routes"].([]any) {
+					for _, a := range x.(map[string]any)["actions"].([]any) {
+						a.(map[string]any)["description"] = "Something else"
+					}
+				}
+			})
+		}
+	})},
+	{"body not JSON answered 500", "v0.call.not-json", mutant(func(r *http.Request, body *[]byte, _ http.Handler) *response {
+		if r.Method == http.MethodPost && !json.Valid(*body) {
+			res := &response{header: http.Header{"Vary": {"Accept"}, "Cache-Control": {"private, no-store"}}}
+			res.setError(500, "internal", "Something went wrong.")
+			return res
+		}
+		return nil
+	}, nil)},
+	{"body too large answered 400", "v0.call.too-large", onResponse(func(r *http.Request, _ []byte, res *response) {
+		if res.status == 413 {
+			res.status = 400
+		}
+	})},
+	{"unknown action unavailable", "v0.call.not-found", onResponse(func(r *http.Request, _ []byte, res *response) {
+		if r.Method == http.MethodPost && res.code() == "not_found" {
+			res.setError(409, "unavailable", "No such thing here.")
+		}
+	})},
+	{"unauthorized with 400", "v0.status.unauthorized", onResponse(func(_ *http.Request, _ []byte, res *response) {
+		if res.status == 401 {
+			res.status = 400
+		}
+	})},
+	{"origin refusal with 401", "v0.status.origin-403", onResponse(func(_ *http.Request, _ []byte, res *response) {
+		if res.status == 403 && res.code() == "unauthorized" {
+			res.status = 401
+			res.header.Set("WWW-Authenticate", "Bearer")
+		}
+	})},
+	{"no WWW-Authenticate", "v0.call.www-authenticate", onResponse(func(_ *http.Request, _ []byte, res *response) {
+		res.header.Del("WWW-Authenticate")
+	})},
+	{"unknown Call fields refused", "v0.call.unknown-fields", mutant(func(r *http.Request, body *[]byte, _ http.Handler) *response {
+		if r.Method == http.MethodPost && bytes.Contains(*body, []byte("conformanceUnknown")) {
+			res := &response{header: http.Header{"Vary": {"Accept"}, "Cache-Control": {"private, no-store"}}}
+			res.setError(400, "invalid_input", "Unknown field.")
+			res.editJSON(func(m map[string]any) {
+				m["error"].(map[string]any)["issues"] = []any{map[string]any{"path": "", "message": "unknown field conformanceUnknown"}}
+			})
+			return res
+		}
+		return nil
+	}, nil)},
+	{"input validated before the caller", "v0.order.unauthorized-before-input", mutant(func(r *http.Request, body *[]byte, _ http.Handler) *response {
+		if r.Method == http.MethodPost && r.Header.Get("Authorization") == "" && r.Header.Get("Cookie") == "" && len(*body) < 1<<20 {
+			if _, isString := callOf(*body)["input"].(string); isString {
+				res := &response{header: http.Header{"Vary": {"Accept"}, "Cache-Control": {"private, no-store"}}}
+				res.setError(400, "invalid_input", "The input is not an object.")
+				res.editJSON(func(m map[string]any) {
+					m["error"].(map[string]any)["issues"] = []any{map[string]any{"path": "", "message": "want an object"}}
+				})
+				return res
+			}
+		}
+		return nil
+	}, nil)},
+	{"cookie call without Origin allowed", "v0.security.cookie-no-origin", onRequest(func(r *http.Request, _ *[]byte) {
+		if r.Method == http.MethodPost && r.Header.Get("Cookie") != "" && r.Header.Get("Origin") == "" && r.Header.Get("Authorization") == "" {
+			r.Header.Del("Cookie")
+		}
+	})},
+	{"Origin null allowed", "v0.security.cookie-null-origin", onRequest(func(r *http.Request, _ *[]byte) {
+		if r.Header.Get("Origin") == "null" {
+			r.Header.Del("Cookie")
+			r.Header.Del("Origin")
+		}
+	})},
+	{"another Origin allowed", "v0.security.cookie-other-origin", onRequest(func(r *http.Request, _ *[]byte) {
+		if o := r.Header.Get("Origin"); o != "" && o != "null" && o != "http://"+r.Host {
+			r.Header.Set("Origin", "http://"+r.Host)
+		}
+	})},
+	{"same Origin refused", "v0.security.cookie-same-origin", mutant(func(r *http.Request, _ *[]byte, _ http.Handler) *response {
+		if r.Method == http.MethodPost && r.Header.Get("Cookie") != "" && r.Header.Get("Origin") == "http://"+r.Host {
+			res := &response{header: http.Header{"Vary": {"Accept"}, "Cache-Control": {"private, no-store"}}}
+			res.setError(403, "unauthorized", "Cross-origin call.")
+			return res
+		}
+		return nil
+	}, nil)},
+	{"bearer call needs Origin", "v0.security.bearer-no-origin", mutant(func(r *http.Request, _ *[]byte, _ http.Handler) *response {
+		if r.Method == http.MethodPost && r.Header.Get("Cookie") != "" && r.Header.Get("Authorization") != "" && r.Header.Get("Origin") == "" {
+			res := &response{header: http.Header{"Vary": {"Accept"}, "Cache-Control": {"private, no-store"}}}
+			res.setError(403, "unauthorized", "A call needs this site's Origin header.")
+			return res
+		}
+		return nil
+	}, nil)},
+	{"guard before validation", "v0.order.input-before-guard", mutant(func(r *http.Request, body *[]byte, h http.Handler) *response {
+		if r.Method != http.MethodPost || r.Header.Get("Authorization") == "" {
+			return nil
+		}
+		get := httptest.NewRequest(http.MethodGet, r.URL.Path, nil)
+		get.Header.Set("Accept", affordances.MediaType)
+		get.Header.Set("Authorization", r.Header.Get("Authorization"))
+		page := serve(h, get)
+		var g affordances.Graph
+		json.Unmarshal(page.body, &g)
+		for _, a := range g.Actions {
+			if a.Name == callOf(*body)["action"] && !a.Available {
+				res := &response{header: http.Header{"Vary": {"Accept"}, "Cache-Control": {"private, no-store"}}}
+				res.setError(409, "unavailable", a.Reason)
+				return res
+			}
+		}
+		return nil
+	}, nil)},
+	{"confirm_required before the guard", "v0.order.guard-before-confirm", onResponse(func(r *http.Request, body []byte, res *response) {
+		c := callOf(body)
+		if res.code() == "unavailable" && c["action"] == confirmAction && c["confirm"] != true {
+			res.setError(428, "confirm_required", "Place the order?")
+		}
+	})},
+	{"confirm_required before validation", "v0.order.input-before-confirm", onResponse(func(r *http.Request, body []byte, res *response) {
+		c := callOf(body)
+		if res.code() == "invalid_input" && c["action"] == confirmAction && c["confirm"] != true {
+			res.setError(428, "confirm_required", "Place the order?")
+		}
+	})},
+	{"confirm runs without confirm: true", "v0.call.confirm-required", onRequest(func(r *http.Request, body *[]byte) {
+		if c := callOf(*body); r.Method == http.MethodPost && c["action"] == confirmAction {
+			c["confirm"] = true
+			*body, _ = json.Marshal(c)
+		}
+	})},
+	{"confirm_required with 400", "v0.status.confirm-required", onResponse(func(_ *http.Request, _ []byte, res *response) {
+		if res.code() == "confirm_required" {
+			res.status = 400
+		}
+	})},
+	{"unavailable with 400", "v0.status.unavailable", onResponse(func(_ *http.Request, _ []byte, res *response) {
+		if res.code() == "unavailable" {
+			res.status = 400
+		}
+	})},
+	{"not_found call with 400", "v0.status.not-found", onResponse(func(r *http.Request, _ []byte, res *response) {
+		if r.Method == http.MethodPost && res.code() == "not_found" {
+			res.status = 400
+		}
+	})},
+	{"unavailable without message", "v0.call.unavailable", onResponse(func(_ *http.Request, _ []byte, res *response) {
+		if res.code() == "unavailable" {
+			res.editJSON(func(m map[string]any) { m["error"].(map[string]any)["message"] = "" })
+		}
+	})},
+	{"invalid_input without issues", "v0.call.issues", onResponse(func(_ *http.Request, _ []byte, res *response) {
+		if res.code() == "invalid_input" {
+			res.editJSON(func(m map[string]any) { delete(m["error"].(map[string]any), "issues") })
+		}
+	})},
+	{"manifest of another version", "aal.manifest.valid", onResponse(func(r *http.Request, _ []byte, res *response) {
+		if r.URL.Path == "/.well-known/agent-affordances.json" {
+			res.editJSON(func(m map[string]any) { m["aal"] = "9.9" })
+		}
+	})},
+	{"manifest missing a route", "aal.manifest.routes", onResponse(func(r *http.Request, _ []byte, res *response) {
+		if r.URL.Path == "/.well-known/agent-affordances.json" {
+			res.editJSON(func(m map[string]any) {
+				rs := m["routes"].([]any)
+				for i, x := range rs {
+					if x.(map[string]any)["route"] == "/login" {
+						m["routes"] = append(rs[:i:i], rs[i+1:]...)
+						return
+					}
+				}
+			})
+		}
+	})},
+	{"fragment label with a zero-width space", "aal.fragment.valid", onResponse(func(r *http.Request, _ []byte, res *response) {
+		if strings.HasPrefix(r.URL.Path, "/.well-known/agent-affordances/") {
+			res.editJSON(func(m map[string]any) {
+				for _, a := range m["affordances"].([]any) {
+					a.(map[string]any)["label"] = "Click\u200bhere"
+				}
+			})
+		}
+	})},
+	{"fragment of another page", "aal.fragment.page", onResponse(func(r *http.Request, _ []byte, res *response) {
+		if strings.HasPrefix(r.URL.Path, "/.well-known/agent-affordances/") {
+			res.editJSON(func(m map[string]any) { m["page"] = "/elsewhere" })
+		}
+	})},
+	{"an action without its affordance", "aal.fragment.affordances", onResponse(func(r *http.Request, _ []byte, res *response) {
+		if r.URL.Path == "/.well-known/agent-affordances/login.json" {
+			res.editJSON(func(m map[string]any) {
+				if as := m["affordances"].([]any); len(as) > 0 {
+					m["affordances"] = as[1:]
+				}
+			})
+		}
+	})},
+	{"a selector matching two elements", "aal.selector.unique", onResponse(func(_ *http.Request, _ []byte, res *response) {
+		if m := regexp.MustCompile(`data-aal="([^"]+)"`).FindSubmatch(res.body); m != nil && !res.isDoc() {
+			res.body = bytes.Replace(res.body, []byte("</body>"), []byte(`<span data-aal="`+string(m[1])+`"></span></body>`), 1)
+		}
+	})},
+	{"nav link with an email", "v0.privacy.urls", onResponse(func(r *http.Request, _ []byte, res *response) {
+		if isGraphGET(r, res) {
+			res.editJSON(func(m map[string]any) {
+				nav, _ := m["nav"].([]any)
+				m["nav"] = append(nav, map[string]any{"to": "/users/alice@example.com", "label": "Profile"})
+			})
+		}
+	})},
+	{"huge graph", "v0.size.tokens", onResponse(func(r *http.Request, _ []byte, res *response) {
+		if isGraphGET(r, res) {
+			res.editJSON(func(m map[string]any) { m["md"] = strings.Repeat("A long page, word after word. ", 1000) })
+		}
+	})},
+	{"entity the HTML does not show", "v0.privacy.entities-in-html", onResponse(func(r *http.Request, _ []byte, res *response) {
+		if isGraphGET(r, res) {
+			res.editJSON(func(m map[string]any) {
+				if e, ok := m["entities"].(map[string]any); ok {
+					e["internalNote"] = "margin 62%"
+				}
+			})
+		}
+	})},
+}
+
+// TestMutants runs the suite against servers that each break one rule:
+// the check for that rule must fail, and no other must.
+func TestMutants(t *testing.T) {
+	if len(mutants) < 30 {
+		t.Errorf("%d mutants, want at least 30", len(mutants))
+	}
+	for _, m := range mutants {
+		t.Run(m.name, func(t *testing.T) {
+			t.Parallel()
+			url, token := demo(t, m.wrap)
+			rep := conformance.Run(t.Context(), url, &conformance.Options{Token: token, AllowWrites: true})
+			res, ok := rep.Result(m.breaks)
+			if !ok {
+				t.Fatalf("no check %s", m.breaks)
+			}
+			if res.Outcome != conformance.Fail {
+				t.Errorf("%s: got %s (%s), want fail", m.breaks, res.Outcome, res.Reason)
+			}
+			for _, c := range rep.Failed(conformance.Must) {
+				if c.ID != m.breaks {
+					t.Errorf("%s failed too: %s", c.ID, c.Reason)
+				}
+			}
+		})
+	}
+}
