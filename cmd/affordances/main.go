@@ -15,7 +15,7 @@
 //
 //	0  done
 //	1  the command ran and failed: the site answered an error delta
-//	   (inspect, call, index), or lint found problems
+//	   (inspect, call, index), lint found problems, or a must of conform failed
 //	2  the command line was wrong (a missing argument, input that is not JSON)
 //	3  the call needed a person's approval and did not get it, or the gate
 //	   refused it; nothing that could run was done
@@ -84,7 +84,7 @@ type command struct {
 var commands []*command
 
 func init() {
-	commands = []*command{demoCommand, indexCommand, inspectCommand, callCommand, lintCommand, versionCommand, helpCommand}
+	commands = []*command{demoCommand, indexCommand, inspectCommand, callCommand, lintCommand, conformCommand, versionCommand, helpCommand}
 }
 
 // usageError is a mistake on the command line: exit code 2.

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"net/http"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/affordances/affordances-go/conformance"
+)
+
+var conformCommand = &command{
+	Name:    "conform",
+	Args:    "URL",
+	Summary: "Run the conformance suite against a site: every rule of Affordances v0 and AAL, must and should.",
+	Details: `The suite discovers the site from its index (/.well-known/affordances.json)
+and the graphs' nav from /, then runs each check: negotiation, headers,
+shapes against the JSON Schemas, the order of the steps of a call and the
+status of each error code, the Origin rule, the index against the graphs,
+the AAL manifest, fragments and selectors, and (should) size and privacy.
+
+It only reads by default: the calls it sends must all be refused before
+anything runs, and it checks the pages did not change. With --allow-writes
+and the --token of a test account it also runs a public read-only action
+and one harmless session action (reversible, trust user or safe, per AAL),
+and sees a confirm action answer confirm_required.
+
+Progress goes to stderr, one line per check; the summary table (id, level,
+outcome, reason) to stdout, or the whole report with evidence with --json.
+Exit status: 0 every must passed, 1 a must failed, 2 a usage error.`,
+	Example: `# read-only, anonymous
+affordances conform http://127.0.0.1:8080
+# everything, as the demo user (the token is in the demo's banner)
+affordances conform http://127.0.0.1:8080 --allow-writes --token "$TOKEN"
+# the report with the request and response that decided each check
+affordances conform --json http://127.0.0.1:8080 | jq '.checks[] | select(.outcome == "fail")'`,
+	Flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+		token := fs.String("token", "", "bearer `token` of a test account")
+		writes := fs.Bool("allow-writes", false, "let the suite run real, harmless actions (needs --token)")
+		asJSON := fs.Bool("json", false, "print the report as JSON, with the evidence of each check")
+		maxPages := fs.Int("max-pages", 50, "discover at most `n` pages")
+		return func(ctx context.Context, e *env, args []string) error {
+			if len(args) != 1 {
+				return usagef("name one URL")
+			}
+			if !strings.HasPrefix(args[0], "http://") && !strings.HasPrefix(args[0], "https://") {
+				return usagef("not an http(s) URL: %q", args[0])
+			}
+			if *writes && *token == "" {
+				return usagef("--allow-writes needs --token")
+			}
+			if *maxPages < 1 {
+				return usagef("--max-pages must be at least 1")
+			}
+			rep := conformance.Run(ctx, args[0], &conformance.Options{
+				Token: *token, AllowWrites: *writes, MaxPages: *maxPages, Progress: e.stderr,
+				HTTPClient: &http.Client{Timeout: 20 * time.Second},
+			})
+			if *asJSON {
+				enc := json.NewEncoder(e.stdout)
+				enc.SetIndent("", "  ")
+				enc.SetEscapeHTML(false)
+				if err := enc.Encode(rep); err != nil {
+					return err
+				}
+			} else {
+				printReport(e, rep)
+			}
+			if !rep.Passed() {
+				return errFailed
+			}
+			return nil
+		}
+	},
+}
+
+func printReport(e *env, rep *conformance.Report) {
+	tw := tabwriter.NewWriter(e.stdout, 0, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tLEVEL\tOUTCOME\tREASON")
+	count := map[string]int{}
+	for _, c := range rep.Checks {
+		reason := c.Reason
+		if len(reason) > 100 {
+			reason = reason[:100] + "…"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", c.ID, c.Level, c.Outcome, strings.ReplaceAll(reason, "\n", " "))
+		count[string(c.Level)+" "+string(c.Outcome)]++
+	}
+	tw.Flush()
+	fmt.Fprintf(e.stdout, "\n%d pages, %d checks: must %d passed, %d failed, %d skipped; should %d passed, %d failed, %d skipped\n",
+		len(rep.Pages), len(rep.Checks), count["must pass"], count["must fail"], count["must skip"],
+		count["should pass"], count["should fail"], count["should skip"])
+	for _, c := range rep.Failed(conformance.Must) {
+		fmt.Fprintf(e.stdout, "\nFAIL %s (%s): %s\n  rule: %s%s\n", c.ID, c.Section, c.Reason, c.Rule, c.Evidence)
+	}
+}
