@@ -129,6 +129,16 @@ var mutants = []struct {
 			res.header.Del("Vary")
 		}
 	})},
+	{"rate_limited without Retry-After", "v0.status.rate-limited", onResponse(func(_ *http.Request, _ []byte, res *response) {
+		if res.code() == "rate_limited" {
+			res.header.Del("Retry-After")
+		}
+	})},
+	{"rate_limited with 503", "v0.status.rate-limited", onResponse(func(_ *http.Request, _ []byte, res *response) {
+		if res.code() == "rate_limited" {
+			res.status = http.StatusServiceUnavailable
+		}
+	})},
 	{"no Link header", "v0.headers.link", onResponse(func(_ *http.Request, _ []byte, res *response) { res.header.Del("Link") })},
 	{"no link element", "v0.headers.link-element", onResponse(func(_ *http.Request, _ []byte, res *response) {
 		res.body = regexp.MustCompile(`<link rel="affordances"[^>]*>`).ReplaceAll(res.body, nil)
