@@ -1,0 +1,53 @@
+package mcpbridge
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+var defaultHTTPClient = &http.Client{Timeout: 30 * time.Second}
+
+// Handler returns the MCP endpoint (streamable HTTP) a publisher mounts on
+// its own site, such as at /mcp, and advertises as "mcp" in its site index
+// (SiteOptions.MCP). Its tools are those of [NewServer], limited to the
+// site: a URL argument may be a path, and a URL of another origin is
+// refused. The calls reach site, the site's own handler, in process, at
+// the origin the MCP request came to; each carries the MCP caller's bearer
+// token (its Authorization header), or else opts.Token. opts may be nil;
+// its HTTPClient is not used.
+func Handler(site http.Handler, opts *Options) http.Handler {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	o.HTTPClient = &http.Client{Transport: inProcess{site}, Timeout: 30 * time.Second}
+	return mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
+		scheme := "http"
+		if r.TLS != nil {
+			scheme = "https"
+		}
+		b := &bridge{opts: o, origin: scheme + "://" + r.Host, passToken: true}
+		return b.server()
+	}, nil)
+}
+
+// inProcess is an http.RoundTripper that serves each request with a
+// handler, without a network.
+type inProcess struct{ h http.Handler }
+
+func (t inProcess) RoundTrip(req *http.Request) (*http.Response, error) {
+	r := req.Clone(req.Context())
+	r.RequestURI = req.URL.RequestURI()
+	r.RemoteAddr = "127.0.0.1:0"
+	if r.Host == "" {
+		r.Host = req.URL.Host
+	}
+	w := httptest.NewRecorder()
+	t.h.ServeHTTP(w, r)
+	res := w.Result()
+	res.Request = req
+	return res, nil
+}
