@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/affordances/affordances-go/examples/shop"
+	"github.com/affordances/affordances-go/mcpbridge"
 )
 
 // demoTokenEnv names the environment variable that fixes the demo user's
@@ -66,7 +67,7 @@ func runDemo(ctx context.Context, e *env, addr, dir string) error {
 		}
 	}
 	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	s, err := shop.Open(ctx, &shop.Options{DataDir: dir, DemoToken: e.getenv(demoTokenEnv), Logger: logger})
+	s, err := shop.Open(ctx, &shop.Options{DataDir: dir, DemoToken: e.getenv(demoTokenEnv), Logger: logger, MCP: "/mcp"})
 	if err != nil {
 		return err
 	}
@@ -84,8 +85,12 @@ func runDemo(ctx context.Context, e *env, addr, dir string) error {
 Press Ctrl-C to stop.
 `, url, s.Path(), shop.DemoEmail, shop.DemoPassword, shop.AdminEmail, shop.AdminPassword, s.Token(), s.Token(), url)
 
+	// The shop's own MCP endpoint, advertised in its index.
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", mcpbridge.Handler(s.Handler(), nil))
+	mux.Handle("/", s.Handler())
 	srv := &http.Server{
-		Handler:           s.Handler(),
+		Handler:           mux,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second, // a slow body cannot hold a connection
 		IdleTimeout:       2 * time.Minute,

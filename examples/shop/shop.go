@@ -77,6 +77,11 @@ type Options struct {
 	// a cookie call or a form post may carry. Empty: derived from each
 	// request's scheme and Host.
 	Origin string
+
+	// MCP is the path of the shop's MCP endpoint, advertised as "mcp" in
+	// its site index; the caller mounts the endpoint there (the demo
+	// command mounts mcpbridge.Handler at /mcp). Empty: none.
+	MCP string
 }
 
 // A Shop is the demo shop: its database, its Affordances site and its HTML
@@ -153,6 +158,7 @@ func Open(ctx context.Context, opts *Options) (*Shop, error) {
 		Authenticate: s.authenticate,
 		SignInReason: signInReason,
 		Logger:       s.logger,
+		MCP:          o.MCP,
 	})
 	s.declare()
 	s.handler = s.site.Handler(s.pages(o.Origin))
