@@ -148,11 +148,14 @@ func (s *Site) proceed(ctx context.Context, c Call, a *action, req *Request) (_ 
 	}
 	before := rt.listing(ctx, req)
 
-	// Step 5: the guard.
-	for _, l := range before {
-		if l.a == a && !l.available {
-			return fail(NewError(Unavailable, l.reason))
-		}
+	// Step 5: the guard. An action no longer listed once the state is
+	// loaded (Visible changed its mind) is refused, never run unguarded.
+	i := slices.IndexFunc(before, func(l listed) bool { return l.a == a })
+	switch {
+	case i < 0:
+		return fail(forbidden("You may not do this."))
+	case !before[i].available:
+		return fail(NewError(Unavailable, before[i].reason))
 	}
 
 	// Step 6: confirm actions need confirm: true; nothing runs without it.

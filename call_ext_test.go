@@ -444,6 +444,22 @@ func TestCookieCannotRescueABadToken(t *testing.T) {
 	}
 }
 
+// TestVisibleChangingItsMindIsRefused: an action visible when the call
+// was authorized but no longer once the state is loaded is refused (403)
+// and never runs without its guard (seed 000 steps 2 and 5).
+func TestVisibleChangingItsMindIsRefused(t *testing.T) {
+	ran, asked := 0, 0
+	site := affordances.NewSite(nil)
+	affordances.AddAction(site.Route("/", nil), &affordances.Action{Name: "act", Expose: affordances.ExposePublic,
+		Visible: func(*affordances.Request) bool { asked++; return asked == 1 },
+		Guard:   func(context.Context, *affordances.Request) (bool, string) { return false, "Never." }},
+		func(context.Context, *affordances.Request, struct{}) (struct{}, error) { ran++; return struct{}{}, nil })
+	res := do(t, site.Handler(nil), post("/", `{"action":"act"}`))
+	if res.status != 403 || ran != 0 {
+		t.Errorf("got %d %s and %d runs, want 403 and none", res.status, res.body, ran)
+	}
+}
+
 // TestPanicsAreContained: a panic in Visible hides the action; a panic in
 // Authenticate is internal; a typed nil *Error is internal; the server keeps
 // serving (DESIGN.md: the request path never panics).

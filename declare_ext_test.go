@@ -24,6 +24,7 @@ func TestBadDeclarationsPanic(t *testing.T) {
 	}{
 		{"pattern without a slash", `Route("products"): a pattern starts with /`, func(s *affordances.Site) { s.Route("products", nil) }},
 		{"empty segment", "empty segment", func(s *affordances.Site) { s.Route("/a//b", nil) }},
+		{"/index collides with / in AAL", "fragment path would be the one of /", func(s *affordances.Site) { s.Route("/index", nil) }},
 		{"parameter mixed with text", "mixes a parameter", func(s *affordances.Site) { s.Route("/p/x[id]", nil) }},
 		{"parameter twice", `parameter "id" twice`, func(s *affordances.Site) { s.Route("/p/[id]/[id]", nil) }},
 		{"duplicate route", `matches the same paths as "/p/[id]"`, func(s *affordances.Site) {

@@ -158,6 +158,9 @@ type Route struct {
 // pattern. opts may be nil.
 func (s *Site) Route(pattern string, opts *RouteOptions) *Route {
 	segs, err := parsePattern(pattern)
+	if err == nil && pattern == "/index" {
+		err = fmt.Errorf("its AAL fragment path would be the one of /, %s", FragmentPath("/"))
+	}
 	if err != nil {
 		panic(fmt.Sprintf("affordances: Route(%q): %v", pattern, err))
 	}
