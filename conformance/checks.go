@@ -179,6 +179,18 @@ func refusedByOrigin(origin string) func(*suite) verdict {
 	}
 }
 
+// unavailableTarget is an unavailable action of the given expose with a
+// minimal valid input, so only its guard can refuse it.
+func (s *suite) unavailableTarget(expose affordances.Expose) (*target, any) {
+	var in any
+	t := s.find(func(p *page, a affordances.ActionDescriptor) bool {
+		v, ok := minimalInput(a.Input, p.graph.Entities)
+		in = v
+		return ok && !a.Available && a.Expose == expose
+	})
+	return t, in
+}
+
 // sessionTarget is a session or confirm action with a minimal valid input.
 func (s *suite) sessionTarget(confirm bool) (*target, any) {
 	var in any
@@ -694,12 +706,7 @@ func init() {
 			if s.opts.Token == "" {
 				return skip("needs --token")
 			}
-			var in any
-			t := s.find(func(p *page, a affordances.ActionDescriptor) bool {
-				v, ok := minimalInput(a.Input, p.graph.Entities)
-				in = v
-				return ok && !a.Available && a.Expose == affordances.ExposeSession
-			})
+			t, in := s.unavailableTarget(affordances.ExposeSession)
 			if t == nil {
 				return skip("no unavailable session action the suite can build an input for")
 			}
@@ -716,12 +723,7 @@ func init() {
 			if s.opts.Token == "" {
 				return skip("needs --token")
 			}
-			var in any
-			t := s.find(func(p *page, a affordances.ActionDescriptor) bool {
-				v, ok := minimalInput(a.Input, p.graph.Entities)
-				in = v
-				return ok && !a.Available && a.Expose == affordances.ExposeConfirm
-			})
+			t, in := s.unavailableTarget(affordances.ExposeConfirm)
 			if t == nil {
 				return skip("no unavailable confirm action the suite can build an input for")
 			}
