@@ -8,7 +8,6 @@ import (
 	"image/png"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -16,29 +15,8 @@ import (
 
 	"github.com/affordances/affordances-go/aal"
 	"github.com/affordances/affordances-go/browser"
+	"github.com/affordances/affordances-go/browser/browsertest"
 )
-
-// start starts Chromium for one test. Without Chromium the test skips,
-// or fails under make check (AFFORDANCES_CHECK), where nothing may skip.
-func start(t *testing.T) *browser.Browser {
-	t.Helper()
-	b, err := browser.Start(t.Context(), nil)
-	if errors.Is(err, browser.ErrNoChromium) {
-		if os.Getenv("AFFORDANCES_CHECK") != "" {
-			t.Fatalf("%v: make check should have installed it (make deps)", err)
-		}
-		t.Skipf("%v; make check installs it", err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := b.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-	})
-	return b
-}
 
 func newPage(t *testing.T, b *browser.Browser) *browser.Page {
 	t.Helper()
@@ -108,7 +86,7 @@ func TestStartWithoutChromium(t *testing.T) {
 }
 
 func TestPage(t *testing.T) {
-	b := start(t)
+	b := browsertest.Start(t)
 	srv := testSite(t)
 	ctx := t.Context()
 	p := newPage(t, b)
@@ -185,7 +163,7 @@ func TestPage(t *testing.T) {
 }
 
 func TestCookiesArePerPage(t *testing.T) {
-	b := start(t)
+	b := browsertest.Start(t)
 	srv := testSite(t)
 	ctx := t.Context()
 	alice, bob := newPage(t, b), newPage(t, b)
@@ -207,7 +185,7 @@ func TestCookiesArePerPage(t *testing.T) {
 }
 
 func TestScreenshot(t *testing.T) {
-	b := start(t)
+	b := browsertest.Start(t)
 	srv := testSite(t)
 	ctx := t.Context()
 	for _, tc := range []struct {
@@ -234,7 +212,7 @@ func TestScreenshot(t *testing.T) {
 }
 
 func TestPerform(t *testing.T) {
-	b := start(t)
+	b := browsertest.Start(t)
 	srv := testSite(t)
 	ctx := t.Context()
 	p := newPage(t, b)
@@ -278,7 +256,7 @@ func TestPerform(t *testing.T) {
 }
 
 func TestAccessibility(t *testing.T) {
-	b := start(t)
+	b := browsertest.Start(t)
 	srv := testSite(t)
 	ctx := t.Context()
 	p := newPage(t, b)

@@ -8,7 +8,6 @@ package shop_test
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"image/png"
@@ -27,32 +26,11 @@ import (
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/aal"
 	"github.com/affordances/affordances-go/browser"
+	"github.com/affordances/affordances-go/browser/browsertest"
 	"github.com/affordances/affordances-go/examples/shop"
 )
 
 var screenshotsDir = flag.String("screenshots", "", "TestScreenshots writes its PNGs to this `directory` (make screenshots: docs/screenshots)")
-
-// startChromium starts Chromium for one test, closed when it ends.
-// Without Chromium the test skips, or fails under make check.
-func startChromium(t *testing.T) *browser.Browser {
-	t.Helper()
-	b, err := browser.Start(t.Context(), nil)
-	if errors.Is(err, browser.ErrNoChromium) {
-		if os.Getenv("AFFORDANCES_CHECK") != "" {
-			t.Fatalf("%v: make check should have installed it (make deps)", err)
-		}
-		t.Skipf("%v; make check installs it", err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := b.Close(); err != nil {
-			t.Errorf("closing Chromium: %v", err)
-		}
-	})
-	return b
-}
 
 // A person is someone using the shop in a browser tab of their own. Each
 // method does what they would do and fails the test when they could not.
@@ -309,7 +287,7 @@ func checkAgentGetsGraphs(t *testing.T, srv *httptest.Server, x *person, paths [
 // database. Then: Chromium never received an Affordances document, and
 // the same URLs answer an agent with the graph.
 func TestBrowserJourney(t *testing.T) {
-	b := startChromium(t)
+	b := browsertest.Start(t)
 	_, srv := newShop(t)
 	sam := newPerson(t, b, srv, "sam")
 	const email, password = "sam@example.com", "correct horse battery"
@@ -538,7 +516,7 @@ func (rec *shopRecorder) from(origin string) []received {
 // CORS preflight is allowed; 403 for the Origin rule), alice sees a page
 // saying so, and her cart is unchanged.
 func TestBrowserForgery(t *testing.T) {
-	b := startChromium(t)
+	b := browsertest.Start(t)
 	s, err := shop.Open(t.Context(), &shop.Options{DataDir: t.TempDir(), DemoToken: demoToken})
 	if err != nil {
 		t.Fatal(err)
@@ -701,7 +679,7 @@ var screenshotSizes = []struct {
 // static/shop.css), so a cell that does not fit widens the page and fails
 // this too.
 func TestScreenshots(t *testing.T) {
-	b := startChromium(t)
+	b := browsertest.Start(t)
 	s, srv := newShop(t)
 
 	// alice orders a tote and a mug, then fills her cart again.
