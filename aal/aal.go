@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -201,12 +202,28 @@ type Meta struct {
 // mapped as the manifest maps it, filled with the page's values
 // (CLARIFICATIONS 7). FragmentFor("/.well-known/agent-affordances/products/[slug].json",
 // "/products/[slug]", "/products/canvas-tote") is
-// "/.well-known/agent-affordances/products/canvas-tote.json". A page that
-// does not have the route's shape leaves fragment as it is; a query on the
-// page is not part of the path.
+// "/.well-known/agent-affordances/products/canvas-tote.json". A catch-all
+// last segment [...name] takes one or more non-empty segments of the page,
+// each path-escaped and joined by "/": FragmentFor("/.well-known/agent-affordances/files/[...path].json",
+// "/files/[...path]", "/files/a/b") is "/.well-known/agent-affordances/files/a/b.json".
+// A page that does not have the route's shape leaves fragment as it is; a
+// query on the page is not part of the path.
 func FragmentFor(fragment, route, page string) string {
 	page, _, _ = strings.Cut(page, "?")
 	rs, ps := strings.Split(route, "/"), strings.Split(page, "/")
+	last := rs[len(rs)-1]
+	catchAll := len(last) > 5 && strings.HasPrefix(last, "[...") && last[len(last)-1] == ']'
+	if catchAll {
+		if len(ps) < len(rs) || slices.Contains(ps[len(rs)-1:], "") {
+			return fragment
+		}
+		rest := make([]string, 0, len(ps)-len(rs)+1)
+		for _, seg := range ps[len(rs)-1:] {
+			rest = append(rest, url.PathEscape(seg))
+		}
+		fragment = strings.Replace(fragment, last, strings.Join(rest, "/"), 1)
+		rs, ps = rs[:len(rs)-1], ps[:len(rs)-1]
+	}
 	if len(rs) != len(ps) {
 		return fragment
 	}

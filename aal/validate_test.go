@@ -342,7 +342,8 @@ func TestConcurrentValidate(t *testing.T) {
 }
 
 // TestFragmentFor: an agent fills the manifest's [param] segments with the
-// concrete page's values (CLARIFICATIONS 7).
+// concrete page's values (CLARIFICATIONS 7), and a catch-all [...name] last
+// segment with one or more of them, each escaped, the slashes kept.
 func TestFragmentFor(t *testing.T) {
 	for _, tc := range []struct{ fragment, route, page, want string }{
 		{"/.well-known/agent-affordances/products/[slug].json", "/products/[slug]", "/products/canvas-tote", "/.well-known/agent-affordances/products/canvas-tote.json"},
@@ -350,6 +351,14 @@ func TestFragmentFor(t *testing.T) {
 		{"/.well-known/agent-affordances/a/[x]/b/[y].json", "/a/[x]/b/[y]", "/a/1/b/two", "/.well-known/agent-affordances/a/1/b/two.json"},
 		{"/.well-known/agent-affordances/p/[id].json", "/p/[id]", "/p/a b", "/.well-known/agent-affordances/p/a%20b.json"},
 		{"/.well-known/agent-affordances/p/[id].json", "/p/[id]", "/q/1/2", "/.well-known/agent-affordances/p/[id].json"},
+		{"/.well-known/agent-affordances/files/[...path].json", "/files/[...path]", "/files/a", "/.well-known/agent-affordances/files/a.json"},
+		{"/.well-known/agent-affordances/files/[...path].json", "/files/[...path]", "/files/a/b", "/.well-known/agent-affordances/files/a/b.json"},
+		{"/.well-known/agent-affordances/files/[...path].json", "/files/[...path]", "/files/a b/c?d/e?x=1", "/.well-known/agent-affordances/files/a%20b/c.json"},
+		{"/.well-known/agent-affordances/files/[...path].json", "/files/[...path]", "/files/[x]/y", "/.well-known/agent-affordances/files/%5Bx%5D/y.json"},
+		{"/.well-known/agent-affordances/u/[user]/f/[...path].json", "/u/[user]/f/[...path]", "/u/ann/f/x/y/z", "/.well-known/agent-affordances/u/ann/f/x/y/z.json"},
+		{"/.well-known/agent-affordances/files/[...path].json", "/files/[...path]", "/files", "/.well-known/agent-affordances/files/[...path].json"},
+		{"/.well-known/agent-affordances/files/[...path].json", "/files/[...path]", "/files/", "/.well-known/agent-affordances/files/[...path].json"},
+		{"/.well-known/agent-affordances/files/[...path].json", "/files/[...path]", "/files/a//b", "/.well-known/agent-affordances/files/[...path].json"},
 	} {
 		if got := aal.FragmentFor(tc.fragment, tc.route, tc.page); got != tc.want {
 			t.Errorf("FragmentFor(%q, %q, %q): got %q, want %q", tc.fragment, tc.route, tc.page, got, tc.want)
