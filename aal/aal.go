@@ -234,3 +234,105 @@ func FragmentFor(fragment, route, page string) string {
 	}
 	return fragment
 }
+
+// InputAttribute is the attribute that tells apart the elements one
+// selector matches when its action acts on one of several items (a delete
+// button on each row): a JSON object of the input fields that pick the
+// element's item, data-aal-input='{"task":"t-17"}' (CLARIFICATIONS 11).
+const InputAttribute = "data-aal-input"
+
+// ParseInput reads the value of a data-aal-input attribute, which must be
+// a JSON object; otherwise the error says why it is not.
+func ParseInput(attr string) (map[string]any, error) {
+	m, err := parseInput(attr)
+	if err != nil {
+		return nil, fmt.Errorf("aal: %w", err)
+	}
+	return m, nil
+}
+
+func parseInput(attr string) (map[string]any, error) {
+	var v any
+	if err := json.Unmarshal([]byte(attr), &v); err != nil {
+		return nil, fmt.Errorf("%s is not a JSON object: %w", InputAttribute, err)
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%s is not a JSON object: it is %s", InputAttribute, Visible(attr))
+	}
+	return m, nil
+}
+
+// Picks reports whether input picks the item whose data-aal-input is
+// item: every field of item has the same value in input, compared as
+// parsed JSON (17 is 17.0, and the order of an object's fields does not
+// matter). input may carry more fields; an empty item is picked by every
+// input.
+func Picks(item, input map[string]any) bool {
+	for k, v := range item {
+		w, ok := input[k]
+		if !ok {
+			return false
+		}
+		a, errA := canonicalJSON(v)
+		b, errB := canonicalJSON(w)
+		if errA != nil || errB != nil || a != b {
+			return false
+		}
+	}
+	return true
+}
+
+// canonicalJSON encodes v as JSON after a round trip through JSON, so that
+// equal JSON values, whatever their Go types, encode alike.
+func canonicalJSON(v any) (string, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "", err
+	}
+	var x any
+	if err := json.Unmarshal(b, &x); err != nil {
+		return "", err
+	}
+	b, err = json.Marshal(x)
+	return string(b), err
+}
+
+// CheckMatches checks the elements one affordance's selector matches on a
+// page against CLARIFICATIONS 11. inputs holds the data-aal-input
+// attribute of each matched element, in document order, nil for an
+// element without one; available says whether the affordance's action is
+// available on the page. It returns one sentence for each problem
+// ("element 2 of 3 lacks data-aal-input"), or nil when an unavailable
+// action matches nothing, an available one matches one element, or
+// several elements each carry a JSON object as data-aal-input and no two
+// carry the same one.
+func CheckMatches(available bool, inputs []*string) []string {
+	n := len(inputs)
+	switch {
+	case n == 0 && available:
+		return []string{"no element matches while the action is available"}
+	case n < 2:
+		return nil
+	}
+	var out []string
+	first := map[string]int{} // canonical input -> the element that carried it first
+	for i, attr := range inputs {
+		if attr == nil {
+			out = append(out, fmt.Sprintf("element %d of %d lacks %s", i+1, n, InputAttribute))
+			continue
+		}
+		m, err := parseInput(*attr)
+		if err != nil {
+			out = append(out, fmt.Sprintf("element %d of %d: %v", i+1, n, err))
+			continue
+		}
+		c, _ := canonicalJSON(m) // parsed JSON always encodes
+		if j, ok := first[c]; ok {
+			out = append(out, fmt.Sprintf("elements %d and %d carry the same input %s", j+1, i+1, Visible(c)))
+			continue
+		}
+		first[c] = i
+	}
+	return out
+}

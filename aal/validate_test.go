@@ -365,3 +365,84 @@ func TestFragmentFor(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckMatches: an available action's selector matches an element;
+// several elements each carry a distinct JSON object as data-aal-input,
+// compared as parsed JSON (CLARIFICATIONS 11).
+func TestCheckMatches(t *testing.T) {
+	s := func(v string) *string { return &v }
+	for _, tc := range []struct {
+		name      string
+		available bool
+		inputs    []*string
+		want      []string
+	}{
+		{"one element", true, []*string{nil}, nil},
+		{"one element, malformed input not checked", true, []*string{s("{")}, nil},
+		{"unavailable, no element", false, nil, nil},
+		{"available, no element", true, nil, []string{"no element matches while the action is available"}},
+		{"several distinct", true, []*string{s(`{"task":"t-1"}`), s(`{"task":"t-2"}`), s(`{"task":"t-1","list":"a"}`)}, nil},
+		{"unavailable, several distinct", false, []*string{s(`{"task":"t-1"}`), s(`{"task":"t-2"}`)}, nil},
+		{"several, one lacks it", true, []*string{s(`{"task":"t-1"}`), nil, s(`{"task":"t-3"}`)}, []string{"element 2 of 3 lacks data-aal-input"}},
+		{"unavailable, several lack it", false, []*string{nil, nil}, []string{"element 1 of 2 lacks data-aal-input", "element 2 of 2 lacks data-aal-input"}},
+		{"not JSON", true, []*string{s(`{"task":"t-1"}`), s(`{task:1}`)}, []string{"element 2 of 2: data-aal-input is not a JSON object: invalid character 't' looking for beginning of object key string"}},
+		{"an array", true, []*string{s(`["t-1"]`), s(`{"task":"t-2"}`)}, []string{`element 1 of 2: data-aal-input is not a JSON object: it is ["t-1"]`}},
+		{"null", true, []*string{s(`null`), s(`{"task":"t-2"}`)}, []string{`element 1 of 2: data-aal-input is not a JSON object: it is null`}},
+		{"same input", true, []*string{s(`{"task":"t-1"}`), s(`{"task":"t-2"}`), s(`{"task":"t-1"}`)}, []string{`elements 1 and 3 carry the same input {"task":"t-1"}`}},
+		{"same as parsed JSON", true, []*string{s(`{"a":1,"b":"x"}`), s(`{ "b" : "\u0078", "a" : 1.0 }`)}, []string{`elements 1 and 2 carry the same input {"a":1,"b":"x"}`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := aal.CheckMatches(tc.available, tc.inputs); !slices.Equal(got, tc.want) {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestPicks: an input picks an item when every field of the item's
+// data-aal-input has the same JSON value in it (CLARIFICATIONS 11).
+func TestPicks(t *testing.T) {
+	for _, tc := range []struct {
+		item  string
+		input map[string]any
+		want  bool
+	}{
+		{`{"task":"t-17"}`, map[string]any{"task": "t-17"}, true},
+		{`{"task":"t-17"}`, map[string]any{"task": "t-17", "note": "more fields are fine"}, true},
+		{`{"task":"t-17"}`, map[string]any{"task": "t-18"}, false},
+		{`{"task":"t-17"}`, map[string]any{}, false},
+		{`{"task":"t-17"}`, nil, false},
+		{`{"id":17}`, map[string]any{"id": 17}, true},
+		{`{"id":17}`, map[string]any{"id": 17.0}, true},
+		{`{"id":17}`, map[string]any{"id": "17"}, false},
+		{`{"at":{"x":1,"y":[true,null]}}`, map[string]any{"at": map[string]any{"y": []any{true, nil}, "x": int64(1)}}, true},
+		{`{"at":{"x":1}}`, map[string]any{"at": map[string]any{"x": 1, "y": 2}}, false},
+		{`{}`, map[string]any{"task": "t-17"}, true},
+		{`{"f":1}`, map[string]any{"f": func() {}}, false},
+	} {
+		item, err := aal.ParseInput(tc.item)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := aal.Picks(item, tc.input); got != tc.want {
+			t.Errorf("Picks(%s, %v): got %v, want %v", tc.item, tc.input, got, tc.want)
+		}
+	}
+}
+
+// TestParseInput: data-aal-input is a JSON object, and nothing else.
+func TestParseInput(t *testing.T) {
+	for _, tc := range []struct{ attr, wantErr string }{
+		{`{"task":"t-17"}`, ""},
+		{`{}`, ""},
+		{``, "aal: data-aal-input is not a JSON object: unexpected end of JSON input"},
+		{`{"task":"t-17"} {}`, "aal: data-aal-input is not a JSON object: invalid character '{' after top-level value"},
+		{`"t-17"`, `aal: data-aal-input is not a JSON object: it is "t-17"`},
+		{`17`, "aal: data-aal-input is not a JSON object: it is 17"},
+	} {
+		_, err := aal.ParseInput(tc.attr)
+		if got := fmt.Sprint(err); tc.wantErr == "" && err != nil || tc.wantErr != "" && got != tc.wantErr {
+			t.Errorf("ParseInput(%q): got %v, want %q", tc.attr, err, tc.wantErr)
+		}
+	}
+}
