@@ -15,136 +15,180 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"time"
 )
 
-// serveCall runs a call through the seven steps of seed 000 ("Call"), each
-// stopping at the first failure, and writes the delta.
-func (s *Site) serveCall(w http.ResponseWriter, r *http.Request) {
-	delta, header, kept := s.call(r.Context(), w, r)
-	for k, vs := range header {
-		for _, v := range vs {
-			w.Header().Add(k, v)
-		}
-	}
-	if kept != nil {
-		if kept.Status == http.StatusUnauthorized {
-			w.Header().Set("WWW-Authenticate", "Bearer") // as writeError does
-		}
-		s.writeBody(w, r, kept.Status, kept.Body)
-		return
-	}
-	if delta.Error != nil {
-		s.writeError(w, r, delta.Error)
-		return
-	}
-	s.writeDocument(w, r, http.StatusOK, delta)
+// A call is one call on its way through the seven steps of seed 000
+// ("Call"), from either front door: an agent's JSON body ([Site.serveCall])
+// or a person's HTML form ([Site.serveForm]). Both resolve the action
+// (step 1) before they build it; the pipeline runs the rest.
+type call struct {
+	route   *Route
+	params  []param
+	action  *action
+	confirm bool
+	// origin is step 2's origin rule: CLARIFICATIONS 4 for agents, the
+	// browser's for forms.
+	origin func(*http.Request) error
+	// input returns the input step 4 validates, or the issues of an input
+	// that could not be decoded (a form's "two" for an integer).
+	input func() (json.RawMessage, []Issue)
+	// key is the Idempotency-Key, "" for none, and body what its kept
+	// answer is bound to.
+	key  string
+	body []byte
 }
 
-// call runs the seven steps. It returns either the delta and the headers
-// to answer with or, for a call with an Idempotency-Key that ran or was
-// run before, the kept answer (whose status and body are the answer, and
-// the headers to send with it).
-func (s *Site) call(ctx context.Context, w http.ResponseWriter, r *http.Request) (*Delta, http.Header, *KeptDelta) {
-	fail := func(err error) (*Delta, http.Header, *KeptDelta) {
-		return &Delta{Error: s.public(err, "call")}, nil, nil
-	}
+// A response is the pipeline's answer, fresh or replayed: the status, the
+// headers (those the action set, Retry-After), and the delta or, for a
+// kept answer, its encoding.
+type response struct {
+	status int
+	header http.Header
+	delta  *Delta   // nil for a replay
+	body   []byte   // the encoded delta, once encoded
+	req    *Request // the page as the call left it; nil before step 2
+}
 
+// failure is the response of a call refused or failed with err: its status
+// (CLARIFICATIONS 2), and Retry-After for rate_limited, in whole seconds.
+func (s *Site) failure(err error, where string) *response {
+	e := s.public(err, where)
+	res := &response{status: e.HTTPStatus(), header: http.Header{}, delta: &Delta{Error: e}}
+	if e.Code == RateLimited || e.RetryAfter > 0 {
+		res.header.Set("Retry-After", strconv.Itoa(max(int(math.Ceil(e.RetryAfter.Seconds())), 1)))
+	}
+	return res
+}
+
+// serveCall is the agents' front door: it reads and decodes the JSON body,
+// resolves the action (step 1), and writes what the pipeline answers.
+func (s *Site) serveCall(w http.ResponseWriter, r *http.Request) {
+	s.writeResponse(w, r, s.agentCall(w, r))
+}
+
+func (s *Site) agentCall(w http.ResponseWriter, r *http.Request) *response {
 	// A bad Idempotency-Key is refused before anything else is read or
 	// runs (CLARIFICATIONS 10).
 	keys := r.Header[IdempotencyHeader]
 	if keys != nil && (len(keys) != 1 || !validIdempotencyKey(keys[0])) {
-		return fail(errBadIdempotencyKey)
+		return s.failure(errBadIdempotencyKey, "call")
 	}
-
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes))
 	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			return fail(tooLarge(fmt.Sprintf("The call is larger than %d bytes.", s.opts.MaxBodyBytes)))
-		}
-		return fail(NewError(InvalidInput, "The call's body could not be read."))
+		return s.failure(s.bodyError(err), "call")
 	}
 	c, cerr := DecodeCall(body)
 	if cerr != nil {
-		return fail(cerr)
+		return s.failure(cerr, "call")
 	}
+	rt, params, a, err := s.resolve(r.URL.Path, c.Action)
+	if err != nil {
+		return s.failure(err, "call")
+	}
+	cl := &call{route: rt, params: params, action: a, confirm: c.Confirm, origin: s.CheckOrigin, body: body,
+		input: func() (json.RawMessage, []Issue) { return c.Input, nil }}
+	if keys != nil {
+		cl.key = keys[0]
+	}
+	return s.pipeline(r.Context(), r, cl)
+}
 
-	// Step 1: resolve the action by name on the page's route.
-	rt, params := s.lookup(r.URL.Path)
+// bodyError is the refusal of a body that could not be read: too large
+// (413), or cut short.
+func (s *Site) bodyError(err error) *Error {
+	if tooBig, ok := errors.AsType[*http.MaxBytesError](err); ok {
+		return tooLarge(fmt.Sprintf("The call is larger than %d bytes.", tooBig.Limit))
+	}
+	return NewError(InvalidInput, "The call's body could not be read.")
+}
+
+// resolve is step 1: the route of path and its exposed action name.
+func (s *Site) resolve(path, name string) (*Route, []param, *action, error) {
+	rt, params := s.lookup(path)
 	if rt == nil {
-		return fail(NewError(NotFound, "This page has no Affordances graph."))
+		return nil, nil, nil, errNoGraph
 	}
-	a := rt.byName[c.Action]
+	a := rt.byName[name]
 	if a == nil || a.Expose == "" {
-		return fail(NewError(NotFound, fmt.Sprintf("This page has no action %q.", c.Action)))
+		return nil, nil, nil, NewError(NotFound, fmt.Sprintf("This page has no action %q.", name))
 	}
+	return rt, params, a, nil
+}
 
+// pipeline runs steps 2 to 7 of a resolved call and answers it.
+func (s *Site) pipeline(ctx context.Context, r *http.Request, c *call) *response {
 	// Step 2: the origin rule, then expose against the caller.
-	if err := s.CheckOrigin(r); err != nil {
-		return fail(err)
+	if err := c.origin(r); err != nil {
+		return s.failure(err, "call")
 	}
 	p, err := s.authenticate(r)
 	if err != nil {
-		return fail(err)
+		return s.failure(err, "call")
 	}
-	req := &Request{HTTP: r, Principal: p, Page: r.URL.Path, route: rt, params: params}
+	req := &Request{HTTP: r, Principal: p, Page: r.URL.Path, route: c.route, params: c.params}
+	a := c.action
 	if a.Expose != ExposePublic && p.Anonymous() {
-		return fail(NewError(Unauthorized, s.opts.SignInReason))
+		return s.failure(NewError(Unauthorized, s.opts.SignInReason), "call")
 	}
 	if !a.listedFor(req) {
 		if p.Anonymous() {
-			return fail(NewError(Unauthorized, s.opts.SignInReason))
+			return s.failure(NewError(Unauthorized, s.opts.SignInReason), "call")
 		}
-		return fail(forbidden("You may not do this."))
+		return s.failure(forbidden("You may not do this."), "call")
 	}
-
-	if keys != nil {
-		return s.callOnce(ctx, keys[0], body, c, a, req)
+	var res *response
+	if c.key != "" {
+		res = s.once(ctx, c, req)
+	} else {
+		res, _ = s.proceed(ctx, c, req)
 	}
-	delta, header, _ := s.proceed(ctx, c, a, req)
-	return delta, header, nil
+	res.req = req
+	return res
 }
 
 // proceed runs steps 3 to 7 of a call that passed steps 1 and 2, and says
 // whether it reached step 7: whether the action ran.
-func (s *Site) proceed(ctx context.Context, c Call, a *action, req *Request) (_ *Delta, _ http.Header, ran bool) {
-	fail := func(err error) (*Delta, http.Header, bool) { return &Delta{Error: s.public(err, "call")}, nil, false }
-	r, rt, p := req.HTTP, req.route, req.Principal
+func (s *Site) proceed(ctx context.Context, c *call, req *Request) (_ *response, ran bool) {
+	a, rt := c.action, req.route
 
 	// Step 3: the rate limit.
-	if err := s.rateLimit(ctx, r, rt, a, p); err != nil {
-		var e *Error
-		if errors.As(err, &e) && e.Code == RateLimited {
-			return &Delta{Error: e}, http.Header{"Retry-After": {strconv.Itoa(e.retryAfter)}}, false
-		}
-		return fail(err)
+	if err := s.rateLimit(ctx, req.HTTP, rt, a, req.Principal); err != nil {
+		return s.failure(err, "call"), false
 	}
 
 	// Step 4: validate the input.
-	input := c.Input
-	if len(input) == 0 || string(input) == "null" {
-		input = json.RawMessage("{}")
-	}
-	if issues, err := a.input.Validate(input); err != nil || len(issues) > 0 {
-		e := NewError(InvalidInput, "The input does not match the schema.")
-		for _, is := range issues[:min(len(issues), maxIssues)] {
-			e.Issues = append(e.Issues, Issue{Path: is.Path, Message: is.Message})
+	input, issues := c.input()
+	if len(issues) == 0 {
+		if len(input) == 0 || string(input) == "null" {
+			input = json.RawMessage("{}")
 		}
+		found, err := a.input.Validate(input)
+		if err != nil {
+			return s.failure(NewError(InvalidInput, "The input is not JSON."), "call"), false
+		}
+		for _, is := range found {
+			issues = append(issues, Issue{Path: is.Path, Message: is.Message})
+		}
+	}
+	if len(issues) > 0 {
+		e := NewError(InvalidInput, "The input does not match the schema.")
+		e.Issues = issues[:min(len(issues), maxIssues)]
 		if len(issues) > maxIssues {
 			e.Message = fmt.Sprintf("The input does not match the schema: %d problems, the first %d listed.", len(issues), maxIssues)
 		}
-		return fail(e)
+		return s.failure(e, "call"), false
 	}
 	var err error
 	if req.input, err = a.decode(input); err != nil {
 		// The schema let through what the Go type cannot hold (a number
 		// too large for an int): say so without naming Go types.
-		return fail(NewError(InvalidInput, "The input does not fit the action."))
+		return s.failure(NewError(InvalidInput, "The input does not fit the action."), "call"), false
 	}
 
 	// The page as the requester sees it before the action.
 	if err := s.loadState(ctx, req); err != nil {
-		return fail(err)
+		return s.failure(err, "call"), false
 	}
 	before := rt.listing(ctx, req)
 
@@ -153,32 +197,46 @@ func (s *Site) proceed(ctx context.Context, c Call, a *action, req *Request) (_ 
 	i := slices.IndexFunc(before, func(l listed) bool { return l.a == a })
 	switch {
 	case i < 0:
-		return fail(forbidden("You may not do this."))
+		return s.failure(forbidden("You may not do this."), "call"), false
 	case !before[i].available:
-		return fail(NewError(Unavailable, before[i].reason))
+		return s.failure(NewError(Unavailable, before[i].reason), "call"), false
 	}
 
 	// Step 6: confirm actions need confirm: true; nothing runs without it.
-	if a.Expose == ExposeConfirm && !c.Confirm {
+	if a.Expose == ExposeConfirm && !c.confirm {
 		summary, err := a.summarize(ctx, s, req)
 		if err != nil {
-			return fail(err)
+			return s.failure(err, "summary of "+a.Name), false
 		}
-		return fail(NewError(ConfirmRequired, summary))
+		return s.failure(NewError(ConfirmRequired, summary), "call"), false
 	}
 
 	// Step 7: run, reload, answer with the delta.
+	return s.runAction(ctx, a, req, before), true
+}
+
+// runAction is step 7: it runs the action, loads the page again as the
+// requester is now, and answers with the delta (CLARIFICATIONS 5).
+func (s *Site) runAction(ctx context.Context, a *action, req *Request, before []listed) *response {
 	// Without effects the delta compares entities; encode them now, as the
 	// action may change values the loader shared with it.
 	var beforeEntities map[string][]byte
+	var err error
 	if a.Effects == nil {
 		if beforeEntities, err = encodeEach(req.State.Entities); err != nil {
-			return fail(err)
+			return s.failure(err, "state of "+req.route.pattern)
 		}
+	}
+	fail := func(err error, where string) *response {
+		res := s.failure(err, where)
+		for k, vs := range req.header {
+			res.header[k] = append(res.header[k], vs...)
+		}
+		return res
 	}
 	out, err := s.run(ctx, a, req)
 	if err != nil {
-		return &Delta{Error: s.public(err, "action "+a.Name)}, req.header, true
+		return fail(err, "action "+a.Name)
 	}
 	if req.principal != nil {
 		req.Principal = *req.principal
@@ -186,75 +244,71 @@ func (s *Site) proceed(ctx context.Context, c Call, a *action, req *Request) (_ 
 	delta := &Delta{OK: true, Output: out, Redirect: req.redirect, Message: req.message}
 	if err := s.loadState(ctx, req); err != nil {
 		if CodeOf(err) != NotFound {
-			return &Delta{Error: s.public(err, "reload")}, req.header, true
+			return fail(err, "reload")
 		}
 		// The action removed the page itself (a deleted item): its
 		// entities and actions are gone.
 		req.State = &State{}
 	}
-	after := rt.listing(ctx, req)
+	after := req.route.listing(ctx, req)
 	if delta.Changed, err = changed(a.Effects, beforeEntities, req.State.Entities); err != nil {
-		return &Delta{Error: s.public(err, "delta of "+a.Name)}, req.header, true
+		return fail(err, "delta of "+a.Name)
 	}
 	delta.ActionsAdded, delta.ActionsRemoved = actionChanges(before, after)
-	return delta, req.header, true
+	header := req.header
+	if header == nil {
+		header = http.Header{}
+	}
+	return &response{status: http.StatusOK, header: header, delta: delta}
 }
 
 // The refusals of CLARIFICATIONS 10.
 var (
 	errBadIdempotencyKey = NewError(InvalidInput, "The Idempotency-Key header must be sent once, as 1 to 255 visible ASCII characters.")
-	errKeyReused         = NewError(InvalidInput, "This Idempotency-Key was used for another call.")
-	errStillRunning      = NewError(Unavailable, "A call with this Idempotency-Key is still running; retry.")
+	errKeyReused         = &Error{Code: InvalidInput, Message: "This Idempotency-Key was used for another call.", status: http.StatusUnprocessableEntity}
+	errStillRunning      = &Error{Code: Unavailable, Message: "A call with this Idempotency-Key is still running; retry.", RetryAfter: time.Second}
 )
 
-// callOnce runs steps 3 to 7 of a call with an Idempotency-Key at most once
-// for its caller, page and key, and answers a retry with the same body with
-// the first answer, byte for byte (CLARIFICATIONS 10).
+// IdempotentReplayedHeader marks the replay of a kept answer
+// (CLARIFICATIONS 10).
+const IdempotentReplayedHeader = "Idempotent-Replayed"
+
+// once runs steps 3 to 7 of a call with an Idempotency-Key at most once for
+// its caller, page and key, and answers a retry with the same body with the
+// first answer, byte for byte (CLARIFICATIONS 10).
 //
-// It sits between step 2 and step 3. Not earlier: the key is scoped by the
-// principal, known only once step 2 has authenticated the caller, and the
-// origin rule and expose must hold for a replay as for any call, so a
-// cross-site cookie call or a caller who lost access gets nothing kept
-// (CLARIFICATIONS 4). Not later: a replay is the answer to a call that
-// already ran and was already counted by the rate limit, once, when it
-// passed step 2 (CLARIFICATIONS 5); counting it again would refuse a
-// client retrying a lost answer with rate_limited where CLARIFICATIONS 10
-// promises the first delta. The refusals answered here (a key reused for
-// another body, a key still running) run nothing and are not counted
-// either.
-//
-// Only answers of calls that reached step 7 are kept: the action ran, well
-// or not (a domain failure, an internal error), and running it again is
-// what the key exists to prevent. A refusal of steps 3 to 6 ran nothing
-// and may not hold later (the rate limit frees, the guard turns true, the
-// client adds confirm: true), so its claim is released and a retry with
-// the same key is judged afresh.
-//
-// The kept answer carries the headers the action set, Set-Cookie included:
-// a retry exists because the first answer was lost, and a sign-in whose
-// cookie is lost with it would leave the client signed out of a session
-// the server made. The replay goes only to the same principal (or, for an
-// anonymous caller, the same client network) on the same page with the
-// same key and body, so it hands the cookie to no one the first answer was
-// not meant for, as long as keys are unguessable. Retry-After is not kept:
-// a wait that held then does not hold at replay time.
-func (s *Site) callOnce(ctx context.Context, key string, body []byte, c Call, a *action, req *Request) (*Delta, http.Header, *KeptDelta) {
+// It sits between step 2 and step 3: the key is scoped by the principal,
+// known once step 2 has authenticated the caller, and the origin rule and
+// expose hold for a replay as for any call; a replay was counted by the
+// rate limit once, when it first ran. Only answers of calls that reached
+// step 7 are kept (the action ran, and running it again is what the key
+// prevents); a refusal of steps 3 to 6 releases the claim, so a retry is
+// judged afresh. The kept answer carries the headers the action set,
+// Set-Cookie included (a retry exists because the first answer was lost),
+// but not Retry-After, a wait that held then.
+func (s *Site) once(ctx context.Context, c *call, req *Request) *response {
 	scope := idempotencyScope(req.HTTP, req.Principal)
-	hash := sha256.Sum256(body)
-	held, err := s.idem.Begin(ctx, scope, key, hash)
+	hash := sha256.Sum256(c.body)
+	held, err := s.idem.Begin(ctx, scope, c.key, hash)
 	if err != nil {
 		// Fail closed: without the store, running the call could run it
 		// twice.
-		return &Delta{Error: s.public(fmt.Errorf("affordances: idempotency store: %w", err), "call")}, nil, nil
+		return s.failure(fmt.Errorf("affordances: idempotency store: %w", err), "call")
 	}
 	switch {
 	case held == nil: // claimed: run it below
 	case held.BodyHash != hash:
-		return &Delta{Error: errKeyReused}, nil, nil
+		return s.failure(errKeyReused, "call")
 	case held.Delta == nil:
-		return &Delta{Error: errStillRunning}, http.Header{"Retry-After": {"1"}}, nil
+		return s.failure(errStillRunning, "call")
 	default:
-		return nil, held.Delta.Header, held.Delta
+		k := held.Delta
+		h := k.Header.Clone()
+		if h == nil {
+			h = http.Header{}
+		}
+		h.Set(IdempotentReplayedHeader, "true")
+		return &response{status: k.Status, header: h, body: k.Body}
 	}
 
 	// The claim must end even if the call is cut short: a client that
@@ -264,24 +318,24 @@ func (s *Site) callOnce(ctx context.Context, key string, body []byte, c Call, a 
 	finished := false
 	defer func() {
 		if !finished {
-			if err := s.idem.Release(bg, scope, key); err != nil {
+			if err := s.idem.Release(bg, scope, c.key); err != nil {
 				s.logger.Error("affordances: idempotency store: release", "err", err)
 			}
 		}
 	}()
-	delta, header, ran := s.proceed(ctx, c, a, req)
+	res, ran := s.proceed(ctx, c, req)
 	if !ran {
-		return delta, header, nil
+		return res
 	}
-	kept := s.keep(delta, header)
+	kept := s.keep(res)
 	finished = true
-	if err := s.idem.Finish(bg, scope, key, kept); err != nil {
+	if err := s.idem.Finish(bg, scope, c.key, kept); err != nil {
 		// The action ran: answer with its delta all the same. The claim
 		// stays until the store expires it, so a retry is refused as
 		// still running, never run again.
 		s.logger.Error("affordances: idempotency store: finish", "err", err)
 	}
-	return nil, header, kept
+	return res
 }
 
 // idempotencyScope names who calls which page, for [IdempotencyStore]:
@@ -296,27 +350,42 @@ func idempotencyScope(r *http.Request, p Principal) string {
 	return who + " " + r.URL.Path
 }
 
-// keep encodes a delta as the answer a retry will get: the status and
-// body writeError or writeDocument would write, and header without
-// Retry-After.
-func (s *Site) keep(delta *Delta, header http.Header) *KeptDelta {
-	k := &KeptDelta{Status: http.StatusOK, Header: make(http.Header, len(header))}
-	for name, vs := range header {
-		if http.CanonicalHeaderKey(name) != "Retry-After" {
-			k.Header[name] = slices.Clone(vs)
-		}
+// keep encodes res, once, as the answer a retry will get: its status, body
+// and headers without Retry-After.
+func (s *Site) keep(res *response) *KeptDelta {
+	s.encode(res)
+	k := &KeptDelta{Status: res.status, Header: res.header.Clone(), Body: res.body}
+	k.Header.Del("Retry-After")
+	return k
+}
+
+// encode sets res.body to the encoding of its delta, once; a delta that
+// cannot be encoded becomes internal.
+func (s *Site) encode(res *response) {
+	if res.body != nil {
+		return
 	}
-	if delta.Error != nil {
-		k.Status = delta.Error.HTTPStatus()
-	}
-	body, err := json.Marshal(delta)
+	body, err := json.Marshal(res.delta)
 	if err != nil {
-		s.logger.Error("affordances: encoding a document", "err", err)
-		k.Status = http.StatusInternalServerError
+		s.logger.Error("affordances: encoding a delta", "err", err)
+		res.status = http.StatusInternalServerError
 		body, _ = json.Marshal(Delta{Error: internalError})
 	}
-	k.Body = body
-	return k
+	res.body = body
+}
+
+// writeResponse writes an agent's answer: the response's headers, and
+// WWW-Authenticate: Bearer on a 401 (CLARIFICATIONS 2).
+func (s *Site) writeResponse(w http.ResponseWriter, r *http.Request, res *response) {
+	s.encode(res)
+	h := w.Header()
+	for k, vs := range res.header {
+		h[k] = append(h[k], vs...)
+	}
+	if res.status == http.StatusUnauthorized {
+		h.Set("WWW-Authenticate", "Bearer")
+	}
+	s.writeBody(w, r, res.status, res.body)
 }
 
 // Bounds on a call's body beyond its size (CLARIFICATIONS 2): validating
@@ -410,9 +479,17 @@ func (s *Site) rateLimit(ctx context.Context, r *http.Request, rt *Route, a *act
 	}
 	if !ok {
 		secs := max(int(math.Ceil(wait.Seconds())), 1)
-		return &Error{Code: RateLimited, Message: fmt.Sprintf("Too many calls. Try again in %d seconds.", secs), retryAfter: secs}
+		return &Error{Code: RateLimited, Message: "Too many calls. Try again in " + seconds(secs) + ".", RetryAfter: time.Duration(secs) * time.Second}
 	}
 	return nil
+}
+
+// seconds says n seconds in words: "1 second", "30 seconds".
+func seconds(n int) string {
+	if n == 1 {
+		return "1 second"
+	}
+	return strconv.Itoa(n) + " seconds"
 }
 
 // clientNetwork returns who an anonymous caller is for the rate limit: its

@@ -22,7 +22,19 @@ func TestBadDeclarationsPanic(t *testing.T) {
 		name, want string
 		declare    func(s *affordances.Site)
 	}{
-		{"pattern without a slash", `Route("products"): a pattern starts with /`, func(s *affordances.Site) { s.Route("products", nil) }},
+		{"pattern without a slash", `Route("products"): a route is a path starting with /`, func(s *affordances.Site) { s.Route("products", nil) }},
+		{"mux pattern with a method", "without the method or host", func(s *affordances.Site) { s.Route("GET /boards/{board}", nil) }},
+		{"mux pattern with a host", "without the method or host", func(s *affordances.Site) { s.Route("example.com/boards", nil) }},
+		{"brace mixed with text", "mixes a parameter", func(s *affordances.Site) { s.Route("/boards/b{id}", nil) }},
+		{"catch-all before the end", "must be the last segment", func(s *affordances.Site) { s.Route("/files/{path...}/raw", nil) }},
+		{"bracket catch-all before the end", "must be the last segment", func(s *affordances.Site) { s.Route("/files/[...path]/raw", nil) }},
+		{"parameter name not an identifier", "Go identifier", func(s *affordances.Site) { s.Route("/p/{my-id}", nil) }},
+		{"bracket name not an identifier", "Go identifier", func(s *affordances.Site) { s.Route("/p/[]", nil) }},
+		{"trailing slash", "never ends in /", func(s *affordances.Site) { s.Route("/boards/{$}", nil) }},
+		{"the same route in both syntaxes", `matches the same paths as "/boards/[board]"`, func(s *affordances.Site) {
+			s.Route("/boards/[board]", nil)
+			s.Route("/boards/{id}", nil)
+		}},
 		{"empty segment", "empty segment", func(s *affordances.Site) { s.Route("/a//b", nil) }},
 		{"/index collides with / in AAL", "fragment path would be the one of /", func(s *affordances.Site) { s.Route("/index", nil) }},
 		{"parameter mixed with text", "mixes a parameter", func(s *affordances.Site) { s.Route("/p/x[id]", nil) }},

@@ -3,6 +3,7 @@ package affordances
 import (
 	"errors"
 	"net/http"
+	"time"
 )
 
 // A Code says why a call or a page request failed (seed 000, "Error codes";
@@ -42,12 +43,16 @@ type Error struct {
 	Message string  `json:"message" jsonschema:"a sentence for a person"`
 	Issues  []Issue `json:"issues,omitempty" jsonschema:"for invalid_input: what in the input is wrong"`
 
+	// RetryAfter is how long the requester should wait before trying
+	// again: the Retry-After header, rounded up to whole seconds. Every
+	// rate_limited answer carries one, at least 1 second when zero; other
+	// codes only when it is set. It is not part of the delta's body.
+	RetryAfter time.Duration `json:"-"`
+
 	// status is the HTTP status where the code allows more than one
-	// (unauthorized: 401 or 403; invalid_input: 400 or 413); zero means the
-	// code's usual status.
+	// (unauthorized: 401 or 403; invalid_input: 400, 413 or 422); zero means
+	// the code's usual status.
 	status int
-	// retryAfter is the Retry-After of rate_limited, in whole seconds.
-	retryAfter int
 }
 
 // NewError returns an [*Error] with the code and a message written for a
@@ -88,7 +93,7 @@ func (e *Error) HTTPStatus() int {
 	case RateLimited:
 		return http.StatusTooManyRequests // 429
 	case InvalidInput:
-		return http.StatusBadRequest // 400; 413 for a body over the limit
+		return http.StatusBadRequest // 400; 413 for a body over the limit, 422 for a reused Idempotency-Key
 	case Unavailable:
 		return http.StatusConflict // 409
 	case ConfirmRequired:

@@ -281,9 +281,8 @@ func (s *Site) recoverTo(err *error, where string) {
 func (s *Site) writeDocument(w http.ResponseWriter, r *http.Request, status int, v any) {
 	body, err := json.Marshal(v)
 	if err != nil {
-		s.logger.Error("affordances: encoding a document", "err", err)
-		status = http.StatusInternalServerError
-		body, _ = json.Marshal(Delta{Error: internalError})
+		s.writeError(w, r, fmt.Errorf("affordances: encoding a document: %w", err))
+		return
 	}
 	s.writeBody(w, r, status, body)
 }
@@ -303,11 +302,7 @@ func (s *Site) writeBody(w http.ResponseWriter, r *http.Request, status int, bod
 
 // writeError writes err as an error delta with its status.
 func (s *Site) writeError(w http.ResponseWriter, r *http.Request, err error) {
-	e := s.public(err, "request")
-	if e.Code == Unauthorized && e.HTTPStatus() == http.StatusUnauthorized {
-		w.Header().Set("WWW-Authenticate", "Bearer")
-	}
-	s.writeDocument(w, r, e.HTTPStatus(), &Delta{Error: e})
+	s.writeResponse(w, r, s.failure(err, "request"))
 }
 
 // pageKey is the context key of a page's load; its value is a *pageLoad.

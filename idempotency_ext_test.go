@@ -114,8 +114,8 @@ func TestIdempotencyReplay(t *testing.T) {
 		{"cookie caller", nil, start(cookie, sameOrigin), nil, start(cookie, sameOrigin), "start", 1, replay, 200, ""},
 		{"the same principal by cookie, then by bearer", nil, start(cookie, sameOrigin), nil, start(good), "start", 1, replay, 200, ""},
 		{"an action that failed after it ran is kept", nil, post("/jobs/1", `{"action":"fail"}`, jobKey), nil, post("/jobs/1", `{"action":"fail"}`, jobKey), "fail", 1, replay, 409, "Failure number 1."},
-		{"another body: invalid_input, nothing runs", nil, start(), nil, post("/jobs/1", `{"action":"start","input":{"note":"again"}}`, jobKey), "start", 1, string(affordances.InvalidInput), 400, "This Idempotency-Key was used for another call."},
-		{"the same call encoded otherwise is another body", nil, start(), nil, post("/jobs/1", `{ "action": "start" }`, jobKey), "start", 1, string(affordances.InvalidInput), 400, "This Idempotency-Key was used for another call."},
+		{"another body: invalid_input (422), nothing runs", nil, start(), nil, post("/jobs/1", `{"action":"start","input":{"note":"again"}}`, jobKey), "start", 1, string(affordances.InvalidInput), 422, "This Idempotency-Key was used for another call."},
+		{"the same call encoded otherwise is another body", nil, start(), nil, post("/jobs/1", `{ "action": "start" }`, jobKey), "start", 1, string(affordances.InvalidInput), 422, "This Idempotency-Key was used for another call."},
 		{"a cookie call without Origin gets nothing kept (step 2 first)", nil, start(cookie, sameOrigin), nil, start(cookie), "start", 1, string(affordances.Unauthorized), 403, ""},
 		{"another principal runs its own call", nil, start(good), nil, start(admin), "start", 2, ran, 200, ""},
 		{"an anonymous caller, then a signed-in one", nil, start(), nil, start(good), "start", 2, ran, 200, ""},
@@ -166,8 +166,9 @@ func TestIdempotencyReplay(t *testing.T) {
 }
 
 // TestIdempotencyReplayHeaders: a replay carries the action's headers,
-// Set-Cookie included, but not Retry-After, and the media type and caching
-// headers of every delta (CLARIFICATIONS 3, 10).
+// Set-Cookie included, but not Retry-After, the media type and caching
+// headers of every delta, and Idempotent-Replayed: true (CLARIFICATIONS 3,
+// 10).
 func TestIdempotencyReplayHeaders(t *testing.T) {
 	site, _ := jobsSite(t, nil, nil)
 	h := site.Handler(app)
@@ -186,6 +187,8 @@ func TestIdempotencyReplayHeaders(t *testing.T) {
 		{second, "Content-Type", affordances.MediaType, "replay"},
 		{second, "Cache-Control", "private, no-store", "replay"},
 		{second, "Vary", "Accept", "replay"},
+		{first, "Idempotent-Replayed", "", "first"},
+		{second, "Idempotent-Replayed", "true", "replay"},
 	} {
 		if got := strings.Join(tc.res.header.Values(tc.header), ", "); got != tc.want {
 			t.Errorf("%s %s: got %q, want %q", tc.description, tc.header, got, tc.want)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/affordances/affordances-go/aal"
@@ -144,32 +146,49 @@ type State struct {
 // state loader and actions.
 type Route struct {
 	site     *Site
-	pattern  string
-	segments []string // literal segments, or "[name]" for a parameter
+	pattern  string    // the wire form, with [param] segments
+	segments []segment // none for "/"
 	literals int
 	opts     RouteOptions
 	actions  []*action
 	byName   map[string]*action
 }
 
-// Route declares a page pattern: "/" and segments, each a literal or a
-// [param] that matches one non-empty segment. A literal segment wins over a
-// parameter where both match. Route panics on a malformed or duplicate
-// pattern. opts may be nil.
+// A segment is one segment of a route's pattern: a literal, a parameter
+// matching one segment, or a catch-all matching the rest of the path.
+type segment struct {
+	literal string // "" for a parameter
+	param   string
+	rest    bool // a catch-all, always the last segment
+}
+
+// Route declares a page pattern, in the syntax of [http.ServeMux] so that one
+// string serves the mux and the site: "/" and segments, each a literal, a
+// {name} that matches one non-empty segment, or, last, a {name...} that
+// matches one or more. "/{$}" is "/". The wire writes parameters as seed
+// 000 does, /products/[slug] and /files/[...path], and Route takes that
+// form too. A literal segment wins over a parameter where both match, and a
+// parameter over a catch-all. [Request.Param] returns a parameter's value,
+// a catch-all's with its slashes.
+//
+// Route panics on a pattern it cannot serve (a method or host, a segment
+// mixing text and a parameter, a catch-all before the end, a name that is
+// not a Go identifier) and on a pattern matching the same paths as another
+// route's. opts may be nil.
 func (s *Site) Route(pattern string, opts *RouteOptions) *Route {
 	segs, err := parsePattern(pattern)
-	if err == nil && pattern == "/index" {
+	if err == nil && len(segs) == 1 && segs[0].literal == "index" {
 		err = fmt.Errorf("its AAL fragment path would be the one of /, %s", FragmentPath("/"))
 	}
 	if err != nil {
 		panic(fmt.Sprintf("affordances: Route(%q): %v", pattern, err))
 	}
-	rt := &Route{site: s, pattern: pattern, segments: segs, byName: map[string]*action{}}
+	rt := &Route{site: s, pattern: wirePattern(segs), segments: segs, byName: map[string]*action{}}
 	if opts != nil {
 		rt.opts = *opts
 	}
 	for _, sg := range segs {
-		if !isParam(sg) {
+		if sg.literal != "" {
 			rt.literals++
 		}
 	}
@@ -182,7 +201,8 @@ func (s *Site) Route(pattern string, opts *RouteOptions) *Route {
 	return rt
 }
 
-// Pattern returns the route's pattern, as the graph's "route" field shows it.
+// Pattern returns the route's pattern as the graph's "route" field shows it,
+// with [param] segments.
 func (rt *Route) Pattern() string { return rt.pattern }
 
 // shape is the pattern with parameter names erased: two routes of the same
@@ -191,46 +211,87 @@ func (rt *Route) shape() string {
 	var b strings.Builder
 	for _, sg := range rt.segments {
 		b.WriteByte('/')
-		if isParam(sg) {
+		switch {
+		case sg.rest:
+			b.WriteString("[...]")
+		case sg.literal == "":
 			b.WriteString("[]")
-		} else {
-			b.WriteString(sg)
+		default:
+			b.WriteString(sg.literal)
 		}
 	}
 	return b.String()
 }
 
-func parsePattern(p string) ([]string, error) {
-	if !strings.HasPrefix(p, "/") {
-		return nil, fmt.Errorf("a pattern starts with /")
+// wirePattern writes segs as seed 000 does: /products/[slug].
+func wirePattern(segs []segment) string {
+	if len(segs) == 0 {
+		return "/"
 	}
-	if p == "/" {
+	var b strings.Builder
+	for _, sg := range segs {
+		b.WriteByte('/')
+		switch {
+		case sg.rest:
+			b.WriteString("[..." + sg.param + "]")
+		case sg.literal == "":
+			b.WriteString("[" + sg.param + "]")
+		default:
+			b.WriteString(sg.literal)
+		}
+	}
+	return b.String()
+}
+
+var paramName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+func parsePattern(p string) ([]segment, error) {
+	if strings.ContainsAny(p, " \t") || !strings.HasPrefix(p, "/") {
+		return nil, fmt.Errorf("a route is a path starting with /, without the method or host a mux pattern may have")
+	}
+	if p == "/" || p == "/{$}" {
 		return nil, nil
 	}
-	segs := strings.Split(p[1:], "/")
+	parts := strings.Split(p[1:], "/")
+	segs := make([]segment, 0, len(parts))
 	seen := map[string]bool{}
-	for _, sg := range segs {
+	for i, part := range parts {
+		var sg segment
 		switch {
-		case sg == "":
-			return nil, fmt.Errorf("empty segment")
-		case isParam(sg):
-			name := sg[1 : len(sg)-1]
-			if name == "" || strings.ContainsAny(name, "[]") {
-				return nil, fmt.Errorf("bad parameter %q", sg)
-			}
-			if seen[name] {
-				return nil, fmt.Errorf("parameter %q twice", name)
-			}
-			seen[name] = true
-		case strings.ContainsAny(sg, "[]"):
-			return nil, fmt.Errorf("segment %q mixes a parameter with text", sg)
+		case part == "":
+			return nil, fmt.Errorf("empty segment (a route never ends in /)")
+		case part == "{$}":
+			return nil, fmt.Errorf("{$} only ends the pattern /{$}: a route never ends in /")
+		case isBraced(part, '{', '}'):
+			name, rest := strings.CutSuffix(part[1:len(part)-1], "...")
+			sg = segment{param: name, rest: rest}
+		case isBraced(part, '[', ']'):
+			name, rest := strings.CutPrefix(part[1:len(part)-1], "...")
+			sg = segment{param: name, rest: rest}
+		case strings.ContainsAny(part, "{}[]"):
+			return nil, fmt.Errorf("segment %q mixes a parameter with text: a segment is a literal or a whole {param}", part)
+		default:
+			sg = segment{literal: part}
 		}
+		if sg.literal == "" {
+			if !paramName.MatchString(sg.param) {
+				return nil, fmt.Errorf("segment %q: a parameter's name is a Go identifier", part)
+			}
+			if seen[sg.param] {
+				return nil, fmt.Errorf("parameter %q twice", sg.param)
+			}
+			seen[sg.param] = true
+		}
+		if sg.rest && i != len(parts)-1 {
+			return nil, fmt.Errorf("segment %q: a catch-all parameter must be the last segment", part)
+		}
+		segs = append(segs, sg)
 	}
 	return segs, nil
 }
 
-func isParam(seg string) bool {
-	return len(seg) >= 2 && seg[0] == '[' && seg[len(seg)-1] == ']'
+func isBraced(s string, open, close byte) bool {
+	return len(s) >= 2 && s[0] == open && s[len(s)-1] == close
 }
 
 // match reports whether path (already unescaped) matches the route, and the
@@ -242,31 +303,36 @@ func (rt *Route) match(path string) ([]param, bool) {
 	if len(rt.segments) == 0 || !strings.HasPrefix(path, "/") {
 		return nil, false
 	}
-	rest := path[1:]
+	parts := strings.Split(path[1:], "/")
+	if slices.Contains(parts, "") {
+		return nil, false
+	}
+	last := rt.segments[len(rt.segments)-1]
+	if len(parts) != len(rt.segments) && !(last.rest && len(parts) > len(rt.segments)) {
+		return nil, false
+	}
 	var params []param
 	for i, sg := range rt.segments {
-		var part string
-		if j := strings.IndexByte(rest, '/'); j >= 0 {
-			if i == len(rt.segments)-1 {
-				return nil, false
-			}
-			part, rest = rest[:j], rest[j+1:]
-		} else {
-			if i != len(rt.segments)-1 {
-				return nil, false
-			}
-			part, rest = rest, ""
-		}
-		if part == "" {
-			return nil, false
-		}
-		if isParam(sg) {
-			params = append(params, param{name: sg[1 : len(sg)-1], value: part})
-		} else if part != sg {
+		switch {
+		case sg.rest:
+			params = append(params, param{name: sg.param, value: strings.Join(parts[i:], "/")})
+		case sg.literal == "":
+			params = append(params, param{name: sg.param, value: parts[i]})
+		case parts[i] != sg.literal:
 			return nil, false
 		}
 	}
 	return params, true
+}
+
+// rank orders the routes matching one path: more literal segments first,
+// then a route without a catch-all.
+func (rt *Route) rank() int {
+	r := 2 * rt.literals
+	if n := len(rt.segments); n == 0 || !rt.segments[n-1].rest {
+		r++
+	}
+	return r
 }
 
 // lookup returns the most specific route matching path.
@@ -274,7 +340,7 @@ func (s *Site) lookup(path string) (*Route, []param) {
 	var best *Route
 	var bestParams []param
 	for _, rt := range s.routes {
-		if ps, ok := rt.match(path); ok && (best == nil || rt.literals > best.literals) {
+		if ps, ok := rt.match(path); ok && (best == nil || rt.rank() > best.rank()) {
 			best, bestParams = rt, ps
 		}
 	}
