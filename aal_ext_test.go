@@ -157,9 +157,21 @@ func TestInlineFragment(t *testing.T) {
 	if _, _, body := getAAL(t, h, "/products/shoe"); len(body) != 0 {
 		t.Errorf("a page that does not exist: got %q, want no AAL tags", body)
 	}
-	attr := affordances.TemplateFuncs()["aal"].(func(string) template.HTMLAttr)("placeOrder")
-	if attr != `data-aal="place-order"` {
-		t.Errorf("aal helper: got %s", attr)
+	for _, tc := range []struct{ tmpl, want string }{
+		{`<button {{aal "placeOrder"}}>`, `<button data-aal="place-order">`},
+		{`<button {{aal "deleteTask" "task" .}}>`, `<button data-aal="delete-task" data-aal-input="{&#34;task&#34;:&#34;t-\u003c17\u003e&#34;}">`},
+		{`<form>{{actionField "addToCart"}}`, `<form><input type="hidden" name="_action" value="addToCart">`},
+	} {
+		var b strings.Builder
+		tmpl := template.Must(template.New("").Funcs(affordances.TemplateFuncs()).Parse(tc.tmpl))
+		if err := tmpl.Execute(&b, "t-<17>"); err != nil || b.String() != tc.want {
+			t.Errorf("%s: got %s (%v), want %s", tc.tmpl, b.String(), err, tc.want)
+		}
+	}
+	var b strings.Builder
+	tmpl := template.Must(template.New("").Funcs(affordances.TemplateFuncs()).Parse(`<button {{aal "deleteTask" "task"}}>`))
+	if err := tmpl.Execute(&b, nil); err == nil || !strings.Contains(err.Error(), "name/value pairs") {
+		t.Errorf("aal with an odd pair: got %v, want an error about name/value pairs", err)
 	}
 }
 

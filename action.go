@@ -74,6 +74,7 @@ type action struct {
 	summaryJSON []byte
 	aal         *publishedAffordance
 	input       *schema.Schema
+	form        *formSchema                                        // how a person's form reads into input
 	decode      func(input json.RawMessage) (any, error)           // into an In
 	run         func(ctx context.Context, r *Request) (any, error) // with r.Input() from decode
 }
@@ -147,6 +148,7 @@ func AddAction[In, Out any](rt *Route, a *Action, fn func(ctx context.Context, r
 	act := &action{
 		Action: *a,
 		input:  compiled,
+		form:   newFormSchema(in),
 		summary: ActionSummary{
 			Name: a.Name, Description: a.Description, Input: compact(in), Output: out,
 			Expose: a.Expose, Guard: a.GuardText, Effects: a.Effects, ReadOnly: a.ReadOnly,

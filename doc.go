@@ -16,7 +16,7 @@
 //		Name:         "Demo Shop",
 //		Authenticate: sessions.Principal, // who is asking: cookie, bearer or nobody
 //	})
-//	product := site.Route("/products/[slug]", &affordances.RouteOptions{
+//	product := site.Route("/products/{slug}", &affordances.RouteOptions{
 //		Description: "One product: variants, price, stock",
 //		State:       loadProduct, // entities and nav, for the graph and the HTML alike
 //	})
@@ -35,7 +35,24 @@
 // the action itself followed by a reload of the page's state. Input and
 // output schemas are inferred from the Go types (or given as JSON) and
 // compiled once at start-up; a bad declaration panics there, never on the
-// request path.
+// request path. Route patterns are [http.ServeMux]'s ("/products/{slug}"),
+// so one string routes the app's mux and the site; the wire writes them as
+// seed 000 does, /products/[slug].
+//
+// # Forms for people
+//
+// People's HTML forms run the same declared actions through the same
+// pipeline: a form posted to its page with the field [FormActionField]
+// ({{actionField "addToCart"}}) runs that action, with the browser's origin
+// rule, the same rate limit, its values decoded and validated by the
+// action's input schema, the guard, and for a confirm action a
+// confirmation page first. A success answers 303 to the delta's redirect
+// or back to the page; a failure renders the page again with the error's
+// status. The page's own GET handler renders both, reading [FormFrom]: the
+// delta's message after a success, the error with each issue at its field
+// and the person's values after a failure, the summary to confirm with
+// [Form.ConfirmFields]. An action is written once; the app writes no POST
+// handler for it.
 //
 // # Consuming
 //

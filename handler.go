@@ -23,6 +23,9 @@ const IndexPath = "/.well-known/affordances.json"
 //   - GET or HEAD of a route's page asking for a graph (Accept lists
 //     [MediaType] with q > 0, or the query has affordances=1): the graph;
 //   - POST with Content-Type [MediaType]: a call, answered with a [Delta];
+//   - POST of an HTML form to a route's page with the field
+//     [FormActionField]: the same call, for a person (see [FormFrom]); a
+//     form naming no action of the route goes to next, its body parsed;
 //   - GET or HEAD of [IndexPath]: the site index, whatever the Accept;
 //   - GET or HEAD of [aal.ManifestPath] or of a page's [FragmentPath]: the
 //     AAL manifest, or the page's fragment computed from its state;
@@ -55,14 +58,17 @@ func (s *Site) Handler(next http.Handler) http.Handler {
 				s.serveGraph(w, r2)
 				return
 			}
-			s.servePage(w, r, next)
+			s.servePage(w, r, next, nil)
 		case http.MethodPost:
-			if mediatype.Is(r.Header.Get("Content-Type"), MediaType) {
+			switch rt, _ := s.lookup(r.URL.Path); {
+			case mediatype.Is(r.Header.Get("Content-Type"), MediaType):
 				r, _ = withoutAlias(r)
 				s.serveCall(w, r)
-				return
+			case rt != nil && isForm(r):
+				s.serveForm(w, r, next)
+			default:
+				next.ServeHTTP(w, r)
 			}
-			next.ServeHTTP(w, r)
 		default:
 			next.ServeHTTP(w, r)
 		}
@@ -103,8 +109,10 @@ func withURL(r *http.Request, edit func(*url.URL)) *http.Request {
 }
 
 // servePage hands an HTML request to next, with the page's state (or why
-// it could not be loaded) in its context when the path has a graph.
-func (s *Site) servePage(w http.ResponseWriter, r *http.Request, next http.Handler) {
+// it could not be loaded) in its context when the path has a graph, and
+// what became of the form the person posted: form, or the success a flash
+// cookie carries.
+func (s *Site) servePage(w http.ResponseWriter, r *http.Request, next http.Handler, form *Form) {
 	rt, params := s.lookup(r.URL.Path)
 	if rt == nil {
 		next.ServeHTTP(w, r)
@@ -116,7 +124,10 @@ func (s *Site) servePage(w http.ResponseWriter, r *http.Request, next http.Handl
 	if err != nil {
 		p = Principal{}
 	}
-	loaded := &pageLoad{site: s}
+	if form == nil {
+		form = takeFlash(w, r)
+	}
+	loaded := &pageLoad{site: s, form: form}
 	loaded.req, loaded.err = s.load(r.Context(), r, rt, params, p)
 	if loaded.err == nil {
 		h.Add("Link", `<?affordances=1>; rel="affordances"`)
@@ -312,6 +323,7 @@ type pageLoad struct {
 	site   *Site
 	req    *Request
 	err    error
+	form   *Form    // what became of the form the person posted
 	listed []listed // the graph's actions, computed on first use
 	once   sync.Once
 }

@@ -1,6 +1,12 @@
 package affordances
 
-import "html/template"
+import (
+	"encoding/json"
+	"fmt"
+	"html/template"
+
+	"github.com/affordances/affordances-go/aal"
+)
 
 // LinkTag is the <link> element an HTML page with a graph carries in its
 // head, pointing agents at the graph (seed 000, "Discovery").
@@ -9,17 +15,49 @@ const LinkTag template.HTML = `<link rel="affordances" href="?affordances=1">`
 // TemplateFuncs returns the template functions of this package, for
 // [template.Template.Funcs]:
 //
-//	{{affordancesLink}}  the <link rel="affordances"> element ([LinkTag])
-//	{{aal "addToCart"}}  the data-aal="add-to-cart" attribute of the element
-//	                     an action's affordance selects (CLARIFICATIONS 9)
+//	{{affordancesLink}}           the <link rel="affordances"> element ([LinkTag])
+//	{{actionField "addToCart"}}   the hidden field that makes a form run the
+//	                              action ([FormActionField])
+//	{{aal "addToCart"}}           the data-aal="add-to-cart" attribute of the
+//	                              element an action's affordance selects
+//	                              (CLARIFICATIONS 9)
+//	{{aal "deleteTask" "task" .ID}}  also data-aal-input='{"task":"t-17"}',
+//	                              the input fields that pick this element's
+//	                              item among several (CLARIFICATIONS 11)
 //
 // The AAL <link> and inline fragment of a page depend on the request: see
-// [AALLink] and [AALScript].
+// [AALLink] and [AALScript]; what became of a form, [FormFrom].
 func TemplateFuncs() template.FuncMap {
 	return template.FuncMap{
 		"affordancesLink": func() template.HTML { return LinkTag },
-		"aal": func(action string) template.HTMLAttr {
-			return template.HTMLAttr(`data-aal="` + template.HTMLEscapeString(AALID(action)) + `"`)
+		"actionField": func(action string) template.HTML {
+			return template.HTML(hiddenInput(FormActionField, action))
 		},
+		"aal": aalAttrs,
 	}
+}
+
+// aalAttrs writes the data-aal attribute of action's element, and
+// data-aal-input from name/value pairs when there are any.
+func aalAttrs(action string, pairs ...any) (template.HTMLAttr, error) {
+	attr := `data-aal="` + template.HTMLEscapeString(AALID(action)) + `"`
+	if len(pairs) == 0 {
+		return template.HTMLAttr(attr), nil
+	}
+	if len(pairs)%2 != 0 {
+		return "", fmt.Errorf("affordances: aal %q: want name/value pairs after the action, got %d values", action, len(pairs))
+	}
+	input := make(map[string]any, len(pairs)/2)
+	for i := 0; i < len(pairs); i += 2 {
+		name, ok := pairs[i].(string)
+		if !ok {
+			return "", fmt.Errorf("affordances: aal %q: field name %v is not a string", action, pairs[i])
+		}
+		input[name] = pairs[i+1]
+	}
+	b, err := json.Marshal(input)
+	if err != nil {
+		return "", fmt.Errorf("affordances: aal %q: %w", action, err)
+	}
+	return template.HTMLAttr(attr + ` ` + aal.InputAttribute + `="` + template.HTMLEscapeString(string(b)) + `"`), nil
 }

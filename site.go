@@ -49,7 +49,8 @@ type SiteOptions struct {
 	// Nil: an in-memory store from [NewMemoryIdempotencyStore].
 	Idempotency IdempotencyStore
 
-	// MaxBodyBytes bounds a call's body; a larger one gets invalid_input
+	// MaxBodyBytes bounds a call's body, and the body of any form posted to
+	// a route's page, multipart included; a larger one gets invalid_input
 	// (413). Zero: 1 MiB.
 	MaxBodyBytes int64
 
@@ -57,8 +58,8 @@ type SiteOptions struct {
 	// anonymous requester. Empty: "Sign in to do this."
 	SignInReason string
 
-	// Logger receives unexpected failures (an action's panic or error). Nil
-	// is silent.
+	// Logger receives unexpected failures (an action's panic or error). Nil:
+	// [slog.Default].
 	Logger *slog.Logger
 }
 
@@ -71,6 +72,8 @@ type Site struct {
 	idem    IdempotencyStore
 	routes  []*Route
 	logger  *slog.Logger
+	// formOrigin is the browser's origin rule for forms.
+	formOrigin *http.CrossOriginProtection
 }
 
 // NewSite returns a site with no routes. opts may be nil.
@@ -79,8 +82,12 @@ func NewSite(opts *SiteOptions) *Site {
 	if opts != nil {
 		s.opts = *opts
 	}
+	s.formOrigin = http.NewCrossOriginProtection()
 	if s.opts.Origin != "" {
 		o, err := normalizeOrigin(s.opts.Origin)
+		if err == nil {
+			err = s.formOrigin.AddTrustedOrigin(o)
+		}
 		if err != nil {
 			panic(fmt.Sprintf("affordances: SiteOptions.Origin %q: %v", s.opts.Origin, err))
 		}
@@ -109,7 +116,7 @@ func NewSite(opts *SiteOptions) *Site {
 	}
 	s.logger = s.opts.Logger
 	if s.logger == nil {
-		s.logger = slog.New(slog.DiscardHandler)
+		s.logger = slog.Default()
 	}
 	return s
 }
@@ -413,8 +420,15 @@ func (r *Request) Input() any { return r.input }
 func (r *Request) SetMessage(msg string) { r.message = msg }
 
 // Redirect sets the delta's redirect: the path a person would have been sent
-// to after the action.
+// to after the action. A person's form is answered with a 303 to it.
 func (r *Request) Redirect(path string) { r.redirect = path }
+
+// SetCookie adds a Set-Cookie header to the response (a sign-in's session).
+func (r *Request) SetCookie(c *http.Cookie) {
+	if v := c.String(); v != "" {
+		r.Header().Add("Set-Cookie", v)
+	}
+}
 
 // Header returns the response's header map, for an action that sets a cookie
 // or another header on its answer.

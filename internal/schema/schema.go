@@ -8,11 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	sjs "github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 )
@@ -142,6 +144,7 @@ func Compile(doc json.RawMessage) (*Schema, error) {
 	}
 	c := sjs.NewCompiler()
 	c.DefaultDraft(sjs.Draft2020)
+	c.AssertFormat() // a "format" the schema publishes is a rule, not a hint
 	if err := c.AddResource("input.json", v); err != nil {
 		return nil, err
 	}
@@ -189,8 +192,17 @@ func (s *Schema) ValidateValue(v any) []Issue {
 // json.Number).
 func Decode(doc []byte) (any, error) { return sjs.UnmarshalJSON(bytes.NewReader(doc)) }
 
+// leaves lists the leaf problems of e. A missing required property is an
+// issue at the property's own pointer, where a form shows it beside its
+// field.
 func leaves(e *sjs.ValidationError, out *[]Issue) {
 	if len(e.Causes) == 0 {
+		if req, ok := e.ErrorKind.(*kind.Required); ok {
+			for _, name := range req.Missing {
+				*out = append(*out, Issue{Path: pointer(append(slices.Clip(e.InstanceLocation), name)), Message: "is required"})
+			}
+			return
+		}
 		*out = append(*out, Issue{Path: pointer(e.InstanceLocation), Message: e.ErrorKind.LocalizedString(printer)})
 		return
 	}

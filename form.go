@@ -1,0 +1,311 @@
+package affordances
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"html/template"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/affordances/affordances-go/internal/mediatype"
+)
+
+// The fields a form binds to an action with ([TemplateFuncs] writes them).
+const (
+	// FormActionField names the action a form runs: a form posted to a
+	// route's page with this field runs that action of the route.
+	FormActionField = "_action"
+	// FormConfirmField is the person's confirmation of a confirm action,
+	// sent by the button of the confirmation page ([Form.ConfirmFields]).
+	FormConfirmField = "_confirm"
+)
+
+// flashCookie carries a form's success message to the page it redirects to.
+const flashCookie = "affordances-flash"
+
+// A Form is what became of a person's form post, for the page that shows it
+// ([FormFrom]). Its methods are safe on a nil *Form, so a template can call
+// them whatever happened.
+type Form struct {
+	// Action is the name of the action the form ran.
+	Action string
+	// Values are the fields as the person sent them, to fill the form
+	// again after a failure. Nil on the page after a success.
+	Values url.Values
+	// Message is the delta's message of a form that succeeded, on the page
+	// it was redirected to.
+	Message string
+	// Error is why the form failed: its message, and for invalid_input
+	// each issue at the JSON Pointer of its field ([Form.Issue]).
+	Error *Error
+	// Confirm is the summary of a confirm action posted without the
+	// person's confirmation, written by the action's Summary: the page
+	// shows it with a button that posts [Form.ConfirmFields]. Nothing ran.
+	Confirm string
+}
+
+// FormFrom returns what became of the form the person just posted, for the
+// page [Site.Handler] renders for it: after a success (redirected, with the
+// delta's message), a failure (the page re-rendered with the error's
+// status) or a confirm action awaiting the person's confirmation. Nil when
+// the request follows no form.
+func FormFrom(ctx context.Context) *Form {
+	if loaded, ok := ctx.Value(pageKey{}).(*pageLoad); ok {
+		return loaded.form
+	}
+	return nil
+}
+
+// For returns f when it is the outcome of the form of action, else nil: on
+// a page with several forms, each shows only its own outcome.
+func (f *Form) For(action string) *Form {
+	if f == nil || f.Action != action {
+		return nil
+	}
+	return f
+}
+
+// Value returns the value the person sent for the field name, "" when none.
+func (f *Form) Value(name string) string {
+	if f == nil {
+		return ""
+	}
+	return f.Values.Get(name)
+}
+
+// Issue returns the message of the first issue of the field name (a
+// property of the input, "address.city" for a nested one), "" when it has
+// none.
+func (f *Form) Issue(name string) string {
+	if f == nil || f.Error == nil {
+		return ""
+	}
+	ptr := fieldPointer(name)
+	for _, is := range f.Error.Issues {
+		if is.Path == ptr || strings.HasPrefix(is.Path, ptr+"/") {
+			return is.Message
+		}
+	}
+	return ""
+}
+
+// ConfirmFields returns hidden inputs that post the form's values again
+// with the person's confirmation, for the button of a confirmation page.
+func (f *Form) ConfirmFields() template.HTML {
+	if f == nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, name := range slices.Sorted(func(yield func(string) bool) {
+		for k := range f.Values {
+			if k != FormConfirmField && !yield(k) {
+				return
+			}
+		}
+	}) {
+		for _, v := range f.Values[name] {
+			b.WriteString(hiddenInput(name, v))
+		}
+	}
+	b.WriteString(hiddenInput(FormConfirmField, "yes"))
+	return template.HTML(b.String())
+}
+
+func hiddenInput(name, value string) string {
+	return `<input type="hidden" name="` + template.HTMLEscapeString(name) + `" value="` + template.HTMLEscapeString(value) + `">`
+}
+
+// fieldPointer is the JSON Pointer of a form field: "due" is /due,
+// "address.city" is /address/city.
+func fieldPointer(name string) string {
+	var b strings.Builder
+	for part := range strings.SplitSeq(name, ".") {
+		b.WriteByte('/')
+		b.WriteString(strings.ReplaceAll(strings.ReplaceAll(part, "~", "~0"), "/", "~1"))
+	}
+	return b.String()
+}
+
+// isForm reports whether a POST's body is an HTML form.
+func isForm(r *http.Request) bool {
+	ct := r.Header.Get("Content-Type")
+	return mediatype.Is(ct, "application/x-www-form-urlencoded") || mediatype.Is(ct, "multipart/form-data")
+}
+
+// serveForm is the people's front door to the call pipeline: a form posted
+// to a route's page with [FormActionField] naming one of its actions runs
+// that action through the same seven steps as an agent's call. Step 2's
+// origin rule is the browser's ([http.CrossOriginProtection]); the rate
+// limit is the same budget; the values are decoded by the action's input
+// schema and validated by it. A success answers 303 to the delta's
+// redirect, or back to the page, with its message for the next page; a
+// failure or a confirm action without confirmation renders the page again
+// ([FormFrom]). A form naming no action of the route goes to next, parsed.
+//
+// The body is bounded before it is parsed, multipart included, so no part
+// of it reaches a temporary file: past [SiteOptions.MaxBodyBytes] the page
+// is rendered with invalid_input (413).
+func (s *Site) serveForm(w http.ResponseWriter, r *http.Request, next http.Handler) {
+	r.Body = http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes)
+	var err error
+	if mediatype.Is(r.Header.Get("Content-Type"), "multipart/form-data") {
+		err = r.ParseMultipartForm(s.opts.MaxBodyBytes)
+	} else {
+		err = r.ParseForm()
+	}
+	if err != nil {
+		e := NewError(InvalidInput, "The form could not be read.")
+		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+			e = tooLarge("The form is too large: nothing was sent.")
+		}
+		s.renderForm(w, r, next, &Form{Error: e}, s.failure(e, "form"))
+		return
+	}
+	name := r.PostForm.Get(FormActionField)
+	rt, params, a, err := s.resolve(r.URL.Path, name)
+	if name == "" || err != nil {
+		next.ServeHTTP(w, r)
+		return
+	}
+	res := s.pipeline(r.Context(), r, &call{
+		route: rt, params: params, action: a, confirm: r.PostForm.Get(FormConfirmField) != "",
+		origin: s.checkFormOrigin,
+		input:  func() (json.RawMessage, []Issue) { return a.form.decode(r.PostForm) },
+	})
+	d := res.delta
+	switch {
+	case d.OK:
+		addHeader(w.Header(), res.header)
+		if d.Message != "" {
+			setFlash(w, r, name, d.Message)
+		}
+		to := d.Redirect
+		if !localPath(to) {
+			to = r.URL.RequestURI()
+		}
+		http.Redirect(w, r, to, http.StatusSeeOther)
+	case d.Error.Code == ConfirmRequired:
+		res.status = http.StatusOK
+		s.renderForm(w, r, next, &Form{Action: name, Values: r.PostForm, Confirm: d.Error.Message}, res)
+	default:
+		e := d.Error
+		if e.Code == InvalidInput && len(e.Issues) > 0 {
+			e2 := *e
+			e2.Message = "Check the fields marked below and send the form again."
+			e = &e2
+		}
+		s.renderForm(w, r, next, &Form{Action: name, Values: r.PostForm, Error: e}, res)
+	}
+}
+
+// checkFormOrigin is step 2's origin rule for forms: the browser's, as
+// [http.CrossOriginProtection] applies it (Sec-Fetch-Site, else Origin
+// against the Host), with the site's configured origin trusted.
+func (s *Site) checkFormOrigin(r *http.Request) error {
+	if err := s.formOrigin.Check(r); err != nil {
+		return forbidden("This form was posted from another site, so it was refused. Nothing changed.")
+	}
+	return nil
+}
+
+// renderForm answers a form that did not succeed with its page, rendered
+// by next as for a GET of the same URL, with form in its context and the
+// status and headers of res.
+func (s *Site) renderForm(w http.ResponseWriter, r *http.Request, next http.Handler, form *Form, res *response) {
+	addHeader(w.Header(), res.header)
+	if res.status == http.StatusUnauthorized {
+		w.Header().Set("WWW-Authenticate", "Bearer")
+	}
+	page := new(http.Request)
+	*page = *r
+	page.Method, page.Body, page.ContentLength = http.MethodGet, http.NoBody, 0
+	page.Form, page.PostForm, page.MultipartForm = nil, nil, nil
+	page.Header = r.Header.Clone()
+	page.Header.Del("Content-Type")
+	page.Header.Del("Content-Length")
+	s.servePage(&statusWriter{ResponseWriter: w, status: res.status}, page, next, form)
+}
+
+// addHeader adds every value of from to h.
+func addHeader(h, from http.Header) {
+	for k, vs := range from {
+		h[k] = append(h[k], vs...)
+	}
+}
+
+// statusWriter answers with status where the handler it wraps answers 200.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	wrote  bool
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if !w.wrote && code == http.StatusOK {
+		code = w.status
+	}
+	w.wrote = true
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if !w.wrote {
+		w.WriteHeader(http.StatusOK)
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets [http.ResponseController] reach the underlying writer.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// localPath reports whether to is a path on this site: a form's redirect
+// never sends the person elsewhere. Browsers drop tabs and newlines and
+// read a backslash as a slash, so those refuse the path too.
+func localPath(to string) bool {
+	if !strings.HasPrefix(to, "/") || strings.HasPrefix(to, "//") ||
+		strings.ContainsFunc(to, func(r rune) bool { return r < 0x20 || r == 0x7f || r == '\\' }) {
+		return false
+	}
+	u, err := url.Parse(to)
+	return err == nil && u.Scheme == "" && u.Host == ""
+}
+
+// maxFlash bounds the message a flash cookie carries, in bytes.
+const maxFlash = 1024
+
+// setFlash carries a form's success message to the next page, in a cookie
+// that lives a minute and that scripts cannot read.
+func setFlash(w http.ResponseWriter, r *http.Request, action, message string) {
+	for len(message) > maxFlash {
+		_, size := utf8.DecodeLastRuneInString(message)
+		message = message[:len(message)-size]
+	}
+	http.SetCookie(w, &http.Cookie{
+		Name: flashCookie, Value: base64.RawURLEncoding.EncodeToString([]byte(action + "\n" + message)),
+		Path: "/", MaxAge: 60, HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode,
+	})
+}
+
+// takeFlash returns the outcome a flash cookie carries, and clears it; nil
+// when there is none.
+func takeFlash(w http.ResponseWriter, r *http.Request) *Form {
+	c, err := r.Cookie(flashCookie)
+	if err != nil {
+		return nil
+	}
+	http.SetCookie(w, &http.Cookie{Name: flashCookie, Path: "/", MaxAge: -1, HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode})
+	b, err := base64.RawURLEncoding.DecodeString(c.Value)
+	if err != nil {
+		return nil
+	}
+	action, message, ok := strings.Cut(string(b), "\n")
+	if !ok || !utf8.ValidString(message) {
+		return nil
+	}
+	return &Form{Action: action, Message: message}
+}
