@@ -2,8 +2,15 @@ package main
 
 import (
 	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
+
+	affordances "github.com/affordances/affordances-go"
+	"github.com/affordances/affordances-go/aal"
 )
 
 // TestLintFiles: lint reads AAL documents and seed 000 documents from
@@ -21,7 +28,7 @@ func TestLintFiles(t *testing.T) {
 		{"broken fragment", []string{"lint", "testdata/lint/fragment-bad.json"}, exitFail, []string{
 			"(fragment) /affordances/0/label:", `\u200b`, // the invisible character is shown, not hidden
 			"(fragment) /affordances/1/action:", "(fragment) /affordances/1/id:", "(fragment) /flow", "(fragment) /affordances/1/cost/currency:"}},
-		{"broken graph", []string{"lint", "testdata/lint/graph-bad.json"}, exitFail, []string{"(graph) /actions/0: missing property 'available'", "(graph) /actions/0/expose:"}},
+		{"broken graph", []string{"lint", "testdata/lint/graph-bad.json"}, exitFail, []string{"(graph) /actions/0/available: is required", "(graph) /actions/0/expose:"}},
 		{"not a known document", []string{"lint", "testdata/lint/unknown.json"}, exitFail, []string{"(unknown)"}},
 		{"several files", []string{"lint", "testdata/lint/fragment-ok.json", "testdata/lint/graph-bad.json"}, exitFail, []string{"2 documents checked"}},
 		{"missing file is a usage error", []string{"lint", "testdata/lint/nope.json"}, exitUsage, nil},
@@ -59,5 +66,99 @@ func TestLintDemo(t *testing.T) {
 				t.Errorf("%v: stdout lacks %q:\n%s", args, w, out)
 			}
 		}
+	}
+}
+
+// itemsSite serves one page, /tasks, whose action deleteTask is available
+// or not and whose HTML body is body; its affordance delete-task has the
+// selector [data-aal="delete-task"].
+func itemsSite(t *testing.T, available bool, body string) string {
+	t.Helper()
+	input := `{"type":"object","properties":{"task":{"type":"string"}},"required":["task"]}`
+	reason := ""
+	if !available {
+		reason = `,"reason":"Sign in to delete tasks."`
+	}
+	docs := map[string]string{
+		affordances.IndexPath:                       `{"v":"0","auth":["bearer"],"routes":[{"route":"/tasks","actions":[{"name":"deleteTask","description":"Delete a task.","input":` + input + `,"expose":"session"}]}]}`,
+		aal.ManifestPath:                            `{"aal":"0.1","site":{"name":"Tasks","origin":"http://127.0.0.1"},"routes":[{"route":"/tasks","fragment":"/.well-known/agent-affordances/tasks.json"}]}`,
+		"/.well-known/agent-affordances/tasks.json": `{"aal":"0.1","page":"/tasks","affordances":[{"id":"delete-task","selector":"[data-aal=\"delete-task\"]","action":"delete","label":"Delete","destructive":true,"reversible":false,"trust":"user"}]}`,
+	}
+	graph := `{"v":"0","page":"/tasks","route":"/tasks","entities":{},"actions":[{"name":"deleteTask","description":"Delete a task.","input":` + input + `,"expose":"session","available":` + strconv.FormatBool(available) + reason + `}]}`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		doc, ok := docs[r.URL.Path]
+		switch {
+		case ok && r.URL.Path == affordances.IndexPath:
+			w.Header().Set("Content-Type", affordances.MediaType)
+		case ok:
+			w.Header().Set("Content-Type", "application/json")
+		case r.URL.Path == "/tasks" && r.Header.Get("Accept") == affordances.MediaType:
+			w.Header().Set("Content-Type", affordances.MediaType)
+			doc = graph
+		case r.URL.Path == "/tasks":
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			doc = `<!doctype html><html lang="en"><head><title>Tasks</title></head><body>` + body + `</body></html>`
+		default:
+			http.NotFound(w, r)
+			return
+		}
+		io.WriteString(w, doc)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// TestLintItems: a selector matches an element while its action is
+// available, and several elements each carry a distinct data-aal-input
+// JSON object; each problem names the page, the affordance, the selector
+// and what is wrong (CLARIFICATIONS 11).
+func TestLintItems(t *testing.T) {
+	const sel = `selector [data-aal="delete-task"]: `
+	for _, tc := range []struct {
+		name      string
+		available bool
+		body      string
+		wantCode  int
+		want      []string // substrings of stdout
+	}{
+		{"one element", true, `<button data-aal="delete-task">Delete</button>`, exitOK, []string{", 0 problems\n"}},
+		{"several with distinct inputs", true, `<ul>
+			<li>Milk <button data-aal="delete-task" data-aal-input='{"task":"t-1"}'>Delete</button>
+			<li>Eggs <button data-aal="delete-task" data-aal-input='{"task":"t-2"}'>Delete</button>
+			<li>Bread <button data-aal="delete-task" data-aal-input='{"task":"t-1","list":"b"}'>Delete</button>
+			</ul>`, exitOK, []string{", 0 problems\n"}},
+		{"unavailable, no element", false, `<p>Sign in to delete tasks.</p>`, exitOK, []string{", 0 problems\n"}},
+		{"unavailable, disabled elements", false, `<button data-aal="delete-task" data-aal-input='{"task":"t-1"}' disabled>Delete</button>
+			<button data-aal="delete-task" data-aal-input='{"task":"t-2"}' disabled>Delete</button>`, exitOK, []string{", 0 problems\n"}},
+		{"available, no element", true, `<p>No button.</p>`, exitFail, []string{
+			`FAIL  URL/.well-known/agent-affordances/tasks.json (fragment) /affordances/0/selector: page URL/tasks, affordance "delete-task", ` + sel + "no element matches while the action is available (CLARIFICATIONS 11)",
+			", 1 problem\n"}},
+		{"several, one without input", true, `<button data-aal="delete-task" data-aal-input='{"task":"t-1"}'>Delete</button>
+			<button data-aal="delete-task">Delete</button>`, exitFail, []string{
+			`page URL/tasks, affordance "delete-task", ` + sel + "element 2 of 2 lacks data-aal-input", ", 1 problem\n"}},
+		{"several without inputs, unavailable", false, `<button data-aal="delete-task" disabled>A</button><button data-aal="delete-task" disabled>B</button>`, exitFail, []string{
+			sel + "element 1 of 2 lacks data-aal-input", sel + "element 2 of 2 lacks data-aal-input", ", 2 problems\n"}},
+		{"malformed input", true, `<button data-aal="delete-task" data-aal-input='{task:"t-1"}'>Delete</button>
+			<button data-aal="delete-task" data-aal-input='"t-2"'>Delete</button>`, exitFail, []string{
+			sel + "element 1 of 2: data-aal-input is not a JSON object: invalid character 't' looking for beginning of object key string",
+			sel + `element 2 of 2: data-aal-input is not a JSON object: it is "t-2"`, ", 2 problems\n"}},
+		{"duplicated input", true, `<button data-aal="delete-task" data-aal-input='{"task":"t-1","list":"a"}'>Delete</button>
+			<button data-aal="delete-task" data-aal-input='{"task":"t-2"}'>Delete</button>
+			<button data-aal="delete-task" data-aal-input='{ "list": "a", "task": "t-1" }'>Delete</button>`, exitFail, []string{
+			sel + `elements 1 and 3 carry the same input {"list":"a","task":"t-1"}`, ", 1 problem\n"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			url := itemsSite(t, tc.available, tc.body)
+			e, out, errOut := testEnv(nil)
+			if code := run(t.Context(), e, []string{"lint", url + "/tasks"}); code != tc.wantCode {
+				t.Errorf("exit: got %d, want %d\nstdout: %s\nstderr: %s", code, tc.wantCode, out, errOut)
+			}
+			got := strings.ReplaceAll(out.String(), url, "URL")
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("stdout lacks %q:\n%s", w, got)
+				}
+			}
+		})
 	}
 }
