@@ -47,7 +47,7 @@ func TestChecks(t *testing.T) {
 		{"graph of major 1 with a bad expose (seed 000 Versioning, Action descriptor)", affordancestest.CheckGraph,
 			strings.NewReplacer(`"v":"0"`, `"v":"1"`, `"session"`, `"admin"`).Replace(graph),
 			[]string{"not a valid graph.json", `/v: value must be '0' (got "1")`, `/actions/0/expose: `, `(got "admin")`, "body: {"}},
-		{"graph without actions (seed 000 Graph)", affordancestest.CheckGraph, `{"v":"0","page":"/","route":"/","entities":{}}`, []string{`"": missing property 'actions'`}},
+		{"graph without actions (seed 000 Graph)", affordancestest.CheckGraph, `{"v":"0","page":"/","route":"/","entities":{}}`, []string{`/actions: is required`}},
 		{"delta from EXAMPLES (seed 000 Delta)", affordancestest.CheckDelta, delta, nil},
 		{"delta with an unknown code (CLARIFICATIONS 2)", affordancestest.CheckDelta, `{"ok":false,"error":{"code":"forbidden","message":"No."}}`, []string{`/error/code: `, `(got "forbidden")`}},
 		{"index (seed 000 Site index)", affordancestest.CheckIndex, index, nil},

@@ -13,6 +13,6 @@ func ExampleValidate() {
 	fmt.Println(affordancestest.Validate(schemas.Graph, body))
 	// Output:
 	// not a valid graph.json:
-	//   /actions/0: missing property 'available'
+	//   /actions/0/available: is required
 	//   /actions/0/expose: value must be one of 'public', 'session', 'confirm' (got "admin")
 }

@@ -114,7 +114,10 @@ func scalarAt(doc any, ptr string) string {
 			tok = strings.NewReplacer("~1", "/", "~0", "~").Replace(tok)
 			switch x := v.(type) {
 			case map[string]any:
-				v = x[tok]
+				var ok bool
+				if v, ok = x[tok]; !ok {
+					return "" // absent: a missing property
+				}
 			case []any:
 				i, err := strconv.Atoi(tok)
 				if err != nil || i < 0 || i >= len(x) {
