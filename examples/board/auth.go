@@ -1,0 +1,79 @@
+package board
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+
+	affordances "github.com/affordances/affordances-go"
+)
+
+// sessionCookie is the name of the session cookie.
+const sessionCookie = "sid"
+
+// authenticate says who is asking (CLARIFICATIONS 4): the user of a bearer
+// token (an unknown one is refused), else of the session cookie, else
+// nobody.
+func (b *Board) authenticate(r *http.Request) (affordances.Principal, error) {
+	if scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " "); ok && strings.EqualFold(scheme, "Bearer") {
+		u, err := b.store.tokenUser(r.Context(), strings.TrimSpace(token))
+		if err != nil {
+			return affordances.Principal{}, b.internal(err)
+		}
+		if u == nil {
+			return affordances.Principal{}, affordances.NewError(affordances.Unauthorized, "The bearer token is not valid.")
+		}
+		return principal(u, affordances.AuthBearer), nil
+	}
+	c, err := r.Cookie(sessionCookie)
+	if err != nil || c.Value == "" {
+		return affordances.Principal{}, nil
+	}
+	u, err := b.store.sessionUser(r.Context(), c.Value)
+	if err != nil {
+		return affordances.Principal{}, b.internal(err)
+	}
+	if u == nil {
+		return affordances.Principal{}, nil // an expired session is nobody
+	}
+	return principal(u, affordances.AuthCookie), nil
+}
+
+// internal logs err and returns the error the requester sees: the site
+// reads any error of Authenticate that is not an *affordances.Error as a bad
+// token.
+func (b *Board) internal(err error) error {
+	b.logger.Error("board: authenticate", "err", err)
+	return affordances.NewError(affordances.Internal, "Something went wrong on the server. Try again later.")
+}
+
+func principal(u *User, m affordances.AuthMethod) affordances.Principal {
+	return affordances.Principal{ID: strconv.FormatInt(u.ID, 10), Method: m, User: u}
+}
+
+// userOf returns the user behind p, or nil for nobody.
+func userOf(p affordances.Principal) *User {
+	u, _ := p.User.(*User)
+	return u
+}
+
+// userID returns the id of the user behind p, or 0 for nobody.
+func userID(p affordances.Principal) int64 {
+	if u := userOf(p); u != nil {
+		return u.ID
+	}
+	return 0
+}
+
+// cookie returns the session cookie that carries sid; an empty sid expires
+// it.
+func (b *Board) cookie(sid string) *http.Cookie {
+	c := &http.Cookie{
+		Name: sessionCookie, Value: sid, Path: "/", MaxAge: int(sessionTTL.Seconds()),
+		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: b.secure,
+	}
+	if sid == "" {
+		c.MaxAge = -1
+	}
+	return c
+}

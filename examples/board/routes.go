@@ -1,0 +1,329 @@
+package board
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	affordances "github.com/affordances/affordances-go"
+	"github.com/affordances/affordances-go/aal"
+)
+
+// declare declares every route and action of the site, top to bottom. An
+// action is written once: agents call it, people's forms post to it, and
+// its AAL metadata tells a consumer's gate how careful to be.
+func (b *Board) declare() {
+	login := b.site.Route("/login", &affordances.RouteOptions{
+		Description: "Sign in and out",
+		State:       b.loginState,
+	})
+	affordances.AddAction(login, &affordances.Action{
+		Name:        "signIn",
+		Description: "Sign in with email and password; starts a cookie session",
+		Expose:      affordances.ExposePublic,
+		Limit:       &affordances.Limit{Calls: 10, Per: time.Minute, Burst: 5}, // password guesses
+		AAL:         &aal.Meta{Action: aal.Authenticate, Trust: aal.TrustPersonal, Reversible: true},
+	}, b.signIn)
+	affordances.AddAction(login, &affordances.Action{
+		Name:        "signOut",
+		Description: "End this browser session",
+		Expose:      affordances.ExposeSession,
+		Visible:     func(r *affordances.Request) bool { return !r.Principal.Anonymous() },
+		Guard:       cookieSession,
+		GuardText:   "signed in with a session cookie",
+		AAL:         &aal.Meta{Action: aal.Submit, Trust: aal.TrustUser, Reversible: true},
+	}, b.signOut)
+
+	b.site.Route("/boards", &affordances.RouteOptions{
+		Description: "Your boards, and the public ones",
+		State:       b.boardsState,
+	})
+
+	board := b.site.Route("/boards/{board}", &affordances.RouteOptions{
+		Description: "One board: its tasks in columns (todo, doing, done)",
+		State:       b.boardState,
+	})
+	affordances.AddAction(board, &affordances.Action{
+		Name:        "createTask",
+		Description: "Add a task to the todo column",
+		Expose:      affordances.ExposeSession,
+		Guard:       isMember,
+		GuardText:   "you are a member of the board",
+		Effects:     []string{"board", "tasks"},
+		// deleteTask undoes it.
+		AAL: &aal.Meta{Action: aal.Create, Trust: aal.TrustUser, Reversible: true},
+	}, b.createTask)
+	affordances.AddAction(board, &affordances.Action{
+		Name:        "search",
+		Description: "Find the board's tasks whose title contains the words; the redirect shows them",
+		Expose:      affordances.ExposePublic,
+		ReadOnly:    true,
+		AAL:         &aal.Meta{Action: aal.Search, Trust: aal.TrustSafe, Reversible: true},
+	}, b.search)
+	affordances.AddAction(board, &affordances.Action{
+		Name:        "moveTask",
+		Description: "Move a task to another column",
+		Expose:      affordances.ExposeSession,
+		Guard:       isMember,
+		GuardText:   "you are a member of the board",
+		Effects:     []string{"tasks"},
+		AAL:         &aal.Meta{Action: aal.Update, Trust: aal.TrustUser, Reversible: true},
+	}, b.moveTask)
+	affordances.AddAction(board, &affordances.Action{
+		Name:        "deleteTask",
+		Description: "Delete a task",
+		Expose:      affordances.ExposeSession,
+		Guard:       isMember,
+		GuardText:   "you are a member of the board",
+		Effects:     []string{"board", "tasks"},
+		AAL:         &aal.Meta{Action: aal.Delete, Trust: aal.TrustUser, Destructive: true},
+	}, b.deleteTask)
+	affordances.AddAction(board, &affordances.Action{
+		Name:        "inviteMember",
+		Description: "Make someone with an account a member of the board",
+		Expose:      affordances.ExposeSession,
+		Guard:       isOwner,
+		GuardText:   "you own the board",
+		Effects:     []string{"board"},
+		// It gives another person access to the board.
+		AAL: &aal.Meta{Action: aal.Submit, Trust: aal.TrustAdmin, Reversible: true},
+	}, b.inviteMember)
+	affordances.AddAction(board, &affordances.Action{
+		Name:        "deleteBoard",
+		Description: "Delete the board and all its tasks, for every member",
+		Expose:      affordances.ExposeConfirm,
+		Guard:       isOwner,
+		GuardText:   "you own the board",
+		Summary: func(_ context.Context, r *affordances.Request) (string, error) {
+			bd := entity[*boardView](r.State, "board")
+			return fmt.Sprintf(`Delete the board "%s" and its %s.`, bd.Title, count(bd.Tasks, "task", "tasks")), nil
+		},
+		AAL: &aal.Meta{Action: aal.Delete, Trust: aal.TrustAdmin, Destructive: true},
+	}, b.deleteBoard)
+	affordances.AddAction(board, &affordances.Action{
+		Name:        "exportTasks",
+		Description: "Download the board's tasks as CSV; the redirect is the file",
+		Expose:      affordances.ExposePublic,
+		ReadOnly:    true,
+		AAL:         &aal.Meta{Action: aal.Download, Trust: aal.TrustSafe, Reversible: true, Label: "Export as CSV"},
+	}, b.exportTasks)
+}
+
+// State loaders: the graph, the HTML page and the reload after a call all
+// read the page through these.
+
+func (b *Board) loginState(_ context.Context, r *affordances.Request) (*affordances.State, error) {
+	e := map[string]any{"signedIn": !r.Principal.Anonymous()}
+	if u := userOf(r.Principal); u != nil {
+		e["email"] = u.Email
+	}
+	return &affordances.State{Entities: e, Nav: []affordances.NavLink{{To: "/boards", Label: "Boards"}}}, nil
+}
+
+func (b *Board) boardsState(ctx context.Context, r *affordances.Request) (*affordances.State, error) {
+	yours, public, err := b.store.boards(ctx, userID(r.Principal))
+	if err != nil {
+		return nil, err
+	}
+	var nav []affordances.NavLink
+	for _, c := range append(yours, public...) {
+		nav = append(nav, affordances.NavLink{To: "/boards/" + c.Slug, Label: c.Title})
+	}
+	nav = append(nav, affordances.NavLink{To: "/login", Label: signInOrOut(r.Principal)})
+	return &affordances.State{Entities: map[string]any{"yours": yours, "public": public}, Nav: nav}, nil
+}
+
+// boardState loads a board and its tasks, those matching ?q= when given.
+// A private board is not found for anyone but its members.
+func (b *Board) boardState(ctx context.Context, r *affordances.Request) (*affordances.State, error) {
+	bd, err := b.store.board(ctx, r.Param("board"), userID(r.Principal))
+	if err != nil {
+		return nil, err
+	}
+	q := strings.TrimSpace(r.HTTP.URL.Query().Get("q"))
+	tasks, err := b.store.tasks(ctx, bd.id, q)
+	if err != nil {
+		return nil, err
+	}
+	e := map[string]any{"board": bd, "tasks": tasks}
+	if q != "" {
+		e["query"] = q
+	}
+	nav := []affordances.NavLink{{To: "/boards", Label: "All boards"}, {To: "/login", Label: signInOrOut(r.Principal)}}
+	return &affordances.State{Entities: e, Nav: nav}, nil
+}
+
+// Guards: whether the requester may use an action of the board they see.
+
+func isMember(_ context.Context, r *affordances.Request) (bool, string) {
+	if bd := entity[*boardView](r.State, "board"); bd == nil || !bd.member {
+		return false, "Only members of this board can change its tasks."
+	}
+	return true, ""
+}
+
+func isOwner(_ context.Context, r *affordances.Request) (bool, string) {
+	if bd := entity[*boardView](r.State, "board"); bd == nil || bd.ownerID != userID(r.Principal) {
+		return false, "Only the board's owner can do this."
+	}
+	return true, ""
+}
+
+func cookieSession(_ context.Context, r *affordances.Request) (bool, string) {
+	if r.Principal.Method != affordances.AuthCookie {
+		return false, "Only a browser session can be signed out; a bearer token stays valid."
+	}
+	return true, ""
+}
+
+// Inputs and outputs of the actions; their JSON Schemas are inferred.
+type (
+	signInInput struct {
+		Email    string `json:"email" affordances:"minLength=3,maxLength=254"`
+		Password string `json:"password" affordances:"minLength=1,maxLength=200"`
+	}
+	signInOutput struct {
+		Email string `json:"email"`
+	}
+	createTaskInput struct {
+		Title    string `json:"title" affordances:"minLength=1,maxLength=200"`
+		Assignee string `json:"assignee,omitempty" jsonschema:"a member's email; empty: nobody" affordances:"maxLength=254"`
+		Due      string `json:"due,omitempty" jsonschema:"the due date, YYYY-MM-DD" affordances:"format=date"`
+	}
+	searchInput struct {
+		Q string `json:"q" affordances:"minLength=1,maxLength=100"`
+	}
+	searchOutput struct {
+		Query string `json:"query"`
+		Tasks []task `json:"tasks"`
+	}
+	taskInput struct {
+		Task int64 `json:"task" jsonschema:"the task's id" affordances:"minimum=1"`
+	}
+	moveTaskInput struct {
+		Task   int64  `json:"task" jsonschema:"the task's id" affordances:"minimum=1"`
+		Status string `json:"status" jsonschema:"the column" affordances:"enum=todo|doing|done"`
+	}
+	inviteMemberInput struct {
+		Email string `json:"email" affordances:"minLength=3,maxLength=254,format=email"`
+	}
+)
+
+// Actions. Each runs after the library checked who is asking, the rate
+// limit, the input against its schema, the guard and, for deleteBoard, the
+// person's confirmation. Failures a person can fix are *affordances.Error.
+
+func (b *Board) signIn(ctx context.Context, r *affordances.Request, in signInInput) (signInOutput, error) {
+	u, sid, err := b.store.signIn(ctx, in.Email, in.Password)
+	if err != nil {
+		return signInOutput{}, err
+	}
+	r.SetCookie(b.cookie(sid))
+	r.SetPrincipal(principal(u, affordances.AuthCookie))
+	r.SetMessage("Signed in as " + u.Email + ".")
+	r.Redirect("/boards")
+	return signInOutput{Email: u.Email}, nil
+}
+
+func (b *Board) signOut(ctx context.Context, r *affordances.Request, _ struct{}) (struct{}, error) {
+	if c, err := r.HTTP.Cookie(sessionCookie); err == nil {
+		if err := b.store.signOut(ctx, c.Value); err != nil {
+			return struct{}{}, err
+		}
+	}
+	r.SetCookie(b.cookie(""))
+	r.SetPrincipal(affordances.Principal{})
+	r.SetMessage("Signed out.")
+	return struct{}{}, nil
+}
+
+func (b *Board) createTask(ctx context.Context, r *affordances.Request, in createTaskInput) (task, error) {
+	if _, err := time.Parse(time.DateOnly, in.Due); in.Due != "" && err != nil {
+		e := affordances.NewError(affordances.InvalidInput, "The due date must be a real date, as YYYY-MM-DD.")
+		e.Issues = []affordances.Issue{{Path: "/due", Message: "Not a date: use YYYY-MM-DD, as 2026-03-31."}}
+		return task{}, e
+	}
+	t, err := b.store.createTask(ctx, entity[*boardView](r.State, "board"), strings.TrimSpace(in.Title), in.Assignee, in.Due)
+	if err != nil {
+		return task{}, err
+	}
+	r.SetMessage(fmt.Sprintf(`Added "%s" to To do.`, t.Title))
+	return t, nil
+}
+
+func (b *Board) search(ctx context.Context, r *affordances.Request, in searchInput) (searchOutput, error) {
+	q := strings.TrimSpace(in.Q)
+	tasks, err := b.store.tasks(ctx, entity[*boardView](r.State, "board").id, q)
+	if err != nil {
+		return searchOutput{}, err
+	}
+	r.Redirect(r.Page + "?" + url.Values{"q": {q}}.Encode())
+	r.SetMessage(fmt.Sprintf(`Found %s for "%s".`, count(len(tasks), "task", "tasks"), q))
+	return searchOutput{Query: q, Tasks: tasks}, nil
+}
+
+func (b *Board) moveTask(ctx context.Context, r *affordances.Request, in moveTaskInput) (task, error) {
+	t, err := b.store.moveTask(ctx, entity[*boardView](r.State, "board").id, in.Task, in.Status)
+	if err != nil {
+		return task{}, err
+	}
+	r.SetMessage(fmt.Sprintf(`Moved "%s" to %s.`, t.Title, statusNames[t.Status]))
+	return t, nil
+}
+
+func (b *Board) deleteTask(ctx context.Context, r *affordances.Request, in taskInput) (struct{}, error) {
+	t, err := b.store.deleteTask(ctx, entity[*boardView](r.State, "board").id, in.Task)
+	if err != nil {
+		return struct{}{}, err
+	}
+	r.SetMessage(fmt.Sprintf(`Deleted "%s".`, t.Title))
+	return struct{}{}, nil
+}
+
+func (b *Board) inviteMember(ctx context.Context, r *affordances.Request, in inviteMemberInput) (member, error) {
+	u, err := b.store.addMember(ctx, entity[*boardView](r.State, "board").id, in.Email)
+	if err != nil {
+		return member{}, err
+	}
+	r.SetMessage(u.Name + " is now a member of this board.")
+	return member{Email: u.Email, Name: u.Name}, nil
+}
+
+func (b *Board) deleteBoard(ctx context.Context, r *affordances.Request, _ struct{}) (struct{}, error) {
+	bd := entity[*boardView](r.State, "board")
+	if err := b.store.deleteBoard(ctx, bd.id); err != nil {
+		return struct{}{}, err
+	}
+	r.Redirect("/boards")
+	r.SetMessage(fmt.Sprintf(`Deleted the board "%s".`, bd.Title))
+	return struct{}{}, nil
+}
+
+func (b *Board) exportTasks(_ context.Context, r *affordances.Request, _ struct{}) (struct{}, error) {
+	r.Redirect(r.Page + "/tasks.csv")
+	r.SetMessage("The board's tasks as CSV.")
+	return struct{}{}, nil
+}
+
+// entity returns the entity key of st as a T, or T's zero value.
+func entity[T any](st *affordances.State, key string) T {
+	v, _ := st.Entities[key].(T)
+	return v
+}
+
+func signInOrOut(p affordances.Principal) string {
+	if p.Anonymous() {
+		return "Sign in"
+	}
+	return "Sign out"
+}
+
+// count says how many: "1 task", "7 tasks".
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprint(n, " ", many)
+}

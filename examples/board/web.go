@@ -1,0 +1,204 @@
+package board
+
+import (
+	"bytes"
+	"embed"
+	"encoding/csv"
+	"errors"
+	"html/template"
+	"net/http"
+	"strconv"
+	"time"
+
+	affordances "github.com/affordances/affordances-go"
+)
+
+//go:embed templates/*.html static/board.css
+var assets embed.FS
+
+// views holds one template set per page, each with base.html.
+type views struct {
+	pages map[string]*template.Template
+	css   []byte
+}
+
+func parseViews() *views {
+	base := template.Must(template.New("base.html").Funcs(affordances.TemplateFuncs()).ParseFS(assets, "templates/base.html"))
+	v := &views{pages: map[string]*template.Template{}}
+	for _, name := range []string{"boards", "board", "confirm", "login", "error"} {
+		v.pages[name] = template.Must(template.Must(base.Clone()).ParseFS(assets, "templates/"+name+".html"))
+	}
+	v.css, _ = assets.ReadFile("static/board.css")
+	return v
+}
+
+// pages returns the HTML side of the site. It has no POST handler: a
+// form posts to its page's own URL, and the library runs the action it
+// names and answers with a redirect, or with this page again, showing the
+// error.
+func (b *Board) pages() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /{$}", http.RedirectHandler("/boards", http.StatusSeeOther))
+	mux.HandleFunc("GET /login", b.show("login"))
+	mux.HandleFunc("GET /boards", b.show("boards"))
+	mux.HandleFunc("GET /boards/{board}", b.show("board"))
+	mux.HandleFunc("GET /boards/{board}/tasks.csv", b.exportCSV)
+	mux.HandleFunc("GET /static/board.css", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/css; charset=utf-8")
+		w.Write(b.views.css)
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		b.fail(w, r, affordances.NewError(affordances.NotFound, "There is no page here."))
+	})
+	return mux
+}
+
+// A page is what a template renders: the page's entities as its graph
+// shows them, and what the library says of the form just posted.
+type page struct {
+	User      *User
+	E         map[string]any
+	Form      *affordances.Form
+	AALLink   template.HTML
+	AALScript template.HTML
+	Message   string // the error page's
+	actions   []affordances.ActionDescriptor
+}
+
+// show renders a page from the state the library loaded for its graph, or
+// the error page when there is none (a private board for a stranger), or
+// the confirmation page of a confirm action posted without the person's
+// confirmation.
+func (b *Board) show(name string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		ctx := r.Context()
+		st, err := affordances.StateFrom(ctx)
+		if err != nil {
+			b.fail(w, r, err)
+			return
+		}
+		view, form := name, affordances.FormFrom(ctx)
+		if form != nil && form.Confirm != "" {
+			view = "confirm" // a confirm action awaits the person's yes
+		}
+		b.render(w, r, view, &page{
+			E:         st.Entities,
+			Form:      form,
+			AALLink:   affordances.AALLink(ctx),
+			AALScript: affordances.AALScript(ctx),
+			actions:   affordances.ActionsFrom(ctx),
+		}, http.StatusOK)
+	}
+}
+
+func (b *Board) render(w http.ResponseWriter, r *http.Request, name string, p *page, status int) {
+	p.User = userOf(affordances.PrincipalFrom(r.Context()))
+	var buf bytes.Buffer
+	if err := b.views.pages[name].ExecuteTemplate(&buf, "base", p); err != nil {
+		b.logger.Error("board: render "+name, "err", err)
+		http.Error(w, "Something went wrong.", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+	w.WriteHeader(status)
+	w.Write(buf.Bytes())
+}
+
+// Reason says why action is not available to the person, as the page's
+// graph does, or "" when it is: the template disables its control.
+func (p *page) Reason(action string) string {
+	for _, a := range p.actions {
+		if a.Name == action {
+			return a.Reason
+		}
+	}
+	return "Not available here."
+}
+
+// A column is one status of the board with its tasks, and the other
+// columns its cards can move to.
+type column struct {
+	Status, Name string
+	Tasks        []task
+	Moves        []column
+}
+
+// Columns returns the board's tasks by column.
+func (p *page) Columns() []column {
+	tasks, _ := p.E["tasks"].([]task)
+	cols := make([]column, len(statuses))
+	for i, s := range statuses {
+		cols[i] = column{Status: s, Name: statusNames[s]}
+		for _, t := range tasks {
+			if t.Status == s {
+				cols[i].Tasks = append(cols[i].Tasks, t)
+			}
+		}
+	}
+	for i := range cols {
+		for j, c := range cols {
+			if i != j {
+				cols[i].Moves = append(cols[i].Moves, column{Status: c.Status, Name: c.Name})
+			}
+		}
+	}
+	return cols
+}
+
+// DueLabel is the due date as a person reads it: "31 Mar".
+func (t task) DueLabel() string {
+	d, err := time.Parse(time.DateOnly, t.Due)
+	if err != nil {
+		return t.Due
+	}
+	return d.Format("2 Jan")
+}
+
+// Overdue says the task is not done and its due date has passed.
+func (t task) Overdue() bool {
+	return t.Due != "" && t.Status != "done" && t.Due < time.Now().Format(time.DateOnly)
+}
+
+// exportCSV serves /boards/{board}/tasks.csv, where the exportTasks action
+// redirects. It is no route of the site, so it checks access itself, as
+// the board's state loader does.
+func (b *Board) exportCSV(w http.ResponseWriter, r *http.Request) {
+	bd, tasks, err := b.exportTasksOf(r)
+	if err != nil {
+		b.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+	w.Header().Set("Content-Disposition", `attachment; filename="`+bd.Slug+`.csv"`)
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"id", "title", "status", "assignee", "due"})
+	for _, t := range tasks {
+		cw.Write([]string{strconv.FormatInt(t.ID, 10), t.Title, t.Status, t.Assignee, t.Due})
+	}
+	cw.Flush()
+}
+
+func (b *Board) exportTasksOf(r *http.Request) (*boardView, []task, error) {
+	p, err := b.authenticate(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	bd, err := b.store.board(r.Context(), r.PathValue("board"), userID(p))
+	if err != nil {
+		return nil, nil, err
+	}
+	tasks, err := b.store.tasks(r.Context(), bd.id, "")
+	return bd, tasks, err
+}
+
+// fail renders the error page of err: its message and status when it is
+// an *affordances.Error, a 500 that says nothing of internals otherwise.
+func (b *Board) fail(w http.ResponseWriter, r *http.Request, err error) {
+	var e *affordances.Error
+	if !errors.As(err, &e) || e.Code == affordances.Internal {
+		b.logger.Error("board: "+r.URL.Path, "err", err)
+		e = affordances.NewError(affordances.Internal, "Something went wrong. Try again in a moment.")
+	}
+	b.render(w, r, "error", &page{Message: e.Message}, e.HTTPStatus())
+}
