@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 	"github.com/affordances/affordances-go/aal"
 	"github.com/affordances/affordances-go/internal/wirecheck"
 	"github.com/affordances/affordances-go/schemas"
+	xhtml "golang.org/x/net/html"
 )
 
 // A check is one rule of the specs, and how to test it.
@@ -57,6 +59,7 @@ const (
 	secC3        = "CLARIFICATIONS 3"
 	secC4        = "CLARIFICATIONS 4"
 	secC5        = "CLARIFICATIONS 5"
+	secC11       = "CLARIFICATIONS 11"
 )
 
 // needPages is the verdict of a check that needs a discovered graph.
@@ -956,7 +959,7 @@ func init() {
 				return verdict{}, true
 			})
 		}},
-		{"aal.selector.unique", secAAL, "Put a data-aal attribute on the interactive elements: each selector matches one element of the page's HTML.", Must, func(s *suite) verdict {
+		{"aal.selector.unique", secC11, "While an action is available on a page, its affordance's selector matches at least one element of that page's HTML. A selector may match several elements when the action acts on one of several items: then every matched element carries data-aal-input, a JSON object with the input fields that pick its item, and no two matched elements carry the same object.", Must, func(s *suite) verdict {
 			if s.manifest == nil {
 				return skip("no AAL manifest")
 			}
@@ -965,14 +968,23 @@ func init() {
 					return verdict{}, true
 				}
 				x := s.html(p)
-				doc, err := parseHTML(x.body)
+				doc, err := xhtml.Parse(bytes.NewReader(x.body))
 				if err != nil {
 					return fail(x, "HTML: %v", err), false
 				}
+				available := map[string]bool{} // affordance id -> its action's availability
+				for _, a := range p.graph.Actions {
+					available[affordances.AALID(a.Name)] = a.Available
+				}
 				for _, a := range p.fragment.Affordances {
-					n, err := doc.Count(a.Selector)
-					if err != nil || n != 1 {
-						return fail(x, "selector %s of %q matches %d elements of %s, want 1 (%v)", a.Selector, a.ID, n, p.path, err), false
+					inputs, err := matchedInputs(doc, a.Selector)
+					if err != nil {
+						return fail(x, "affordance %q of %s: %v", a.ID, p.path, err), false
+					}
+					// An affordance that is no action of the graph is there with the page.
+					avail, isAction := available[a.ID]
+					if problems := aal.CheckMatches(avail || !isAction, inputs); len(problems) > 0 {
+						return fail(x, "page %s, affordance %q, selector %s: %s", p.path, a.ID, aal.Visible(a.Selector), strings.Join(problems, "; ")), false
 					}
 				}
 				return verdict{}, true

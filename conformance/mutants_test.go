@@ -3,11 +3,13 @@ package conformance_test
 import (
 	"bytes"
 	"encoding/json"
+	"html"
 	"io"
 	"maps"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -459,11 +461,11 @@ var mutants = []struct {
 			})
 		}
 	})},
-	{"a selector matching two elements", "aal.selector.unique", onResponse(func(_ *http.Request, _ []byte, res *response) {
-		if m := regexp.MustCompile(`data-aal="([^"]+)"`).FindSubmatch(res.body); m != nil && !res.isDoc() {
-			res.body = bytes.Replace(res.body, []byte("</body>"), []byte(`<span data-aal="`+string(m[1])+`"></span></body>`), 1)
-		}
-	})},
+	{"a selector matching two elements", "aal.selector.unique", twinElement("", "")},
+	{"two elements, one without data-aal-input", "aal.selector.unique", twinElement(`{"item":1}`, "")},
+	{"two elements with the same input", "aal.selector.unique", twinElement(`{"item":1,"list":"a"}`, `{"list":"a","item":1.0}`)},
+	{"data-aal-input not a JSON object", "aal.selector.unique", twinElement(`{"item":1}`, `item 2`)},
+	{"available actions without their elements", "aal.selector.unique", withoutElements(true)},
 	{"nav link with an email", "v0.privacy.urls", onResponse(func(r *http.Request, _ []byte, res *response) {
 		if isGraphGET(r, res) {
 			res.editJSON(func(m map[string]any) {
@@ -486,6 +488,80 @@ var mutants = []struct {
 			})
 		}
 	})},
+}
+
+// twinElement gives the first element with a data-aal attribute of each
+// HTML page a twin, another element with the same data-aal: the first
+// carries data-aal-input first, the twin second (none when "").
+func twinElement(first, second string) func(http.Handler) http.Handler {
+	input := func(v string) string {
+		if v == "" {
+			return ""
+		}
+		return ` data-aal-input="` + html.EscapeString(v) + `"`
+	}
+	return onResponse(func(_ *http.Request, _ []byte, res *response) {
+		if !strings.HasPrefix(res.header.Get("Content-Type"), "text/html") {
+			return
+		}
+		loc := regexp.MustCompile(`data-aal="[^"]+"`).FindIndex(res.body)
+		if loc == nil {
+			return
+		}
+		attr := string(res.body[loc[0]:loc[1]])
+		res.body = slices.Concat(res.body[:loc[1]], []byte(input(first)), res.body[loc[1]:])
+		res.body = bytes.Replace(res.body, []byte("</body>"), []byte(`<span `+attr+input(second)+`></span></body>`), 1)
+	})
+}
+
+// withoutElements removes from each HTML page the data-aal attribute of
+// every action whose availability in the page's graph is available.
+func withoutElements(available bool) func(http.Handler) http.Handler {
+	return mutant(func(r *http.Request, _ *[]byte, h http.Handler) *response {
+		if r.Method != http.MethodGet || !strings.Contains(r.Header.Get("Accept"), "text/html") {
+			return nil
+		}
+		res := serve(h, r)
+		get := httptest.NewRequest(http.MethodGet, r.URL.String(), nil)
+		get.Header.Set("Accept", affordances.MediaType)
+		for _, k := range []string{"Authorization", "Cookie"} {
+			if v := r.Header.Get(k); v != "" {
+				get.Header.Set(k, v)
+			}
+		}
+		var g affordances.Graph
+		json.Unmarshal(serve(h, get).body, &g)
+		for _, a := range g.Actions {
+			if a.Available == available {
+				attr := `data-aal="` + affordances.AALID(a.Name) + `"`
+				res.body = bytes.ReplaceAll(res.body, []byte(attr), []byte("data-hidden"))
+			}
+		}
+		return res
+	}, nil)
+}
+
+// TestUnavailableWithoutElements: a page may hide the controls of the
+// actions that are not available (CLARIFICATIONS 11); no must fails.
+func TestUnavailableWithoutElements(t *testing.T) {
+	t.Parallel()
+	url, token := demo(t, withoutElements(false))
+	// The demo shows an anonymous empty cart's removeFromCart disabled.
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, url+"/cart", nil)
+	req.Header.Set("Accept", "text/html")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if bytes.Contains(page, []byte(`data-aal="remove-from-cart"`)) {
+		t.Fatalf("an anonymous /cart still shows the element of removeFromCart:\n%s", page)
+	}
+	rep := conformance.Run(t.Context(), url, &conformance.Options{Token: token, AllowWrites: true})
+	for _, c := range rep.Failed(conformance.Must) {
+		t.Errorf("%s failed: %s", c.ID, c.Reason)
+	}
 }
 
 // TestMutants runs the suite against servers that each break one rule:
