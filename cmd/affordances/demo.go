@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/affordances/affordances-go/examples/board"
 	"github.com/affordances/affordances-go/examples/shop"
 	"github.com/affordances/affordances-go/mcpbridge"
 )
@@ -24,20 +25,34 @@ const demoTokenEnv = "AFFORDANCES_DEMO_TOKEN"
 
 var demoCommand = &command{
 	Name:    "demo",
-	Summary: "Run the demo shop: HTML for people and Affordances graphs for agents on one URL.",
+	Args:    "[shop|board]",
+	Summary: "Run a demo site: HTML for people and Affordances graphs for agents on one URL.",
+	Details: `Two demos: the shop (the default), a small real shop with a checkout, and the
+board, a team task board: the short one to learn the library from
+(examples/board). Each keeps its data in an SQLite file under --data, and
+prints where it listens, who can sign in and alice's bearer token
+($` + demoTokenEnv + ` fixes it).`,
 	Example: `affordances demo --addr 127.0.0.1:8080
 # in another terminal, as an agent:
 curl -H 'Accept: application/vnd.affordances+json' http://127.0.0.1:8080/
-# with a fixed token for alice@example.com:
-AFFORDANCES_DEMO_TOKEN=secret affordances demo --data /tmp/shop`,
+# the task board, with a fixed token for alice@example.com:
+AFFORDANCES_DEMO_TOKEN=secret affordances demo board --addr 127.0.0.1:8081
+affordances inspect --token secret http://127.0.0.1:8081/boards/website-relaunch`,
 	Flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		addr := fs.String("addr", "127.0.0.1:8080", "`host:port` to listen on")
-		data := fs.String("data", "", "`directory` of the shop's SQLite file (default: $XDG_DATA_HOME/affordances-demo or ~/.local/share/affordances-demo)")
+		data := fs.String("data", "", "`directory` of the demo's SQLite file (default: $XDG_DATA_HOME/affordances-demo, or ~/.local/share/affordances-demo; the board's in board/ there)")
 		return func(ctx context.Context, e *env, args []string) error {
+			which := "shop"
 			if len(args) > 0 {
-				return usagef("unexpected argument %q", args[0])
+				which = args[0]
 			}
-			return runDemo(ctx, e, *addr, *data)
+			switch {
+			case which != "shop" && which != "board":
+				return usagef("unexpected argument %q: the demo is shop or board", args[0])
+			case len(args) > 1:
+				return usagef("unexpected argument %q", args[1])
+			}
+			return runDemo(ctx, e, which, *addr, *data)
 		}
 	},
 }
@@ -57,7 +72,9 @@ func dataDir(e *env) (string, error) {
 	return filepath.Join(home, ".local", "share", "affordances-demo"), nil
 }
 
-func runDemo(ctx context.Context, e *env, addr, dir string) error {
+// runDemo opens the demo which ("shop" or "board") and serves it on addr
+// until ctx ends or the process is interrupted.
+func runDemo(ctx context.Context, e *env, which, addr, dir string) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if dir == "" {
@@ -65,32 +82,56 @@ func runDemo(ctx context.Context, e *env, addr, dir string) error {
 		if dir, err = dataDir(e); err != nil {
 			return err
 		}
+		if which == "board" {
+			dir = filepath.Join(dir, "board")
+		}
 	}
 	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	s, err := shop.Open(ctx, &shop.Options{DataDir: dir, DemoToken: e.getenv(demoTokenEnv), Logger: logger, MCP: "/mcp"})
-	if err != nil {
-		return err
-	}
-	defer s.Close()
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
 	}
+	defer ln.Close()
 	url := "http://" + ln.Addr().String()
-	fmt.Fprintf(e.stdout, `Demo shop listening on %s
+	mux := http.NewServeMux()
+	if which == "board" {
+		b, err := board.Open(ctx, &board.Options{DataDir: dir, DemoToken: e.getenv(demoTokenEnv), Logger: logger})
+		if err != nil {
+			return err
+		}
+		defer b.Close()
+		mux.Handle("/", b.Handler())
+		fmt.Fprintf(e.stdout, `Demo board listening on %s
+  data:    %s
+  sign in: %s / %s (owner of both boards; also bob@example.com / bob, carol@example.com / carol)
+  token:   %s
+  try:     curl -H 'Accept: application/vnd.affordances+json' -H 'Authorization: Bearer %s' %s/boards
+Press Ctrl-C to stop.
+`, url, dir, board.DemoEmail, board.DemoPassword, b.Token(), b.Token(), url)
+	} else {
+		s, err := shop.Open(ctx, &shop.Options{DataDir: dir, DemoToken: e.getenv(demoTokenEnv), Logger: logger, MCP: "/mcp"})
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		// The shop's own MCP endpoint, advertised in its index.
+		mux.Handle("/mcp", mcpbridge.Handler(s.Handler(), nil))
+		mux.Handle("/", s.Handler())
+		fmt.Fprintf(e.stdout, `Demo shop listening on %s
   data:    %s
   sign in: %s / %s (admin: %s / %s, at /admin)
   token:   %s
   try:     curl -H 'Accept: application/vnd.affordances+json' -H 'Authorization: Bearer %s' %s/
 Press Ctrl-C to stop.
 `, url, s.Path(), shop.DemoEmail, shop.DemoPassword, shop.AdminEmail, shop.AdminPassword, s.Token(), s.Token(), url)
+	}
+	return serve(ctx, e, ln, mux, logger)
+}
 
-	// The shop's own MCP endpoint, advertised in its index.
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcpbridge.Handler(s.Handler(), nil))
-	mux.Handle("/", s.Handler())
+// serve serves h on ln until ctx ends, then shuts down gracefully.
+func serve(ctx context.Context, e *env, ln net.Listener, h http.Handler, logger *slog.Logger) error {
 	srv := &http.Server{
-		Handler:           mux,
+		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second, // a slow body cannot hold a connection
 		IdleTimeout:       2 * time.Minute,
