@@ -127,11 +127,10 @@ func (b *Board) boardsState(ctx context.Context, r *affordances.Request) (*affor
 	if err != nil {
 		return nil, err
 	}
-	var nav []affordances.NavLink
+	nav := signInLink(r.Principal)
 	for _, c := range append(yours, public...) {
 		nav = append(nav, affordances.NavLink{To: "/boards/" + c.Slug, Label: c.Title})
 	}
-	nav = append(nav, affordances.NavLink{To: "/login", Label: signInOrOut(r.Principal)})
 	return &affordances.State{Entities: map[string]any{"yours": yours, "public": public}, Nav: nav}, nil
 }
 
@@ -151,7 +150,7 @@ func (b *Board) boardState(ctx context.Context, r *affordances.Request) (*afford
 	if q != "" {
 		e["query"] = q
 	}
-	nav := []affordances.NavLink{{To: "/boards", Label: "All boards"}, {To: "/login", Label: signInOrOut(r.Principal)}}
+	nav := append([]affordances.NavLink{{To: "/boards", Label: "All boards"}}, signInLink(r.Principal)...)
 	return &affordances.State{Entities: e, Nav: nav}, nil
 }
 
@@ -190,7 +189,7 @@ type (
 	createTaskInput struct {
 		Title    string `json:"title" affordances:"minLength=1,maxLength=200"`
 		Assignee string `json:"assignee,omitempty" jsonschema:"a member's email; empty: nobody" affordances:"maxLength=254"`
-		Due      string `json:"due,omitempty" jsonschema:"the due date, YYYY-MM-DD" affordances:"format=date"`
+		Due      string `json:"due,omitempty" affordances:"format=date"`
 	}
 	searchInput struct {
 		Q string `json:"q" affordances:"minLength=1,maxLength=100"`
@@ -200,11 +199,11 @@ type (
 		Tasks []task `json:"tasks"`
 	}
 	taskInput struct {
-		Task int64 `json:"task" jsonschema:"the task's id" affordances:"minimum=1"`
+		Task int64 `json:"task" affordances:"minimum=1"`
 	}
 	moveTaskInput struct {
-		Task   int64  `json:"task" jsonschema:"the task's id" affordances:"minimum=1"`
-		Status string `json:"status" jsonschema:"the column" affordances:"enum=todo|doing|done"`
+		Task   int64  `json:"task" affordances:"minimum=1"`
+		Status string `json:"status" affordances:"enum=todo|doing|done"`
 	}
 	inviteMemberInput struct {
 		Email string `json:"email" affordances:"minLength=3,maxLength=254,format=email"`
@@ -313,11 +312,12 @@ func entity[T any](st *affordances.State, key string) T {
 	return v
 }
 
-func signInOrOut(p affordances.Principal) string {
+// signInLink is the header's link to the sign-in page, for nobody.
+func signInLink(p affordances.Principal) []affordances.NavLink {
 	if p.Anonymous() {
-		return "Sign in"
+		return []affordances.NavLink{{To: "/login", Label: "Sign in"}}
 	}
-	return "Sign out"
+	return nil
 }
 
 // count says how many: "1 task", "7 tasks".
