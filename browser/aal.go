@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -51,24 +52,113 @@ func (p *Page) Fragment(ctx context.Context) (*aal.Fragment, error) {
 // the form as its submit button would). None or several elements is an
 // error, and so is a disabled or invisible one: the page says the action
 // is not available. Like [Page.Click], when that starts loading a page,
-// Perform waits for it and returns the response of its document.
+// Perform waits for it and returns the response of its document. To pick
+// one of several elements by the call's input, use [Page.PerformInput].
 //
 // Perform does not ask whether a should be performed: that is the gate's
 // job ([aal.Gate]), before.
 func (p *Page) Perform(ctx context.Context, a aal.Affordance) (*Response, error) {
+	return p.PerformInput(ctx, a, nil)
+}
+
+// PerformInput is [Page.Perform] for an affordance whose action acts on
+// one of several items, a delete button on each row (CLARIFICATIONS 11):
+// when a.Selector finds several elements, it operates the one whose
+// data-aal-input the call's input picks ([aal.Picks]: every field of that
+// JSON object has the same value in input). None or several that fit is an
+// error that lists the elements' data-aal-input, and so is a nil input.
+// One element is operated unless it carries a data-aal-input that a
+// non-nil input does not pick.
+func (p *Page) PerformInput(ctx context.Context, a aal.Affordance, input map[string]any) (*Response, error) {
 	if a.Selector == "" {
 		return nil, fmt.Errorf("browser: performing %q: the affordance has no selector", a.ID)
 	}
-	if err := p.checkOne(ctx, a.Selector, true); err != nil {
-		return nil, fmt.Errorf("browser: performing %q: %w", a.ID, err)
-	}
-	isForm, err := p.eval(ctx, `(sel) => document.querySelector(sel).tagName === "FORM" ? "yes" : ""`, a.Selector)
+	found, err := p.eval(ctx, `(sel) => {
+		const usable = `+jsUsable+`;
+		let found;
+		try { found = [...document.querySelectorAll(sel)]; } catch (e) { return JSON.stringify({error: "not a valid CSS selector"}); }
+		return JSON.stringify({elements: found.map(el => ({input: el.getAttribute("`+aal.InputAttribute+`"), form: el.tagName === "FORM", problem: usable(el)}))});
+	}`, a.Selector)
 	if err != nil {
 		return nil, fmt.Errorf("browser: performing %q: %w", a.ID, err)
 	}
-	trigger := chromedp.Click(chromedp.CSS(a.Selector))
-	if isForm != "" {
-		trigger = chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`document.querySelector(%s).requestSubmit()`, jsString(a.Selector)))
+	var m struct {
+		Error    string `json:"error"`
+		Elements []struct {
+			Input   *string `json:"input"`   // nil: the element has no data-aal-input
+			Form    bool    `json:"form"`    // it is a <form>
+			Problem string  `json:"problem"` // why a person could not use it, or ""
+		} `json:"elements"`
+	}
+	if err := jsonUnmarshal(found, &m); err != nil {
+		return nil, fmt.Errorf("browser: performing %q: %w", a.ID, err)
+	}
+	if m.Error != "" {
+		return nil, fmt.Errorf("browser: performing %q: %s: %s", a.ID, a.Selector, m.Error)
+	}
+	inputs := make([]*string, len(m.Elements))
+	for i, el := range m.Elements {
+		inputs[i] = el.Input
+	}
+	i, err := pick(inputs, input)
+	if err != nil {
+		return nil, fmt.Errorf("browser: performing %q: %s: %w", a.ID, a.Selector, err)
+	}
+	if problem := m.Elements[i].Problem; problem != "" {
+		return nil, fmt.Errorf("browser: performing %q: %s: %s", a.ID, a.Selector, problem)
+	}
+	el := fmt.Sprintf("document.querySelectorAll(%s)[%d]", jsString(a.Selector), i)
+	trigger := chromedp.Click(chromedp.JSPath(el))
+	if m.Elements[i].Form {
+		trigger = chromedp.Evaluate[chromedp.Void](el + ".requestSubmit()")
 	}
 	return p.loading(ctx, "performing "+a.ID, trigger)
+}
+
+// pick returns which of the elements a selector found input picks by
+// their data-aal-input (inputs, nil for an element without one), or an
+// error that lists them.
+func pick(inputs []*string, input map[string]any) (int, error) {
+	switch {
+	case len(inputs) == 0:
+		return 0, errors.New("found 0 elements, want one")
+	case len(inputs) == 1 && (input == nil || inputs[0] == nil):
+		return 0, nil
+	case input == nil:
+		return 0, fmt.Errorf("found %d elements and no input to pick one by; their %s: %s", len(inputs), aal.InputAttribute, choices(inputs))
+	}
+	var fit []int
+	for i, attr := range inputs {
+		if attr == nil {
+			continue
+		}
+		if item, err := aal.ParseInput(*attr); err == nil && aal.Picks(item, input) {
+			fit = append(fit, i)
+		}
+	}
+	in, _ := json.Marshal(input) // the caller's input, to say what was asked
+	switch len(fit) {
+	case 1:
+		return fit[0], nil
+	case 0:
+		return 0, fmt.Errorf("the input %s picks none of the %d elements found; their %s: %s", in, len(inputs), aal.InputAttribute, choices(inputs))
+	}
+	picked := make([]*string, len(fit))
+	for j, i := range fit {
+		picked[j] = inputs[i]
+	}
+	return 0, fmt.Errorf("the input %s picks %d of the %d elements found, want one; their %s: %s", in, len(fit), len(inputs), aal.InputAttribute, choices(picked))
+}
+
+// choices lists the data-aal-input of elements as the page wrote them,
+// made visible ([aal.Visible]): they are the site's text.
+func choices(inputs []*string) string {
+	out := make([]string, len(inputs))
+	for i, attr := range inputs {
+		out[i] = "(none)"
+		if attr != nil {
+			out[i] = aal.Visible(*attr)
+		}
+	}
+	return strings.Join(out, ", ")
 }

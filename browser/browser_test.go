@@ -56,6 +56,19 @@ func testSite(t *testing.T) *httptest.Server {
 </form>
 </main>
 <script type="application/aal+json">{"aal":"0.1","page":"/","affordances":[{"id":"send","selector":"[data-aal=\"send\"]","action":"submit","label":"Send","destructive":false,"reversible":true,"trust":"safe"}]}</script>`))
+	mux.HandleFunc("GET /items", page(`
+<main>
+<ul>
+<li><form method="post" action="/echo"><input type="hidden" name="name" value="t-1"><button data-aal="delete-task" data-aal-input='{"task":"t-1"}'>Delete</button></form>
+<li><form method="post" action="/echo"><input type="hidden" name="name" value="t-2"><button data-aal="delete-task" data-aal-input='{"list":"a","task":"t-2"}'>Delete</button></form>
+<li><form method="post" action="/echo"><input type="hidden" name="name" value="t-3"><button data-aal="delete-task" data-aal-input='{"task":"t-3"}' disabled>Delete</button></form>
+</ul>
+<form method="post" action="/echo" data-aal="rename" data-aal-input='{"task":"t-4"}'><input type="hidden" name="name" value="t-4"></form>
+<form method="post" action="/echo" data-aal="rename" data-aal-input='{"task":"t-5"}'><input type="hidden" name="name" value="t-5"></form>
+<button type="button" data-aal="bare">A</button><button type="button" data-aal="bare">B</button>
+<button type="button" data-aal="same" data-aal-input='{"x":1}'>A</button><button type="button" data-aal="same" data-aal-input='{"x":1.0}'>B</button>
+<button type="button" data-aal="only" data-aal-input='{"task":"t-9"}'>Only</button>
+</main>`))
 	mux.HandleFunc("GET /next", page(`<main><h1>Next page</h1></main>`))
 	mux.HandleFunc("GET /tall", page(`<div class="tall">Tall</div>`))
 	mux.HandleFunc("POST /echo", func(w http.ResponseWriter, r *http.Request) {
@@ -252,6 +265,67 @@ func TestPerform(t *testing.T) {
 		if _, err := p.Perform(ctx, a); err == nil || !strings.Contains(err.Error(), a.ID) {
 			t.Errorf("Perform(%s): got %v, want an error naming it", a.ID, err)
 		}
+	}
+}
+
+// TestPerformInput: among the elements one selector finds, the call's
+// input picks the one whose data-aal-input it matches (CLARIFICATIONS 11).
+func TestPerformInput(t *testing.T) {
+	b := browsertest.Start(t)
+	srv := testSite(t)
+	ctx := t.Context()
+	p := newPage(t, b)
+	aff := func(id string) aal.Affordance {
+		return aal.Affordance{ID: id, Selector: `[data-aal="` + id + `"]`}
+	}
+	for _, tc := range []struct {
+		id    string
+		input map[string]any
+		want  string // the text of #got on the page it loads
+	}{
+		{"delete-task", map[string]any{"task": "t-1"}, "t-1 from"},
+		{"delete-task", map[string]any{"task": "t-2", "list": "a", "note": "more fields"}, "t-2 from"},
+		{"rename", map[string]any{"task": "t-5"}, "t-5 from"}, // a form is submitted
+	} {
+		if _, err := p.Navigate(ctx, srv.URL+"/items"); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := p.PerformInput(ctx, aff(tc.id), tc.input)
+		if err != nil || resp == nil || !strings.HasSuffix(resp.URL, "/echo") {
+			t.Fatalf("PerformInput(%s, %v): got %+v, %v; want the /echo page", tc.id, tc.input, resp, err)
+		}
+		if got, err := p.Text(ctx, "#got"); err != nil || !strings.HasPrefix(got, tc.want) {
+			t.Errorf("PerformInput(%s, %v): the page says %q (%v), want %q", tc.id, tc.input, got, err, tc.want)
+		}
+	}
+
+	if _, err := p.Navigate(ctx, srv.URL+"/items"); err != nil {
+		t.Fatal(err)
+	}
+	if resp, err := p.PerformInput(ctx, aff("only"), map[string]any{"task": "t-9"}); err != nil || resp != nil {
+		t.Errorf("PerformInput(only, t-9): got %+v, %v; want no page loaded, no error", resp, err)
+	}
+	for _, tc := range []struct {
+		id    string
+		input map[string]any
+		want  string // in the error
+	}{
+		{"delete-task", map[string]any{"task": "t-3"}, "the element is disabled"},
+		{"delete-task", map[string]any{"task": "t-9"}, `the input {"task":"t-9"} picks none of the 3 elements found; their data-aal-input: {"task":"t-1"}, {"list":"a","task":"t-2"}, {"task":"t-3"}`},
+		{"delete-task", map[string]any{}, "picks none of the 3 elements found"},
+		{"delete-task", nil, `found 3 elements and no input to pick one by; their data-aal-input: {"task":"t-1"}`},
+		{"bare", map[string]any{"x": 1}, "picks none of the 2 elements found; their data-aal-input: (none), (none)"},
+		{"same", map[string]any{"x": 1}, `picks 2 of the 2 elements found, want one; their data-aal-input: {"x":1}, {"x":1.0}`},
+		{"only", map[string]any{"task": "t-8"}, `the input {"task":"t-8"} picks none of the 1 elements found; their data-aal-input: {"task":"t-9"}`},
+		{"gone", map[string]any{"task": "t-1"}, "found 0 elements"},
+	} {
+		_, err := p.PerformInput(ctx, aff(tc.id), tc.input)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), tc.id) {
+			t.Errorf("PerformInput(%s, %v): got %v, want an error naming it and saying %q", tc.id, tc.input, err, tc.want)
+		}
+	}
+	if _, err := p.Perform(ctx, aff("delete-task")); err == nil || !strings.Contains(err.Error(), "no input to pick one by") {
+		t.Errorf("Perform(delete-task): got %v, want an error saying no input picks one of several", err)
 	}
 }
 

@@ -2,7 +2,8 @@
 // the DevTools protocol, for what only a real browser can show: how the
 // pages look (screenshots), what assistive technology reads
 // (accessibility snapshots), and what happens when a person uses an AAL
-// affordance (the element its selector finds, clicked).
+// affordance (the element its selector finds, clicked; among several, the
+// one whose data-aal-input the call's input picks).
 //
 // [Start] launches Debian's /usr/bin/chromium (or $CHROMIUM) headless, with
 // a fresh user-data-dir; [Browser.Close] stops it and removes that
@@ -25,6 +26,9 @@
 //		}
 //	}
 //	text, _ := p.Text(ctx, "main")
+//	// On a page with a delete button on each row, the call's input picks
+//	// the one whose data-aal-input is {"task":"t-17"}:
+//	p.PerformInput(ctx, deleteTask, map[string]any{"task": "t-17"})
 //
 // Library code here never prints; chromedp's complaints go to
 // [Options.Logger].

@@ -273,12 +273,7 @@ func (p *Page) checkOne(ctx context.Context, selector string, usable bool) error
 		let found;
 		try { found = document.querySelectorAll(sel); } catch (e) { return "not a valid CSS selector"; }
 		if (found.length !== 1) return "found " + found.length + " elements, want exactly one";
-		const el = found[0];
-		if (!usable) return "";
-		if (el.disabled || el.getAttribute("aria-disabled") === "true") return "the element is disabled";
-		if (el.closest("fieldset[disabled]")) return "the element is in a disabled fieldset";
-		if (el.tagName !== "FORM" && el.getClientRects().length === 0) return "the element is not visible";
-		return "";
+		return usable ? (`+jsUsable+`)(found[0]) : "";
 	}`, selector, usable)
 	if err != nil {
 		return fmt.Errorf("browser: %s: %w", selector, err)
@@ -288,6 +283,15 @@ func (p *Page) checkOne(ctx context.Context, selector string, usable bool) error
 	}
 	return nil
 }
+
+// jsUsable is a JavaScript function that says why a person could not use
+// the element el (it is disabled, or invisible), or returns "".
+const jsUsable = `(el) => {
+	if (el.disabled || el.getAttribute("aria-disabled") === "true") return "the element is disabled";
+	if (el.closest("fieldset[disabled]")) return "the element is in a disabled fieldset";
+	if (el.tagName !== "FORM" && el.getClientRects().length === 0) return "the element is not visible";
+	return "";
+}`
 
 // eval calls the JavaScript function fn with args (encoded as JSON) in the
 // page and returns the string it returns.
