@@ -32,7 +32,7 @@ var seedBoards = []struct {
 	{"website-relaunch", "Website relaunch", true, []int{0, 1, 2}, []seedTask{
 		{"Write the new home page copy", "todo", 2, 9},
 		{"Pick a typeface for headings", "todo", 1, 5},
-		{"Redirect the old blog URLs", "todo", -1, 0},
+		{"Redirect the old blog URLs", "todo", -1, -1},
 		{"Accessibility audit of the sign-up form", "doing", 1, 3},
 		{"Design the pricing page", "doing", 2, 6},
 		{"Set up the staging server", "done", 0, -4},
