@@ -13,6 +13,8 @@ import (
 	"github.com/affordances/affordances-go/aal"
 	"github.com/affordances/affordances-go/examples/shop"
 	"github.com/affordances/affordances-go/internal/htmlcheck"
+	"github.com/andybalholm/cascadia"
+	nethtml "golang.org/x/net/html"
 )
 
 // fragment GETs the AAL fragment of the page at path, with the page's
@@ -90,10 +92,11 @@ var wantFlow = map[string]*aal.Flow{
 // TestAALPages: every page the shop serves, to nobody and to alice (with
 // an empty cart and a full one, by cookie and by token), publishes the AAL
 // fragment of its graph (seed 003; CLARIFICATIONS 7, 9): the served
-// fragment validates and is the one inlined in the page, every affordance
-// selects exactly one element of the page and no element carries a data-aal
-// of no affordance, an unavailable action's element is disabled with the
-// graph's reason beside it, each graph action has its affordance and the
+// fragment validates and is the one inlined in the page, every available
+// affordance selects one element of the page, or several that each carry
+// the input of their item (CLARIFICATIONS 11), no element carries a
+// data-aal of no affordance, an unavailable action's one element is
+// disabled with the graph's reason beside it, each graph action has its affordance and the
 // reverse, the checkout's steps carry their flow, and placing the order
 // costs the cart's total.
 func TestAALPages(t *testing.T) {
@@ -204,6 +207,10 @@ func checkAALPage(t *testing.T, a *agent, page string, nobody bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	tree, err := nethtml.Parse(strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
 	count := func(selector string) int {
 		t.Helper()
 		n, err := doc.Count(selector)
@@ -212,14 +219,20 @@ func checkAALPage(t *testing.T, a *agent, page string, nobody bool) {
 		}
 		return n
 	}
+	marked := 0 // elements that an affordance's selector matches
 	for i, af := range f.Affordances {
 		d := g.Actions[i]
 		if af.Selector != affordances.AALSelector(d.Name) {
 			t.Errorf("%s: got selector %q, want %q", af.ID, af.Selector, affordances.AALSelector(d.Name))
 		}
-		if n := count(af.Selector); n != 1 {
-			t.Errorf("%s: selector %s matches %d elements, want 1", af.ID, af.Selector, n)
+		inputs := matchedInputs(t, tree, af.Selector)
+		for _, problem := range aal.CheckMatches(d.Available, inputs) {
+			t.Errorf("%s: selector %s: %s (CLARIFICATIONS 11)", af.ID, af.Selector, problem)
 		}
+		if !d.Available && len(inputs) != 1 {
+			t.Errorf("%s: unavailable, and its selector matches %d elements, want its one disabled element", af.ID, len(inputs))
+		}
+		marked += len(inputs)
 		if d.Available {
 			if n := count(af.Selector + "[disabled]"); n != 0 {
 				t.Errorf("%s: available, but its element is disabled", af.ID)
@@ -243,12 +256,34 @@ func checkAALPage(t *testing.T, a *agent, page string, nobody bool) {
 			t.Errorf("%s: got cost %+v, want none", af.ID, *af.Cost)
 		}
 	}
-	if n := count("[data-aal]"); n != len(f.Affordances) {
-		t.Errorf("got %d elements with data-aal, want %d, one for each affordance", n, len(f.Affordances))
+	if n := count("[data-aal]"); n != marked {
+		t.Errorf("got %d elements with data-aal, want %d, those of the page's affordances", n, marked)
 	}
 	if want := wantFlow[path]; (want == nil) != (f.Flow == nil) || (want != nil && *want != *f.Flow) {
 		t.Errorf("got flow %+v, want %+v", f.Flow, want)
 	}
+}
+
+// matchedInputs returns the data-aal-input of each element of doc the CSS
+// selector matches, nil for an element without one: what aal.CheckMatches
+// checks.
+func matchedInputs(t *testing.T, doc *nethtml.Node, selector string) []*string {
+	t.Helper()
+	sel, err := cascadia.Parse(selector)
+	if err != nil {
+		t.Fatalf("selector %q: %v", selector, err)
+	}
+	var inputs []*string
+	for _, n := range cascadia.QueryAll(doc, sel) {
+		var input *string
+		for _, a := range n.Attr {
+			if a.Key == aal.InputAttribute {
+				input = &a.Val
+			}
+		}
+		inputs = append(inputs, input)
+	}
+	return inputs
 }
 
 // checkDeclared checks that af declares what the shop means (wantAAL) and

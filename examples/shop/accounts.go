@@ -35,8 +35,8 @@ const (
 	maxTokens    = 10
 )
 
-// signUpLimit bounds sign-ups per client, by the action and by the form:
-// each one costs a bcrypt hash and a row.
+// signUpLimit bounds sign-ups per client address, by a call or by the
+// form: each one costs a bcrypt hash and a row.
 var signUpLimit = affordances.Limit{Calls: 20, Per: time.Minute, Burst: 10}
 
 // declareAccounts declares the routes and actions of sign-up, the profile
@@ -52,7 +52,7 @@ func (s *Shop) declareAccounts(login *affordances.Route) {
 			return s.signupState(ctx, r.Principal)
 		},
 	})
-	addAction(s, signup, &affordances.Action{
+	affordances.AddAction(signup, &affordances.Action{
 		Name:        "signUp",
 		Description: "Create an account and sign in to it with a cookie session; the redirect is the new account's page",
 		Expose:      affordances.ExposePublic,
@@ -60,7 +60,7 @@ func (s *Shop) declareAccounts(login *affordances.Route) {
 		// Credentials are personal. Not reversible: signing out ends the
 		// session, but the account stays (only an admin deletes accounts).
 		AAL: &aal.Meta{Action: aal.Authenticate, Trust: aal.TrustPersonal, Label: "Create account"},
-	}, nil, s.signUpAction)
+	}, s.signUpAction)
 
 	account := s.site.Route(routeAccount, &affordances.RouteOptions{
 		Description: "Your account: name, email and shipping addresses",
@@ -68,35 +68,37 @@ func (s *Shop) declareAccounts(login *affordances.Route) {
 			return s.accountState(ctx, r.Principal)
 		},
 	})
-	addAction(s, account, &affordances.Action{
+	affordances.AddAction(account, &affordances.Action{
 		Name:        "updateProfile",
 		Description: "Change your name",
 		Expose:      affordances.ExposeSession,
 		Visible:     signedIn,
 		// Personal data; setting the old name again undoes it.
 		AAL: &aal.Meta{Action: aal.Update, Trust: aal.TrustPersonal, Reversible: true, Label: "Save profile"},
-	}, nil, s.updateProfile)
-	addAction(s, account, &affordances.Action{
+	}, s.updateProfile)
+	affordances.AddAction(account, &affordances.Action{
 		Name:        "addAddress",
 		Description: "Add a shipping address",
 		Expose:      affordances.ExposeSession,
 		Visible:     signedIn,
 		GuardText:   fmt.Sprintf("fewer than %d addresses", maxAddresses),
+		Guard:       guard(roomForAddress),
 		// Personal data; deleting the address undoes it.
 		AAL: &aal.Meta{Action: aal.Create, Trust: aal.TrustPersonal, Reversible: true, Label: "Add address"},
-	}, roomForAddress, s.addAddressAction)
-	addAction(s, account, &affordances.Action{
+	}, s.addAddressAction)
+	affordances.AddAction(account, &affordances.Action{
 		Name:        "deleteAddress",
 		Description: "Delete an address",
 		Expose:      affordances.ExposeSession,
 		Visible:     signedIn,
 		GuardText:   "more than one address",
+		Guard:       guard(spareAddress),
 		// A delete, honestly: the address is gone, and adding it again
 		// makes another one (a new id). AAL reads every delete as
 		// destructive and irreversible (CLARIFICATIONS 8), so the gate
 		// asks, and the declaration says the same.
 		AAL: &aal.Meta{Action: aal.Delete, Trust: aal.TrustPersonal, Destructive: true, Label: "Delete address"},
-	}, spareAddress, s.deleteAddressAction)
+	}, s.deleteAddressAction)
 
 	tokens := s.site.Route(routeTokens, &affordances.RouteOptions{
 		Description: "Bearer tokens that let your agents act as you",
@@ -104,54 +106,56 @@ func (s *Shop) declareAccounts(login *affordances.Route) {
 			return s.tokensState(ctx, r.Principal)
 		},
 	})
-	addAction(s, tokens, &affordances.Action{
+	affordances.AddAction(tokens, &affordances.Action{
 		Name:        "createToken",
 		Description: "Create a bearer token for an agent; the output holds it, shown only this once",
 		Expose:      affordances.ExposeSession,
 		Visible:     signedIn,
 		Effects:     []string{"tokens"},
 		GuardText:   fmt.Sprintf("you have fewer than %d tokens", maxTokens),
+		Guard:       guard(roomForToken),
 		// A token is a credential: personal. Revoking it undoes it.
 		AAL: &aal.Meta{Action: aal.Create, Trust: aal.TrustPersonal, Reversible: true, Label: "Create token"},
-	}, roomForToken, s.createTokenAction)
-	addAction(s, tokens, &affordances.Action{
+	}, s.createTokenAction)
+	affordances.AddAction(tokens, &affordances.Action{
 		Name:        "revokeToken",
 		Description: "Revoke one of your tokens: it stops working at once",
 		Expose:      affordances.ExposeSession,
 		Visible:     signedIn,
 		Effects:     []string{"tokens"},
 		GuardText:   "you have a token",
+		Guard:       guard(haveToken),
 		// A revoked token never works again: a delete.
 		AAL: &aal.Meta{Action: aal.Delete, Trust: aal.TrustPersonal, Destructive: true, Label: "Revoke token"},
-	}, haveToken, s.revokeTokenAction)
+	}, s.revokeTokenAction)
 }
 
 // signedIn is the Visible of the actions on one's own account.
 func signedIn(r *affordances.Request) bool { return !r.Principal.Anonymous() }
 
-func roomForAddress(_ affordances.Principal, st *affordances.State) string {
-	if len(entity[[]addressView](st, "addresses")) >= maxAddresses {
+func roomForAddress(r *affordances.Request) string {
+	if len(entity[[]addressView](r.State, "addresses")) >= maxAddresses {
 		return fmt.Sprintf("You have %d addresses, the most the shop keeps. Delete one to add another.", maxAddresses)
 	}
 	return ""
 }
 
-func spareAddress(_ affordances.Principal, st *affordances.State) string {
-	if len(entity[[]addressView](st, "addresses")) < 2 {
+func spareAddress(r *affordances.Request) string {
+	if len(entity[[]addressView](r.State, "addresses")) < 2 {
 		return errLastAddress.Message
 	}
 	return ""
 }
 
-func roomForToken(_ affordances.Principal, st *affordances.State) string {
-	if len(entity[[]tokenView](st, "tokens")) >= maxTokens {
+func roomForToken(r *affordances.Request) string {
+	if len(entity[[]tokenView](r.State, "tokens")) >= maxTokens {
 		return fmt.Sprintf("You have %d tokens, the most the shop keeps. Revoke one to create another.", maxTokens)
 	}
 	return ""
 }
 
-func haveToken(_ affordances.Principal, st *affordances.State) string {
-	if len(entity[[]tokenView](st, "tokens")) == 0 {
+func haveToken(r *affordances.Request) string {
+	if len(entity[[]tokenView](r.State, "tokens")) == 0 {
 		return "You have no tokens."
 	}
 	return ""
@@ -272,11 +276,11 @@ type (
 )
 
 func (s *Shop) signUpAction(ctx context.Context, r *affordances.Request, in signUpInput) (signUpOutput, error) {
-	u, cookie, err := s.signUp(ctx, r.HTTP, in)
+	u, cookie, err := s.signUp(ctx, in)
 	if err != nil {
 		return signUpOutput{}, err
 	}
-	r.Header().Add("Set-Cookie", cookie.String())
+	r.SetCookie(cookie)
 	r.SetPrincipal(principal(u, affordances.AuthCookie))
 	r.Redirect(routeAccount)
 	r.SetMessage(welcomeMessage(u))
@@ -324,6 +328,9 @@ func (s *Shop) createTokenAction(ctx context.Context, r *affordances.Request, in
 	if err != nil {
 		return createTokenOutput{}, err
 	}
+	// The output shows an agent the token; the tokens page shows it a
+	// person, once (getTokens).
+	r.SetCookie(s.newTokenCookieFor(token))
 	r.SetMessage(tokenCreatedMessage(name))
 	return createTokenOutput{Name: name, Token: token}, nil
 }
@@ -343,15 +350,9 @@ func addressViewOf(in addAddressInput) addressView {
 	return addressView{Name: in.Name, Line1: in.Line1, City: in.City, Postcode: in.Postcode, Country: in.Country}
 }
 
-// signUp checks what a person typed, creates the account and signs them in:
-// the one sign-up of the action and the form. Sign-ups share a budget per
-// client host, whichever way they come.
-func (s *Shop) signUp(ctx context.Context, r *http.Request, in signUpInput) (*User, *http.Cookie, error) {
-	if ok, _, err := s.signIns.Allow(ctx, "sign-up "+clientHost(r), signUpLimit); err != nil {
-		return nil, nil, err
-	} else if !ok {
-		return nil, nil, affordances.NewError(affordances.RateLimited, "Too many sign-ups from here. Wait a minute and try again.")
-	}
+// signUp checks what the schema cannot, creates the account and signs the
+// person in.
+func (s *Shop) signUp(ctx context.Context, in signUpInput) (*User, *http.Cookie, error) {
 	in.Name, in.Email = strings.TrimSpace(in.Name), strings.TrimSpace(in.Email)
 	if err := checkSignUp(in); err != nil {
 		return nil, nil, err
@@ -372,35 +373,28 @@ func badInput(message, path, issue string) *affordances.Error {
 	return &affordances.Error{Code: affordances.InvalidInput, Message: message, Issues: []affordances.Issue{{Path: path, Message: issue}}}
 }
 
-// checkSignUp checks a sign-up as the action's schema does, and what the
-// schema cannot say: the form posts what it likes.
+// checkSignUp checks a sign-up, its name and email trimmed, for what its
+// schema cannot say: a name of spaces, an email address that only looks
+// like one, a password longer than the 72 bytes bcrypt reads.
 func checkSignUp(in signUpInput) error {
-	switch n := len([]rune(in.Name)); {
-	case n == 0:
-		return badInput("Enter your name.", "/name", "is empty")
-	case n > 60:
-		return badInput("Your name can be at most 60 characters.", "/name", "is longer than 60 characters")
+	if _, err := checkName(in.Name); err != nil {
+		return err
 	}
-	if a, err := mail.ParseAddress(in.Email); err != nil || a.Address != in.Email || a.Name != "" || len(in.Email) > 254 {
+	if a, err := mail.ParseAddress(in.Email); err != nil || a.Address != in.Email || a.Name != "" {
 		return badInput("Enter an email address like name@example.com.", "/email", "is not an email address")
 	}
-	switch {
-	case len([]rune(in.Password)) < 8:
-		return badInput("Choose a password of at least 8 characters.", "/password", "is shorter than 8 characters")
-	case len(in.Password) > 72: // what bcrypt reads
+	if len(in.Password) > 72 {
 		return badInput("Choose a password of at most 72 bytes.", "/password", "is longer than 72 bytes")
 	}
 	return nil
 }
 
-// checkName checks a profile name as the action's schema does.
+// checkName trims a name and refuses it when nothing is left; its schema
+// bounds its length.
 func checkName(name string) (string, error) {
 	name = strings.TrimSpace(name)
-	switch n := len([]rune(name)); {
-	case n == 0:
+	if name == "" {
 		return "", badInput("Enter your name.", "/name", "is empty")
-	case n > 60:
-		return "", badInput("Your name can be at most 60 characters.", "/name", "is longer than 60 characters")
 	}
 	return name, nil
 }
@@ -426,16 +420,17 @@ func checkAddress(a addressView) (addressView, error) {
 	return a, nil
 }
 
-// checkTokenName checks a token's name as the token actions' schema does.
+// checkTokenName trims a token's name and refuses it when nothing is
+// left; its schema bounds its length.
 func checkTokenName(name string) (string, error) {
 	name = strings.TrimSpace(name)
-	if n := len([]rune(name)); n == 0 || n > 40 {
-		return "", badInput("Name the token in 1 to 40 characters, after the agent that will use it.", "/name", "must be 1 to 40 characters")
+	if name == "" {
+		return "", badInput("Name the token after the agent that will use it.", "/name", "is empty")
 	}
 	return name, nil
 }
 
-// Messages shared by the actions and the forms.
+// Messages of the account actions.
 
 func welcomeMessage(u *User) string {
 	return "Welcome, " + u.Name + ". Your account is ready and you are signed in as " + u.Email + "."
@@ -649,63 +644,16 @@ func (st *store) revokeToken(ctx context.Context, userID int64, name string) (st
 // cleared by that view.
 const newTokenCookie = "new_token"
 
-// accountPages registers the HTML pages and forms of sign-up, the profile
-// with its shipping addresses, and bearer tokens for agents.
+// accountPages registers the HTML pages of sign-up, the profile with its
+// shipping addresses, and bearer tokens for agents.
 func (s *Shop) accountPages(mux *http.ServeMux) {
-	mux.HandleFunc("GET /signup", s.show("signup", func(d *pageData, _ *http.Request) { d.Title = "Create an account" }))
-	mux.HandleFunc("POST /signup", s.postSignup)
-	mux.HandleFunc("GET /account", s.show("account", func(d *pageData, _ *http.Request) { d.Title = "Your account" }))
-	mux.HandleFunc("POST /account", s.postAccount)
-	mux.HandleFunc("GET /account/tokens", s.getTokens)
-	mux.HandleFunc("POST /account/tokens", s.postTokens)
+	mux.HandleFunc("GET "+routeSignup, s.show("signup", func(d *pageData, _ *http.Request) { d.Title = "Create an account" }))
+	mux.HandleFunc("GET "+routeAccount, s.show("account", func(d *pageData, _ *http.Request) { d.Title = "Your account" }))
+	mux.HandleFunc("GET "+routeTokens, s.getTokens)
 }
 
-func (s *Shop) postSignup(w http.ResponseWriter, r *http.Request) {
-	if r.PostFormValue("_action") != "signUp" {
-		s.badForm(w, r)
-		return
-	}
-	u, cookie, err := s.signUp(r.Context(), r, signUpInput{Name: r.PostFormValue("name"), Email: r.PostFormValue("email"), Password: r.PostFormValue("password")})
-	if affordances.CodeOf(err) == affordances.RateLimited {
-		w.Header().Set("Retry-After", "60")
-		s.errorPage(w, r, http.StatusTooManyRequests, "Too many attempts", "Too many sign-ups from here. Wait a minute and try again.")
-		return
-	}
-	if err != nil {
-		s.done(w, r, routeSignup, "", err)
-		return
-	}
-	http.SetCookie(w, cookie)
-	s.done(w, r, routeAccount, welcomeMessage(u), nil)
-}
-
-func (s *Shop) postAccount(w http.ResponseWriter, r *http.Request) {
-	action := r.PostFormValue("_action")
-	if action != "updateProfile" && action != "addAddress" && action != "deleteAddress" {
-		s.badForm(w, r)
-		return
-	}
-	u := s.formUser(w, r)
-	if u == nil {
-		return
-	}
-	ctx := r.Context()
-	switch action {
-	case "updateProfile":
-		name, err := s.store.setName(ctx, u.ID, r.PostFormValue("name"))
-		s.done(w, r, routeAccount, profileMessage(name), err)
-	case "addAddress":
-		a, err := s.store.newAddress(ctx, u.ID, addressView{Name: r.PostFormValue("name"), Line1: r.PostFormValue("line1"),
-			City: r.PostFormValue("city"), Postcode: r.PostFormValue("postcode"), Country: r.PostFormValue("country")})
-		s.done(w, r, routeAccount, addressAddedMessage(a), err)
-	case "deleteAddress":
-		a, err := s.store.deleteAddress(ctx, u.ID, r.PostFormValue("address"))
-		s.done(w, r, routeAccount, addressDeletedMessage(a), err)
-	}
-}
-
-// getTokens shows the tokens page and, right after createToken by the
-// form, the new token, once.
+// getTokens shows the tokens page and, right after createToken, the new
+// token, once.
 func (s *Shop) getTokens(w http.ResponseWriter, r *http.Request) {
 	var token string
 	if c, err := r.Cookie(newTokenCookie); err == nil {
@@ -732,26 +680,4 @@ func (s *Shop) newTokenCookieFor(token string) *http.Cookie {
 		c.MaxAge = -1
 	}
 	return c
-}
-
-func (s *Shop) postTokens(w http.ResponseWriter, r *http.Request) {
-	action := r.PostFormValue("_action")
-	if action != "createToken" && action != "revokeToken" {
-		s.badForm(w, r)
-		return
-	}
-	u := s.formUser(w, r)
-	if u == nil {
-		return
-	}
-	if action == "revokeToken" {
-		name, err := s.store.revokeToken(r.Context(), u.ID, r.PostFormValue("name"))
-		s.done(w, r, routeTokens, tokenRevokedMessage(name), err)
-		return
-	}
-	name, token, err := s.store.createToken(r.Context(), u.ID, r.PostFormValue("name"))
-	if err == nil {
-		http.SetCookie(w, s.newTokenCookieFor(token))
-	}
-	s.done(w, r, routeTokens, tokenCreatedMessage(name), err)
 }

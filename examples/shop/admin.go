@@ -31,7 +31,7 @@ const (
 )
 
 // The admin pages' templates, parsed with the others by mustParseViews.
-func init() { pageNames = append(pageNames, "admin", "admin_users", "admin_confirm") }
+func init() { pageNames = append(pageNames, "admin", "admin_users") }
 
 // How many products and users one admin page lists: the graphs stay small
 // (seed 000, "Graph"); the counts say how many there are in all.
@@ -68,22 +68,22 @@ func (s *Shop) declareAdmin() {
 			return s.adminState(ctx, r.Principal, pageOf(r.HTTP.URL.Query()))
 		},
 	})
-	addAction(s, products, &affordances.Action{
+	affordances.AddAction(products, &affordances.Action{
 		Name:        "setPrice",
-		Description: "Set a product's price in cents",
+		Description: "Set a product's price, in dollars",
 		Expose:      affordances.ExposeSession,
 		Visible:     adminOnly,
 		// Setting the old price again undoes it.
 		AAL: &aal.Meta{Action: aal.Update, Trust: aal.TrustAdmin, Reversible: true, Label: "Set price"},
-	}, nil, s.setPriceAction)
-	addAction(s, products, &affordances.Action{
+	}, s.setPriceAction)
+	affordances.AddAction(products, &affordances.Action{
 		Name:        "setStock",
 		Description: "Set a variant's stock",
 		Expose:      affordances.ExposeSession,
 		Visible:     adminOnly,
 		// Setting the old stock again undoes it.
 		AAL: &aal.Meta{Action: aal.Update, Trust: aal.TrustAdmin, Reversible: true, Label: "Set stock"},
-	}, nil, s.setStockAction)
+	}, s.setStockAction)
 
 	users := s.site.Route(routeAdminUsers, &affordances.RouteOptions{
 		Description: "Admin: customers and their accounts (admins only)",
@@ -91,7 +91,7 @@ func (s *Shop) declareAdmin() {
 			return s.adminUsersState(ctx, r.Principal, pageOf(r.HTTP.URL.Query()))
 		},
 	})
-	addAction(s, users, &affordances.Action{
+	affordances.AddAction(users, &affordances.Action{
 		Name:        "disableUser",
 		Description: "Disable an account: no sign-in, its sessions and tokens stop working",
 		Expose:      affordances.ExposeSession,
@@ -99,15 +99,15 @@ func (s *Shop) declareAdmin() {
 		// enableUser undoes it: the account, its tokens and everything it
 		// holds come back; only its sessions are gone (they sign in again).
 		AAL: &aal.Meta{Action: aal.Update, Trust: aal.TrustAdmin, Reversible: true, Label: "Disable user"},
-	}, nil, s.disableUserAction)
-	addAction(s, users, &affordances.Action{
+	}, s.disableUserAction)
+	affordances.AddAction(users, &affordances.Action{
 		Name:        "enableUser",
 		Description: "Enable a disabled account",
 		Expose:      affordances.ExposeSession,
 		Visible:     adminOnly,
 		AAL:         &aal.Meta{Action: aal.Update, Trust: aal.TrustAdmin, Reversible: true, Label: "Enable user"},
-	}, nil, s.enableUserAction)
-	addAction(s, users, &affordances.Action{
+	}, s.enableUserAction)
+	affordances.AddAction(users, &affordances.Action{
 		Name:        "deleteUser",
 		Description: "Delete an account and all it holds; not one with orders",
 		// Confirmed: the summary names the account and what goes with it,
@@ -119,7 +119,7 @@ func (s *Shop) declareAdmin() {
 			return s.store.deletion(ctx, userID(r.Principal), in.Email)
 		},
 		AAL: &aal.Meta{Action: aal.Delete, Trust: aal.TrustAdmin, Destructive: true, Label: "Delete user"},
-	}, nil, s.deleteUserAction)
+	}, s.deleteUserAction)
 }
 
 // pageOf reads the page number of a listing's query: 1 unless it says more.
@@ -236,7 +236,7 @@ func (s *Shop) adminUsersState(ctx context.Context, p affordances.Principal, pag
 type (
 	setPriceInput struct {
 		Slug  string `json:"slug" affordances:"minLength=1,maxLength=80"`
-		Price int    `json:"price" jsonschema:"in cents" affordances:"minimum=0,maximum=10000000"`
+		Price string `json:"price" jsonschema:"like 32.50 or $1,032" affordances:"minLength=1,maxLength=14"`
 	}
 	setStockInput struct {
 		SKU   string `json:"sku" affordances:"minLength=1,maxLength=40"`
@@ -251,7 +251,11 @@ type (
 // message says what changed, and the delta's changed entities show it.
 
 func (s *Shop) setPriceAction(ctx context.Context, r *affordances.Request, in setPriceInput) (struct{}, error) {
-	c, err := s.store.setPrice(ctx, in.Slug, in.Price)
+	price, err := parseDollars(in.Price)
+	if err != nil {
+		return struct{}{}, err
+	}
+	c, err := s.store.setPrice(ctx, in.Slug, price)
 	if err != nil {
 		return struct{}{}, err
 	}
@@ -295,7 +299,28 @@ func (s *Shop) deleteUserAction(ctx context.Context, r *affordances.Request, in 
 	return struct{}{}, nil
 }
 
-// Messages shared by the actions and the forms.
+// dollars reads a price in dollars, "32", "32.5" or "$1,032.50".
+var dollars = regexp.MustCompile(`^\$?\s*([0-9]{1,3}(?:,?[0-9]{3})*|[0-9]+)(?:\.([0-9]{1,2}))?$`)
+
+// parseDollars reads a price in dollars as cents.
+func parseDollars(v string) (int, error) {
+	m := dollars.FindStringSubmatch(strings.TrimSpace(v))
+	bad := badInput("Enter a price in dollars, like 32.00.", "/price", "is not a price in dollars, like 32.00")
+	if m == nil || len(m[1]) > 9 {
+		return 0, bad
+	}
+	whole, err := strconv.Atoi(strings.ReplaceAll(m[1], ",", ""))
+	if err != nil {
+		return 0, bad
+	}
+	cents := 0
+	if m[2] != "" {
+		cents, _ = strconv.Atoi((m[2] + "0")[:2])
+	}
+	return whole*100 + cents, nil
+}
+
+// Messages of the admin actions.
 
 // A change is what an admin changed, for the message that says so.
 type change struct {
@@ -398,7 +423,7 @@ func (st *store) adminUsers(ctx context.Context, page int) (adminUserCounts, []a
 // setPrice sets the price of the product slug.
 func (st *store) setPrice(ctx context.Context, slug string, price int) (c change, err error) {
 	if price < 0 || price > maxPrice {
-		return c, badInput("A price is from $0.00 to $100,000.00.", "/price", "must be 0 to 10000000 cents")
+		return c, badInput("A price is from $0.00 to $100,000.00.", "/price", "must be $0.00 to $100,000.00")
 	}
 	c.price, c.to = true, price
 	err = st.write(ctx, func(tx *sql.Tx) error {
@@ -542,14 +567,12 @@ func (st *store) deleteUser(ctx context.Context, actorID int64, email string) (s
 
 // The HTML side of the admin pages.
 
-// adminPages registers the HTML pages and forms of the admin pages:
-// prices, stock, users. Anyone but an admin gets the 404 page, for the
-// pages (their state is not found) and for the forms.
+// adminPages registers the HTML pages of the admin: prices, stock, users.
+// Anyone but an admin gets the 404 page (their state is not found), and
+// their forms change nothing (the actions are hidden from them).
 func (s *Shop) adminPages(mux *http.ServeMux) {
-	mux.HandleFunc("GET /admin", s.show("admin", paged("Admin: products", routeAdmin)))
-	mux.HandleFunc("GET /admin/users", s.show("admin_users", paged("Admin: users", routeAdminUsers)))
-	mux.HandleFunc("POST /admin", s.postAdmin)
-	mux.HandleFunc("POST /admin/users", s.postAdminUsers)
+	mux.HandleFunc("GET "+routeAdmin, s.show("admin", paged("Admin: products", routeAdmin)))
+	mux.HandleFunc("GET "+routeAdminUsers, s.show("admin_users", paged("Admin: users", routeAdminUsers)))
 }
 
 // paged fills an admin page: its title, and the links to the pages beside
@@ -569,106 +592,5 @@ func paged(title, base string) func(d *pageData, r *http.Request) {
 		if page > 1 {
 			d.PrevURL = pageURL(base, page-1)
 		}
-	}
-}
-
-// formAdmin returns the admin who posted a form; for a customer it writes
-// the 404 page, for nobody it redirects to sign in; both return nil.
-func (s *Shop) formAdmin(w http.ResponseWriter, r *http.Request) *User {
-	u := s.formUser(w, r)
-	if u != nil && !u.Admin {
-		s.notFound(w, r)
-		return nil
-	}
-	return u
-}
-
-// dollars reads a price a person typed, "32", "32.5" or "$1,032.50", as
-// cents.
-var dollars = regexp.MustCompile(`^\$?\s*([0-9]{1,3}(?:,?[0-9]{3})*|[0-9]+)(?:\.([0-9]{1,2}))?$`)
-
-func parseDollars(v string) (int, error) {
-	m := dollars.FindStringSubmatch(strings.TrimSpace(v))
-	bad := badInput("Enter a price in dollars, like 32.00.", "/price", "is not a price")
-	if m == nil || len(m[1]) > 9 {
-		return 0, bad
-	}
-	whole, err := strconv.Atoi(strings.ReplaceAll(m[1], ",", ""))
-	if err != nil {
-		return 0, bad
-	}
-	cents := 0
-	if m[2] != "" {
-		cents, _ = strconv.Atoi((m[2] + "0")[:2])
-	}
-	return whole*100 + cents, nil
-}
-
-func (s *Shop) postAdmin(w http.ResponseWriter, r *http.Request) {
-	action := r.PostFormValue("_action")
-	if action != "setPrice" && action != "setStock" {
-		s.badForm(w, r)
-		return
-	}
-	if s.formAdmin(w, r) == nil {
-		return
-	}
-	back := pageURL(routeAdmin, pageOf(r.PostForm))
-	var c change
-	var err error
-	if action == "setPrice" {
-		var price int
-		if price, err = parseDollars(r.PostFormValue("price")); err == nil {
-			c, err = s.store.setPrice(r.Context(), r.PostFormValue("slug"), price)
-		}
-	} else {
-		var stock int
-		if stock, err = strconv.Atoi(strings.TrimSpace(r.PostFormValue("stock"))); err != nil {
-			err = badInput("Enter the stock as a whole number, 0 or more.", "/stock", "is not a whole number")
-		} else {
-			c, err = s.store.setStock(r.Context(), r.PostFormValue("sku"), stock)
-		}
-	}
-	s.done(w, r, back, c.message(), err)
-}
-
-// postAdminUsers runs the users page's forms. Deleting asks first, as the
-// deleteUser action does (seed 000, Call step 6): without confirm=yes the
-// answer is the page that says what will go.
-func (s *Shop) postAdminUsers(w http.ResponseWriter, r *http.Request) {
-	action := r.PostFormValue("_action")
-	if action != "disableUser" && action != "enableUser" && action != "deleteUser" {
-		s.badForm(w, r)
-		return
-	}
-	u := s.formAdmin(w, r)
-	if u == nil {
-		return
-	}
-	back := pageURL(routeAdminUsers, pageOf(r.PostForm))
-	email := r.PostFormValue("email")
-	switch action {
-	case "disableUser", "enableUser":
-		disable := action == "disableUser"
-		target, err := s.store.setDisabled(r.Context(), u.ID, email, disable)
-		msg := ""
-		if err == nil {
-			msg = disabledMessage(target, disable)
-		}
-		s.done(w, r, back, msg, err)
-	case "deleteUser":
-		if r.PostFormValue("confirm") != "yes" {
-			summary, err := s.store.deletion(r.Context(), u.ID, email)
-			if err != nil {
-				s.done(w, r, back, "", err)
-				return
-			}
-			d := s.data(w, r, principal(u, affordances.AuthCookie), nil)
-			d.Title, d.Summary, d.Email = "Delete an account?", summary, email
-			s.render(w, http.StatusOK, "admin_confirm", d)
-			return
-		}
-		deleted, err := s.store.deleteUser(r.Context(), u.ID, email)
-		s.done(w, r, back, deletedMessage(deleted), err)
 	}
 }

@@ -1,10 +1,10 @@
 package shop
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
@@ -15,15 +15,16 @@ import (
 	"github.com/affordances/affordances-go/aal"
 )
 
-// Route patterns.
+// Route patterns, in http.ServeMux's syntax: each routes the site and, as
+// "GET " + pattern, the HTML page's handler.
 const (
-	routeCatalog  = "/"
-	routeProduct  = "/products/[slug]"
+	routeCatalog  = "/{$}"
+	routeProduct  = "/products/{slug}"
 	routeCart     = "/cart"
 	routeShipping = "/checkout/shipping"
 	routePayment  = "/checkout/payment"
 	routeCheckout = "/checkout"
-	routeOrder    = "/orders/[id]"
+	routeOrder    = "/orders/{id}"
 	routeLogin    = "/login"
 )
 
@@ -46,7 +47,7 @@ func (s *Shop) declare() {
 			return s.catalogState(ctx, r.Principal, r.HTTP.URL.Query())
 		},
 	})
-	addAction(s, catalog, &affordances.Action{
+	affordances.AddAction(catalog, &affordances.Action{
 		Name:        "search",
 		Description: "Search products; the redirect shows the results",
 		Expose:      affordances.ExposePublic,
@@ -54,7 +55,7 @@ func (s *Shop) declare() {
 		Output:      searchOutputSchema,
 		// A search changes nothing, so there is nothing to undo.
 		AAL: &aal.Meta{Action: aal.Search, Trust: aal.TrustSafe, Reversible: true},
-	}, nil, s.search)
+	}, s.search)
 
 	product := s.site.Route(routeProduct, &affordances.RouteOptions{
 		Description: "One product: variants, price, stock, reviews",
@@ -62,15 +63,16 @@ func (s *Shop) declare() {
 			return s.productState(ctx, r.Principal, r.Param("slug"))
 		},
 	})
-	addAction(s, product, &affordances.Action{
+	affordances.AddAction(product, &affordances.Action{
 		Name:        "addToCart",
 		Description: "Add a variant of this product to the cart",
 		Expose:      affordances.ExposeSession,
 		Effects:     []string{"cart"},
 		GuardText:   "the product is in stock",
+		Guard:       guard(inStock),
 		// The cart is the customer's own; removing the item undoes it.
 		AAL: &aal.Meta{Action: aal.Submit, Trust: aal.TrustUser, Reversible: true},
-	}, inStock, s.addToCart)
+	}, s.addToCart)
 
 	cart := s.site.Route(routeCart, &affordances.RouteOptions{
 		Description: "The cart: items, quantities, total",
@@ -79,24 +81,26 @@ func (s *Shop) declare() {
 		},
 		Flow: checkoutStep(1),
 	})
-	addAction(s, cart, &affordances.Action{
+	affordances.AddAction(cart, &affordances.Action{
 		Name:        "updateQuantity",
 		Description: "Set the quantity of an item in the cart",
 		Expose:      affordances.ExposeSession,
 		Effects:     []string{"cart"},
 		GuardText:   "the cart is not empty",
+		Guard:       guard(cartNotEmpty),
 		AAL:         &aal.Meta{Action: aal.Update, Trust: aal.TrustUser, Reversible: true},
-	}, cartNotEmpty, s.updateQuantity)
-	addAction(s, cart, &affordances.Action{
+	}, s.updateQuantity)
+	affordances.AddAction(cart, &affordances.Action{
 		Name:        "removeFromCart",
 		Description: "Remove an item from the cart",
 		Expose:      affordances.ExposeSession,
 		Effects:     []string{"cart"},
 		GuardText:   "the cart is not empty",
+		Guard:       guard(cartNotEmpty),
 		// An update of the cart, not a delete: adding the item again undoes
 		// it, and AAL reads every delete as irreversible (CLARIFICATIONS 8).
 		AAL: &aal.Meta{Action: aal.Update, Trust: aal.TrustUser, Reversible: true},
-	}, cartNotEmpty, s.removeFromCart)
+	}, s.removeFromCart)
 
 	shipping := s.site.Route(routeShipping, &affordances.RouteOptions{
 		Description: "Checkout, step 2: choose the shipping address",
@@ -105,14 +109,14 @@ func (s *Shop) declare() {
 		},
 		Flow: checkoutStep(2),
 	})
-	addAction(s, shipping, &affordances.Action{
+	affordances.AddAction(shipping, &affordances.Action{
 		Name:        "chooseAddress",
 		Description: "Ship the order to one of your addresses",
 		Expose:      affordances.ExposeSession,
 		Effects:     []string{"chosen"},
 		// An address is personal data; choosing another one undoes it.
 		AAL: &aal.Meta{Action: aal.Select, Trust: aal.TrustPersonal, Reversible: true, Label: "Ship to this address"},
-	}, nil, s.chooseAddress)
+	}, s.chooseAddress)
 
 	payment := s.site.Route(routePayment, &affordances.RouteOptions{
 		Description: "Checkout, step 3: choose the card to pay with",
@@ -121,7 +125,7 @@ func (s *Shop) declare() {
 		},
 		Flow: checkoutStep(3),
 	})
-	addAction(s, payment, &affordances.Action{
+	affordances.AddAction(payment, &affordances.Action{
 		Name:        "choosePayment",
 		Description: "Pay for the order with one of your cards on file",
 		Expose:      affordances.ExposeSession,
@@ -133,7 +137,7 @@ func (s *Shop) declare() {
 		// itself financial, destructive and confirmed. Choosing another card
 		// undoes it.
 		AAL: &aal.Meta{Action: aal.Select, Trust: aal.TrustPersonal, Reversible: true, Label: "Use this card"},
-	}, nil, s.choosePayment)
+	}, s.choosePayment)
 
 	checkout := s.site.Route(routeCheckout, &affordances.RouteOptions{
 		Description: "Checkout, step 4: review the order and place it",
@@ -142,12 +146,13 @@ func (s *Shop) declare() {
 		},
 		Flow: checkoutStep(4),
 	})
-	addAction(s, checkout, &affordances.Action{
+	affordances.AddAction(checkout, &affordances.Action{
 		Name:        "placeOrder",
 		Description: "Order the cart, pay with the chosen card, ship to the chosen address",
 		Expose:      affordances.ExposeConfirm,
 		Effects:     []string{"cart"},
 		GuardText:   "the cart is not empty",
+		Guard:       guard(cartNotEmpty),
 		Summary: func(ctx context.Context, r *affordances.Request) (string, error) {
 			return checkoutSummary(r.State), nil
 		},
@@ -157,7 +162,7 @@ func (s *Shop) declare() {
 			Label: "Place order", Cost: cartCost,
 			Preconditions: []string{"cart.non_empty", "payment.attached"},
 		},
-	}, cartNotEmpty, s.placeOrder)
+	}, s.placeOrder)
 
 	order := s.site.Route(routeOrder, &affordances.RouteOptions{
 		Description: "One of your orders",
@@ -172,22 +177,23 @@ func (s *Shop) declare() {
 			return s.loginState(ctx, r.Principal)
 		},
 	})
-	addAction(s, login, &affordances.Action{
+	affordances.AddAction(login, &affordances.Action{
 		Name:        "signIn",
 		Description: "Sign in with email and password; starts a cookie session",
 		Expose:      affordances.ExposePublic,
 		Limit:       &signInLimit,
 		// Credentials are personal; signing out ends the session it starts.
 		AAL: &aal.Meta{Action: aal.Authenticate, Trust: aal.TrustPersonal, Reversible: true},
-	}, nil, s.signInAction)
-	addAction(s, login, &affordances.Action{
+	}, s.signInAction)
+	affordances.AddAction(login, &affordances.Action{
 		Name:        "signOut",
 		Description: "End this browser session",
 		Expose:      affordances.ExposeSession,
 		Visible:     func(r *affordances.Request) bool { return !r.Principal.Anonymous() },
 		GuardText:   "signed in with a session cookie",
+		Guard:       guard(cookieSession),
 		AAL:         &aal.Meta{Action: aal.Submit, Trust: aal.TrustUser, Reversible: true},
-	}, cookieSession, s.signOutAction)
+	}, s.signOutAction)
 
 	s.declareReviews(product)
 	s.declareOrders(order)
@@ -195,61 +201,34 @@ func (s *Shop) declare() {
 	s.declareAdmin()
 }
 
-// A why says why an action cannot run for p on a page whose state is st,
-// or "" when it can: the action's guard, and the reason a person reads
-// beside its disabled element.
-type why func(p affordances.Principal, st *affordances.State) string
+// A reason says why the action of a guard cannot run for the request, or
+// "" when it can.
+type reason func(r *affordances.Request) string
 
-// addAction declares a on rt with the guard w (nil: none), and keeps w so
-// that the HTML page says what the graph says (CLARIFICATIONS 1).
-func addAction[In, Out any](s *Shop, rt *affordances.Route, a *affordances.Action, w why, fn func(context.Context, *affordances.Request, In) (Out, error)) {
-	if w != nil {
-		a.Guard = func(_ context.Context, r *affordances.Request) (bool, string) {
-			reason := w(r.Principal, r.State)
-			return reason == "", reason
-		}
+// guard is the Guard of an action that runs unless why gives a reason.
+func guard(why reason) func(context.Context, *affordances.Request) (bool, string) {
+	return func(_ context.Context, r *affordances.Request) (bool, string) {
+		reason := why(r)
+		return reason == "", reason
 	}
-	s.rules[a.Name] = actionRule{session: a.Expose != affordances.ExposePublic, why: w}
-	affordances.AddAction(rt, a, fn)
 }
 
-// actionRule is what decides an action's availability.
-type actionRule struct {
-	session bool // nobody must sign in first
-	why     why
-}
-
-// unavailable returns why action is unavailable to p on a page whose state
-// is st, as its graph says, or "" when it is available.
-func (s *Shop) unavailable(action string, p affordances.Principal, st *affordances.State) (string, error) {
-	r, ok := s.rules[action]
-	switch {
-	case !ok:
-		return "", fmt.Errorf("shop: no action %q", action)
-	case r.session && p.Anonymous():
-		return signInReason, nil
-	case r.why != nil:
-		return r.why(p, st), nil
-	}
-	return "", nil
-}
-
-func inStock(_ affordances.Principal, st *affordances.State) string {
-	if p := entity[*productView](st, "product"); p == nil || !p.inStock() {
+func inStock(r *affordances.Request) string {
+	if p := entity[*productView](r.State, "product"); p == nil || !p.inStock() {
 		return "Out of stock."
 	}
 	return ""
 }
 
-func cartNotEmpty(_ affordances.Principal, st *affordances.State) string {
-	if c := entity[*cartView](st, "cart"); c == nil || len(c.Items) == 0 {
+func cartNotEmpty(r *affordances.Request) string {
+	if c := entity[*cartView](r.State, "cart"); c == nil || len(c.Items) == 0 {
 		return "Your cart is empty."
 	}
 	return ""
 }
 
-func cookieSession(p affordances.Principal, _ *affordances.State) string {
-	if p.Method != affordances.AuthCookie {
+func cookieSession(r *affordances.Request) string {
+	if r.Principal.Method != affordances.AuthCookie {
 		return "Only a browser session can be signed out; a bearer token stays valid."
 	}
 	return ""
@@ -264,7 +243,8 @@ func cartCost(entities map[string]any) *aal.Cost {
 	return &aal.Cost{Currency: "USD", Amount: float64(c.Total) / 100}
 }
 
-// signInLimit bounds password guesses, by the action and by the form.
+// signInLimit bounds password guesses per client address (or principal),
+// whether they come by a call or by the sign-in form.
 var signInLimit = affordances.Limit{Calls: 10, Per: time.Minute, Burst: 5}
 
 // entity returns the entity key of st as a T, or T's zero value.
@@ -621,6 +601,7 @@ type (
 	signInInput struct {
 		Email    string `json:"email" affordances:"minLength=3,maxLength=254"`
 		Password string `json:"password" affordances:"minLength=1,maxLength=200"`
+		Next     string `json:"next,omitempty" jsonschema:"a path of this site to go on to, default /" affordances:"maxLength=2000"`
 	}
 	signInOutput struct {
 		Email string `json:"email"`
@@ -698,64 +679,55 @@ func (s *Shop) placeOrder(ctx context.Context, r *affordances.Request, _ struct{
 	return placeOrderOutput{OrderID: o.ID, Count: o.Count, Total: o.Total}, nil
 }
 
+// signInAction checks the password and starts a cookie session, then sends
+// the person on to next, a path of this site (the page that asked them to
+// sign in), or the catalog.
 func (s *Shop) signInAction(ctx context.Context, r *affordances.Request, in signInInput) (signInOutput, error) {
-	u, cookie, err := s.signIn(ctx, r.HTTP, in.Email, in.Password)
+	if in.Next != "" && !localPath(in.Next) {
+		return signInOutput{}, badInput("Signing in sends you on only to a page of this shop.", "/next", "is not a path of this site")
+	}
+	u, err := s.store.checkPassword(ctx, in.Email, in.Password)
 	if err != nil {
 		return signInOutput{}, err
 	}
-	r.Header().Add("Set-Cookie", cookie.String())
+	sid, err := s.store.createSession(ctx, u.ID)
+	if err != nil {
+		return signInOutput{}, err
+	}
+	r.SetCookie(s.sessionCookieFor(sid))
 	r.SetPrincipal(principal(u, affordances.AuthCookie))
+	r.Redirect(cmp.Or(in.Next, "/"))
 	r.SetMessage("Signed in as " + u.Email + ".")
 	return signInOutput{Email: u.Email}, nil
 }
 
+// signOutAction ends the request's session and expires its cookie.
 func (s *Shop) signOutAction(ctx context.Context, r *affordances.Request, _ struct{}) (struct{}, error) {
-	cookie, err := s.signOut(ctx, r.HTTP)
-	if err != nil {
-		return struct{}{}, err
+	if c, err := r.HTTP.Cookie(sessionCookie); err == nil && c.Value != "" {
+		if err := s.store.deleteSession(ctx, c.Value); err != nil {
+			return struct{}{}, err
+		}
 	}
-	r.Header().Add("Set-Cookie", cookie.String())
+	r.SetCookie(s.sessionCookieFor(""))
 	r.SetPrincipal(affordances.Principal{})
+	r.Redirect("/")
 	r.SetMessage("Signed out.")
 	return struct{}{}, nil
 }
 
-// signIn checks the password and starts a session: the one sign-in of the
-// action and the form.
-//
-// Password guesses share one budget per client host and email, whichever
-// way they come: the form and the action cannot add up to twice the
-// guesses.
-func (s *Shop) signIn(ctx context.Context, r *http.Request, email, password string) (*User, *http.Cookie, error) {
-	key := clientHost(r) + " " + strings.ToLower(strings.TrimSpace(email))
-	if ok, _, err := s.signIns.Allow(ctx, key, signInLimit); err != nil {
-		return nil, nil, err
-	} else if !ok {
-		return nil, nil, affordances.NewError(affordances.RateLimited, "Too many sign-in attempts. Wait a minute and try again.")
+// localPath reports whether p is a path on this site: signing in never
+// sends a person elsewhere. Browsers drop tabs and newlines from URLs and
+// read a backslash as a slash, so "/\t/evil.example" would leave the site:
+// any control character or backslash refuses the path.
+func localPath(p string) bool {
+	if strings.ContainsFunc(p, func(r rune) bool { return r < 0x20 || r == 0x7f || r == '\\' }) {
+		return false
 	}
-	u, err := s.store.checkPassword(ctx, email, password)
-	if err != nil {
-		return nil, nil, err
-	}
-	sid, err := s.store.createSession(ctx, u.ID)
-	if err != nil {
-		return nil, nil, err
-	}
-	return u, s.sessionCookieFor(sid), nil
+	u, err := url.Parse(p)
+	return err == nil && u.Scheme == "" && u.Host == "" && u.User == nil && strings.HasPrefix(u.Path, "/") && !strings.HasPrefix(u.Path, "//")
 }
 
-// signOut ends the request's session and returns the cookie that expires
-// it: the one sign-out of the action and the form.
-func (s *Shop) signOut(ctx context.Context, r *http.Request) (*http.Cookie, error) {
-	if c, err := r.Cookie(sessionCookie); err == nil && c.Value != "" {
-		if err := s.store.deleteSession(ctx, c.Value); err != nil {
-			return nil, err
-		}
-	}
-	return s.sessionCookieFor(""), nil
-}
-
-// Messages shared by the actions and the forms.
+// Messages of the actions.
 
 func addedMessage(l cartLine, added int) string {
 	return fmt.Sprintf("Added %d × %s (%s) to your cart.", added, l.Name, l.Label)

@@ -95,12 +95,6 @@ type Shop struct {
 	tmpDir  string // removed by Close when Open made it
 	secure  bool   // cookies get the Secure attribute
 	views   *views
-	// signIns limits the sign-in form as the site limits the signIn
-	// action.
-	signIns affordances.RateLimiter
-	// rules decide the availability of each action, for its graph and
-	// for the HTML page (see addAction).
-	rules map[string]actionRule
 	// now is the clock of order cancelling (the 30 minutes); tests set
 	// it.
 	now func() time.Time
@@ -114,7 +108,7 @@ func Open(ctx context.Context, opts *Options) (*Shop, error) {
 	if opts != nil {
 		o = *opts
 	}
-	s := &Shop{logger: o.Logger, rules: map[string]actionRule{}, now: time.Now}
+	s := &Shop{logger: o.Logger, now: time.Now}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}
@@ -151,7 +145,6 @@ func Open(ctx context.Context, opts *Options) (*Shop, error) {
 		s.secure = u == "https"
 	}
 	s.views = mustParseViews()
-	s.signIns = affordances.NewMemoryRateLimiter(0)
 	s.site = affordances.NewSite(&affordances.SiteOptions{
 		Name:         "Demo Shop",
 		Origin:       o.Origin,
@@ -161,12 +154,13 @@ func Open(ctx context.Context, opts *Options) (*Shop, error) {
 		MCP:          o.MCP,
 	})
 	s.declare()
-	s.handler = s.site.Handler(s.pages(o.Origin))
+	s.handler = s.site.Handler(s.pages())
 	return s, nil
 }
 
-// Handler returns the shop's HTTP handler: the Affordances site wrapped
-// around the HTML pages, their forms and the stylesheet.
+// Handler returns the shop's HTTP handler: the Affordances site, which
+// answers agents' calls and people's forms alike, wrapped around the HTML
+// pages and the stylesheet.
 func (s *Shop) Handler() http.Handler { return s.handler }
 
 // Site returns the shop's Affordances site, for tools that read its routes.
