@@ -29,9 +29,9 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 
 	affordances "github.com/affordances/affordances-go"
 )
@@ -58,8 +58,9 @@ type Options struct {
 	Logger *slog.Logger
 
 	// Origin is the site's origin ("https://board.example"), the only
-	// Origin a cookie call or a form post may carry. Empty: derived from
-	// each request.
+	// Origin a cookie call or a form post may carry; [affordances.NewSite]
+	// panics when it is not http(s)://host[:port]. Empty: derived from each
+	// request.
 	Origin string
 }
 
@@ -84,19 +85,12 @@ func Open(ctx context.Context, opts *Options) (*Board, error) {
 	if opts != nil {
 		o = *opts
 	}
-	b := &Board{logger: o.Logger, token: o.DemoToken}
+	b := &Board{logger: o.Logger, token: o.DemoToken, secure: strings.HasPrefix(o.Origin, "https:")}
 	if b.logger == nil {
 		b.logger = slog.Default()
 	}
 	if b.token == "" {
 		b.token = randomToken()
-	}
-	if o.Origin != "" {
-		u, err := url.Parse(o.Origin)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, fmt.Errorf("board: Options.Origin %q: want http(s)://host[:port]", o.Origin)
-		}
-		b.secure = u.Scheme == "https"
 	}
 	dir := o.DataDir
 	if dir == "" {

@@ -304,7 +304,7 @@ func TestAgentBoard(t *testing.T) {
 
 // TestForms: a person's forms run the same actions, with a session cookie
 // from the sign-in form: a task is created (303 back to the board, whose
-// page says so), a bad date shows the page again with 400, the issue and
+// page says so), empty optional fields are absent ones, a bad date shows the page again with 400, the issue and
 // what they typed, and deleting the board first asks, deleting nothing.
 func TestForms(t *testing.T) {
 	_, srv := newBoard(t)
@@ -328,13 +328,18 @@ func TestForms(t *testing.T) {
 		t.Errorf("the board after the form: got %d, want the message and the card\n%s", status, html)
 	}
 
+	resp, _ = alice.post(page, url.Values{"_action": {"createTask"}, "title": {"Call the printer"}, "assignee": {""}, "due": {""}})
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Errorf("createTask form with no assignee and no date (empty fields): got %d, want 303", resp.StatusCode)
+	}
+
 	resp, html := alice.post(page, url.Values{"_action": {"createTask"}, "title": {"Print the flyers"}, "due": {"2026-13-01"}})
 	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(html, `class="issue"`) || !strings.Contains(html, `value="Print the flyers"`) || !strings.Contains(html, `value="2026-13-01"`) {
 		t.Errorf("a bad due date: got %d, want 400 with the issue and the values kept\n%s", resp.StatusCode, html)
 	}
 
 	resp, html = alice.post(page, url.Values{"_action": {"deleteBoard"}})
-	if resp.StatusCode != http.StatusOK || !strings.Contains(html, `Delete the board &#34;Website relaunch&#34; and its 8 tasks.`) || !strings.Contains(html, `name="_confirm"`) {
+	if resp.StatusCode != http.StatusOK || !strings.Contains(html, `Delete the board &#34;Website relaunch&#34; and its 9 tasks.`) || !strings.Contains(html, `name="_confirm"`) {
 		t.Fatalf("deleteBoard form without confirmation: got %d, want the summary and a confirm button\n%s", resp.StatusCode, html)
 	}
 	if status, _ := alice.page(page); status != http.StatusOK {

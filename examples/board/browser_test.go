@@ -19,7 +19,6 @@ import (
 	"testing"
 	"time"
 
-	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/aal"
 	"github.com/affordances/affordances-go/browser"
 	"github.com/affordances/affordances-go/browser/browsertest"
@@ -58,8 +57,9 @@ func (x *person) visit(path string) {
 }
 
 // perform uses the element of the affordance id of the page's AAL
-// fragment and returns the affordance.
-func (x *person) perform(id string) aal.Affordance {
+// fragment, the one input picks among several (a card's button,
+// CLARIFICATIONS 11), and returns the affordance.
+func (x *person) perform(id string, input map[string]any) aal.Affordance {
 	x.t.Helper()
 	f, err := x.p.Fragment(x.t.Context())
 	if err != nil {
@@ -69,17 +69,17 @@ func (x *person) perform(id string) aal.Affordance {
 	if i < 0 {
 		x.t.Fatalf("on %s: the AAL fragment has no %q", x.path(), id)
 	}
-	x.performAgain(f.Affordances[i])
+	x.performAgain(f.Affordances[i], input)
 	return f.Affordances[i]
 }
 
 // performAgain uses a of an earlier page: a confirmation page answers a
 // form post and inlines no fragment of its own.
-func (x *person) performAgain(a aal.Affordance) {
+func (x *person) performAgain(a aal.Affordance, input map[string]any) {
 	x.t.Helper()
-	resp, err := x.p.Perform(x.t.Context(), a)
+	resp, err := x.p.PerformInput(x.t.Context(), a, input)
 	if err != nil || resp == nil || resp.Status != http.StatusOK {
-		x.t.Fatalf("perform %s on %s: got %+v, %v, want a page that answers 200", a.ID, x.path(), resp, err)
+		x.t.Fatalf("perform %s %v on %s: got %+v, %v, want a page that answers 200", a.ID, input, x.path(), resp, err)
 	}
 	x.accessible()
 }
@@ -169,58 +169,54 @@ func (x *person) signIn(email, password string) {
 	x.visit("/login")
 	x.fill("Email", email)
 	x.fill("Password", password)
-	x.perform("sign-in")
+	x.perform("sign-in", nil)
 	x.at("/boards")
 }
 
-// card is the selector of action's button on one card, told apart from
-// the other cards' by its data-aal-input (CLARIFICATIONS 11), the JSON
-// object input with its keys sorted.
-func card(action string, input string) string {
-	return fmt.Sprintf(`%s[%s='%s']`, affordances.AALSelector(action), aal.InputAttribute, input)
-}
-
-// TestBrowserJourney: alice signs in through the form, adds a task, moves
+// TestBrowserJourney: alice reads a public board before she signs in
+// through the form; then she adds a task, moves
 // it to Done, deletes another, and deletes a board through its
 // confirmation page; every page she sees reads well to a screen reader.
 func TestBrowserJourney(t *testing.T) {
 	b := browsertest.Start(t)
 	_, srv := newBoard(t)
 	agent := newClient(t, srv, demoToken)
+	const page = "/boards/website-relaunch"
 	alice := newPerson(t, b, srv)
+	alice.visit(page)
+	alice.see("main", "Redirect the old blog URLs", "Sign in to change this board.", "!Delete")
 	alice.signIn(board.DemoEmail, board.DemoPassword)
 	alice.see("main", "Signed in as alice@example.com.", "Your boards", "Website relaunch", "Team offsite")
 
-	const page = "/boards/website-relaunch"
 	alice.click(`a[href="` + page + `"]`)
 	alice.fill("Title", "Order the banners")
 	alice.fill("Assignee", "bob@example.com")
 	alice.fill("Due date", "2026-05-04")
-	alice.perform("create-task")
+	alice.perform("create-task", nil)
 	alice.at(page)
 	alice.see("main", `Added "Order the banners" to To do.`)
 	alice.see("#col-todo + .cards", "Order the banners", "Bob", "Due 4 May")
 
 	_, g := agent.graph(page)
 	id := taskID(t, g, "Order the banners")
-	alice.click(card("moveTask", fmt.Sprintf(`{"status":"done","task":%d}`, id)))
+	alice.perform("move-task", map[string]any{"task": id, "status": "done"})
 	alice.see("main", `Moved "Order the banners" to Done.`)
 	alice.see("#col-done + .cards", "Order the banners")
 	alice.see("#col-todo + .cards", "!Order the banners")
 
 	old := taskID(t, g, "Redirect the old blog URLs")
-	alice.click(card("deleteTask", fmt.Sprintf(`{"task":%d}`, old)))
+	alice.perform("delete-task", map[string]any{"task": old})
 	alice.see("main", `Deleted "Redirect the old blog URLs".`)
 	alice.see(".columns", "!Redirect the old blog URLs")
 
 	alice.visit("/boards/team-offsite")
-	del := alice.perform("delete-board")
+	del := alice.perform("delete-board", nil)
 	alice.see("h1", "Delete the board?")
 	alice.see("main", `Delete the board "Team offsite" and its 5 tasks.`)
 	if status, _ := agent.graph("/boards/team-offsite"); status != http.StatusOK {
 		t.Fatalf("before alice confirms, the board answers %d, want 200", status)
 	}
-	alice.performAgain(del)
+	alice.performAgain(del, nil)
 	alice.at("/boards")
 	alice.see("main", `Deleted the board "Team offsite".`)
 	alice.see("section[aria-labelledby=yours]", "Website relaunch", "!Team offsite")
@@ -299,7 +295,7 @@ func TestScreenshots(t *testing.T) {
 		} {
 			alice.visit(shot.path)
 			if shot.perform != "" {
-				alice.perform(shot.perform)
+				alice.perform(shot.perform, nil)
 			}
 			if w, _, err := alice.p.ContentSize(ctx); err != nil {
 				t.Fatal(err)

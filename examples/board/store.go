@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -76,12 +77,13 @@ var (
 	errSignIn       = affordances.NewError(affordances.Unauthorized, "Wrong email or password.")
 	errNoBoard      = affordances.NewError(affordances.NotFound, "No such board. A private board is shown only to its members.")
 	errNoTask       = affordances.NewError(affordances.NotFound, "No such task on this board.")
-	errNotAMember   = notMember("/assignee", "The assignee must be a member of the board.")
-	errNoAccount    = notMember("/email", "No one has an account with that email.")
+	errNotAMember   = invalid("/assignee", "The assignee must be a member of the board.")
+	errNoAccount    = invalid("/email", "No one has an account with that email.")
 	errAlreadyThere = affordances.NewError(affordances.Unavailable, "That person is already a member of this board.")
 )
 
-func notMember(path, msg string) *affordances.Error {
+// invalid is invalid input, with its issue at path.
+func invalid(path, msg string) *affordances.Error {
 	e := affordances.NewError(affordances.InvalidInput, msg)
 	e.Issues = []affordances.Issue{{Path: path, Message: msg}}
 	return e
@@ -94,41 +96,16 @@ type store struct {
 }
 
 const schemaSQL = `
-CREATE TABLE IF NOT EXISTS users (
-	id INTEGER PRIMARY KEY,
-	email TEXT NOT NULL UNIQUE COLLATE NOCASE,
-	name TEXT NOT NULL,
-	password_hash BLOB NOT NULL
-);
-CREATE TABLE IF NOT EXISTS sessions (
-	hash TEXT PRIMARY KEY,
-	user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-	expires INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS tokens (
-	hash TEXT PRIMARY KEY,
-	user_id INTEGER NOT NULL UNIQUE REFERENCES users(id) ON DELETE CASCADE
-);
-CREATE TABLE IF NOT EXISTS boards (
-	id INTEGER PRIMARY KEY,
-	slug TEXT NOT NULL UNIQUE,
-	title TEXT NOT NULL,
-	owner_id INTEGER NOT NULL REFERENCES users(id),
-	public INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS members (
-	board_id INTEGER NOT NULL REFERENCES boards(id) ON DELETE CASCADE,
-	user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-	PRIMARY KEY (board_id, user_id)
-);
-CREATE TABLE IF NOT EXISTS tasks (
-	id INTEGER PRIMARY KEY,
-	board_id INTEGER NOT NULL REFERENCES boards(id) ON DELETE CASCADE,
-	title TEXT NOT NULL,
-	status TEXT NOT NULL CHECK (status IN ('todo', 'doing', 'done')),
-	assignee_id INTEGER REFERENCES users(id),
-	due TEXT NOT NULL DEFAULT ''
-);
+CREATE TABLE IF NOT EXISTS users (id INTEGER PRIMARY KEY, email TEXT NOT NULL UNIQUE COLLATE NOCASE, name TEXT NOT NULL, password_hash BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS sessions (hash TEXT PRIMARY KEY, user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE, expires INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS tokens (hash TEXT PRIMARY KEY, user_id INTEGER NOT NULL UNIQUE REFERENCES users(id) ON DELETE CASCADE);
+CREATE TABLE IF NOT EXISTS boards (id INTEGER PRIMARY KEY, slug TEXT NOT NULL UNIQUE, title TEXT NOT NULL,
+	owner_id INTEGER NOT NULL REFERENCES users(id), public INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS members (board_id INTEGER NOT NULL REFERENCES boards(id) ON DELETE CASCADE,
+	user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE, PRIMARY KEY (board_id, user_id));
+CREATE TABLE IF NOT EXISTS tasks (id INTEGER PRIMARY KEY, board_id INTEGER NOT NULL REFERENCES boards(id) ON DELETE CASCADE,
+	title TEXT NOT NULL, status TEXT NOT NULL CHECK (status IN ('todo', 'doing', 'done')),
+	assignee_id INTEGER REFERENCES users(id), due TEXT NOT NULL DEFAULT '');
 CREATE INDEX IF NOT EXISTS tasks_board ON tasks(board_id);
 `
 
@@ -140,38 +117,34 @@ func openStore(ctx context.Context, path string) (*store, error) {
 		return nil, fmt.Errorf("board: open %s: %w", path, err)
 	}
 	db.SetMaxOpenConns(1)
-	st := &store{db: db}
-	err = st.write(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, schemaSQL); err != nil {
-			return err
-		}
-		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM users`).Scan(&n); err != nil || n > 0 {
-			return err
-		}
-		return seed(ctx, tx)
-	})
-	if err != nil {
+	if err := migrate(ctx, db); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("board: open %s: %w", path, err)
 	}
-	return st, nil
+	return &store{db: db}, nil
 }
 
-func (st *store) close() error { return st.db.Close() }
-
-// write runs fn in one transaction, committed when fn returns nil.
-func (st *store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	tx, err := st.db.BeginTx(ctx, nil)
+// migrate creates the tables, and seeds them when there is no user yet.
+func migrate(ctx context.Context, db *sql.DB) error {
+	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
-	if err := fn(tx); err != nil {
-		tx.Rollback()
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, schemaSQL); err != nil {
+		return err
+	}
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM users`).Scan(&n); err != nil || n > 0 {
+		return err
+	}
+	if err := seed(ctx, tx); err != nil {
 		return err
 	}
 	return tx.Commit()
 }
+
+func (st *store) close() error { return st.db.Close() }
 
 // exec runs one statement.
 func (st *store) exec(ctx context.Context, query string, args ...any) error {
@@ -263,38 +236,22 @@ func (st *store) boards(ctx context.Context, uid int64) (yours, public []boardCa
 // private and uid is not a member.
 func (st *store) board(ctx context.Context, slug string, uid int64) (*boardView, error) {
 	b := &boardView{Slug: slug}
+	var members string
 	err := st.db.QueryRowContext(ctx, `
-		SELECT b.id, b.title, b.public, b.owner_id, u.email, (SELECT COUNT(*) FROM tasks t WHERE t.board_id = b.id)
-		FROM boards b JOIN users u ON u.id = b.owner_id WHERE b.slug = ?`, slug).
-		Scan(&b.id, &b.Title, &b.Public, &b.ownerID, &b.Owner, &b.Tasks)
-	if errors.Is(err, sql.ErrNoRows) {
+		SELECT b.id, b.title, b.public, b.owner_id, o.email,
+			(SELECT COUNT(*) FROM tasks t WHERE t.board_id = b.id),
+			EXISTS (SELECT 1 FROM members m WHERE m.board_id = b.id AND m.user_id = ?),
+			(SELECT json_group_array(json_object('email', u.email, 'name', u.name) ORDER BY u.name)
+				FROM members m JOIN users u ON u.id = m.user_id WHERE m.board_id = b.id)
+		FROM boards b JOIN users o ON o.id = b.owner_id WHERE b.slug = ?`, uid, slug).
+		Scan(&b.id, &b.Title, &b.Public, &b.ownerID, &b.Owner, &b.Tasks, &b.member, &members)
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && !b.Public && !b.member) {
 		return nil, errNoBoard
 	}
 	if err != nil {
 		return nil, err
 	}
-	rows, err := st.db.QueryContext(ctx, `SELECT u.id, u.email, u.name FROM members m JOIN users u ON u.id = m.user_id WHERE m.board_id = ? ORDER BY u.name`, b.id)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	b.Members = []member{}
-	for rows.Next() {
-		var id int64
-		var m member
-		if err := rows.Scan(&id, &m.Email, &m.Name); err != nil {
-			return nil, err
-		}
-		b.Members = append(b.Members, m)
-		b.member = b.member || id == uid
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	if !b.Public && !b.member {
-		return nil, errNoBoard
-	}
-	return b, nil
+	return b, json.Unmarshal([]byte(members), &b.Members)
 }
 
 // tasks returns the board's tasks whose title contains q (all when q is
@@ -321,17 +278,6 @@ func (st *store) tasks(ctx context.Context, boardID int64, q string) ([]task, er
 	return out, rows.Err()
 }
 
-// task returns one task of the board.
-func (st *store) task(ctx context.Context, boardID, id int64) (task, error) {
-	var t task
-	err := st.db.QueryRowContext(ctx, `SELECT id, title, status, due FROM tasks WHERE board_id = ? AND id = ?`, boardID, id).
-		Scan(&t.ID, &t.Title, &t.Status, &t.Due)
-	if errors.Is(err, sql.ErrNoRows) {
-		return t, errNoTask
-	}
-	return t, err
-}
-
 // createTask adds a task to the board's first column. An assignee who is
 // not a member is invalid input.
 func (st *store) createTask(ctx context.Context, b *boardView, title, assignee, due string) (task, error) {
@@ -354,22 +300,23 @@ func (st *store) createTask(ctx context.Context, b *boardView, title, assignee, 
 	return t, err
 }
 
-// moveTask puts the task in the column status.
+// moveTask puts the board's task id in the column status.
 func (st *store) moveTask(ctx context.Context, boardID, id int64, status string) (task, error) {
-	t, err := st.task(ctx, boardID, id)
-	if err != nil {
-		return t, err
-	}
-	t.Status = status
-	return t, st.exec(ctx, `UPDATE tasks SET status = ? WHERE id = ?`, status, id)
+	return st.taskBy(ctx, `UPDATE tasks SET status = ? WHERE board_id = ? AND id = ? RETURNING id, title, status`, status, boardID, id)
 }
 
 func (st *store) deleteTask(ctx context.Context, boardID, id int64) (task, error) {
-	t, err := st.task(ctx, boardID, id)
-	if err != nil {
-		return t, err
+	return st.taskBy(ctx, `DELETE FROM tasks WHERE board_id = ? AND id = ? RETURNING id, title, status`, boardID, id)
+}
+
+// taskBy returns the task a statement returns: not found when none.
+func (st *store) taskBy(ctx context.Context, query string, args ...any) (task, error) {
+	var t task
+	err := st.db.QueryRowContext(ctx, query, args...).Scan(&t.ID, &t.Title, &t.Status)
+	if errors.Is(err, sql.ErrNoRows) {
+		return t, errNoTask
 	}
-	return t, st.exec(ctx, `DELETE FROM tasks WHERE id = ?`, id)
+	return t, err
 }
 
 // addMember makes the user with email a member of the board.

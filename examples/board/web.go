@@ -116,32 +116,24 @@ func (p *page) Reason(action string) string {
 	return "Not available here."
 }
 
-// A column is one status of the board with its tasks, and the other
-// columns its cards can move to.
+// A column is one status of the board, and its tasks.
 type column struct {
 	Status, Name string
 	Tasks        []task
-	Moves        []column
 }
 
 // Columns returns the board's tasks by column.
 func (p *page) Columns() []column {
 	tasks, _ := p.E["tasks"].([]task)
-	cols := make([]column, len(statuses))
-	for i, s := range statuses {
-		cols[i] = column{Status: s, Name: statusNames[s]}
+	var cols []column
+	for _, s := range statuses {
+		c := column{Status: s, Name: statusNames[s]}
 		for _, t := range tasks {
 			if t.Status == s {
-				cols[i].Tasks = append(cols[i].Tasks, t)
+				c.Tasks = append(c.Tasks, t)
 			}
 		}
-	}
-	for i := range cols {
-		for j, c := range cols {
-			if i != j {
-				cols[i].Moves = append(cols[i].Moves, column{Status: c.Status, Name: c.Name})
-			}
-		}
+		cols = append(cols, c)
 	}
 	return cols
 }
