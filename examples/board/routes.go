@@ -57,7 +57,7 @@ func (b *Board) declare() {
 	}, b.createTask)
 	affordances.AddAction(board, &affordances.Action{
 		Name:        "search",
-		Description: "Find the board's tasks whose title contains the words; the redirect shows them",
+		Description: "Find the board's tasks whose title contains the text; the redirect shows them",
 		Expose:      affordances.ExposePublic,
 		ReadOnly:    true,
 		AAL:         &aal.Meta{Action: aal.Search, Trust: aal.TrustSafe, Reversible: true},
