@@ -458,7 +458,7 @@ func tokenRevokedMessage(name string) string {
 
 // errEmailTaken refuses a sign-up with an email that has an account, and
 // changes nothing.
-var errEmailTaken = badInput("An account with this email exists already. Sign in instead, or use another email.", "/email", "has an account already")
+var errEmailTaken = badInput("An account with this email exists already. Sign in instead, or use another email.", "/email", "has an account already: sign in instead, or use another email")
 
 // signUp creates a customer (with the shop's test card and a sample address,
 // as every customer gets: the checkout needs both) and returns them.

@@ -123,11 +123,16 @@ func TestSignUp(t *testing.T) {
 		if h.Get("Set-Cookie") != "" {
 			t.Errorf("got Set-Cookie %q, want none", h.Get("Set-Cookie"))
 		}
-		resp := b.form("/signup", url.Values{"_action": {"signUp"}, "name": {"Impostor"}, "email": {"carol@example.com"}, "password": {"another password"}}, nil)
-		if loc := resp.Header.Get("Location"); resp.StatusCode != http.StatusSeeOther || loc != "/signup" {
-			t.Fatalf("form: got %d to %q, want 303 to /signup", resp.StatusCode, loc)
+		resp, page := b.post("/signup", url.Values{"_action": {"signUp"}, "name": {"Impostor"}, "email": {"carol@example.com"}, "password": {"another password"}}, nil)
+		if resp.StatusCode != http.StatusBadRequest || resp.Header.Get("Set-Cookie") != "" {
+			t.Fatalf("form: got %d with Set-Cookie %q, want the page again, 400, and no session", resp.StatusCode, resp.Header.Get("Set-Cookie"))
 		}
-		see(t, b, "/signup", "An account with this email exists already.")
+		if got := issueAt(page, "email"); !strings.Contains(got, "has an account already") {
+			t.Errorf("form: got the issue %q at the email, want why", got)
+		}
+		if !strings.Contains(page, `value="Impostor"`) || !strings.Contains(page, `value="carol@example.com"`) {
+			t.Errorf("form: got a page without the name and email typed")
+		}
 		if status, d, _ := b.call("/login", "signIn", map[string]any{"email": "bob@example.com", "password": "another password"}, false); status != http.StatusUnauthorized {
 			t.Errorf("signIn with the refused password: got %d %+v, want 401", status, d.Error)
 		}
@@ -146,8 +151,14 @@ func TestSignUp(t *testing.T) {
 		wantError(t, "short password", status, d, http.StatusBadRequest, affordances.InvalidInput, "/password")
 		status, d, _ = b.call("/signup", "signUp", signUpInput("Dan", "not an email", "long enough"), false)
 		wantError(t, "bad email", status, d, http.StatusBadRequest, affordances.InvalidInput, "/email")
-		b.form("/signup", url.Values{"_action": {"signUp"}, "name": {"Dan"}, "email": {"dan@example.com"}, "password": {"short"}}, nil)
-		see(t, b, "/signup", "Choose a password of at least 8 characters.")
+		resp, page := b.post("/signup", url.Values{"_action": {"signUp"}, "name": {"Dan"}, "email": {"dan@example.com"}, "password": {"short"}}, nil)
+		if resp.StatusCode != http.StatusBadRequest || issueAt(page, "password") == "" || issueAt(page, "email") != "" {
+			t.Errorf("a short password by the form: got %d with issues %q at the password and %q at the email, want 400 and one at the password",
+				resp.StatusCode, issueAt(page, "password"), issueAt(page, "email"))
+		}
+		if strings.Contains(page, "short") {
+			t.Errorf("got a page that shows the password typed")
+		}
 		if got, want := accounts(t), before+2; got != want {
 			t.Errorf("got %d accounts, want %d", got, want)
 		}
@@ -266,8 +277,10 @@ func TestAddresses(t *testing.T) {
 		if again, _ := obj(asMap(g.Entities), "addresses", 2, "id").(string); again == id || !addressID.MatchString(again) {
 			t.Errorf("got id %q for the next address, want a new one, not %q again", again, id)
 		}
-		alice.form("/account", url.Values{"_action": {"addAddress"}, "name": {"Alice"}, "line1": {""}, "city": {"X"}, "postcode": {"1"}, "country": {"GB"}}, nil)
-		see(t, alice, "/account", "Enter the street and number")
+		resp, page := alice.post("/account", url.Values{"_action": {"addAddress"}, "name": {"Alice"}, "line1": {""}, "city": {"Xanadu"}, "postcode": {"1"}, "country": {"GB"}}, nil)
+		if resp.StatusCode != http.StatusBadRequest || issueAt(page, "line1") != "must be 1 to 100 characters" || !strings.Contains(page, `value="Xanadu"`) {
+			t.Errorf("an empty street: got %d with the issue %q, want 400 with the issue at the street and the city kept", resp.StatusCode, issueAt(page, "line1"))
+		}
 		alice.form("/account", url.Values{"_action": {"deleteAddress"}, "address": {"work"}}, nil)
 		see(t, alice, "/account", "Deleted the address 500 Market St, Shelbyville.")
 		if _, g := alice.graph("/checkout/shipping"); len(obj(asMap(g.Entities), "addresses").([]any)) != 2 {

@@ -148,8 +148,9 @@ func TestCheckoutFlowByActions(t *testing.T) {
 }
 
 // TestCheckoutFlowByForms walks the same flow as a person with no
-// JavaScript: every step is a form that runs the store code of its action,
-// redirects (303) and says what it did.
+// JavaScript: every step is a form that runs its action, redirects (303)
+// and says what it did on the next page, or shows its page again with why
+// it did not.
 func TestCheckoutFlowByForms(t *testing.T) {
 	s, srv := newShop(t)
 	b := newBrowser(t, srv)
@@ -163,6 +164,18 @@ func TestCheckoutFlowByForms(t *testing.T) {
 		resp := b.form(path, v, nil)
 		if loc := resp.Header.Get("Location"); resp.StatusCode != http.StatusSeeOther || loc != wantTo {
 			t.Fatalf("POST %s %v: got %d to %q, want 303 to %q", path, v, resp.StatusCode, loc, wantTo)
+		}
+	}
+	refused := func(t *testing.T, path string, v url.Values, wantStatus int, want ...string) {
+		t.Helper()
+		resp, page := b.post(path, v, nil)
+		if resp.StatusCode != wantStatus {
+			t.Fatalf("POST %s %v: got %d, want its page again, %d", path, v, resp.StatusCode, wantStatus)
+		}
+		for _, w := range want {
+			if !strings.Contains(page, w) {
+				t.Errorf("POST %s %v: got a page without %q", path, v, w)
+			}
 		}
 	}
 	shows := func(t *testing.T, path string, want ...string) {
@@ -183,26 +196,29 @@ func TestCheckoutFlowByForms(t *testing.T) {
 		return n
 	}
 
-	step("nobody is sent to sign in", func(t *testing.T) {
+	step("nobody is asked to sign in", func(t *testing.T) {
 		b.t = t
-		post(t, "/checkout/shipping", url.Values{"_action": {"chooseAddress"}, "address": {"work"}}, "/login?next=%2Fcheckout%2Fshipping")
+		refused(t, "/checkout/shipping", url.Values{"_action": {"chooseAddress"}, "address": {"work"}}, http.StatusUnauthorized,
+			`<a href="/login?next=%2fcheckout%2fshipping">Sign in</a>`)
 		post(t, "/login", url.Values{"_action": {"signIn"}, "email": {shop.DemoEmail}, "password": {shop.DemoPassword}, "next": {"/cart"}}, "/cart")
 	})
 
-	step("step 1: the cart, its quantities in one form", func(t *testing.T) {
+	step("step 1: the cart, a form for each line", func(t *testing.T) {
 		b.t = t
 		post(t, "/products/heavyweight-tee", url.Values{"_action": {"addToCart"}, "sku": {"HWT-BLK-M"}, "quantity": {"2"}}, "/products/heavyweight-tee")
 		post(t, "/products/stoneware-mug", url.Values{"_action": {"addToCart"}, "sku": {"MUG-SLT"}}, "/products/stoneware-mug")
-		shows(t, "/cart", `href="/checkout/shipping"`, "Continue to shipping")
-		post(t, "/cart", url.Values{"_action": {"updateQuantity"}, "sku": {"HWT-BLK-M", "MUG-SLT"}, "quantity": {"3", "1"}}, "/cart")
+		shows(t, "/cart", `href="/checkout/shipping"`, "Continue to shipping", `data-aal="update-quantity" data-aal-input="{"sku":"MUG-SLT"}"`)
+		post(t, "/cart", url.Values{"_action": {"updateQuantity"}, "sku": {"HWT-BLK-M"}, "quantity": {"3"}}, "/cart")
 		shows(t, "/cart", "Heavyweight Tee (Black / M): quantity 3.")
 		if n := cart(t); n != 4 {
 			t.Errorf("got %d in the cart, want 4", n)
 		}
-		post(t, "/cart", url.Values{"_action": {"updateQuantity"}, "sku": {"HWT-BLK-M", "MUG-SLT"}, "quantity": {"1", "50"}}, "/cart")
-		shows(t, "/cart", "Only 10 of Stoneware Mug (Slate) left in stock.")
+		refused(t, "/cart", url.Values{"_action": {"updateQuantity"}, "sku": {"MUG-SLT"}, "quantity": {"50"}}, http.StatusConflict,
+			flashErr("Only 10 left in stock."), `name="quantity" value="50"`)
+		refused(t, "/cart", url.Values{"_action": {"updateQuantity"}, "sku": {"MUG-SLT"}, "quantity": {"100"}}, http.StatusBadRequest,
+			`value="100" min="1" max="99" aria-label="Quantity of Stoneware Mug, Slate"`, `<span class="issue">`)
 		if n := cart(t); n != 4 {
-			t.Errorf("got %d in the cart, want 4: one line short of stock changes none", n)
+			t.Errorf("got %d in the cart, want 4: a line short of stock, or over 99, changes nothing", n)
 		}
 		post(t, "/cart", url.Values{"_action": {"removeFromCart"}, "sku": {"MUG-SLT"}}, "/cart")
 		if n := cart(t); n != 3 {
@@ -218,15 +234,16 @@ func TestCheckoutFlowByForms(t *testing.T) {
 			t.Errorf("a cross-origin form: got %d, want 403", resp.StatusCode)
 		}
 		shows(t, "/checkout/shipping", `value="home" checked`)
-		post(t, "/checkout/shipping", url.Values{"_action": {"chooseAddress"}, "address": {"moon"}}, "/checkout/shipping")
-		shows(t, "/checkout/shipping", `You have no shipping address "moon".`)
+		refused(t, "/checkout/shipping", url.Values{"_action": {"chooseAddress"}, "address": {"moon"}}, http.StatusBadRequest,
+			`<span class="issue">is not one of your addresses</span>`)
 		post(t, "/checkout/shipping", url.Values{"_action": {"chooseAddress"}, "address": {"work"}}, "/checkout/payment")
 		shows(t, "/checkout/payment", "The order ships to 500 Market St, Shelbyville.", `value="4242" checked`, "1881")
 	})
 
 	step("step 3: choose the second card", func(t *testing.T) {
 		b.t = t
-		post(t, "/checkout/payment", url.Values{"_action": {"choosePayment"}, "card": {"0000"}}, "/checkout/payment")
+		refused(t, "/checkout/payment", url.Values{"_action": {"choosePayment"}, "card": {"0000"}}, http.StatusBadRequest,
+			`<span class="issue">is not one of your cards</span>`)
 		post(t, "/checkout/payment", url.Values{"_action": {"choosePayment"}, "card": {"1881"}}, "/checkout")
 		shows(t, "/checkout", "The order is paid with Mastercard, card ending 1881.", "500 Market St", "card ending 1881", `href="/checkout/payment"`)
 	})
@@ -241,7 +258,7 @@ func TestCheckoutFlowByForms(t *testing.T) {
 		if n := cart(t); n != 3 {
 			t.Errorf("got %d in the cart, want 3: nothing ran", n)
 		}
-		resp = b.form("/checkout", url.Values{"_action": {"placeOrder"}, "confirm": {"yes"}}, nil)
+		resp = b.form("/checkout", url.Values{"_action": {"placeOrder"}, "_confirm": {"yes"}}, nil)
 		loc := resp.Header.Get("Location")
 		if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(loc, "/orders/") {
 			t.Fatalf("got %d to %q, want 303 to /orders/<id>", resp.StatusCode, loc)

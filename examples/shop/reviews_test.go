@@ -200,9 +200,10 @@ func TestReviewsForNobody(t *testing.T) {
 }
 
 // TestReviewsByForm: a person writes, reads and deletes a review with the
-// product page's forms, which run the same code as the actions and say
-// what happened in a flash message; a second review and deleting
-// another's are refused with a message and change nothing.
+// product page's forms, which run the actions and say what happened on the
+// page they go back to; a second review, deleting another's and a rating
+// out of range are refused on the page again, with why, and change
+// nothing.
 func TestReviewsByForm(t *testing.T) {
 	s, srv := newShop(t)
 	bob := newAgent(t, srv, mustCreateUser(t, s, "bob@example.com"))
@@ -222,6 +223,14 @@ func TestReviewsByForm(t *testing.T) {
 		_, body := b.page("/products/wool-throw")
 		return html.UnescapeString(body)
 	}
+	refused := func(values url.Values, wantStatus int) string {
+		t.Helper()
+		resp, page := b.post("/products/wool-throw", values, nil)
+		if resp.StatusCode != wantStatus {
+			t.Fatalf("got %d, want the page again, %d", resp.StatusCode, wantStatus)
+		}
+		return page
+	}
 
 	body := post(url.Values{"_action": {"writeReview"}, "rating": {"5"}, "body": {"The best thing\r\non our sofa."}})
 	for _, want := range []string{"Thank you: your review of Wool Throw is posted.", "Your review", "The best thing\non our sofa.",
@@ -236,36 +245,39 @@ func TestReviewsByForm(t *testing.T) {
 		t.Fatalf("got reviews %v, want bob's and alice's", reviews(g))
 	}
 
-	body = post(url.Values{"_action": {"writeReview"}, "rating": {"1"}, "body": {"Again."}})
-	if !strings.Contains(body, alreadyReviewed) || strings.Contains(body, "Again.") {
+	body = refused(url.Values{"_action": {"writeReview"}, "rating": {"1"}, "body": {"Again."}}, http.StatusConflict)
+	if !strings.Contains(body, flashErr(alreadyReviewed)) || strings.Contains(body, `<p class="review-text">Again.</p>`) {
 		t.Errorf("second review: got a page without %q, or with the second review", alreadyReviewed)
 	}
 
-	body = post(url.Values{"_action": {"deleteReview"}, "id": {strconv.Itoa(bobID)}})
-	if want := "Review " + strconv.Itoa(bobID) + " is not yours: you can delete only your own review."; !strings.Contains(body, want) {
+	body = refused(url.Values{"_action": {"deleteReview"}, "id": {strconv.Itoa(bobID)}}, http.StatusBadRequest)
+	if want := "is not your review"; !strings.Contains(body, want) {
 		t.Errorf("deleting bob's review: got a page without %q", want)
 	}
 	if !strings.Contains(body, "Warm, a little scratchy.") {
 		t.Errorf("deleting bob's review: got it gone, want it kept")
 	}
 
-	body = post(url.Values{"_action": {"writeReview"}, "rating": {"9"}, "body": {"Out of range."}})
-	if !strings.Contains(body, "Choose a rating from 1 to 5 stars.") {
-		t.Errorf("rating 9: got a page without the rating's message")
+	if _, g := b.graph("/products/wool-throw"); num(reviews(g)["count"]) != 2 {
+		t.Errorf("got reviews %v, want bob's and alice's still", reviews(g))
 	}
 
 	body = post(url.Values{"_action": {"deleteReview"}, "id": {strconv.Itoa(aliceID)}})
 	if !strings.Contains(body, "Your review of Wool Throw is deleted.") || strings.Contains(body, "on our sofa.") {
 		t.Errorf("after deleting: got a page without the message, or with the review")
 	}
-	if !strings.Contains(body, `<form method="post" action="/products/wool-throw" class="stack">`) {
+	if !strings.Contains(body, `<input type="hidden" name="_action" value="writeReview">`) {
 		t.Errorf("after deleting: got no form to write a review")
 	}
+	body = refused(url.Values{"_action": {"writeReview"}, "rating": {"9"}, "body": {"Out of range."}}, http.StatusBadRequest)
+	if issueAt(body, "rating") == "" || !strings.Contains(body, ">Out of range.</textarea>") {
+		t.Errorf("rating 9: got a page without the issue at the rating, or without the text typed")
+	}
 
-	// Nobody's post is sent to sign in, and changes nothing.
-	resp := newBrowser(t, srv).form("/products/wool-throw", url.Values{"_action": {"writeReview"}, "rating": {"5"}, "body": {"Anonymous."}}, nil)
-	if loc := resp.Header.Get("Location"); resp.StatusCode != http.StatusSeeOther || loc != "/login?next=%2Fproducts%2Fwool-throw" {
-		t.Errorf("nobody's post: got %d to %q, want 303 to sign in", resp.StatusCode, loc)
+	// Nobody's post is asked to sign in, and changes nothing.
+	resp, page := newBrowser(t, srv).post("/products/wool-throw", url.Values{"_action": {"writeReview"}, "rating": {"5"}, "body": {"Anonymous."}}, nil)
+	if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(page, `<a href="/login?next=%2fproducts%2fwool-throw">Sign in</a>`) {
+		t.Errorf("nobody's post: got %d, want the page again, 401, with a way to sign in", resp.StatusCode)
 	}
 	if _, g := b.graph("/products/wool-throw"); num(reviews(g)["count"]) != 1 {
 		t.Errorf("got reviews %v, want bob's alone", reviews(g))

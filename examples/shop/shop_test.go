@@ -173,13 +173,40 @@ func (a *agent) page(path string) (*http.Response, string) {
 // form POSTs an HTML form.
 func (a *agent) form(path string, values url.Values, header http.Header) *http.Response {
 	a.t.Helper()
+	resp, _ := a.post(path, values, header)
+	return resp
+}
+
+// post POSTs an HTML form and returns the answer with its body, unescaped:
+// the page a person sees when the form did not succeed.
+func (a *agent) post(path string, values url.Values, header http.Header) (*http.Response, string) {
+	a.t.Helper()
 	h := http.Header{"Content-Type": {"application/x-www-form-urlencoded"}}
 	for k, vs := range header {
 		h[k] = vs
 	}
-	resp, _ := a.do(http.MethodPost, path, h, []byte(values.Encode()))
-	return resp
+	resp, body := a.do(http.MethodPost, path, h, []byte(values.Encode()))
+	return resp, html.UnescapeString(string(body))
 }
+
+// issueAt returns the issue a page shows at the field name, in its label:
+// what the person must change before sending the form again.
+func issueAt(page, name string) string {
+	i := strings.Index(page, `name="`+name+`"`)
+	if i < 0 {
+		return ""
+	}
+	label, _, _ := strings.Cut(page[i:], "</label>")
+	if m := issueSpan.FindStringSubmatch(label); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+var issueSpan = regexp.MustCompile(`<span class="issue">([^<]*)</span>`)
+
+// flashErr is how a page shows why the person's form failed.
+func flashErr(message string) string { return `<p class="flash err" role="alert">` + message }
 
 // signIn signs the browser in with the signIn action.
 func (a *agent) signIn(email, password string) {
@@ -693,10 +720,12 @@ func TestHTML(t *testing.T) {
 		if n, _ := s.CartCountForTest(t.Context(), shop.DemoEmail); n != 2 {
 			t.Errorf("got %d in the cart, want 2", n)
 		}
-		b.form("/products/canvas-tote", url.Values{"_action": {"addToCart"}, "sku": {"TOTE-NAT"}, "quantity": {"3"}}, nil)
-		_, body = b.page("/products/canvas-tote")
-		if want := "Only 4 left in stock, and 2 already in your cart."; !strings.Contains(body, want) {
-			t.Errorf("got a page without %q", want)
+		resp, page := b.post("/products/canvas-tote", url.Values{"_action": {"addToCart"}, "sku": {"TOTE-NAT"}, "quantity": {"3"}}, nil)
+		if want := "Only 4 left in stock, and 2 already in your cart."; resp.StatusCode != http.StatusConflict || !strings.Contains(page, flashErr(want)) {
+			t.Errorf("got %d without %q, want 409 with it", resp.StatusCode, want)
+		}
+		if !strings.Contains(page, `name="quantity" value="3"`) {
+			t.Errorf("got a page without the quantity the person typed")
 		}
 	})
 
@@ -706,7 +735,7 @@ func TestHTML(t *testing.T) {
 		if resp.StatusCode != http.StatusForbidden {
 			t.Errorf("got %d, want 403", resp.StatusCode)
 		}
-		resp = b.form("/checkout", url.Values{"_action": {"placeOrder"}, "confirm": {"yes"}}, http.Header{"Sec-Fetch-Site": {"cross-site"}})
+		resp = b.form("/checkout", url.Values{"_action": {"placeOrder"}, "_confirm": {"yes"}}, http.Header{"Sec-Fetch-Site": {"cross-site"}})
 		if resp.StatusCode != http.StatusForbidden {
 			t.Errorf("got %d, want 403", resp.StatusCode)
 		}
@@ -724,7 +753,7 @@ func TestHTML(t *testing.T) {
 		if n, _ := s.CartCountForTest(t.Context(), shop.DemoEmail); n != 2 {
 			t.Errorf("got %d in the cart, want 2: nothing ran", n)
 		}
-		resp = b.form("/checkout", url.Values{"_action": {"placeOrder"}, "confirm": {"yes"}}, nil)
+		resp = b.form("/checkout", url.Values{"_action": {"placeOrder"}, "_confirm": {"yes"}}, nil)
 		if loc := resp.Header.Get("Location"); resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(loc, "/orders/") {
 			t.Fatalf("got %d to %q, want 303 to /orders/<id>", resp.StatusCode, loc)
 		}
@@ -733,19 +762,20 @@ func TestHTML(t *testing.T) {
 		}
 	})
 
-	t.Run("a form from nobody is sent to sign in", func(t *testing.T) {
+	t.Run("a form from nobody is its page again, 401, with a way to sign in", func(t *testing.T) {
 		nobody := newBrowser(t, srv)
-		resp := nobody.form("/cart", url.Values{"_action": {"removeFromCart"}, "sku": {"TOTE-NAT"}}, nil)
-		if loc := resp.Header.Get("Location"); resp.StatusCode != http.StatusSeeOther || loc != "/login?next=%2Fcart" {
-			t.Errorf("got %d to %q, want 303 to /login?next=%%2Fcart", resp.StatusCode, loc)
+		resp, page := nobody.post("/cart", url.Values{"_action": {"removeFromCart"}, "sku": {"TOTE-NAT"}}, nil)
+		if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(page, flashErr("Sign in to use your cart")) ||
+			!strings.Contains(page, `<a href="/login?next=%2fcart">Sign in</a>`) {
+			t.Errorf("got %d, want the cart page again, 401, saying to sign in with a link back to it", resp.StatusCode)
 		}
-		resp = nobody.form("/login", url.Values{"_action": {"signIn"}, "email": {shop.DemoEmail}, "password": {"nope"}}, nil)
-		if loc := resp.Header.Get("Location"); resp.StatusCode != http.StatusSeeOther || loc != "/login" {
-			t.Errorf("got %d to %q, want 303 to /login", resp.StatusCode, loc)
+		resp, page = nobody.post("/login", url.Values{"_action": {"signIn"}, "email": {shop.DemoEmail}, "password": {"nope"}}, nil)
+		if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(page, flashErr("Wrong email or password.")) ||
+			!strings.Contains(page, `value="`+shop.DemoEmail+`"`) {
+			t.Errorf("got %d, want the sign-in page again, 401, with the error and the email typed", resp.StatusCode)
 		}
-		_, body := nobody.page("/login")
-		if !strings.Contains(body, "Wrong email or password.") {
-			t.Errorf("got a sign-in page without the error")
+		if resp.Header.Get("Set-Cookie") != "" {
+			t.Errorf("got Set-Cookie %q, want none", resp.Header.Get("Set-Cookie"))
 		}
 	})
 
@@ -1032,60 +1062,78 @@ func TestAuthenticate(t *testing.T) {
 	}
 }
 
-// TestSignInFormIsLimited: the sign-in form counts guesses like the signIn
-// action does (seed 000 Call step 3), so forms are no way around the limit.
+// TestSignInFormIsLimited: the sign-in form is the signIn action, counted
+// by its limit (seed 000 Call step 3): the 6th guess from one address is
+// its page again, 429 with Retry-After, and even the right password signs
+// nobody in then.
 func TestSignInFormIsLimited(t *testing.T) {
 	_, srv := newShop(t)
 	b := newBrowser(t, srv)
-	var last *http.Response
-	for range 6 {
-		last = b.form("/login", url.Values{"_action": {"signIn"}, "email": {shop.DemoEmail}, "password": {"guess"}}, nil)
+	for i := range 5 {
+		if resp := b.form("/login", url.Values{"_action": {"signIn"}, "email": {shop.DemoEmail}, "password": {"guess"}}, nil); resp.StatusCode != http.StatusUnauthorized {
+			t.Fatalf("guess %d: got %d, want 401", i+1, resp.StatusCode)
+		}
 	}
-	if last.StatusCode != http.StatusTooManyRequests || last.Header.Get("Retry-After") == "" {
-		t.Errorf("6th guess: got %d with Retry-After %q, want 429 with Retry-After", last.StatusCode, last.Header.Get("Retry-After"))
+	resp, page := b.post("/login", url.Values{"_action": {"signIn"}, "email": {shop.DemoEmail}, "password": {shop.DemoPassword}}, nil)
+	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" || !strings.Contains(page, flashErr("Too many calls.")) {
+		t.Errorf("6th try: got %d with Retry-After %q, want the sign-in page, 429 with Retry-After", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
+	if resp.Header.Get("Set-Cookie") != "" {
+		t.Errorf("6th try: got Set-Cookie %q, want none", resp.Header.Get("Set-Cookie"))
+	}
+	if _, g := b.graph("/login"); g.Entities["signedIn"] != false {
+		t.Errorf("got %v, want nobody signed in", g.Entities)
 	}
 }
 
-// TestSignInBudgetIsShared: guesses through the form and through the
-// signIn action share one budget per host and email, so the two paths do
-// not add up to twice the guesses.
+// TestSignInBudgetIsShared: guesses by the form and by a call are counted
+// by the one limit of the signIn action, per client address, so the two
+// ways do not add up to twice the guesses, nor do other emails.
 func TestSignInBudgetIsShared(t *testing.T) {
 	_, srv := newShop(t)
 	b := newBrowser(t, srv)
 	for range 5 {
 		b.form("/login", url.Values{"_action": {"signIn"}, "email": {shop.DemoEmail}, "password": {"guess"}}, nil)
 	}
-	status, d, _ := b.call("/login", "signIn", map[string]any{"email": shop.DemoEmail, "password": "guess"}, false)
-	if status != http.StatusTooManyRequests || d.Error == nil || d.Error.Code != affordances.RateLimited {
-		t.Errorf("a guess by the action after 5 by the form: got %d %+v, want 429 rate_limited", status, d.Error)
+	status, d, h := b.call("/login", "signIn", map[string]any{"email": shop.DemoEmail, "password": "guess"}, false)
+	if status != http.StatusTooManyRequests || d.Error == nil || d.Error.Code != affordances.RateLimited || h.Get("Retry-After") == "" {
+		t.Errorf("a guess by the action after 5 by the form: got %d %+v, want 429 rate_limited with Retry-After", status, d.Error)
 	}
-	// Another email from the same host has its own budget.
-	if status, d, _ := b.call("/login", "signIn", map[string]any{"email": "bob@example.com", "password": "guess"}, false); status != http.StatusUnauthorized {
-		t.Errorf("another email: got %d %+v, want 401", status, d.Error)
+	if status, d, _ := b.call("/login", "signIn", map[string]any{"email": "bob@example.com", "password": "guess"}, false); status != http.StatusTooManyRequests {
+		t.Errorf("another email from the same address: got %d %+v, want 429", status, d.Error)
 	}
 }
 
-// TestSignInNeverLeavesTheSite: the next parameter of the sign-in form
-// only ever sends a person to a path of this site, even the ones browsers
-// rewrite (tabs, newlines and backslashes are dropped or read as slashes).
+// TestSignInNeverLeavesTheSite: signIn's next only ever sends a person to
+// a path of this site; any other, even one browsers rewrite into another
+// site (tabs, newlines and backslashes are dropped or read as slashes), is
+// refused at /next and signs nobody in, by the form and by a call.
 func TestSignInNeverLeavesTheSite(t *testing.T) {
 	for _, tc := range []struct{ next, want string }{
 		{"/cart", "/cart"},
 		{"/checkout?step=2", "/checkout?step=2"},
-		{"//evil.example/x", "/"},
-		{"/\\evil.example", "/"},
-		{"/\t/evil.example/phish", "/"},
-		{"/\n/evil.example", "/"},
-		{"https://evil.example/", "/"},
-		{"javascript:alert(1)", "/"},
 		{"", "/"},
+		{"//evil.example/x", ""},
+		{"/\\evil.example", ""},
+		{"/\t/evil.example/phish", ""},
+		{"/\n/evil.example", ""},
+		{"https://evil.example/", ""},
+		{"javascript:alert(1)", ""},
 	} {
 		_, srv := newShop(t) // a fresh sign-in budget for each case
 		b := newBrowser(t, srv)
-		res := b.form("/login", url.Values{"_action": {"signIn"}, "email": {shop.DemoEmail}, "password": {shop.DemoPassword}, "next": {tc.next}}, nil)
+		res, page := b.post("/login", url.Values{"_action": {"signIn"}, "email": {shop.DemoEmail}, "password": {shop.DemoPassword}, "next": {tc.next}}, nil)
 		if got := res.Header.Get("Location"); got != tc.want {
 			t.Errorf("next %q: got Location %q, want %q", tc.next, got, tc.want)
 		}
+		if tc.want != "" {
+			continue
+		}
+		if res.StatusCode != http.StatusBadRequest || !strings.Contains(page, "is not a path of this site") || res.Header.Get("Set-Cookie") != "" {
+			t.Errorf("next %q: got %d, want 400 with the issue at next and no session", tc.next, res.StatusCode)
+		}
+		status, d, _ := b.call("/login", "signIn", map[string]any{"email": shop.DemoEmail, "password": shop.DemoPassword, "next": tc.next}, false)
+		wantError(t, fmt.Sprintf("signIn with next %q", tc.next), status, d, http.StatusBadRequest, affordances.InvalidInput, "/next")
 	}
 }
 

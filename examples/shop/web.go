@@ -187,7 +187,7 @@ func (s *Shop) pages() http.Handler {
 	s.accountPages(mux)
 	s.adminPages(mux)
 	mux.HandleFunc("POST /", func(w http.ResponseWriter, r *http.Request) {
-		s.errorPage(w, r, http.StatusBadRequest, "Bad request", "The shop did not understand that form.")
+		s.errorPage(w, r, http.StatusBadRequest, "Bad request", "The shop did not understand that form. Nothing changed.")
 	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { s.notFound(w, r) })
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
