@@ -194,21 +194,44 @@ func Decode(doc []byte) (any, error) { return sjs.UnmarshalJSON(bytes.NewReader(
 
 // leaves lists the leaf problems of e. A missing required property is an
 // issue at the property's own pointer, where a form shows it beside its
-// field.
+// field; a value that breaks its format says what it must be, in words a
+// person reads beside the field.
 func leaves(e *sjs.ValidationError, out *[]Issue) {
 	if len(e.Causes) == 0 {
-		if req, ok := e.ErrorKind.(*kind.Required); ok {
-			for _, name := range req.Missing {
+		switch k := e.ErrorKind.(type) {
+		case *kind.Required:
+			for _, name := range k.Missing {
 				*out = append(*out, Issue{Path: pointer(append(slices.Clip(e.InstanceLocation), name)), Message: "is required"})
 			}
-			return
+		case *kind.Format:
+			*out = append(*out, Issue{Path: pointer(e.InstanceLocation), Message: formatMessage(k.Want)})
+		default:
+			*out = append(*out, Issue{Path: pointer(e.InstanceLocation), Message: e.ErrorKind.LocalizedString(printer)})
 		}
-		*out = append(*out, Issue{Path: pointer(e.InstanceLocation), Message: e.ErrorKind.LocalizedString(printer)})
 		return
 	}
 	for _, c := range e.Causes {
 		leaves(c, out)
 	}
+}
+
+// formatMessage says what a value of format must be.
+func formatMessage(format string) string {
+	switch format {
+	case "date":
+		return "must be a real date, as YYYY-MM-DD"
+	case "date-time":
+		return "must be a date and time, as in RFC 3339 (2026-12-01T09:30:00Z)"
+	case "time":
+		return "must be a time of day, as in RFC 3339 (09:30:00Z)"
+	case "email":
+		return "must be an email address"
+	case "uri":
+		return "must be an absolute URI"
+	case "uuid":
+		return "must be a UUID"
+	}
+	return "must be a valid " + format
 }
 
 // pointer renders tokens as a JSON Pointer (RFC 6901).
