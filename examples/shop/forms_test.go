@@ -87,6 +87,17 @@ func TestFormsGoThroughTheBinding(t *testing.T) {
 		})
 	}
 
+	t.Run("a form that names no action of its page", func(t *testing.T) {
+		alice.t = t
+		resp, page := alice.post("/products/canvas-tote", url.Values{"_action": {"placeOrder"}}, nil)
+		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(page, "Nothing changed.") {
+			t.Errorf("got %d, want the shop's 400 page saying nothing changed", resp.StatusCode)
+		}
+		if n, err := s.CartCountForTest(ctx, shop.DemoEmail); err != nil || n != 0 {
+			t.Errorf("got %d in alice's cart (%v), want 0", n, err)
+		}
+	})
+
 	t.Run("a sign-in over the signIn action's limit", func(t *testing.T) {
 		b := newBrowser(t, srv)
 		for range 5 {

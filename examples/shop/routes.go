@@ -208,8 +208,8 @@ type reason func(r *affordances.Request) string
 // guard is the Guard of an action that runs unless why gives a reason.
 func guard(why reason) func(context.Context, *affordances.Request) (bool, string) {
 	return func(_ context.Context, r *affordances.Request) (bool, string) {
-		reason := why(r)
-		return reason == "", reason
+		because := why(r)
+		return because == "", because
 	}
 }
 

@@ -154,7 +154,7 @@ func Open(ctx context.Context, opts *Options) (*Shop, error) {
 		MCP:          o.MCP,
 	})
 	s.declare()
-	s.handler = s.site.Handler(s.pages())
+	s.handler = withHeaders(s.site.Handler(s.pages()))
 	return s, nil
 }
 

@@ -25,9 +25,10 @@ var bcryptCost = bcrypt.DefaultCost
 // sessionTTL is how long a sign-in lasts.
 const sessionTTL = 30 * 24 * time.Hour
 
-// store is the shop's domain: every read and write of its data, shared by
-// the actions agents call and the forms people post. Domain failures are
-// [*affordances.Error] values written for a person ("Only 2 left in stock.").
+// store is the shop's domain: every read and write of its data, for the
+// actions, whether an agent calls them or a person posts their form.
+// Domain failures are [*affordances.Error] values written for a person
+// ("Only 2 left in stock.").
 //
 // Writes go through one connection whose transactions begin IMMEDIATE, so
 // they are serialised and never upgrade a read lock; reads use a pool of

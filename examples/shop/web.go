@@ -190,10 +190,16 @@ func (s *Shop) pages() http.Handler {
 		s.errorPage(w, r, http.StatusBadRequest, "Bad request", "The shop did not understand that form. Nothing changed.")
 	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { s.notFound(w, r) })
+	return mux
+}
+
+// withHeaders sets the headers every answer of the shop carries, the
+// site's (a form's 303, a graph) and the pages' alike.
+func withHeaders(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-Content-Type-Options", "nosniff")
 		w.Header().Set("Referrer-Policy", "same-origin")
-		mux.ServeHTTP(w, r)
+		h.ServeHTTP(w, r)
 	})
 }
 
