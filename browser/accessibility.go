@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/chromedp/cdproto/accessibility"
 	"github.com/chromedp/cdproto/cdp"
@@ -17,7 +18,9 @@ type AXNode struct {
 	// "textbox", "heading", "main", "navigation", "StaticText"...
 	Role string
 	// Name is its accessible name: a label's text, an aria-label, a
-	// button's or link's text.
+	// button's or link's text, its whitespace collapsed and trimmed as the
+	// accessible name computation says (some Chromium versions keep a
+	// label's trailing space).
 	Name string
 	// Depth is how many nodes it is under the root (0), counting only the
 	// nodes Accessibility returns.
@@ -49,7 +52,7 @@ func (p *Page) Accessibility(ctx context.Context) ([]AXNode, error) {
 	var walk func(n *accessibility.Node, depth int)
 	walk = func(n *accessibility.Node, depth int) {
 		if !n.Ignored {
-			ax := AXNode{Role: axString(n.Role), Name: axString(n.Name), Depth: depth}
+			ax := AXNode{Role: axString(n.Role), Name: strings.Join(strings.Fields(axString(n.Name)), " "), Depth: depth}
 			for _, prop := range n.Properties {
 				if prop.Name == accessibility.PropertyNameLevel && prop.Value != nil {
 					json.Unmarshal(prop.Value.Value, &ax.Level) // a level is a number
