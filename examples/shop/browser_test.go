@@ -93,6 +93,28 @@ func (x *person) perform(id string) aal.Affordance {
 	return f.Affordances[i]
 }
 
+// performOn uses the affordance id of the page's AAL fragment on the item
+// input picks, among the elements of one per item (CLARIFICATIONS 11), and
+// waits for the page that loads.
+func (x *person) performOn(id string, input map[string]any) {
+	x.t.Helper()
+	f, err := x.p.Fragment(x.t.Context())
+	if err != nil {
+		x.t.Fatalf("%s on %s: %v", x.name, x.path(), err)
+	}
+	i := slices.IndexFunc(f.Affordances, func(a aal.Affordance) bool { return a.ID == id })
+	if i < 0 {
+		x.t.Fatalf("%s on %s: the page's AAL fragment has no %q", x.name, x.path(), id)
+	}
+	resp, err := x.p.PerformInput(x.t.Context(), f.Affordances[i], input)
+	if err != nil {
+		x.t.Fatalf("%s on %s: %v", x.name, x.path(), err)
+	}
+	if resp == nil || resp.Status != http.StatusOK {
+		x.t.Fatalf("%s performs %s on %s: got %+v, want a page that answers 200", x.name, id, x.path(), resp)
+	}
+}
+
 // performAgain uses an affordance of an earlier page on this one: the
 // answer to a form post, such as a confirmation, inlines no fragment of
 // its own.
@@ -278,13 +300,15 @@ func checkAgentGetsGraphs(t *testing.T, srv *httptest.Server, x *person, paths [
 }
 
 // TestBrowserJourney: a person signs up, signs out and in again, searches,
-// adds two products, checks out through every step (cart, shipping,
-// payment, review, the confirmation of the order), sees the order in their
-// history, cancels it and sees the stock back, reviews a product; an admin
-// changes a price and the person sees it. Actions are used through the
-// page's AAL fragment (browser.Page.Perform), and every page is checked
-// for its landmarks, headings and names as a screen reader reads them. Every step is checked on the rendered page, never in the
-// database. Then: Chromium never received an Affordances document, and
+// adds two products, changes a quantity on its line of the cart, checks
+// out through every step (cart, shipping, payment, review, the
+// confirmation of the order), sees the order in their history, cancels it
+// and sees the stock back, reviews a product; an admin changes a price and
+// the person sees it. Actions are used through the page's AAL fragment
+// (browser.Page.Perform, PerformInput for one of a line's buttons), and
+// every page is checked for its landmarks, headings and names as a screen
+// reader reads them. Every step is checked on the rendered page, never in
+// the database. Then: Chromium never received an Affordances document, and
 // the same URLs answer an agent with the graph.
 func TestBrowserJourney(t *testing.T) {
 	b := browsertest.Start(t)
@@ -350,6 +374,14 @@ func TestBrowserJourney(t *testing.T) {
 	sam.accessible()
 	sam.see(`.steps [aria-current="step"]`, "Cart")
 	sam.see("table.lines tbody", "Canvas Tote", "Stoneware Mug", "Slate")
+	sam.see("table.lines tfoot", "3 items", "$50.00")
+	sam.fill("Quantity of Stoneware Mug, Slate", "3") // each line has its form
+	sam.performOn("update-quantity", map[string]any{"sku": "MUG-SLT"})
+	sam.at("/cart")
+	sam.see(".flash", "Stoneware Mug (Slate): quantity 3.")
+	sam.see("table.lines tfoot", "4 items", "$66.00")
+	sam.fill("Quantity of Stoneware Mug, Slate", "2")
+	sam.performOn("update-quantity", map[string]any{"sku": "MUG-SLT"})
 	sam.see("table.lines tfoot", "3 items", "$50.00")
 	sam.click(`.flow-nav a[href="/checkout/shipping"]`)
 	sam.at("/checkout/shipping")
