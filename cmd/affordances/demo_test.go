@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -103,15 +104,17 @@ func TestDemoArgs(t *testing.T) {
 	}
 }
 
-// TestLintBoard: `affordances lint URL/boards` finds no problem in the
-// task board, anonymous and as alice: every page, fragment and selector,
-// the cards' buttons with their data-aal-input included. (Its / only
-// redirects to /boards: it has no graph.)
+// TestLintBoard: `affordances lint URL` finds no problem in the task
+// board, anonymous and as alice: every page, fragment and selector, the
+// cards' buttons with their data-aal-input included. The board's / only
+// redirects to /boards and has no graph, so lint starts from the index's
+// routes.
 func TestLintBoard(t *testing.T) {
 	url, _ := startBoard(t, "board-lint-token")
 	for _, args := range [][]string{
+		{"lint", url},
+		{"lint", "--token", "board-lint-token", url},
 		{"lint", url + "/boards"},
-		{"lint", "--token", "board-lint-token", url + "/boards"},
 	} {
 		e, out, errOut := testEnv(nil)
 		if code := run(context.Background(), e, args); code != exitOK {
@@ -121,6 +124,9 @@ func TestLintBoard(t *testing.T) {
 			if !strings.Contains(out.String(), w) {
 				t.Errorf("%v: stdout lacks %q:\n%s", args, w, out)
 			}
+		}
+		if private := strings.Contains(out.String(), "/boards/team-offsite"); private != slices.Contains(args, "--token") {
+			t.Errorf("%v: the private board linted: %v, want it only with alice's token:\n%s", args, private, out)
 		}
 	}
 }

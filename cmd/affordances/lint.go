@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -216,15 +217,19 @@ func sniff(doc []byte) string {
 }
 
 // site lints a site: its index, its AAL manifest, and every page reachable
-// from the start URL through the graphs' nav.
+// from the start URL through the graphs' nav. When the start URL is the
+// site's root and the index has no route "/", the walk starts from the
+// index's routes without parameters.
 func (l *linter) site(ctx context.Context, start string) error {
 	base, err := url.Parse(start)
 	if err != nil || base.Host == "" {
 		return usagef("not a URL: %q", start)
 	}
 	origin := base.Scheme + "://" + base.Host
+	var index affordances.SiteIndex
 	if body, ok := l.fetch(ctx, origin+affordances.IndexPath, affordances.MediaType, "site index"); ok {
 		l.document(origin+affordances.IndexPath, "site index", body)
+		json.Unmarshal(body, &index) // document reported it if it is not one
 	}
 	fragments := map[string]string{} // route pattern -> fragment pattern
 	if body, ok := l.fetch(ctx, origin+aal.ManifestPath, "application/json", "manifest"); ok {
@@ -243,7 +248,21 @@ func (l *linter) site(ctx context.Context, start string) error {
 	if base.RawQuery != "" {
 		first += "?" + base.RawQuery
 	}
-	queue, seen := []string{first}, map[string]bool{first: true}
+	queue := []string{first}
+	if first == "/" && !slices.ContainsFunc(index.Routes, func(r affordances.RouteSummary) bool { return r.Route == "/" }) && len(index.Routes) > 0 {
+		// The site's root is no page of it (a redirect): start from the
+		// index's routes that need no parameter, as an agent would.
+		queue = nil
+		for _, r := range index.Routes {
+			if !strings.Contains(r.Route, "[") {
+				queue = append(queue, r.Route)
+			}
+		}
+	}
+	seen := map[string]bool{}
+	for _, p := range queue {
+		seen[p] = true
+	}
 	for len(queue) > 0 && len(seen) <= l.maxPages+len(queue) {
 		page := queue[0]
 		queue = queue[1:]
