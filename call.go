@@ -172,7 +172,7 @@ func (s *Site) proceed(ctx context.Context, c *call, req *Request) (_ *response,
 		}
 	}
 	if len(issues) > 0 {
-		e := NewError(InvalidInput, "The input does not match the schema.")
+		e := &Error{Code: InvalidInput, Message: "The input does not match the schema.", schema: true}
 		e.Issues = issues[:min(len(issues), maxIssues)]
 		if len(issues) > maxIssues {
 			e.Message = fmt.Sprintf("The input does not match the schema: %d problems, the first %d listed.", len(issues), maxIssues)

@@ -49,6 +49,9 @@ type Error struct {
 	// codes only when it is set. It is not part of the delta's body.
 	RetryAfter time.Duration `json:"-"`
 
+	// schema says the input failed its schema: the pipeline's own message,
+	// which a person's form replaces with one for people.
+	schema bool
 	// status is the HTTP status where the code allows more than one
 	// (unauthorized: 401 or 403; invalid_input: 400, 413 or 422); zero means
 	// the code's usual status.

@@ -194,7 +194,7 @@ func (s *Site) serveForm(w http.ResponseWriter, r *http.Request, next http.Handl
 		s.renderForm(w, r, next, &Form{Action: name, Values: r.PostForm, Confirm: d.Error.Message}, res)
 	default:
 		e := d.Error
-		if e.Code == InvalidInput && len(e.Issues) > 0 {
+		if e.schema {
 			e2 := *e
 			e2.Message = "Check the fields marked below and send the form again."
 			e = &e2
@@ -218,9 +218,6 @@ func (s *Site) checkFormOrigin(r *http.Request) error {
 // status and headers of res.
 func (s *Site) renderForm(w http.ResponseWriter, r *http.Request, next http.Handler, form *Form, res *response) {
 	addHeader(w.Header(), res.header)
-	if res.status == http.StatusUnauthorized {
-		w.Header().Set("WWW-Authenticate", "Bearer")
-	}
 	page := new(http.Request)
 	*page = *r
 	page.Method, page.Body, page.ContentLength = http.MethodGet, http.NoBody, 0
@@ -238,7 +235,8 @@ func addHeader(h, from http.Header) {
 	}
 }
 
-// statusWriter answers with status where the handler it wraps answers 200.
+// statusWriter answers with status where the handler it wraps answers 200,
+// with WWW-Authenticate: Bearer on a 401 (CLARIFICATIONS 2).
 type statusWriter struct {
 	http.ResponseWriter
 	status int
@@ -248,6 +246,9 @@ type statusWriter struct {
 func (w *statusWriter) WriteHeader(code int) {
 	if !w.wrote && code == http.StatusOK {
 		code = w.status
+	}
+	if !w.wrote && code == http.StatusUnauthorized {
+		w.Header().Set("WWW-Authenticate", "Bearer")
 	}
 	w.wrote = true
 	w.ResponseWriter.WriteHeader(code)

@@ -80,6 +80,12 @@ func formSite(t *testing.T, opts *affordances.SiteOptions) (http.Handler, *formS
 			st.mu.Unlock()
 			return struct{}{}, nil
 		})
+	affordances.AddAction(home, &affordances.Action{Name: "chooseAddress", Description: "Fails with its own issue", Expose: affordances.ExposePublic},
+		func(context.Context, *affordances.Request, struct {
+			Address string `json:"address"`
+		}) (struct{}, error) {
+			return struct{}{}, &affordances.Error{Code: affordances.InvalidInput, Message: `You have no address "moon".`, Issues: []affordances.Issue{{Path: "/address", Message: "no such address"}}}
+		})
 	page := template.Must(template.New("").Parse(`{{with .}}action={{.Action}} message={{.Message}}{{with .Error}} code={{.Code}} error={{.Message}}{{end}} confirm={{.Confirm}} by={{.Value "by"}} issue(by)={{.Issue "by"}} issue(due)={{.Issue "due"}} issue(address.city)={{.Issue "address.city"}} issue(count)={{.Issue "count"}} issue(public)={{.Issue "public"}}{{.ConfirmFields}}{{end}}`))
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
@@ -137,6 +143,7 @@ func TestFormBinding(t *testing.T) {
 		{"other Origin without Sec-Fetch-Site: refused", 0, "_action=increment", []string{"Sec-Fetch-Site: ", "Origin: http://evil.test"}, 403, []string{"code=unauthorized"}, 0},
 		{"not a number: an issue at its field, the value kept", 0, "_action=increment&by=two", nil, 400, []string{"code=invalid_input", "by=two", "issue(by)=must be a whole number", "Check the fields"}, 0},
 		{"over the schema's maximum: an issue at its field", 0, "_action=increment&by=99", nil, 400, []string{"code=invalid_input", "by=99", "issue(by)=maximum"}, 0},
+		{"the action's own invalid_input keeps its message", 0, "_action=chooseAddress&address=moon", nil, 400, []string{`error=You have no address &#34;moon&#34;.`}, 0},
 		{"the same field twice", 0, "_action=increment&by=1&by=2", nil, 400, []string{"issue(by)=was sent 2 times"}, 0},
 		{"a session action without a session", 0, "_action=addNote&text=hi", nil, 401, []string{"code=unauthorized", "Sign in"}, 0},
 		{"a session action with one: 303 to its redirect", 0, "_action=addNote&text=hi", []string{"Cookie: sid=s1"}, 303, nil, 1},
@@ -160,6 +167,9 @@ func TestFormBinding(t *testing.T) {
 			}
 			if got := st.get(); got != tc.wantAfter {
 				t.Errorf("counter: got %d, want %d", got, tc.wantAfter)
+			}
+			if got, want := rec.Header().Get("WWW-Authenticate") != "", rec.Code == http.StatusUnauthorized; got != want {
+				t.Errorf("WWW-Authenticate %q on a %d", rec.Header().Get("WWW-Authenticate"), rec.Code)
 			}
 		})
 	}
