@@ -1,7 +1,6 @@
 package conformance
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -13,7 +12,6 @@ import (
 	"github.com/affordances/affordances-go/aal"
 	"github.com/affordances/affordances-go/internal/wirecheck"
 	"github.com/affordances/affordances-go/schemas"
-	xhtml "golang.org/x/net/html"
 )
 
 // A check is one rule of the specs, and how to test it.
@@ -970,24 +968,13 @@ func init() {
 					return verdict{}, true
 				}
 				x := s.html(p)
-				doc, err := xhtml.Parse(bytes.NewReader(x.body))
+				doc, err := parseHTML(x.body)
 				if err != nil {
 					return fail(x, "HTML: %v", err), false
 				}
-				available := map[string]bool{} // affordance id -> its action's availability
-				for _, a := range p.graph.Actions {
-					available[affordances.AALID(a.Name)] = a.Available
-				}
-				for _, a := range p.fragment.Affordances {
-					inputs, err := matchedInputs(doc, a.Selector)
-					if err != nil {
-						return fail(x, "affordance %q of %s: %v", a.ID, p.path, err), false
-					}
-					// An affordance that is no action of the graph is there with the page.
-					avail, isAction := available[a.ID]
-					if problems := aal.CheckMatches(avail || !isAction, inputs); len(problems) > 0 {
-						return fail(x, "page %s, affordance %q, selector %s: %s", p.path, a.ID, aal.Visible(a.Selector), strings.Join(problems, "; ")), false
-					}
+				if sps := doc.CheckSelectors(p.graph.Actions, p.fragment); len(sps) > 0 {
+					sp := sps[0]
+					return fail(x, "page %s, affordance %q, selector %s: %s", p.path, sp.ID, aal.Visible(sp.Selector), strings.Join(sp.Problems, "; ")), false
 				}
 				return verdict{}, true
 			})

@@ -1,43 +1,17 @@
 package conformance
 
 import (
-	"fmt"
 	"html"
 	"regexp"
 	"sort"
 	"strings"
 	"sync"
 
-	"github.com/affordances/affordances-go/aal"
 	"github.com/affordances/affordances-go/internal/htmlcheck"
-	"github.com/andybalholm/cascadia"
 	"github.com/tiktoken-go/tokenizer"
-	xhtml "golang.org/x/net/html"
 )
 
 func parseHTML(body []byte) (*htmlcheck.Page, error) { return htmlcheck.Parse(body) }
-
-// matchedInputs returns the data-aal-input attribute of each element of
-// doc the CSS selector matches, in document order, nil for an element
-// without one: what [aal.CheckMatches] checks.
-func matchedInputs(doc *xhtml.Node, selector string) ([]*string, error) {
-	sel, err := cascadia.Parse(selector)
-	if err != nil {
-		return nil, fmt.Errorf("selector %q: %w", selector, err)
-	}
-	var inputs []*string
-	for _, n := range cascadia.QueryAll(doc, sel) {
-		var input *string
-		for _, attr := range n.Attr {
-			if attr.Namespace == "" && attr.Key == aal.InputAttribute {
-				input = &attr.Val
-				break
-			}
-		}
-		inputs = append(inputs, input)
-	}
-	return inputs, nil
-}
 
 // htmlText is the page's source with its entities decoded, so a string
 // shown in text or an attribute is found as is.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,10 +16,9 @@ import (
 
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/aal"
+	"github.com/affordances/affordances-go/internal/htmlcheck"
 	"github.com/affordances/affordances-go/internal/wirecheck"
 	"github.com/affordances/affordances-go/schemas"
-	"github.com/andybalholm/cascadia"
-	"golang.org/x/net/html"
 )
 
 var lintCommand = &command{
@@ -319,11 +317,8 @@ func (l *linter) page(ctx context.Context, origin, page string, fragments map[st
 	for _, a := range f.Affordances {
 		ids[a.ID] = true
 	}
-	available := map[string]bool{} // affordance id -> its action's availability
 	for i, a := range g.Actions {
-		id := affordances.AALID(a.Name)
-		available[id] = a.Available
-		if !ids[id] {
+		if id := affordances.AALID(a.Name); !ids[id] {
 			l.problem(where, "graph", fmt.Sprintf("/actions/%d", i), fmt.Sprintf("action %q has no affordance %q in the page's AAL fragment (CLARIFICATIONS 9)", a.Name, id))
 		}
 	}
@@ -331,47 +326,18 @@ func (l *linter) page(ctx context.Context, origin, page string, fragments map[st
 	if !ok {
 		return next
 	}
-	doc, err := html.Parse(bytes.NewReader(src))
+	doc, err := htmlcheck.Parse(src)
 	if err != nil {
 		l.problem(where, "HTML", "", err.Error())
 		return next
 	}
-	for i, a := range f.Affordances {
-		ptr := fmt.Sprintf("/affordances/%d/selector", i)
-		inputs, err := matchedInputs(doc, a.Selector)
-		if err != nil {
-			l.problem(fragURL, "fragment", ptr, err.Error())
-			continue
-		}
-		// An affordance that is no action of the graph is there with the page.
-		avail, isAction := available[a.ID]
-		for _, msg := range aal.CheckMatches(avail || !isAction, inputs) {
-			l.problem(fragURL, "fragment", ptr, fmt.Sprintf("page %s, affordance %q, selector %s: %s (CLARIFICATIONS 11)", where, a.ID, aal.Visible(a.Selector), msg))
+	for _, sp := range doc.CheckSelectors(g.Actions, &f) {
+		for _, msg := range sp.Problems {
+			l.problem(fragURL, "fragment", fmt.Sprintf("/affordances/%d/selector", sp.Index),
+				fmt.Sprintf("page %s, affordance %q, selector %s: %s (CLARIFICATIONS 11)", where, sp.ID, aal.Visible(sp.Selector), msg))
 		}
 	}
 	return next
-}
-
-// matchedInputs returns the data-aal-input attribute of each element of
-// doc the CSS selector matches, in document order, nil for an element
-// without one: what [aal.CheckMatches] checks.
-func matchedInputs(doc *html.Node, selector string) ([]*string, error) {
-	sel, err := cascadia.Parse(selector)
-	if err != nil {
-		return nil, fmt.Errorf("selector %q: %w", selector, err)
-	}
-	var inputs []*string
-	for _, n := range cascadia.QueryAll(doc, sel) {
-		var input *string
-		for _, attr := range n.Attr {
-			if attr.Namespace == "" && attr.Key == aal.InputAttribute {
-				input = &attr.Val
-				break
-			}
-		}
-		inputs = append(inputs, input)
-	}
-	return inputs, nil
 }
 
 // fetch GETs u asking for accept, and reports a problem when the answer is

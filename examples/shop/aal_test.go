@@ -13,8 +13,6 @@ import (
 	"github.com/affordances/affordances-go/aal"
 	"github.com/affordances/affordances-go/examples/shop"
 	"github.com/affordances/affordances-go/internal/htmlcheck"
-	"github.com/andybalholm/cascadia"
-	nethtml "golang.org/x/net/html"
 )
 
 // fragment GETs the AAL fragment of the page at path, with the page's
@@ -207,10 +205,6 @@ func checkAALPage(t *testing.T, a *agent, page string, nobody bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tree, err := nethtml.Parse(strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
 	count := func(selector string) int {
 		t.Helper()
 		n, err := doc.Count(selector)
@@ -225,7 +219,10 @@ func checkAALPage(t *testing.T, a *agent, page string, nobody bool) {
 		if af.Selector != affordances.AALSelector(d.Name) {
 			t.Errorf("%s: got selector %q, want %q", af.ID, af.Selector, affordances.AALSelector(d.Name))
 		}
-		inputs := matchedInputs(t, tree, af.Selector)
+		inputs, err := doc.Inputs(af.Selector)
+		if err != nil {
+			t.Fatal(err)
+		}
 		for _, problem := range aal.CheckMatches(d.Available, inputs) {
 			t.Errorf("%s: selector %s: %s (CLARIFICATIONS 11)", af.ID, af.Selector, problem)
 		}
@@ -262,28 +259,6 @@ func checkAALPage(t *testing.T, a *agent, page string, nobody bool) {
 	if want := wantFlow[path]; (want == nil) != (f.Flow == nil) || (want != nil && *want != *f.Flow) {
 		t.Errorf("got flow %+v, want %+v", f.Flow, want)
 	}
-}
-
-// matchedInputs returns the data-aal-input of each element of doc the CSS
-// selector matches, nil for an element without one: what aal.CheckMatches
-// checks.
-func matchedInputs(t *testing.T, doc *nethtml.Node, selector string) []*string {
-	t.Helper()
-	sel, err := cascadia.Parse(selector)
-	if err != nil {
-		t.Fatalf("selector %q: %v", selector, err)
-	}
-	var inputs []*string
-	for _, n := range cascadia.QueryAll(doc, sel) {
-		var input *string
-		for _, a := range n.Attr {
-			if a.Key == aal.InputAttribute {
-				input = &a.Val
-			}
-		}
-		inputs = append(inputs, input)
-	}
-	return inputs
 }
 
 // checkDeclared checks that af declares what the shop means (wantAAL) and

@@ -1,11 +1,14 @@
 // Package htmlcheck answers questions about a page's HTML that AAL asks:
-// how many elements a CSS selector matches.
+// how many elements a CSS selector matches, and whether they follow
+// CLARIFICATIONS 11.
 package htmlcheck
 
 import (
 	"bytes"
 	"fmt"
 
+	affordances "github.com/affordances/affordances-go"
+	"github.com/affordances/affordances-go/aal"
 	"github.com/andybalholm/cascadia"
 	"golang.org/x/net/html"
 )
@@ -30,4 +33,61 @@ func (p *Page) Count(selector string) (int, error) {
 		return 0, fmt.Errorf("selector %q: %w", selector, err)
 	}
 	return len(cascadia.QueryAll(p.root, sel)), nil
+}
+
+// Inputs returns the data-aal-input attribute of each element of p the CSS
+// selector matches, in document order, nil for an element without one:
+// what [aal.CheckMatches] checks.
+func (p *Page) Inputs(selector string) ([]*string, error) {
+	sel, err := cascadia.Parse(selector)
+	if err != nil {
+		return nil, fmt.Errorf("selector %q: %w", selector, err)
+	}
+	var inputs []*string
+	for _, n := range cascadia.QueryAll(p.root, sel) {
+		var input *string
+		for _, attr := range n.Attr {
+			if attr.Namespace == "" && attr.Key == aal.InputAttribute {
+				input = &attr.Val
+				break
+			}
+		}
+		inputs = append(inputs, input)
+	}
+	return inputs, nil
+}
+
+// A SelectorProblem is what is wrong with the elements one affordance's
+// selector matches on a page (CLARIFICATIONS 11).
+type SelectorProblem struct {
+	Index    int // of the affordance in its fragment
+	ID       string
+	Selector string
+	Problems []string // sentences; an invalid selector is one
+}
+
+// CheckSelectors checks every affordance of a page's fragment against the
+// page's HTML by CLARIFICATIONS 11, its action's availability taken from
+// the page's graph (an affordance that is no action of the graph counts as
+// available).
+func (p *Page) CheckSelectors(actions []affordances.ActionDescriptor, f *aal.Fragment) []SelectorProblem {
+	available := map[string]bool{} // affordance id -> its action's availability
+	for _, a := range actions {
+		available[affordances.AALID(a.Name)] = a.Available
+	}
+	var out []SelectorProblem
+	for i, a := range f.Affordances {
+		inputs, err := p.Inputs(a.Selector)
+		problems := []string{}
+		if err != nil {
+			problems = append(problems, err.Error())
+		} else {
+			avail, isAction := available[a.ID]
+			problems = aal.CheckMatches(avail || !isAction, inputs)
+		}
+		if len(problems) > 0 {
+			out = append(out, SelectorProblem{Index: i, ID: a.ID, Selector: a.Selector, Problems: problems})
+		}
+	}
+	return out
 }
