@@ -37,6 +37,10 @@ type Action struct {
 	Effects []string
 	// ReadOnly says the action changes nothing.
 	ReadOnly bool
+	// UntrustedContent says the action's result carries text that other
+	// people wrote (reviews, messages, task titles): an in-page agent's
+	// WebMCP tool says so (untrustedContentHint, CLARIFICATIONS 12).
+	UntrustedContent bool
 	// Summary is the message of confirm_required: what will happen, written
 	// for the person who approves it. It runs after the input is validated
 	// and the guard passed; r.Input() holds the input. Required for

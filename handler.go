@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"html/template"
 	"net/http"
 	"net/url"
 	"strings"
@@ -29,6 +30,8 @@ const IndexPath = "/.well-known/affordances.json"
 //   - GET or HEAD of [IndexPath]: the site index, whatever the Accept;
 //   - GET or HEAD of [aal.ManifestPath] or of a page's [FragmentPath]: the
 //     AAL manifest, or the page's fragment computed from its state;
+//   - GET or HEAD of [LLMsTxtPath]: the site's llms.txt, the index in
+//     Markdown; of [WebMCPScriptPath]: the script of [WebMCPScript];
 //   - anything else: next, untouched but for Vary: Accept and the Link
 //     header on pages that have a graph. For those pages the state is loaded
 //     once and handed to next through the request context ([StateFrom]), so
@@ -49,6 +52,12 @@ func (s *Site) Handler(next http.Handler) http.Handler {
 				return
 			case r.URL.Path == aal.ManifestPath:
 				s.serveManifest(w, r)
+				return
+			case r.URL.Path == LLMsTxtPath:
+				s.serveLLMsTxt(w, r)
+				return
+			case r.URL.Path == WebMCPScriptPath:
+				serveWebMCPScript(w, r)
 				return
 			case fragment:
 				s.serveFragment(w, r, page)
@@ -131,6 +140,7 @@ func (s *Site) servePage(w http.ResponseWriter, r *http.Request, next http.Handl
 	loaded.req, loaded.err = s.load(r.Context(), r, rt, params, p)
 	if loaded.err == nil {
 		h.Add("Link", `<?affordances=1>; rel="affordances"`)
+		h.Add("Link", llmsLinkHeader)
 	} else {
 		loaded.req = &Request{HTTP: r, Principal: p, Page: r.URL.Path, route: rt, params: params}
 	}
@@ -361,17 +371,90 @@ func StateFrom(ctx context.Context) (*State, error) {
 // ActionsFrom returns the page's actions as its graph lists them for this
 // request (available or not, and why), so the HTML shows what the graph
 // says without evaluating guards again; nil when [StateFrom] has no state.
-func ActionsFrom(ctx context.Context) []ActionDescriptor {
+func ActionsFrom(ctx context.Context) Actions {
 	loaded, ok := ctx.Value(pageKey{}).(*pageLoad)
 	if !ok || loaded.err != nil {
 		return nil
 	}
 	ls := loaded.actions(ctx)
-	ds := make([]ActionDescriptor, len(ls))
+	ds := make(Actions, len(ls))
 	for i, l := range ls {
 		ds[i] = l.descriptor()
 	}
 	return ds
+}
+
+// Actions are a page's actions as its graph lists them for one request
+// ([ActionsFrom]), with what its template asks of them. The methods are
+// safe on a nil Actions.
+type Actions []ActionDescriptor
+
+// Find returns the action of that name, and whether it is listed.
+func (as Actions) Find(name string) (ActionDescriptor, bool) {
+	for _, a := range as {
+		if a.Name == name {
+			return a, true
+		}
+	}
+	return ActionDescriptor{}, false
+}
+
+// Reason returns "" when the action is available, and otherwise why not,
+// for a person: its graph's reason, or "Not available here." when the page
+// does not list it for them. A template disables the action's control when
+// there is one.
+func (as Actions) Reason(name string) string {
+	a, ok := as.Find(name)
+	switch {
+	case !ok:
+		return "Not available here."
+	case !a.Available:
+		return a.Reason
+	}
+	return ""
+}
+
+// Tool returns the attributes that make a form of the action a declarative
+// WebMCP tool (CLARIFICATIONS 12): toolname and tooldescription, the
+// same tool [WebMCPScript] registers, for a browser without script; "" when
+// the action is not available.
+func (as Actions) Tool(name string) template.HTMLAttr {
+	a, ok := as.Find(name)
+	if !ok || !a.Available {
+		return ""
+	}
+	desc := a.Description
+	if a.Expose == ExposeConfirm {
+		desc += confirmNote
+	}
+	return template.HTMLAttr(`toolname="` + template.HTMLEscapeString(a.Name) + `" tooldescription="` + template.HTMLEscapeString(desc) + `"`)
+}
+
+// ToolParam returns the toolparamdescription attribute of the form field of
+// the action's input property field: its description in the input
+// schema, or its name; "" when the action or the property is not there.
+func (as Actions) ToolParam(name, field string) template.HTMLAttr {
+	a, ok := as.Find(name)
+	if !ok {
+		return ""
+	}
+	var in struct {
+		Properties map[string]struct {
+			Description string `json:"description"`
+		} `json:"properties"`
+	}
+	if json.Unmarshal(a.Input, &in) != nil {
+		return ""
+	}
+	p, ok := in.Properties[field]
+	if !ok {
+		return ""
+	}
+	desc := p.Description
+	if desc == "" {
+		desc = field
+	}
+	return template.HTMLAttr(`toolparamdescription="` + template.HTMLEscapeString(desc) + `"`)
 }
 
 // PrincipalFrom returns who the HTML request is from, as [Site.Handler]

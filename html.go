@@ -16,6 +16,7 @@ const LinkTag template.HTML = `<link rel="affordances" href="?affordances=1">`
 // [template.Template.Funcs]:
 //
 //	{{affordancesLink}}           the <link rel="affordances"> element ([LinkTag])
+//	                              and the llms.txt one ([LLMsLinkTag])
 //	{{actionField "addToCart"}}   the hidden field that makes a form run the
 //	                              action ([FormActionField])
 //	{{aal "addToCart"}}           the data-aal="add-to-cart" attribute of the
@@ -29,7 +30,7 @@ const LinkTag template.HTML = `<link rel="affordances" href="?affordances=1">`
 // [AALLink] and [AALScript]; what became of a form, [FormFrom].
 func TemplateFuncs() template.FuncMap {
 	return template.FuncMap{
-		"affordancesLink": func() template.HTML { return LinkTag },
+		"affordancesLink": func() template.HTML { return LinkTag + LLMsLinkTag },
 		"actionField": func(action string) template.HTML {
 			return template.HTML(hiddenInput(FormActionField, action))
 		},

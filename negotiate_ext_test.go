@@ -122,7 +122,7 @@ func TestHeaders(t *testing.T) {
 		{"delta", post("/", `{"action":"ping"}`), map[string]string{
 			"Content-Type": affordances.MediaType, "Vary": "Accept", "Cache-Control": "private, no-store"}},
 		{"HTML page with a graph", html("/"), map[string]string{
-			"Content-Type": "text/html; charset=utf-8", "Vary": "Accept", "Link": `<?affordances=1>; rel="affordances"`, "Cache-Control": ""}},
+			"Content-Type": "text/html; charset=utf-8", "Vary": "Accept", "Link": `<?affordances=1>; rel="affordances", </llms.txt>; rel="alternate"; type="text/markdown"`, "Cache-Control": ""}},
 		{"HTML page whose loader says not found: no Link", html("/items/9"), map[string]string{
 			"Vary": "Accept", "Link": ""}},
 		{"HTML page without a route: untouched", html("/about"), map[string]string{

@@ -15,8 +15,11 @@ import (
 // SiteOptions configures a [Site]. The zero value of every field is a sound
 // default; NewSite copies the struct, so changing it later has no effect.
 type SiteOptions struct {
-	// Name is the site's name in its index.
+	// Name is the site's name in its index and its llms.txt.
 	Name string
+
+	// Description is one line on what the site is, for its llms.txt.
+	Description string
 
 	// Origin is the site's origin ("https://shop.example"), the only Origin a
 	// cookie call may carry (CLARIFICATIONS 4). Empty: derived from each
