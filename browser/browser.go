@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"time"
 
@@ -52,6 +53,10 @@ type Options struct {
 	// Logger receives chromedp's complaints about the protocol. Nil is
 	// silent.
 	Logger *slog.Logger
+
+	// Features are Chromium features to turn on (--enable-features), such
+	// as "WebMCPTesting", which exposes WebMCP's navigator.modelContext.
+	Features []string
 }
 
 // A Browser is one headless Chromium process with its own user-data-dir.
@@ -113,6 +118,9 @@ func Start(ctx context.Context, opts *Options) (*Browser, error) {
 	}
 	for _, f := range Flags {
 		allocOpts = append(allocOpts, chromedp.Flag(f[2:], true))
+	}
+	if len(o.Features) > 0 {
+		allocOpts = append(allocOpts, chromedp.Flag("enable-features", strings.Join(o.Features, ",")))
 	}
 	b := &Browser{opts: o, dataDir: dir}
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), allocOpts...)

@@ -371,3 +371,47 @@ func TestStartContext(t *testing.T) {
 		t.Errorf("after the start's context ended: %v", err)
 	}
 }
+
+// TestEvalConsoleAndFeatures: Eval returns a value the page computes, a
+// promise's included; Console records what the page logs; Features turns a
+// Chromium feature on (WebMCPTesting exposes navigator.modelContext).
+func TestEvalConsoleAndFeatures(t *testing.T) {
+	srv := testSite(t)
+	for _, tc := range []struct {
+		features []string
+		wantMC   bool
+	}{{nil, false}, {[]string{"WebMCPTesting"}, true}} {
+		b, err := browser.Start(t.Context(), &browser.Options{Features: tc.features})
+		if errors.Is(err, browser.ErrNoChromium) {
+			browsertest.Start(t) // skips, or fails under make check
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := newPage(t, b)
+		if _, err := p.Navigate(t.Context(), srv.URL+"/"); err != nil {
+			t.Fatal(err)
+		}
+		var n int
+		if err := p.Eval(t.Context(), `new Promise(r => setTimeout(() => r(6 * 7), 10))`, &n); err != nil || n != 42 {
+			t.Errorf("Eval: got %d, %v; want 42", n, err)
+		}
+		if err := p.Eval(t.Context(), `Promise.reject(new Error("no"))`, &n); err == nil {
+			t.Error("Eval of a rejected promise: no error")
+		}
+		var mc bool
+		if err := p.Eval(t.Context(), `!!(document.modelContext || navigator.modelContext)`, &mc); err != nil || mc != tc.wantMC {
+			t.Errorf("features %v: WebMCP there: got %v (%v), want %v", tc.features, mc, err, tc.wantMC)
+		}
+		var none any
+		p.Eval(t.Context(), `console.error("from the page")`, &none)
+		deadline := time.Now().Add(2 * time.Second)
+		for !slices.ContainsFunc(p.Console(), func(m string) bool { return strings.Contains(m, "from the page") }) && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if got := p.Console(); !slices.ContainsFunc(got, func(m string) bool { return m == "error: from the page" }) {
+			t.Errorf("Console: got %q, want it to hold %q", got, "error: from the page")
+		}
+		b.Close()
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -28,6 +29,7 @@ type Page struct {
 
 	mu        sync.Mutex
 	responses []Response
+	console   []string
 }
 
 // A Response is one HTTP response the page received, as Chromium's
@@ -77,6 +79,17 @@ func (b *Browser) NewPage(ctx context.Context) (*Page, error) {
 		}
 	})
 	if err == nil {
+		messages := chromedp.Console(tctx)
+		go func() {
+			for m, err := range messages {
+				if err != nil {
+					return
+				}
+				p.mu.Lock()
+				p.console = append(p.console, m.String())
+				p.mu.Unlock()
+			}
+		}()
 		err = p.SetViewport(ctx, b.opts.Width, b.opts.Height)
 	}
 	if err != nil {
@@ -292,6 +305,27 @@ const jsUsable = `(el) => {
 	if (el.tagName !== "FORM" && el.getClientRects().length === 0) return "the element is not visible";
 	return "";
 }`
+
+// Console returns what the page wrote to its console so far, one
+// "type: text" line a message: console calls, uncaught exceptions,
+// unhandled rejections and the browser's own log entries (a resource that
+// failed to load, a blocked script).
+func (p *Page) Console() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.console)
+}
+
+// Eval evaluates the JavaScript expression in the page, waits for the
+// promise it may return, and unmarshals its value, encoded as JSON, into
+// v. A thrown exception or a rejected promise is the error.
+func (p *Page) Eval(ctx context.Context, expr string, v any) error {
+	s, err := runT(ctx, p, chromedp.Evaluate[string]("Promise.resolve("+expr+").then(v => JSON.stringify(v === undefined ? null : v))", chromedp.EvalAwaitPromise))
+	if err != nil {
+		return fmt.Errorf("browser: %s: %w", expr, err)
+	}
+	return json.Unmarshal([]byte(s), v)
+}
 
 // eval calls the JavaScript function fn with args (encoded as JSON) in the
 // page and returns the string it returns.
