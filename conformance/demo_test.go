@@ -4,18 +4,49 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/affordances/affordances-go/conformance"
 	"github.com/affordances/affordances-go/examples/shop"
 )
 
+// seeded is a freshly seeded shop database that every demo starts from a
+// copy of: seeding hashes the demo passwords with bcrypt, which under -race
+// cost each of the 60 broken servers about two seconds.
+var seeded = sync.OnceValues(func() ([]byte, error) {
+	dir, err := os.MkdirTemp("", "conformance-seed-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	s, err := shop.Open(context.Background(), &shop.Options{DataDir: dir})
+	if err != nil {
+		return nil, err
+	}
+	path := s.Path()
+	if err := s.Close(); err != nil {
+		return nil, err
+	}
+	return os.ReadFile(path)
+})
+
 // demo serves a fresh demo shop, wrapped in mutate when not nil, and
 // returns its URL and the demo user's token.
 func demo(t *testing.T, mutate func(http.Handler) http.Handler) (string, string) {
 	t.Helper()
-	s, err := shop.Open(context.Background(), &shop.Options{DataDir: t.TempDir(), DemoToken: "conformance-demo-token"})
+	db, err := seeded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "shop.db"), db, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := shop.Open(context.Background(), &shop.Options{DataDir: dir, DemoToken: "conformance-demo-token"})
 	if err != nil {
 		t.Fatal(err)
 	}
