@@ -1,0 +1,96 @@
+// Package bench is the perception bench (seed 003's unrun benchmark): the
+// same task fixtures performed on the demo sites by agents that perceive
+// pages in different ways, each observation kept and counted.
+//
+// A [Task] is a goal in plain words with an oracle plan in protocol terms
+// (the actions to call, in order, with their input) and a check of the
+// final state against the site's own database. A [Mode] performs the plan
+// as one kind of agent would: clicking through screenshots, reading
+// accessibility snapshots, calling the Affordances graph, or using the
+// page's WebMCP tools. Every observation goes through a [Recorder], which
+// writes it to disk and counts its tokens. The plan is an oracle's, so
+// every mode's count is a lower bound on what an agent pays; no model is
+// called.
+package bench
+
+import (
+	"context"
+	"database/sql"
+	"net/http"
+)
+
+// A Task is one fixture of the bench.
+type Task struct {
+	// ID is short and stable: "shop-checkout".
+	ID string
+	// Site is the demo the task runs on: "shop" or "board".
+	Site string
+	// Goal says what a person asked for, in plain words.
+	Goal string
+	// Start is the page the agent starts on.
+	Start string
+	// As is the email of the seeded user who performs the task, signed in
+	// with a cookie session before the task starts; "" for nobody.
+	As string
+	// Plan is the oracle plan: the calls that reach the goal, in order.
+	Plan []Step
+	// Check verifies the final state against the site's database after a
+	// mode ran the task: nil when the goal was reached (or, for a goal
+	// that must be refused or wait for a person, when nothing changed).
+	Check func(ctx context.Context, d *Demo) error
+}
+
+// A Step is one call of a task's plan.
+type Step struct {
+	// Page is the concrete page the action is on ("/products/canvas-tote").
+	Page string
+	// Action is the seed 000 action's name.
+	Action string
+	// Input is the call's input; for a person, the form's fields.
+	Input map[string]any
+	// Outcome is what the step comes to.
+	Outcome Outcome
+}
+
+// An Outcome is what a step of a plan comes to.
+type Outcome string
+
+// The outcomes of a step.
+const (
+	// Done: the action runs.
+	Done Outcome = ""
+	// Confirmed: a confirm action the person confirms. An API agent calls
+	// it, gets the summary, and calls again with confirm: true; a browser
+	// agent clicks its element, then the confirmation page's button.
+	Confirmed Outcome = "confirmed"
+	// NeedsPerson: the site's confirmation or the agent's gate asks a
+	// person, who does not approve: the agent stops there, nothing runs.
+	NeedsPerson Outcome = "needs-person"
+	// Refused: the site refuses the action (unavailable, with its reason):
+	// nothing runs.
+	Refused Outcome = "refused"
+)
+
+// A Demo is one fresh demo site, started for one task.
+type Demo struct {
+	// Site is "shop" or "board".
+	Site string
+	// URL is its base URL, http://127.0.0.1:PORT.
+	URL string
+	// DB reads its database, for [Task.Check].
+	DB *sql.DB
+	// Session is the cookie session of [Task.As], nil for nobody.
+	Session *http.Cookie
+}
+
+// A Mode performs a task's plan as one kind of agent perceives pages.
+type Mode interface {
+	// Name is the mode's name in reports: "screenshot", "axtree",
+	// "affordances", "webmcp".
+	Name() string
+	// Run performs t's plan on d, starting on t.Start with d.Session,
+	// and records every observation the agent would read with rec. It
+	// returns an error when the plan could not be carried out (an element
+	// not found, a step that came to another outcome).
+	Run(ctx context.Context, t *Task, d *Demo, rec *Recorder) error
+}

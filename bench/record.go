@@ -1,0 +1,133 @@
+package bench
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/tiktoken-go/tokenizer"
+)
+
+// An Observation is one thing an agent read: a graph, a delta, a tool
+// list, a screenshot, an accessibility snapshot.
+type Observation struct {
+	// Step is the number of the UI interaction or call it followed, from
+	// 0 (the start page) on.
+	Step int `json:"step"`
+	// Kind is what it is: "graph", "delta", "tools", "result",
+	// "screenshot" or "axtree".
+	Kind string `json:"kind"`
+	// What says what was done before it, for a person reading the report:
+	// "click add-to-cart", "call addToCart".
+	What string `json:"what"`
+	// Bytes is its size as the agent would receive it.
+	Bytes int `json:"bytes"`
+	// Tokens is its o200k token count; for a screenshot, Anthropic's
+	// estimate of the image's tokens.
+	Tokens int `json:"tokens"`
+	// TokensOpenAI is, for a screenshot, OpenAI's estimate (high detail).
+	TokensOpenAI int `json:"tokensOpenAI,omitempty"`
+	// File is where it is kept, relative to the report.
+	File string `json:"file"`
+}
+
+// A Recorder keeps the observations of one run of one task in one mode:
+// each on disk under its directory, counted. It is safe for concurrent use.
+type Recorder struct {
+	dir string // where files go
+	rel string // dir relative to the report
+
+	mu  sync.Mutex
+	obs []Observation
+}
+
+// NewRecorder returns a recorder that writes under root/rel.
+func NewRecorder(root, rel string) (*Recorder, error) {
+	dir := filepath.Join(root, rel)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("bench: %w", err)
+	}
+	return &Recorder{dir: dir, rel: rel}, nil
+}
+
+var o200k = sync.OnceValues(func() (tokenizer.Codec, error) { return tokenizer.Get(tokenizer.O200kBase) })
+
+// CountTokens returns the o200k tokens of text.
+func CountTokens(text string) (int, error) {
+	codec, err := o200k()
+	if err != nil {
+		return 0, fmt.Errorf("bench: tokenizer: %w", err)
+	}
+	n, err := codec.Count(text)
+	if err != nil {
+		return 0, fmt.Errorf("bench: tokenizer: %w", err)
+	}
+	return n, nil
+}
+
+// Text records a text observation (a graph, a delta, a snapshot), kept as
+// it was read, with ext its file's extension ("json", "txt", "yaml").
+func (r *Recorder) Text(step int, kind, what string, body []byte, ext string) error {
+	n, err := CountTokens(string(body))
+	if err != nil {
+		return err
+	}
+	return r.add(Observation{Step: step, Kind: kind, What: what, Bytes: len(body), Tokens: n}, body, ext)
+}
+
+// Image records a screenshot, a PNG of width by height pixels.
+func (r *Recorder) Image(step int, what string, png []byte, width, height int) error {
+	return r.add(Observation{Step: step, Kind: "screenshot", What: what, Bytes: len(png),
+		Tokens: AnthropicImageTokens(width, height), TokensOpenAI: OpenAIImageTokens(width, height)}, png, "png")
+}
+
+func (r *Recorder) add(o Observation, body []byte, ext string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	name := fmt.Sprintf("%02d-%s.%s", len(r.obs), o.Kind, ext)
+	if err := os.WriteFile(filepath.Join(r.dir, name), body, 0o644); err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	o.File = filepath.ToSlash(filepath.Join(r.rel, name))
+	r.obs = append(r.obs, o)
+	return nil
+}
+
+// Observations returns what was recorded, in order.
+func (r *Recorder) Observations() []Observation {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Observation(nil), r.obs...)
+}
+
+// AnthropicImageTokens estimates an image's tokens as Anthropic's vision
+// documentation does: width × height / 750, after scaling the image down
+// to fit 1568 pixels on its long edge and about 1.15 megapixels.
+func AnthropicImageTokens(width, height int) int {
+	w, h := float64(width), float64(height)
+	if long := math.Max(w, h); long > 1568 {
+		w, h = w*1568/long, h*1568/long
+	}
+	if mp := w * h; mp > 1_150_000 {
+		s := math.Sqrt(1_150_000 / mp)
+		w, h = w*s, h*s
+	}
+	return int(math.Round(w * h / 750))
+}
+
+// OpenAIImageTokens counts an image's tokens as OpenAI's tile formula does
+// for high detail: scaled to fit 2048 × 2048, then its short side to 768,
+// 170 tokens for each 512-pixel tile and 85 more.
+func OpenAIImageTokens(width, height int) int {
+	w, h := float64(width), float64(height)
+	if long := math.Max(w, h); long > 2048 {
+		w, h = w*2048/long, h*2048/long
+	}
+	if short := math.Min(w, h); short > 768 {
+		w, h = w*768/short, h*768/short
+	}
+	tiles := math.Ceil(w/512) * math.Ceil(h/512)
+	return int(85 + 170*tiles)
+}
