@@ -12,8 +12,9 @@ check: deps fmt vet race fuzz
 # What the tests need beyond Go, installed from Debian's packages when missing
 # (a package is there when its command is, or dpkg knows it): curl for the
 # README's tour, chromium and a font for the browser tests (package browser,
-# examples/shop/browser_test.go).
-DEBS := curl chromium fonts-dejavu-core
+# examples/shop/browser_test.go), redis-server for redisstore's tests
+# (internal/servicetest starts a throwaway one on a loopback port).
+DEBS := curl chromium fonts-dejavu-core redis-server
 deps:
 	@missing=""; for p in $(DEBS); do command -v $$p >/dev/null || dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \

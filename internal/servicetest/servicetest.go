@@ -1,0 +1,108 @@
+// Package servicetest starts throwaway servers for tests, as
+// net/http/httptest starts HTTP servers: a Redis on a loopback port of its
+// own, stopped when the test ends. Without the server's program the test
+// skips, or fails when AFFORDANCES_CHECK is set (make check), where
+// nothing may skip.
+package servicetest
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// A Redis is a redis-server process of one test.
+type Redis struct {
+	// Addr is its host:port on loopback.
+	Addr string
+	t    testing.TB
+	cmd  *exec.Cmd
+	port int
+}
+
+// StartRedis starts redis-server on a free loopback port, with nothing
+// kept on disk, and stops it when the test ends.
+func StartRedis(t testing.TB) *Redis {
+	t.Helper()
+	path, err := exec.LookPath("redis-server")
+	if err != nil {
+		missing(t, "redis-server")
+	}
+	r := &Redis{t: t, port: freePort(t)}
+	r.Addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(r.port))
+	r.start(path)
+	t.Cleanup(r.Stop)
+	return r
+}
+
+func (r *Redis) start(path string) {
+	r.t.Helper()
+	r.cmd = exec.Command(path, "--port", strconv.Itoa(r.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", r.t.TempDir())
+	out, err := r.cmd.StdoutPipe()
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	if err := r.cmd.Start(); err != nil {
+		r.t.Fatalf("servicetest: starting redis-server: %v", err)
+	}
+	go func() { // drain its log, so it never blocks on a full pipe
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+		}
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c, err := net.DialTimeout("tcp", r.Addr, 200*time.Millisecond)
+		if err == nil {
+			c.Close()
+			return
+		}
+		if time.Now().After(deadline) {
+			r.t.Fatalf("servicetest: redis-server did not listen on %s: %v", r.Addr, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Stop kills the server (a test of what happens when Redis goes down).
+func (r *Redis) Stop() {
+	if r.cmd != nil && r.cmd.Process != nil {
+		r.cmd.Process.Kill()
+		r.cmd.Wait()
+		r.cmd = nil
+	}
+}
+
+// Restart starts the server again on the same port, empty.
+func (r *Redis) Restart() {
+	r.t.Helper()
+	r.Stop()
+	path, err := exec.LookPath("redis-server")
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.start(path)
+}
+
+func missing(t testing.TB, program string) {
+	t.Helper()
+	if os.Getenv("AFFORDANCES_CHECK") != "" {
+		t.Fatalf("servicetest: %s is not installed: make check should have installed it (make deps)", program)
+	}
+	t.Skipf("servicetest: %s is not installed; make check installs it", program)
+}
+
+func freePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(fmt.Errorf("servicetest: %w", err))
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
