@@ -327,6 +327,21 @@ func (p *Page) Eval(ctx context.Context, expr string, v any) error {
 	return json.Unmarshal([]byte(s), v)
 }
 
+// AddScriptOnNewDocument makes the page run js in every document it loads
+// from now on, in each frame, before any script of the document's own
+// (CDP Page.addScriptToEvaluateOnNewDocument): a test's way to watch what
+// a page's scripts do from their first line.
+func (p *Page) AddScriptOnNewDocument(ctx context.Context, js string) error {
+	err := p.run(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := cdp.Call(ctx, t, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: js})
+		return err
+	}))
+	if err != nil {
+		return fmt.Errorf("browser: adding a script to new documents: %w", err)
+	}
+	return nil
+}
+
 // eval calls the JavaScript function fn with args (encoded as JSON) in the
 // page and returns the string it returns.
 func (p *Page) eval(ctx context.Context, fn string, args ...any) (string, error) {
