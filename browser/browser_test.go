@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"image/png"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -500,5 +501,145 @@ document.modelContext.registerTool(` + echo + `);`
 	reg, err := browsertest.Registered(ctx, p)
 	if err != nil || len(reg) != 1 || reg[0].Name != "echo" || reg[0].Annotations["readOnlyHint"] != true || reg[0].Annotations["untrustedContentHint"] != true {
 		t.Errorf("Registered: got %+v, %v; want echo with the annotations the page passed", reg, err)
+	}
+}
+
+// operateSite serves a page of forms for Operate: each form posts to
+// /echo, which shows the fields it was sent, sorted.
+func operateSite(t *testing.T) *httptest.Server {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /form", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		row := func(task string) string {
+			return fmt.Sprintf(`<li><form method="post" action="/echo"><input type="hidden" name="task" value="%[1]s">
+<button data-aal="move" name="status" value="done" data-aal-input='{"task":"%[1]s","status":"done"}'>Done</button>
+<button data-aal="move" name="status" value="doing" data-aal-input='{"task":"%[1]s","status":"doing"}'>Doing</button></form>`, task)
+		}
+		fmt.Fprint(w, `<!doctype html><html lang="en"><title>Forms</title><main>
+<form method="post" action="/echo">
+  <input type="hidden" name="_action" value="order"><input type="hidden" name="list" value="l-1">
+  <label>Title <input name="title"></label>
+  <label>Count <input type="number" name="count" value="1"></label>
+  <label>Notes <textarea name="notes"></textarea></label>
+  <label>Colour <select name="colour"><option value="">Choose</option><option value="red">Red</option><option value="blue">Blue</option></select></label>
+  <label><input type="radio" name="size" value="s" checked> S</label><label><input type="radio" name="size" value="m"> M</label>
+  <label><input type="checkbox" name="gift" value="yes"> Gift</label><label><input type="checkbox" name="news" value="yes" checked> News</label>
+  <button data-aal="order">Order</button>
+</form>
+<ul>`+row("t-1")+row("t-2")+`</ul>
+<form id="del" method="post" action="/echo" data-aal="delete-user"></form>
+<button form="del" name="email" value="a@x">Delete a</button><button form="del" name="email" value="b@x">Delete b</button>
+<button type="button" data-aal="off" disabled>Off</button>
+<a data-aal="go" href="/echo">Go</a>
+</main>`)
+	})
+	mux.HandleFunc("/echo", func(w http.ResponseWriter, r *http.Request) {
+		r.ParseForm()
+		var got []string
+		for _, k := range slices.Sorted(maps.Keys(r.PostForm)) {
+			got = append(got, k+"="+strings.Join(r.PostForm[k], ","))
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<!doctype html><html lang="en"><title>Echo</title><p id="got">%s</p>`, strings.Join(got, ";"))
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestOperate: Operate fills in the form of an affordance's element from
+// the call's input (text, number, textarea, select, radio, checkbox; a
+// hidden field must already hold its value), then clicks the element, and
+// says what it did after each interaction; it refuses an input the form
+// cannot take before changing anything.
+func TestOperate(t *testing.T) {
+	b := browsertest.Start(t)
+	srv := operateSite(t)
+	ctx := t.Context()
+	p := newPage(t, b)
+	aff := func(id string) aal.Affordance { return aal.Affordance{ID: id, Selector: `[data-aal="` + id + `"]`} }
+	for _, tc := range []struct {
+		name  string
+		id    string
+		input map[string]any
+		whats []string // each's what, in order
+		got   string   // the fields /echo was sent
+	}{
+		{"every kind of field", "order", map[string]any{"title": "Tea", "count": 3, "notes": "Hot", "colour": "blue", "size": "m", "gift": true, "news": false, "list": "l-1"},
+			[]string{"select colour", "fill count", "check gift", "uncheck news", "fill notes", "choose size", "fill title", "click order"},
+			"_action=order;colour=blue;count=3;gift=yes;list=l-1;notes=Hot;size=m;title=Tea"},
+		{"values already there", "order", map[string]any{"count": 1.0, "size": "s", "news": true},
+			[]string{"click order"}, "_action=order;colour=;count=1;list=l-1;news=yes;notes=;size=s;title="},
+		{"the input picks a button", "move", map[string]any{"task": "t-2", "status": "doing"},
+			[]string{"click move"}, "status=doing;task=t-2"},
+		{"a form submitted by a row's button", "delete-user", map[string]any{"email": "b@x"},
+			[]string{"click delete-user"}, "email=b@x"},
+		{"a link", "go", nil, []string{"click go"}, ""},
+	} {
+		if _, err := p.Navigate(ctx, srv.URL+"/form"); err != nil {
+			t.Fatal(err)
+		}
+		var whats []string
+		resp, err := p.Operate(ctx, aff(tc.id), tc.input, func(what string) error { whats = append(whats, what); return nil })
+		if err != nil || resp == nil || !strings.HasSuffix(resp.URL, "/echo") {
+			t.Fatalf("%s: Operate: got %+v, %v; want the /echo page", tc.name, resp, err)
+		}
+		if !slices.Equal(whats, tc.whats) {
+			t.Errorf("%s: each was told %q, want %q", tc.name, whats, tc.whats)
+		}
+		if got, err := p.Text(ctx, "#got"); err != nil || got != tc.got {
+			t.Errorf("%s: /echo got %q (%v), want %q", tc.name, got, err, tc.got)
+		}
+	}
+
+	// What the form cannot take is refused before anything changes.
+	if _, err := p.Navigate(ctx, srv.URL+"/form"); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		id    string
+		input map[string]any
+		want  string
+	}{
+		{"order", map[string]any{"title": "X", "nope": "x"}, "the form has no field nope (its fields: _action, list, title, count, notes, colour, size, gift, news)"},
+		{"order", map[string]any{"title": "X", "list": "l-2"}, `the hidden field list holds "l-1", not "l-2"`},
+		{"order", map[string]any{"title": "X", "colour": "green"}, `no option of colour has the value "green" (the values: "", "red", "blue")`},
+		{"order", map[string]any{"title": "X", "size": "xl"}, `no radio button size has the value "xl" (the values: "s", "m")`},
+		{"order", map[string]any{"title": "X", "gift": "yes"}, `the checkbox gift takes true or false, not "yes"`},
+		{"order", map[string]any{"title": []string{"X"}}, "a form holds a string, a number or a boolean"},
+		{"move", map[string]any{"task": "t-3", "status": "done"}, `picks none of the 4 elements found`},
+		{"delete-user", map[string]any{"email": "c@x"}, `no button submits email="c@x" (the values: "a@x", "b@x")`},
+		{"go", map[string]any{"q": "x"}, "the element is in no form, and the input has fields: q"},
+	} {
+		called := false
+		_, err := p.Operate(ctx, aff(tc.id), tc.input, func(string) error { called = true; return nil })
+		if err == nil || !strings.Contains(err.Error(), tc.want) || errors.Is(err, browser.ErrUnavailable) {
+			t.Errorf("Operate(%s, %v): got %v, want an error saying %q", tc.id, tc.input, err, tc.want)
+		}
+		if called {
+			t.Errorf("Operate(%s, %v): each was called, want nothing done", tc.id, tc.input)
+		}
+	}
+	var title string
+	if err := p.Eval(ctx, `document.querySelector("[name=title]").value`, &title); err != nil || title != "" {
+		t.Errorf("after the refused inputs the title holds %q (%v), want nothing", title, err)
+	}
+	for _, id := range []string{"off", "gone"} {
+		if _, err := p.Operate(ctx, aff(id), nil, nil); !errors.Is(err, browser.ErrUnavailable) {
+			t.Errorf("Operate(%s): got %v, want ErrUnavailable", id, err)
+		}
+	}
+
+	// Prepare fills in and clicks nothing; an error from each stops Operate.
+	var whats []string
+	if err := p.Prepare(ctx, aff("order"), map[string]any{"title": "Tea"}, func(what string) error { whats = append(whats, what); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	stop := errors.New("stop")
+	if _, err := p.Operate(ctx, aff("order"), map[string]any{"title": "Coffee"}, func(string) error { return stop }); !errors.Is(err, stop) {
+		t.Errorf("Operate with each failing: got %v, want its error", err)
+	}
+	if u, _ := p.URL(ctx); !strings.HasSuffix(u, "/form") || !slices.Equal(whats, []string{"fill title"}) {
+		t.Errorf("Prepare: on %s, each told %q; want /form and [fill title]", u, whats)
 	}
 }
