@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 	"time"
+	"unicode/utf8"
 )
 
 // A call is one call on its way through the seven steps of seed 000
@@ -198,6 +199,8 @@ func (s *Site) proceed(ctx context.Context, c *call, req *Request) (_ *response,
 	switch {
 	case i < 0:
 		return s.failure(forbidden("You may not do this."), "call"), false
+	case before[i].broken:
+		return s.failure(internalError, "call"), false
 	case !before[i].available:
 		return s.failure(NewError(Unavailable, before[i].reason), "call"), false
 	}
@@ -398,7 +401,7 @@ const (
 	maxIssues    = 20     // issues reported for one input
 )
 
-// DecodeCall reads a call's body: a JSON object, nested at most 64 deep,
+// DecodeCall reads a call's body: a JSON object in valid UTF-8, nested at most 64 deep,
 // with at most 10,000 values and no number longer than 64 characters or
 // beyond a 64-bit float, a non-empty string "action", any "input", and a
 // boolean "confirm" when present. Unknown fields are ignored
@@ -427,6 +430,11 @@ func DecodeCall(body []byte) (Call, *Error) {
 // scan walks the body's tokens once and refuses it, before anything decodes
 // or validates it, when it is not JSON or breaks a bound.
 func scan(body []byte) *Error {
+	if !utf8.Valid(body) {
+		// encoding/json would read each bad byte as U+FFFD: another input
+		// than the one sent.
+		return NewError(InvalidInput, "The call is not valid UTF-8 (RFC 8259, section 8.1).")
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	depth, values := 0, 0

@@ -332,6 +332,11 @@ func TestLimits(t *testing.T) {
 	if res := do(t, h, post("/", `{"action":"ping","pad":"`+strings.Repeat("[", 100)+`"}`)); res.status != 200 {
 		t.Errorf("brackets inside a string do not nest: got %d", res.status)
 	}
+	// Invalid UTF-8 would be read as U+FFFD, another input than the one
+	// sent (RFC 8259, section 8.1).
+	if res := do(t, h, post("/", "{\"action\":\"ping\",\"input\":{\"q\":\"tote\xff\"}}")); res.status != 400 || !strings.Contains(res.delta.Error.Message, "UTF-8") {
+		t.Errorf("invalid UTF-8: got %d %s, want 400 invalid_input naming UTF-8", res.status, res.body)
+	}
 	// Validation time grows with values and number sizes: both are bounded
 	// before any schema runs.
 	bigSite, _ := testSite(t, nil)
@@ -461,8 +466,10 @@ func TestVisibleChangingItsMindIsRefused(t *testing.T) {
 }
 
 // TestPanicsAreContained: a panic in Visible hides the action; a panic in
-// Authenticate is internal; a typed nil *Error is internal; the server keeps
-// serving (DESIGN.md: the request path never panics).
+// Authenticate is internal; a panic in a Guard shows the action unavailable
+// and answers its call internal, not unavailable (a bug, not the domain's
+// no); a typed nil *Error is internal; the server keeps serving (DESIGN.md:
+// the request path never panics).
 func TestPanicsAreContained(t *testing.T) {
 	site := affordances.NewSite(&affordances.SiteOptions{Authenticate: func(r *http.Request) (affordances.Principal, error) {
 		if r.Header.Get("Authorization") == "Bearer panic" {
@@ -478,9 +485,14 @@ func TestPanicsAreContained(t *testing.T) {
 			var e *affordances.Error
 			return struct{}{}, e
 		})
+	affordances.AddAction(home, &affordances.Action{Name: "brokenGuard", Expose: affordances.ExposePublic,
+		Guard: func(context.Context, *affordances.Request) (bool, string) { panic("guard bug") }}, noop)
 	h := site.Handler(nil)
-	if res := do(t, h, get("/")); len(res.graph.Actions) != 1 || res.graph.Actions[0].Name != "nilError" {
-		t.Errorf("graph: got %s, want shy hidden", res.body)
+	if res := do(t, h, get("/")); len(res.graph.Actions) != 2 || res.graph.Actions[0].Name != "nilError" || res.graph.Actions[1].Available {
+		t.Errorf("graph: got %s, want shy hidden and brokenGuard unavailable", res.body)
+	}
+	if res := do(t, h, post("/", `{"action":"brokenGuard"}`)); res.status != 500 || res.code() != affordances.Internal {
+		t.Errorf("panicking guard: got %d %s, want 500 internal", res.status, res.body)
 	}
 	if res := do(t, h, post("/", `{"action":"shy"}`, "Authorization: Bearer x")); res.status != 401 {
 		t.Errorf("call to a hidden action: got %d %s", res.status, res.body)

@@ -11,6 +11,7 @@ type listed struct {
 	a         *action
 	available bool
 	reason    string
+	broken    bool // its guard panicked: a call gets internal
 }
 
 // descriptor returns the wire form of l.
@@ -30,11 +31,11 @@ func (rt *Route) listing(ctx context.Context, req *Request) []listed {
 		if a.Expose != ExposePublic && req.Principal.Anonymous() {
 			l.available, l.reason = false, rt.site.opts.SignInReason
 		} else if a.Guard != nil {
-			if ok, reason := a.guard(ctx, rt.site, req); !ok {
+			if ok, reason, panicked := a.guard(ctx, rt.site, req); !ok {
 				if reason == "" {
 					reason = "Not available right now."
 				}
-				l.available, l.reason = false, reason
+				l.available, l.reason, l.broken = false, reason, panicked
 			}
 		}
 		ls = append(ls, l)
@@ -62,14 +63,15 @@ func (a *action) listedFor(req *Request) (listed bool) {
 }
 
 // guard runs the action's guard; a panicking guard says no.
-func (a *action) guard(ctx context.Context, s *Site, req *Request) (ok bool, reason string) {
+func (a *action) guard(ctx context.Context, s *Site, req *Request) (ok bool, reason string, panicked bool) {
 	defer func() {
 		if v := recover(); v != nil {
 			s.logger.Error("affordances: panic in guard of "+a.Name, "panic", v)
-			ok, reason = false, "Not available right now."
+			ok, reason, panicked = false, "Not available right now.", true
 		}
 	}()
-	return a.Guard(ctx, req)
+	ok, reason = a.Guard(ctx, req)
+	return ok, reason, false
 }
 
 var buffers = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
