@@ -16,8 +16,8 @@ type Observation struct {
 	// Step is the number of the UI interaction or call it followed, from
 	// 0 (the start page) on.
 	Step int `json:"step"`
-	// Kind is what it is: "graph", "delta", "tools", "result",
-	// "screenshot" or "axtree".
+	// Kind is what it is: "graph", "delta", "fragment" (an AAL
+	// fragment), "tools", "result", "screenshot" or "axtree".
 	Kind string `json:"kind"`
 	// What says what was done before it, for a person reading the report:
 	// "click add-to-cart", "call addToCart".
