@@ -96,6 +96,8 @@ func (s *Shop) declareAdmin() {
 		Description: "Disable an account: no sign-in, its sessions and tokens stop working",
 		Expose:      affordances.ExposeSession,
 		Visible:     adminOnly,
+		// The accounts it returns carry the names customers typed.
+		UntrustedContent: true,
 		// enableUser undoes it: the account, its tokens and everything it
 		// holds come back; only its sessions are gone (they sign in again).
 		AAL: &aal.Meta{Action: aal.Update, Trust: aal.TrustAdmin, Reversible: true, Label: "Disable user"},
@@ -106,6 +108,8 @@ func (s *Shop) declareAdmin() {
 		Expose:      affordances.ExposeSession,
 		Visible:     adminOnly,
 		AAL:         &aal.Meta{Action: aal.Update, Trust: aal.TrustAdmin, Reversible: true, Label: "Enable user"},
+		// The accounts it returns carry the names customers typed.
+		UntrustedContent: true,
 	}, s.enableUserAction)
 	affordances.AddAction(users, &affordances.Action{
 		Name:        "deleteUser",
@@ -114,6 +118,9 @@ func (s *Shop) declareAdmin() {
 		// for the person who approves, before anything runs.
 		Expose:  affordances.ExposeConfirm,
 		Visible: adminOnly,
+		// Its summary and the accounts it returns carry the names
+		// customers typed.
+		UntrustedContent: true,
 		Summary: func(ctx context.Context, r *affordances.Request) (string, error) {
 			in, _ := r.Input().(userEmailInput)
 			return s.store.deletion(ctx, userID(r.Principal), in.Email)

@@ -42,6 +42,8 @@ func (s *Shop) declareReviews(product *affordances.Route) {
 		Effects:     []string{"reviews"},
 		GuardText:   "not reviewed by you yet",
 		Guard:       guard(notReviewed),
+		// The reviews it returns are other customers' words.
+		UntrustedContent: true,
 		// The review is the customer's own, under their first name;
 		// deleteReview takes it back.
 		AAL: &aal.Meta{Action: aal.Create, Trust: aal.TrustUser, Reversible: true, Label: "Post review"},
@@ -53,6 +55,8 @@ func (s *Shop) declareReviews(product *affordances.Route) {
 		Effects:     []string{"reviews"},
 		GuardText:   "reviewed by you",
 		Guard:       guard(reviewed),
+		// The reviews it returns are other customers' words.
+		UntrustedContent: true,
 		// Nobody has a review to delete: the action is listed to
 		// signed-in customers only, as signOut is.
 		Visible: func(r *affordances.Request) bool { return !r.Principal.Anonymous() },

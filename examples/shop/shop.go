@@ -35,6 +35,11 @@
 // and inline in the page, and a data-aal attribute on the element of each
 // action. The checkout is a flow of four steps: the cart, the shipping
 // address, the card, and the review where the order is placed.
+//
+// For agents that live in the browser, every page with a graph registers
+// its available actions as WebMCP tools (affordances.WebMCPScript), and the
+// forms a person fills are the same tools, declared by their attributes;
+// /llms.txt describes the site in Markdown.
 package shop
 
 import (
@@ -147,6 +152,7 @@ func Open(ctx context.Context, opts *Options) (*Shop, error) {
 	s.views = mustParseViews()
 	s.site = affordances.NewSite(&affordances.SiteOptions{
 		Name:         "Demo Shop",
+		Description:  "A small demo shop of clothes, bags and homeware: search the catalog, fill a cart, check out with a card on file, review what you bought.",
 		Origin:       o.Origin,
 		Authenticate: s.authenticate,
 		SignInReason: signInReason,

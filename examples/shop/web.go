@@ -64,6 +64,9 @@ type pageData struct {
 	// fragment inline, for the head of a page with a graph.
 	AALLink   template.HTML
 	AALScript template.HTML
+	// WebMCP registers the page's actions as tools for an agent in the
+	// browser (CLARIFICATIONS 12), in the head of a page with a graph.
+	WebMCP template.HTML
 
 	// Step is the page's step in the checkout flow, 1 to 4; 0 outside it.
 	Step int
@@ -76,9 +79,10 @@ type pageData struct {
 	// page is then that confirmation (base.html).
 	Confirm *confirmation
 
-	// actions are the page's actions as its graph lists them for this
-	// person (affordances.ActionsFrom), by name.
-	actions map[string]affordances.ActionDescriptor
+	// Actions are the page's actions as its graph lists them for this
+	// person (affordances.ActionsFrom): the forms a person fills take
+	// their declarative WebMCP attributes from it (Tool, ToolParam).
+	Actions affordances.Actions
 
 	// Page-specific.
 	Message    string         // error pages
@@ -97,7 +101,7 @@ type pageData struct {
 // as the page's graph says (CLARIFICATIONS 1), or "" when it is available:
 // the page renders its element disabled with the reason beside it.
 func (d *pageData) Unavailable(action string) (string, error) {
-	a, ok := d.actions[action]
+	a, ok := d.Actions.Find(action)
 	if !ok {
 		return "", fmt.Errorf("shop: the page lists no action %q", action)
 	}
@@ -226,11 +230,9 @@ func (s *Shop) show(name string, fill func(d *pageData, r *http.Request)) http.H
 		d.GraphURL = r.URL.Path + "?" + q.Encode()
 		d.Path = r.URL.RequestURI()
 		d.AALLink, d.AALScript = affordances.AALLink(ctx), affordances.AALScript(ctx)
+		d.WebMCP = affordances.WebMCPScript(ctx)
 		d.Form = affordances.FormFrom(ctx)
-		d.actions = map[string]affordances.ActionDescriptor{}
-		for _, a := range affordances.ActionsFrom(ctx) {
-			d.actions[a.Name] = a
-		}
+		d.Actions = affordances.ActionsFrom(ctx)
 		fill(d, r)
 		if d.Form != nil && d.Form.Confirm != "" {
 			c, ok := confirmations[d.Form.Action]
@@ -323,7 +325,9 @@ func (s *Shop) render(w http.ResponseWriter, status int, name string, d *pageDat
 	if h.Get("Cache-Control") == "" { // a page with a secret says no-store
 		h.Set("Cache-Control", "private, no-cache")
 	}
-	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+	// Scripts only from the shop itself, WebMCP's (its data block is JSON,
+	// which runs nothing), and its calls only to the shop.
+	h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
 	w.WriteHeader(status)
 	w.Write(buf.Bytes())
 }
