@@ -182,7 +182,7 @@ func (s *Site) serveManifest(w http.ResponseWriter, r *http.Request) {
 	s.writeAAL(w, r, &m)
 }
 
-// serveFragment answers GET of a page's fragment, computed from the page's
+// serveFragment answers GET of a page's fragment (page, escaped), computed from the page's
 // state for this requester with the same loader as its graph.
 func (s *Site) serveFragment(w http.ResponseWriter, r *http.Request, page string) {
 	rt, params := s.lookup(page)
@@ -196,7 +196,10 @@ func (s *Site) serveFragment(w http.ResponseWriter, r *http.Request, page string
 		return
 	}
 	// The fragment's query is the page's: the state may depend on it.
-	r2 := withURL(r, func(u *url.URL) { u.Path, u.RawPath = page, "" })
+	r2 := withURL(r, func(u *url.URL) {
+		u.RawPath = page
+		u.Path, _ = url.PathUnescape(page) // lookup unescaped it
+	})
 	req, err := s.load(r.Context(), r2, rt, params, p)
 	if err != nil {
 		s.writeError(w, r, err)

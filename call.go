@@ -83,7 +83,7 @@ func (s *Site) agentCall(w http.ResponseWriter, r *http.Request) *response {
 	if cerr != nil {
 		return s.failure(cerr, "call")
 	}
-	rt, params, a, err := s.resolve(r.URL.Path, c.Action)
+	rt, params, a, err := s.resolve(r.URL.EscapedPath(), c.Action)
 	if err != nil {
 		return s.failure(err, "call")
 	}
@@ -104,9 +104,10 @@ func (s *Site) bodyError(err error) *Error {
 	return NewError(InvalidInput, "The call's body could not be read.")
 }
 
-// resolve is step 1: the route of path and its exposed action name.
-func (s *Site) resolve(path, name string) (*Route, []param, *action, error) {
-	rt, params := s.lookup(path)
+// resolve is step 1: the route of the escaped path and its exposed action
+// name.
+func (s *Site) resolve(escaped, name string) (*Route, []param, *action, error) {
+	rt, params := s.lookup(escaped)
 	if rt == nil {
 		return nil, nil, nil, errNoGraph
 	}

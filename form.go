@@ -167,7 +167,7 @@ func (s *Site) serveForm(w http.ResponseWriter, r *http.Request, next http.Handl
 		return
 	}
 	name := r.PostForm.Get(FormActionField)
-	rt, params, a, err := s.resolve(r.URL.Path, name)
+	rt, params, a, err := s.resolve(r.URL.EscapedPath(), name)
 	if name == "" || err != nil {
 		next.ServeHTTP(w, r)
 		return

@@ -46,7 +46,7 @@ func (s *Site) Handler(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.Method {
 		case http.MethodGet, http.MethodHead:
-			switch page, fragment := pageOfFragment(r.URL.Path); {
+			switch page, fragment := pageOfFragment(r.URL.EscapedPath()); {
 			case r.URL.Path == IndexPath:
 				s.serveIndex(w, r)
 				return
@@ -69,7 +69,7 @@ func (s *Site) Handler(next http.Handler) http.Handler {
 			}
 			s.servePage(w, r, next, nil)
 		case http.MethodPost:
-			switch rt, _ := s.lookup(r.URL.Path); {
+			switch rt, _ := s.lookup(r.URL.EscapedPath()); {
 			case mediatype.Is(r.Header.Get("Content-Type"), MediaType):
 				r, _ = withoutAlias(r)
 				s.serveCall(w, r)
@@ -122,7 +122,7 @@ func withURL(r *http.Request, edit func(*url.URL)) *http.Request {
 // what became of the form the person posted: form, or the success a flash
 // cookie carries.
 func (s *Site) servePage(w http.ResponseWriter, r *http.Request, next http.Handler, form *Form) {
-	rt, params := s.lookup(r.URL.Path)
+	rt, params := s.lookup(r.URL.EscapedPath())
 	if rt == nil {
 		next.ServeHTTP(w, r)
 		return
@@ -149,7 +149,7 @@ func (s *Site) servePage(w http.ResponseWriter, r *http.Request, next http.Handl
 
 // serveGraph answers a request that asked for the page's graph.
 func (s *Site) serveGraph(w http.ResponseWriter, r *http.Request) {
-	rt, params := s.lookup(r.URL.Path)
+	rt, params := s.lookup(r.URL.EscapedPath())
 	if rt == nil {
 		s.writeError(w, r, NewError(NotFound, "This page has no Affordances graph."))
 		return

@@ -41,6 +41,10 @@ func TestMuxPatterns(t *testing.T) {
 		{"/files/a/readme", "/files/[dir]/readme", map[string]string{"dir": "a"}},
 		{"/old/7", "/old/[id]", map[string]string{"id": "7"}},
 		{"/docs/guide/forms", "/docs/[...page]", map[string]string{"page": "guide/forms"}},
+		// An escaped slash is part of its segment, as the mux reads it.
+		{"/boards/q1%2Fq2", "/boards/[board]", map[string]string{"board": "q1/q2"}},
+		{"/files/a%2Fb/readme", "/files/[dir]/readme", map[string]string{"dir": "a/b"}},
+		{"/boards/caf%C3%A9", "/boards/[board]", map[string]string{"board": "café"}},
 	} {
 		res := do(t, site.Handler(mux), get(tc.path))
 		if res.status != http.StatusOK || res.graph.Route != tc.route {

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"regexp"
-	"slices"
 	"strings"
 
 	"github.com/affordances/affordances-go/aal"
@@ -177,9 +177,13 @@ type segment struct {
 // {name} that matches one non-empty segment, or, last, a {name...} that
 // matches one or more. "/{$}" is "/". The wire writes parameters as seed
 // 000 does, /products/[slug] and /files/[...path], and Route takes that
-// form too. A literal segment wins over a parameter where both match, and a
-// parameter over a catch-all. [Request.Param] returns a parameter's value,
-// a catch-all's with its slashes.
+// form too. Paths match as the mux reads them, segment by segment of the
+// escaped path, each unescaped ("/p/x%2Fy" has the one segment "x/y"). A
+// literal segment wins over a parameter where both match, and a parameter
+// over a catch-all; of two routes whose paths overlap otherwise (/a/{x}
+// and /{y}/b, which the mux refuses), the one with more literal segments,
+// then the one declared first, serves. [Request.Param] returns a
+// parameter's value, a catch-all's with its slashes.
 //
 // Route panics on a pattern it cannot serve (a method or host, a segment
 // mixing text and a parameter, a catch-all before the end, a name that is
@@ -281,7 +285,11 @@ func parsePattern(p string) ([]segment, error) {
 		case strings.ContainsAny(part, "{}[]"):
 			return nil, fmt.Errorf("segment %q mixes a parameter with text: a segment is a literal or a whole {param}", part)
 		default:
-			sg = segment{literal: part}
+			lit, err := url.PathUnescape(part)
+			if err != nil {
+				return nil, fmt.Errorf("segment %q: %v", part, err)
+			}
+			sg = segment{literal: lit}
 		}
 		if sg.literal == "" {
 			if !paramName.MatchString(sg.param) {
@@ -304,18 +312,33 @@ func isBraced(s string, open, close byte) bool {
 	return len(s) >= 2 && s[0] == open && s[len(s)-1] == close
 }
 
-// match reports whether path (already unescaped) matches the route, and the
-// parameters it binds.
-func (rt *Route) match(path string) ([]param, bool) {
-	if path == "/" {
-		return nil, len(rt.segments) == 0
+// splitPath splits an escaped path into its segments, each unescaped, as
+// [http.ServeMux] reads them: "/p/x%2Fy" is one segment "x/y". It reports
+// false for a path no route matches: not starting with /, an empty
+// segment (a trailing slash), a bad escape.
+func splitPath(escaped string) ([]string, bool) {
+	if escaped == "/" {
+		return nil, true
 	}
-	if len(rt.segments) == 0 || !strings.HasPrefix(path, "/") {
+	if !strings.HasPrefix(escaped, "/") {
 		return nil, false
 	}
-	parts := strings.Split(path[1:], "/")
-	if slices.Contains(parts, "") {
-		return nil, false
+	parts := strings.Split(escaped[1:], "/")
+	for i, p := range parts {
+		u, err := url.PathUnescape(p)
+		if err != nil || u == "" {
+			return nil, false
+		}
+		parts[i] = u
+	}
+	return parts, true
+}
+
+// match reports whether a path, split by splitPath, matches the route, and
+// the parameters it binds.
+func (rt *Route) match(parts []string) ([]param, bool) {
+	if len(parts) == 0 || len(rt.segments) == 0 {
+		return nil, len(parts) == len(rt.segments)
 	}
 	last := rt.segments[len(rt.segments)-1]
 	if len(parts) != len(rt.segments) && !(last.rest && len(parts) > len(rt.segments)) {
@@ -345,12 +368,17 @@ func (rt *Route) rank() int {
 	return r
 }
 
-// lookup returns the most specific route matching path.
-func (s *Site) lookup(path string) (*Route, []param) {
+// lookup returns the most specific route matching the escaped path (a
+// URL's EscapedPath), as [http.ServeMux] would match it.
+func (s *Site) lookup(escaped string) (*Route, []param) {
+	parts, ok := splitPath(escaped)
+	if !ok {
+		return nil, nil
+	}
 	var best *Route
 	var bestParams []param
 	for _, rt := range s.routes {
-		if ps, ok := rt.match(path); ok && (best == nil || rt.rank() > best.rank()) {
+		if ps, ok := rt.match(parts); ok && (best == nil || rt.rank() > best.rank()) {
 			best, bestParams = rt, ps
 		}
 	}
