@@ -1,11 +1,15 @@
 package affordances
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
+	"fmt"
 	"html/template"
+	"io"
+	"mime"
+	"mime/multipart"
 	"net/http"
 	"net/url"
 	"slices"
@@ -149,27 +153,45 @@ func isForm(r *http.Request) bool {
 //
 // The body is bounded before it is parsed, multipart included, so no part
 // of it reaches a temporary file: past [SiteOptions.MaxBodyBytes] the page
-// is rendered with invalid_input (413).
+// is rendered with invalid_input (413). A form whose first
+// [SiteOptions.MaxBodyBytes] name no action of the route (an upload of the
+// app's own) goes to next with its body untouched.
 func (s *Site) serveForm(w http.ResponseWriter, r *http.Request, next http.Handler) {
-	r.Body = http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes)
-	var err error
-	if mediatype.Is(r.Header.Get("Content-Type"), "multipart/form-data") {
-		err = r.ParseMultipartForm(s.opts.MaxBodyBytes)
+	limit := s.opts.MaxBodyBytes
+	body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
+	if err != nil {
+		e := NewError(InvalidInput, "The form could not be read.")
+		s.renderForm(w, r, next, &Form{Error: e}, s.failure(e, "form"))
+		return
+	}
+	multi := mediatype.Is(r.Header.Get("Content-Type"), "multipart/form-data")
+	name := formAction(r, body, multi, int64(len(body)) > limit)
+	rt, params, a, err := s.resolve(r.URL.EscapedPath(), name)
+	if name == "" || err != nil {
+		// Not the binding's: the app's own form, its body as it was sent.
+		r.Body = struct {
+			io.Reader
+			io.Closer
+		}{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
+		next.ServeHTTP(w, r)
+		return
+	}
+	if int64(len(body)) > limit {
+		e := tooLarge(fmt.Sprintf("The form is larger than %d bytes: nothing was sent.", limit))
+		s.renderForm(w, r, next, &Form{Action: name, Error: e}, s.failure(e, "form"))
+		return
+	}
+	// Within the limit, parsed from memory: no part reaches a temporary
+	// file.
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	if multi {
+		err = r.ParseMultipartForm(limit)
 	} else {
 		err = r.ParseForm()
 	}
 	if err != nil {
 		e := NewError(InvalidInput, "The form could not be read.")
-		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
-			e = tooLarge("The form is too large: nothing was sent.")
-		}
-		s.renderForm(w, r, next, &Form{Error: e}, s.failure(e, "form"))
-		return
-	}
-	name := r.PostForm.Get(FormActionField)
-	rt, params, a, err := s.resolve(r.URL.EscapedPath(), name)
-	if name == "" || err != nil {
-		next.ServeHTTP(w, r)
+		s.renderForm(w, r, next, &Form{Action: name, Error: e}, s.failure(e, "form"))
 		return
 	}
 	res := s.pipeline(r.Context(), r, &call{
@@ -200,6 +222,41 @@ func (s *Site) serveForm(w http.ResponseWriter, r *http.Request, next http.Handl
 			e = &e2
 		}
 		s.renderForm(w, r, next, &Form{Action: name, Values: r.PostForm, Error: e}, res)
+	}
+}
+
+// formAction returns the value of the form's [FormActionField], read from
+// body, the form's body or, when cut, its start (whose last field may be
+// cut short and is not read); "" when it has none.
+func formAction(r *http.Request, body []byte, multi, cut bool) string {
+	if !multi {
+		q := string(body)
+		if cut {
+			q = q[:max(strings.LastIndexByte(q, '&'), 0)]
+		}
+		v, err := url.ParseQuery(q)
+		if err != nil && len(v) == 0 {
+			return ""
+		}
+		return v.Get(FormActionField)
+	}
+	_, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || params["boundary"] == "" {
+		return ""
+	}
+	mr := multipart.NewReader(bytes.NewReader(body), params["boundary"])
+	for {
+		p, err := mr.NextPart()
+		if err != nil {
+			return ""
+		}
+		if p.FormName() == FormActionField && p.FileName() == "" {
+			v, err := io.ReadAll(io.LimitReader(p, 256))
+			if err != nil {
+				return ""
+			}
+			return string(v)
+		}
 	}
 }
 

@@ -94,6 +94,10 @@ func formSite(t *testing.T, opts *affordances.SiteOptions) (http.Handler, *formS
 	})
 	mux.HandleFunc("POST /{$}", func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, "the app's own form: "+r.PostFormValue("name"))
+		if f, h, err := r.FormFile("upload"); err == nil {
+			f.Close()
+			fmt.Fprintf(w, " upload=%d", h.Size)
+		}
 	})
 	return site.Handler(mux), st
 }
@@ -255,7 +259,7 @@ func TestFormBodyBounded(t *testing.T) {
 	h, st := formSite(t, &affordances.SiteOptions{MaxBodyBytes: 4 << 10})
 
 	rec := postForm(h, "_action=increment&by=1&pad="+strings.Repeat("x", 8<<10))
-	if rec.Code != http.StatusRequestEntityTooLarge || !strings.Contains(rec.Body.String(), "too large") {
+	if rec.Code != http.StatusRequestEntityTooLarge || !strings.Contains(rec.Body.String(), "larger than 4096 bytes") {
 		t.Errorf("urlencoded: got %d %s, want 413 and the page saying so", rec.Code, rec.Body)
 	}
 
@@ -278,6 +282,27 @@ func TestFormBodyBounded(t *testing.T) {
 	}
 	if files, _ := os.ReadDir(tmp); len(files) != 0 {
 		t.Errorf("temporary files: got %v, want none", files)
+	}
+
+	// The app's own upload, naming no action, reaches the app whole,
+	// however large.
+	body.Reset()
+	mw = multipart.NewWriter(&body)
+	mw.WriteField("name", "avatar")
+	fw, _ = mw.CreateFormFile("upload", "me.png")
+	fw.Write(bytes.Repeat([]byte("z"), 64<<10))
+	mw.Close()
+	r = httptest.NewRequest(http.MethodPost, "http://shop.test/", &body)
+	r.Header.Set("Content-Type", mw.FormDataContentType())
+	r.Header.Set("Sec-Fetch-Site", "same-origin")
+	mrec = httptest.NewRecorder()
+	h.ServeHTTP(mrec, r)
+	if got := mrec.Body.String(); mrec.Code != 200 || got != "the app's own form: avatar upload=65536" {
+		t.Errorf("the app's own upload: got %d %q, want it handled by the app, whole", mrec.Code, got)
+	}
+	// So does its large urlencoded form.
+	if rec := postForm(h, "name=big&pad="+strings.Repeat("x", 8<<10)); rec.Body.String() != "the app's own form: big" {
+		t.Errorf("the app's own large form: got %d %q", rec.Code, rec.Body)
 	}
 
 	// Within the limit, a multipart form runs the action like any form.
