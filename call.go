@@ -57,7 +57,7 @@ func (s *Site) failure(err error, where string) *response {
 	e := s.public(err, where)
 	res := &response{status: e.HTTPStatus(), header: http.Header{}, delta: &Delta{Error: e}}
 	if e.Code == RateLimited || e.RetryAfter > 0 {
-		res.header.Set("Retry-After", strconv.Itoa(max(int(math.Ceil(e.RetryAfter.Seconds())), 1)))
+		res.header.Set("Retry-After", strconv.Itoa(retrySeconds(e.RetryAfter)))
 	}
 	return res
 }
@@ -139,13 +139,10 @@ func (s *Site) pipeline(ctx context.Context, r *http.Request, c *call) *response
 		}
 		return s.failure(forbidden("You may not do this."), "call")
 	}
-	var res *response
 	if c.key != "" {
-		res = s.once(ctx, c, req)
-	} else {
-		res, _ = s.proceed(ctx, c, req)
+		return s.once(ctx, c, req)
 	}
-	res.req = req
+	res, _ := s.proceed(ctx, c, req)
 	return res
 }
 
@@ -233,9 +230,7 @@ func (s *Site) runAction(ctx context.Context, a *action, req *Request, before []
 	}
 	fail := func(err error, where string) *response {
 		res := s.failure(err, where)
-		for k, vs := range req.header {
-			res.header[k] = append(res.header[k], vs...)
-		}
+		addHeader(res.header, req.header)
 		return res
 	}
 	out, err := s.run(ctx, a, req)
@@ -312,6 +307,10 @@ func (s *Site) once(ctx context.Context, c *call, req *Request) *response {
 			h = http.Header{}
 		}
 		h.Set(IdempotentReplayedHeader, "true")
+		if k.Status == http.StatusTooManyRequests {
+			// The wait of the first answer is gone; every 429 carries one.
+			h.Set("Retry-After", "1")
+		}
 		return &response{status: k.Status, header: h, body: k.Body}
 	}
 
@@ -378,17 +377,22 @@ func (s *Site) encode(res *response) {
 	res.body = body
 }
 
-// writeResponse writes an agent's answer: the response's headers, and
-// WWW-Authenticate: Bearer on a 401 (CLARIFICATIONS 2).
-func (s *Site) writeResponse(w http.ResponseWriter, r *http.Request, res *response) {
-	s.encode(res)
-	h := w.Header()
-	for k, vs := range res.header {
-		h[k] = append(h[k], vs...)
-	}
-	if res.status == http.StatusUnauthorized {
+// challenge sets WWW-Authenticate: Bearer on a 401 (CLARIFICATIONS 2).
+func challenge(h http.Header, status int) {
+	if status == http.StatusUnauthorized {
 		h.Set("WWW-Authenticate", "Bearer")
 	}
+}
+
+// retrySeconds is a Retry-After of d: whole seconds, at least 1.
+func retrySeconds(d time.Duration) int { return max(int(math.Ceil(d.Seconds())), 1) }
+
+// writeResponse writes an agent's answer: the response's headers, and
+// WWW-Authenticate: Bearer on a 401.
+func (s *Site) writeResponse(w http.ResponseWriter, r *http.Request, res *response) {
+	s.encode(res)
+	addHeader(w.Header(), res.header)
+	challenge(w.Header(), res.status)
 	s.writeBody(w, r, res.status, res.body)
 }
 
@@ -487,7 +491,7 @@ func (s *Site) rateLimit(ctx context.Context, r *http.Request, rt *Route, a *act
 		return fmt.Errorf("affordances: rate limiter: %w", err)
 	}
 	if !ok {
-		secs := max(int(math.Ceil(wait.Seconds())), 1)
+		secs := retrySeconds(wait)
 		return &Error{Code: RateLimited, Message: "Too many calls. Try again in " + seconds(secs) + ".", RetryAfter: time.Duration(secs) * time.Second}
 	}
 	return nil

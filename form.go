@@ -3,6 +3,8 @@ package affordances
 import (
 	"bytes"
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -195,7 +197,7 @@ func (s *Site) serveForm(w http.ResponseWriter, r *http.Request, next http.Handl
 		return
 	}
 	res := s.pipeline(r.Context(), r, &call{
-		route: rt, params: params, action: a, confirm: r.PostForm.Get(FormConfirmField) != "",
+		route: rt, params: params, action: a, confirm: r.PostForm.Get(FormConfirmField) == "yes",
 		origin: s.checkFormOrigin,
 		input:  func() (json.RawMessage, []Issue) { return a.form.decode(r.PostForm) },
 	})
@@ -203,12 +205,16 @@ func (s *Site) serveForm(w http.ResponseWriter, r *http.Request, next http.Handl
 	switch {
 	case d.OK:
 		addHeader(w.Header(), res.header)
-		if d.Message != "" {
-			setFlash(w, r, name, d.Message)
-		}
 		to := d.Redirect
 		if !localPath(to) {
 			to = r.URL.RequestURI()
+		}
+		if u, _ := url.Parse(to); d.Message != "" && u != nil {
+			if rt, _ := s.lookup(u.EscapedPath()); rt != nil {
+				// Only a page of a route shows it (a download would leave
+				// it for a later page).
+				s.setFlash(w, r, name, d.Message)
+			}
 		}
 		http.Redirect(w, r, to, http.StatusSeeOther)
 	case d.Error.Code == ConfirmRequired:
@@ -260,12 +266,22 @@ func formAction(r *http.Request, body []byte, multi, cut bool) string {
 	}
 }
 
+// errFormOrigin is the refusal of a form posted from another site.
+var errFormOrigin = forbidden("This form was posted from another site, so it was refused. Nothing changed.")
+
 // checkFormOrigin is step 2's origin rule for forms: the browser's, as
 // [http.CrossOriginProtection] applies it (Sec-Fetch-Site, else Origin
-// against the Host), with the site's configured origin trusted.
+// against the Host), with the site's configured origin trusted; and when
+// [SiteOptions.Origin] is set, an Origin header must be that one, so a
+// page served under another name (DNS rebinding) cannot post either.
 func (s *Site) checkFormOrigin(r *http.Request) error {
 	if err := s.formOrigin.Check(r); err != nil {
-		return forbidden("This form was posted from another site, so it was refused. Nothing changed.")
+		return errFormOrigin
+	}
+	if got := r.Header.Get("Origin"); s.opts.Origin != "" && got != "" {
+		if o, err := normalizeOrigin(got); err != nil || o != s.opts.Origin {
+			return errFormOrigin
+		}
 	}
 	return nil
 }
@@ -304,8 +320,8 @@ func (w *statusWriter) WriteHeader(code int) {
 	if !w.wrote && code == http.StatusOK {
 		code = w.status
 	}
-	if !w.wrote && code == http.StatusUnauthorized {
-		w.Header().Set("WWW-Authenticate", "Bearer")
+	if !w.wrote {
+		challenge(w.Header(), code)
 	}
 	w.wrote = true
 	w.ResponseWriter.WriteHeader(code)
@@ -337,27 +353,31 @@ func localPath(to string) bool {
 const maxFlash = 1024
 
 // setFlash carries a form's success message to the next page, in a cookie
-// that lives a minute and that scripts cannot read.
-func setFlash(w http.ResponseWriter, r *http.Request, action, message string) {
+// that lives a minute, that scripts cannot read, and that the site signs:
+// a cookie planted by another site (a sibling subdomain, a plain-HTTP
+// answer) never reads as the site's own words.
+func (s *Site) setFlash(w http.ResponseWriter, r *http.Request, action, message string) {
 	for len(message) > maxFlash {
 		_, size := utf8.DecodeLastRuneInString(message)
 		message = message[:len(message)-size]
 	}
-	http.SetCookie(w, &http.Cookie{
-		Name: flashCookie, Value: base64.RawURLEncoding.EncodeToString([]byte(action + "\n" + message)),
-		Path: "/", MaxAge: 60, HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode,
-	})
+	payload := base64.RawURLEncoding.EncodeToString([]byte(action + "\n" + message))
+	http.SetCookie(w, s.flashCookie(r, payload+"."+s.sign(payload), 60))
 }
 
-// takeFlash returns the outcome a flash cookie carries, and clears it; nil
-// when there is none.
-func takeFlash(w http.ResponseWriter, r *http.Request) *Form {
-	c, err := r.Cookie(flashCookie)
+// takeFlash returns the outcome the site's flash cookie carries, and clears
+// it; nil when there is none, or its signature is not the site's.
+func (s *Site) takeFlash(w http.ResponseWriter, r *http.Request) *Form {
+	c, err := r.Cookie(s.flashCookie(r, "", 0).Name)
 	if err != nil {
 		return nil
 	}
-	http.SetCookie(w, &http.Cookie{Name: flashCookie, Path: "/", MaxAge: -1, HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode})
-	b, err := base64.RawURLEncoding.DecodeString(c.Value)
+	http.SetCookie(w, s.flashCookie(r, "", -1))
+	payload, sig, ok := strings.Cut(c.Value, ".")
+	if !ok || !hmac.Equal([]byte(sig), []byte(s.sign(payload))) {
+		return nil
+	}
+	b, err := base64.RawURLEncoding.DecodeString(payload)
 	if err != nil {
 		return nil
 	}
@@ -366,4 +386,21 @@ func takeFlash(w http.ResponseWriter, r *http.Request) *Form {
 		return nil
 	}
 	return &Form{Action: action, Message: message}
+}
+
+// flashCookie is the flash cookie with value, living maxAge seconds: Secure
+// and __Host- named on a site served over https.
+func (s *Site) flashCookie(r *http.Request, value string, maxAge int) *http.Cookie {
+	c := &http.Cookie{Name: flashCookie, Value: value, Path: "/", MaxAge: maxAge, HttpOnly: true, SameSite: http.SameSiteLaxMode}
+	if r.TLS != nil || strings.HasPrefix(s.opts.Origin, "https:") {
+		c.Name, c.Secure = "__Host-"+flashCookie, true
+	}
+	return c
+}
+
+// sign returns the site's signature of payload.
+func (s *Site) sign(payload string) string {
+	m := hmac.New(sha256.New, s.secret)
+	m.Write([]byte(payload))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
 }

@@ -154,6 +154,7 @@ func TestFormBinding(t *testing.T) {
 		{"the guard says no: 409 with its reason", 0, "_action=reset", []string{"Cookie: sid=s1"}, 409, []string{"code=unavailable", "error=The counter is already zero."}, 0},
 		{"confirm without confirmation: the summary, nothing runs", 3, "_action=reset", []string{"Cookie: sid=s1"}, 200, []string{"confirm=Reset the counter from 3 to 0.", `name="_action" value="reset"`, `name="_confirm" value="yes"`}, 3},
 		{"confirm with the person's confirmation: it runs", 3, "_action=reset&_confirm=yes", []string{"Cookie: sid=s1"}, 303, nil, 0},
+		{"_confirm that is not yes confirms nothing", 3, "_action=reset&_confirm=no", []string{"Cookie: sid=s1"}, 200, []string{"confirm=Reset the counter from 3 to 0."}, 3},
 		{"no action field: the app's own form", 0, "name=x", nil, 200, []string{"the app's own form: x"}, 0},
 		{"an action the route lacks: the app's own form", 0, "_action=nosuch&name=y", nil, 200, []string{"the app's own form: y"}, 0},
 	} {
@@ -176,6 +177,26 @@ func TestFormBinding(t *testing.T) {
 				t.Errorf("WWW-Authenticate %q on a %d", rec.Header().Get("WWW-Authenticate"), rec.Code)
 			}
 		})
+	}
+}
+
+// TestFormOriginConfigured: with SiteOptions.Origin set, a form is
+// refused when its Origin is another, even when the browser calls it
+// same-origin: a page served under another name (DNS rebinding of a
+// loopback demo) posts nothing.
+func TestFormOriginConfigured(t *testing.T) {
+	h, st := formSite(t, &affordances.SiteOptions{Origin: "http://shop.test"})
+	r := httptest.NewRequest(http.MethodPost, "http://rebound.evil/", strings.NewReader("_action=increment"))
+	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	r.Header.Set("Origin", "http://rebound.evil")
+	r.Header.Set("Sec-Fetch-Site", "same-origin")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, r)
+	if rec.Code != http.StatusForbidden || st.get() != 0 {
+		t.Errorf("rebound form: got %d, counter %d; want 403 and nothing run", rec.Code, st.get())
+	}
+	if rec := postForm(h, "_action=increment"); rec.Code != http.StatusSeeOther || st.get() != 1 {
+		t.Errorf("the site's own form: got %d %s", rec.Code, rec.Body)
 	}
 }
 
@@ -203,6 +224,41 @@ func TestFormSuccessMessage(t *testing.T) {
 	}
 	if c := page.Result().Cookies(); len(c) != 1 || c[0].MaxAge >= 0 {
 		t.Errorf("next page: got cookies %v, want the message's cleared", c)
+	}
+
+	// A cookie the site did not sign shows nothing: a sibling subdomain
+	// or a plain-HTTP answer could have planted it.
+	for _, forged := range []string{flash.Value + "x", "aW5jcmVtZW50ClNpZ24gaW4gYWdhaW4gYXQgZXZpbC5leGFtcGxl", strings.SplitN(flash.Value, ".", 2)[0] + ".AAAA"} {
+		r := httptest.NewRequest(http.MethodGet, "http://shop.test/", nil)
+		r.AddCookie(&http.Cookie{Name: flash.Name, Value: forged})
+		page := httptest.NewRecorder()
+		h.ServeHTTP(page, r)
+		if strings.Contains(page.Body.String(), "action=") {
+			t.Errorf("forged flash %q: shown: %s", forged, page.Body)
+		}
+	}
+	// Another site, or another instance with another secret, does not
+	// read it either.
+	other, _ := formSite(t, nil)
+	r := httptest.NewRequest(http.MethodGet, "http://shop.test/", nil)
+	r.AddCookie(flash)
+	page = httptest.NewRecorder()
+	other.ServeHTTP(page, r)
+	if strings.Contains(page.Body.String(), "The counter is 4.") {
+		t.Errorf("another site's secret: the flash is shown: %s", page.Body)
+	}
+	// Instances that share a Secret read each other's.
+	a, _ := formSite(t, &affordances.SiteOptions{Secret: []byte("shared")})
+	b, _ := formSite(t, &affordances.SiteOptions{Secret: []byte("shared")})
+	posted := postForm(a, "_action=increment&by=2")
+	r = httptest.NewRequest(http.MethodGet, "http://shop.test/", nil)
+	for _, c := range posted.Result().Cookies() {
+		r.AddCookie(c)
+	}
+	page = httptest.NewRecorder()
+	b.ServeHTTP(page, r)
+	if !strings.Contains(page.Body.String(), "message=The counter is 2.") {
+		t.Errorf("a shared Secret: the other instance shows %q", page.Body)
 	}
 
 	redirected := postForm(h, "_action=addNote&text=hi", "Cookie: sid=s1")

@@ -134,7 +134,7 @@ func (s *Site) servePage(w http.ResponseWriter, r *http.Request, next http.Handl
 		p = Principal{}
 	}
 	if form == nil {
-		form = takeFlash(w, r)
+		form = s.takeFlash(w, r)
 	}
 	loaded := &pageLoad{site: s, form: form}
 	loaded.req, loaded.err = s.load(r.Context(), r, rt, params, p)

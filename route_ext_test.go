@@ -84,4 +84,10 @@ func TestActionRateLimitedHasRetryAfter(t *testing.T) {
 			t.Errorf("%s: got %d Retry-After %q, want 429 Retry-After %q", tc.action, res.status, res.header.Get("Retry-After"), tc.retryAfter)
 		}
 	}
+	// A replay of a kept 429 carries one too: the first wait is gone.
+	h := site.Handler(nil)
+	do(t, h, post("/", `{"action":"lockedOut"}`, "Idempotency-Key: k1"))
+	if res := do(t, h, post("/", `{"action":"lockedOut"}`, "Idempotency-Key: k1")); res.status != 429 || res.header.Get("Idempotent-Replayed") != "true" || res.header.Get("Retry-After") != "1" {
+		t.Errorf("replayed 429: got %d Retry-After %q replayed %q", res.status, res.header.Get("Retry-After"), res.header.Get("Idempotent-Replayed"))
+	}
 }

@@ -2,6 +2,7 @@ package affordances
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -61,6 +62,12 @@ type SiteOptions struct {
 	// anonymous requester. Empty: "Sign in to do this."
 	SignInReason string
 
+	// Secret keys what the site signs for itself: the cookie that carries a
+	// form's message to the next page. Several instances of one site set
+	// the same on each. Nil: random for this process, so a message one
+	// instance signed is not shown by another.
+	Secret []byte
+
 	// Logger receives unexpected failures (an action's panic or error). Nil:
 	// [slog.Default].
 	Logger *slog.Logger
@@ -77,6 +84,7 @@ type Site struct {
 	logger  *slog.Logger
 	// formOrigin is the browser's origin rule for forms.
 	formOrigin *http.CrossOriginProtection
+	secret     []byte // keys the flash cookie's signature
 }
 
 // NewSite returns a site with no routes. opts may be nil.
@@ -86,6 +94,11 @@ func NewSite(opts *SiteOptions) *Site {
 		s.opts = *opts
 	}
 	s.formOrigin = http.NewCrossOriginProtection()
+	s.secret = s.opts.Secret
+	if s.secret == nil {
+		s.secret = make([]byte, 32)
+		rand.Read(s.secret) // never fails (crypto/rand)
+	}
 	if s.opts.Origin != "" {
 		o, err := normalizeOrigin(s.opts.Origin)
 		if err == nil {
