@@ -158,15 +158,17 @@ func (s *Site) proceed(ctx context.Context, c *call, req *Request) (_ *response,
 
 	// Step 4: validate the input.
 	input, issues := c.input()
-	if len(issues) == 0 {
-		if len(input) == 0 || string(input) == "null" {
-			input = json.RawMessage("{}")
-		}
-		found, err := a.input.Validate(input)
-		if err != nil {
-			return s.failure(NewError(InvalidInput, "The input is not JSON."), "call"), false
-		}
-		for _, is := range found {
+	if len(input) == 0 || string(input) == "null" {
+		input = json.RawMessage("{}")
+	}
+	found, err := a.input.Validate(input)
+	if err != nil {
+		return s.failure(NewError(InvalidInput, "The input is not JSON."), "call"), false
+	}
+	for _, is := range found {
+		// A value that could not be decoded is missing from input: its own
+		// issue says why, once.
+		if !slices.ContainsFunc(issues, func(d Issue) bool { return d.Path == is.Path }) {
 			issues = append(issues, Issue{Path: is.Path, Message: is.Message})
 		}
 	}
@@ -178,7 +180,6 @@ func (s *Site) proceed(ctx context.Context, c *call, req *Request) (_ *response,
 		}
 		return s.failure(e, "call"), false
 	}
-	var err error
 	if req.input, err = a.decode(input); err != nil {
 		// The schema let through what the Go type cannot hold (a number
 		// too large for an int): say so without naming Go types.

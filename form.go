@@ -91,10 +91,11 @@ func (f *Form) Issue(name string) string {
 	if f == nil || f.Error == nil {
 		return ""
 	}
-	ptr := fieldPointer(name)
-	for _, is := range f.Error.Issues {
-		if is.Path == ptr || strings.HasPrefix(is.Path, ptr+"/") {
-			return is.Message
+	for _, ptr := range []string{"/" + escapePointer(name), fieldPointer(name)} {
+		for _, is := range f.Error.Issues {
+			if is.Path == ptr || strings.HasPrefix(is.Path, ptr+"/") {
+				return is.Message
+			}
 		}
 	}
 	return ""
@@ -132,9 +133,14 @@ func fieldPointer(name string) string {
 	var b strings.Builder
 	for part := range strings.SplitSeq(name, ".") {
 		b.WriteByte('/')
-		b.WriteString(strings.ReplaceAll(strings.ReplaceAll(part, "~", "~0"), "/", "~1"))
+		b.WriteString(escapePointer(part))
 	}
 	return b.String()
+}
+
+// escapePointer escapes a property name as a JSON Pointer token (RFC 6901).
+func escapePointer(name string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(name, "~", "~0"), "/", "~1")
 }
 
 // isForm reports whether a POST's body is an HTML form.

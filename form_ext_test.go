@@ -86,6 +86,15 @@ func formSite(t *testing.T, opts *affordances.SiteOptions) (http.Handler, *formS
 		}) (struct{}, error) {
 			return struct{}{}, &affordances.Error{Code: affordances.InvalidInput, Message: `You have no address "moon".`, Issues: []affordances.Issue{{Path: "/address", Message: "no such address"}}}
 		})
+	affordances.AddAction(home, &affordances.Action{Name: "rawSchema", Description: "A schema with a boolean subschema", Expose: affordances.ExposePublic,
+		Input: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"},"extra":true}}`)},
+		func(_ context.Context, r *affordances.Request, in map[string]any) (struct{}, error) {
+			b, _ := json.Marshal(in)
+			st.mu.Lock()
+			st.saved = string(b)
+			st.mu.Unlock()
+			return struct{}{}, nil
+		})
 	page := template.Must(template.New("").Parse(`{{with .}}action={{.Action}} message={{.Message}}{{with .Error}} code={{.Code}} error={{.Message}}{{end}} confirm={{.Confirm}} by={{.Value "by"}} issue(by)={{.Issue "by"}} issue(due)={{.Issue "due"}} issue(address.city)={{.Issue "address.city"}} issue(count)={{.Issue "count"}} issue(public)={{.Issue "public"}}{{.ConfirmFields}}{{end}}`))
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
@@ -285,6 +294,10 @@ func TestFormDecoding(t *testing.T) {
 		{"an empty required number is missing", "count=&address.city=Rome&_action=settings", 400, "issue(count)=is required"},
 		{"a checkbox that is not one", "count=1&public=maybe&address.city=Rome&_action=settings", 400, "must be true or false"},
 		{"invalid UTF-8", "count=1&note=%FF&address.city=Rome&_action=settings", 400, "code=invalid_input"},
+		{"a hidden false before its checkbox: the checkbox says", "count=1&public=false&public=on&address.city=Rome&_action=settings", 303,
+			`{"count":1,"public":true,"address":{"city":"Rome"}}`},
+		{"a boolean subschema beside a typed one", "n=3&extra=x&_action=rawSchema", 303, `{"extra":"x","n":3}`},
+		{"every issue in one answer: one undecodable, one missing", "count=two&_action=settings", 400, "issue(address.city)=is required issue(count)=must be a whole number"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h, st := formSite(t, nil)

@@ -1,6 +1,7 @@
 package affordances
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -19,6 +20,17 @@ type formSchema struct {
 	Properties map[string]*formSchema `json:"properties"`
 	Items      *formSchema            `json:"items"`
 	Required   []string               `json:"required"`
+}
+
+// UnmarshalJSON reads a schema; a boolean schema (true, false) says
+// nothing of types.
+func (fs *formSchema) UnmarshalJSON(b []byte) error {
+	if s := string(bytes.TrimSpace(b)); s == "true" || s == "false" {
+		*fs = formSchema{}
+		return nil
+	}
+	type plain formSchema
+	return json.Unmarshal(b, (*plain)(fs))
 }
 
 // newFormSchema reads the form decoding of an input schema; a schema it
@@ -56,18 +68,16 @@ func (fs *formSchema) kind() string {
 // fields an array, an empty field absent unless it is a required string.
 // Fields the schema does not name (the action's own, a token) are left
 // out. A value that cannot be read as its type is an issue at its JSON
-// Pointer.
+// Pointer, and is left out of the input, which holds the rest, so the
+// schema can say in the same answer what else is wrong.
 func (fs *formSchema) decode(values url.Values) (json.RawMessage, []Issue) {
 	var issues []Issue
 	obj := fs.object(values, "", "", &issues)
-	if len(issues) > 0 {
-		return nil, issues
-	}
 	b, err := json.Marshal(obj)
 	if err != nil {
 		return nil, []Issue{{Path: "", Message: "could not be read"}}
 	}
-	return b, nil
+	return b, issues
 }
 
 func (fs *formSchema) object(values url.Values, prefix, ptr string, issues *[]Issue) map[string]any {
@@ -79,7 +89,7 @@ func (fs *formSchema) object(values url.Values, prefix, ptr string, issues *[]Is
 			}
 		}
 	}) {
-		p, field, path := fs.Properties[name], prefix+name, ptr+fieldPointer(name)
+		p, field, path := fs.Properties[name], prefix+name, ptr+"/"+escapePointer(name)
 		vs := values[field]
 		switch p.kind() {
 		case "object":
@@ -99,6 +109,11 @@ func (fs *formSchema) object(values url.Values, prefix, ptr string, issues *[]Is
 			out[name] = items
 		default:
 			switch {
+			case len(vs) > 1 && p.kind() == "boolean":
+				// A hidden "false" before its checkbox: the last one says.
+				if x, ok := scalar("boolean", vs[len(vs)-1], path, issues); ok {
+					out[name] = x
+				}
 			case len(vs) > 1:
 				*issues = append(*issues, Issue{Path: path, Message: fmt.Sprintf("was sent %d times; send one value", len(vs))})
 			case len(vs) == 0 && p.kind() == "boolean":
