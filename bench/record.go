@@ -41,6 +41,8 @@ type Recorder struct {
 
 	mu  sync.Mutex
 	obs []Observation
+
+	onRecord func(Observation) // Run's progress; nil: none
 }
 
 // NewRecorder returns a recorder that writes under root/rel.
@@ -92,6 +94,9 @@ func (r *Recorder) add(o Observation, body []byte, ext string) error {
 	}
 	o.File = filepath.ToSlash(filepath.Join(r.rel, name))
 	r.obs = append(r.obs, o)
+	if r.onRecord != nil {
+		r.onRecord(o)
+	}
 	return nil
 }
 

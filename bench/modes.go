@@ -1,0 +1,14 @@
+package bench
+
+import "context"
+
+// The modes' starters, for Run's list of modes: each starts its mode once
+// for a whole run of the bench. A nil starter is a mode not built yet.
+var (
+	startAffordances modeStarter = func(context.Context) (Mode, func() error, error) {
+		return AffordancesMode{}, func() error { return nil }, nil
+	}
+	startScreenshot modeStarter
+	startAxtree     modeStarter
+	startWebMCP     modeStarter
+)
