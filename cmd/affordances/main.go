@@ -84,7 +84,7 @@ type command struct {
 var commands []*command
 
 func init() {
-	commands = []*command{demoCommand, indexCommand, inspectCommand, callCommand, lintCommand, conformCommand, mcpCommand, versionCommand, helpCommand}
+	commands = []*command{demoCommand, indexCommand, inspectCommand, callCommand, lintCommand, conformCommand, mcpCommand, benchCommand, versionCommand, helpCommand}
 }
 
 // usageError is a mistake on the command line: exit code 2.
