@@ -20,6 +20,11 @@
 // (password "alice") owns the public board "Website relaunch" and the
 // private "Team offsite"; bob@example.com ("bob") is a member of both,
 // carol@example.com ("carol") of the first only.
+//
+// Every page with a graph also registers its available actions as WebMCP
+// tools for an agent in the browser (affordances.WebMCPScript), its forms
+// declare the same tools by their attributes, and /llms.txt describes the
+// site in Markdown.
 package board
 
 import (
@@ -115,6 +120,7 @@ func Open(ctx context.Context, opts *Options) (*Board, error) {
 	b.views = parseViews()
 	b.site = affordances.NewSite(&affordances.SiteOptions{
 		Name:         "Team Board",
+		Description:  "A demo task board: a team's tasks in three columns (to do, doing, done), on boards public or private to their members.",
 		Origin:       o.Origin,
 		Authenticate: b.authenticate,
 		SignInReason: "Sign in to change this board.",

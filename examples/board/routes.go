@@ -52,6 +52,8 @@ func (b *Board) declare() {
 		Guard:       isMember,
 		GuardText:   "you are a member of the board",
 		Effects:     []string{"board", "tasks"},
+		// The tasks it returns carry titles other members wrote.
+		UntrustedContent: true,
 		// deleteTask undoes it.
 		AAL: &aal.Meta{Action: aal.Create, Trust: aal.TrustUser, Reversible: true},
 	}, b.createTask)
@@ -61,6 +63,8 @@ func (b *Board) declare() {
 		Expose:      affordances.ExposePublic,
 		ReadOnly:    true,
 		AAL:         &aal.Meta{Action: aal.Search, Trust: aal.TrustSafe, Reversible: true},
+		// The tasks it finds carry titles other members wrote.
+		UntrustedContent: true,
 	}, b.search)
 	affordances.AddAction(board, &affordances.Action{
 		Name:        "moveTask",
@@ -70,6 +74,8 @@ func (b *Board) declare() {
 		GuardText:   "you are a member of the board",
 		Effects:     []string{"tasks"},
 		AAL:         &aal.Meta{Action: aal.Update, Trust: aal.TrustUser, Reversible: true},
+		// The tasks it returns carry titles other members wrote.
+		UntrustedContent: true,
 	}, b.moveTask)
 	affordances.AddAction(board, &affordances.Action{
 		Name:        "deleteTask",
@@ -79,6 +85,8 @@ func (b *Board) declare() {
 		GuardText:   "you are a member of the board",
 		Effects:     []string{"board", "tasks"},
 		AAL:         &aal.Meta{Action: aal.Delete, Trust: aal.TrustUser, Destructive: true},
+		// The tasks it returns carry titles other members wrote.
+		UntrustedContent: true,
 	}, b.deleteTask)
 	affordances.AddAction(board, &affordances.Action{
 		Name:        "inviteMember",
@@ -87,6 +95,8 @@ func (b *Board) declare() {
 		Guard:       isOwner,
 		GuardText:   "you own the board",
 		Effects:     []string{"board"},
+		// The board it returns names its members as they named themselves.
+		UntrustedContent: true,
 		// It gives another person access to the board.
 		AAL: &aal.Meta{Action: aal.Submit, Trust: aal.TrustAdmin, Reversible: true},
 	}, b.inviteMember)

@@ -53,16 +53,20 @@ func (b *Board) pages() http.Handler {
 	return mux
 }
 
-// A page is what a template renders: the page's entities as its graph
-// shows them, and what the library says of the form just posted.
+// A page is what a template renders: the page's entities and actions as
+// its graph shows them, and what the library says of the form just posted.
 type page struct {
-	User      *User
-	E         map[string]any
+	User *User
+	E    map[string]any
+	// Actions are the page's actions for this person: a template disables
+	// an unavailable one's control (Actions.Reason), and the forms a
+	// person fills are declarative WebMCP tools (Actions.Tool, ToolParam).
+	Actions   affordances.Actions
 	Form      *affordances.Form
 	AALLink   template.HTML
 	AALScript template.HTML
-	Message   string // the error page's
-	actions   []affordances.ActionDescriptor
+	WebMCP    template.HTML // the page's tools for an agent in the browser
+	Message   string        // the error page's
 }
 
 // show renders a page from the state the library loaded for its graph, or
@@ -86,7 +90,8 @@ func (b *Board) show(name string) http.HandlerFunc {
 			Form:      form,
 			AALLink:   affordances.AALLink(ctx),
 			AALScript: affordances.AALScript(ctx),
-			actions:   affordances.ActionsFrom(ctx),
+			WebMCP:    affordances.WebMCPScript(ctx),
+			Actions:   affordances.ActionsFrom(ctx),
 		}, http.StatusOK)
 	}
 }
@@ -100,20 +105,12 @@ func (b *Board) render(w http.ResponseWriter, r *http.Request, name string, p *p
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+	// Scripts only from the board itself, WebMCP's (its data block is
+	// JSON, which runs nothing), and its calls only to the board; the one
+	// image is the tab's empty data: icon.
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
 	w.WriteHeader(status)
 	w.Write(buf.Bytes())
-}
-
-// Reason says why action is not available to the person, as the page's
-// graph does, or "" when it is: the template disables its control.
-func (p *page) Reason(action string) string {
-	for _, a := range p.actions {
-		if a.Name == action {
-			return a.Reason
-		}
-	}
-	return "Not available here."
 }
 
 // A column is one status of the board, and its tasks.
