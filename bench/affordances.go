@@ -266,14 +266,14 @@ func (a *apiAgent) gateAsks(ctx context.Context, s Step, desc affordances.Action
 	return fmt.Errorf("the fragment %s has no affordance %s", path, id)
 }
 
-// fragmentPath is the path of a page's AAL fragment (CLARIFICATIONS 7):
-// the page's path under the fragments' prefix, "/" as index.
+// fragmentPath is the path of a page's AAL fragment (CLARIFICATIONS 7),
+// with the page's query: the page's state may depend on it.
 func fragmentPath(page string) string {
-	p, _, _ := strings.Cut(page, "?")
-	if p == "/" {
-		p = "/index"
+	p, q, ok := strings.Cut(page, "?")
+	if ok {
+		return affordances.FragmentPath(p) + "?" + q
 	}
-	return aal.FragmentPrefix + p + ".json"
+	return affordances.FragmentPath(p)
 }
 
 func descriptor(g *affordances.Graph, action string) (affordances.ActionDescriptor, bool) {
