@@ -722,7 +722,7 @@ func (p *Page) prepare(ctx context.Context, a aal.Affordance, input map[string]a
 	fields := make([]field, 0, len(input))
 	texts := map[string]string{}
 	for _, name := range slices.Sorted(maps.Keys(input)) {
-		text, err := formValue(input[name])
+		text, err := FormValue(input[name])
 		if err != nil {
 			return nil, fail("the field %s: %v", name, err)
 		}
@@ -836,9 +836,11 @@ func (p *Page) prepare(ctx context.Context, a aal.Affordance, input map[string]a
 	return &operation{chromedp.Click(chromedp.JSPath(el))}, nil
 }
 
-// formValue returns v, a value of a call's input, as a form field holds
-// it: a string as it is, a number in decimal, a boolean as true or false.
-func formValue(v any) (string, error) {
+// FormValue returns v, the value of one field of a call's input, as a
+// form field holds it ([Page.Operate] fills it in so): a string as it is,
+// a number in decimal, a boolean as true or false. Anything else is an
+// error.
+func FormValue(v any) (string, error) {
 	switch v := v.(type) {
 	case string:
 		return v, nil
