@@ -14,7 +14,7 @@ check: deps fmt vet race fuzz
 # README's tour, chromium and a font for the browser tests (package browser,
 # examples/shop/browser_test.go), redis-server for redisstore's tests
 # (internal/servicetest starts a throwaway one on a loopback port).
-DEBS := curl chromium fonts-dejavu-core redis-server
+DEBS := curl chromium fonts-dejavu-core redis-server nodejs npm
 deps:
 	@missing=""; for p in $(DEBS); do command -v $$p >/dev/null || dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \

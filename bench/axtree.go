@@ -1,0 +1,593 @@
+package bench
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/affordances/affordances-go/aal"
+	"github.com/affordances/affordances-go/browser"
+)
+
+// PlaywrightVersion is the playwright-core the axtree mode installs from
+// npm and drives Chromium with.
+const PlaywrightVersion = "1.64.1"
+
+// ErrNoNode is the error [AXTreeMode.Start] wraps when Node.js or npm is
+// missing. Tests match it with [errors.Is] to say why they skip.
+var ErrNoNode = errors.New("bench: the axtree mode needs Node.js and npm: install Debian's nodejs and npm (apt-get install nodejs npm; make deps does)")
+
+// helperJS is the Node helper that drives Chromium with playwright-core,
+// in JSON lines on its stdin and stdout.
+//
+//go:embed node/helper.mjs
+var helperJS []byte
+
+// AXTreeMode is the browser agent that reads pages as accessibility
+// snapshots: the same UI interactions as [ScreenshotMode], each followed by
+// Playwright's own snapshot for AI agents, page.ariaSnapshot({mode: "ai"})
+// of playwright-core 1.64.1 (a method of Page in that version: the YAML
+// accessibility tree of the main frame's document body, iframes inlined,
+// with [ref=eN] on each element an agent can act on and the ARIA states,
+// [checked], [disabled], [level=1]), counted in o200k tokens.
+//
+// Playwright drives Debian's Chromium (never a browser of its own) through
+// a small Node helper ([helperJS]) that Start installs with npm, once,
+// under a cache folder. An AXTreeMode is safe for concurrent use: each Run
+// has a browser context of its own. Call [AXTreeMode.Close] when done.
+type AXTreeMode struct {
+	opts AXTreeOptions
+
+	mu     sync.Mutex
+	helper *nodeHelper
+	closed bool
+}
+
+// AXTreeOptions configures [NewAXTreeMode]. The zero value of every field
+// is the default.
+type AXTreeOptions struct {
+	// Chromium is the browser to launch. Empty: $CHROMIUM when set, else
+	// [browser.DefaultPath], else chromium on $PATH.
+	Chromium string
+	// Cache is the folder playwright-core is installed under. Empty:
+	// $XDG_CACHE_HOME/affordances/bench-node, or
+	// ~/.cache/affordances/bench-node.
+	Cache string
+	// Timeout bounds each browser operation of the helper (a click, a
+	// load, a snapshot). Zero: 15 seconds.
+	Timeout time.Duration
+	// Logger receives npm's output and the helper's stderr. Nil is silent.
+	Logger *slog.Logger
+}
+
+// NewAXTreeMode returns the axtree mode; it installs playwright-core and
+// starts its helper on [AXTreeMode.Start] or the first Run. opts may be
+// nil.
+func NewAXTreeMode(opts *AXTreeOptions) *AXTreeMode {
+	m := &AXTreeMode{}
+	if opts != nil {
+		m.opts = *opts
+	}
+	if m.opts.Timeout == 0 {
+		m.opts.Timeout = 15 * time.Second
+	}
+	if m.opts.Logger == nil {
+		m.opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	return m
+}
+
+// startAXTreeMode starts the axtree mode for a whole run of the bench.
+func startAXTreeMode(ctx context.Context) (Mode, func() error, error) {
+	m := NewAXTreeMode(nil)
+	if err := m.Start(ctx); err != nil {
+		return nil, nil, err
+	}
+	return m, m.Close, nil
+}
+
+// Name is "axtree".
+func (*AXTreeMode) Name() string { return "axtree" }
+
+// Start installs playwright-core (once: a later Start finds it in the
+// cache), starts the Node helper and launches Chromium, unless that was
+// done. Without node or npm the error wraps [ErrNoNode]; without Chromium,
+// [browser.ErrNoChromium].
+func (m *AXTreeMode) Start(ctx context.Context) error {
+	_, err := m.start(ctx)
+	return err
+}
+
+func (m *AXTreeMode) start(ctx context.Context) (*nodeHelper, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	switch {
+	case m.closed:
+		return nil, errors.New("bench: the axtree mode is closed")
+	case m.helper != nil:
+		return m.helper, nil
+	}
+	chromium, err := chromiumPath(m.opts.Chromium)
+	if err != nil {
+		return nil, err
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNoNode, err)
+	}
+	if err := checkNode(ctx, node); err != nil {
+		return nil, err
+	}
+	cache, err := nodeCache(m.opts.Cache)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := installPlaywright(ctx, cache, m.opts.Logger)
+	if err != nil {
+		return nil, err
+	}
+	h, err := startHelper(node, dir, m.opts.Logger)
+	if err != nil {
+		return nil, err
+	}
+	args := append(slices.Clone(browser.Flags), "--disable-dev-shm-usage", "--hide-scrollbars", "--force-color-profile=srgb")
+	err = h.call(ctx, map[string]any{"op": "launch", "executablePath": chromium, "args": args, "timeout": m.opts.Timeout.Milliseconds()}, nil)
+	if err != nil {
+		h.close()
+		return nil, fmt.Errorf("bench: the axtree mode's helper could not launch %s: %w", chromium, err)
+	}
+	m.helper = h
+	return h, nil
+}
+
+// Close closes the helper's browser and ends the helper.
+func (m *AXTreeMode) Close() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.closed = true
+	if m.helper == nil {
+		return nil
+	}
+	err := m.helper.close()
+	m.helper = nil
+	return err
+}
+
+// Run performs t's plan on d in a browser context of its own.
+func (m *AXTreeMode) Run(ctx context.Context, t *Task, d *Demo, rec *Recorder) error {
+	h, err := m.start(ctx)
+	if err != nil {
+		return err
+	}
+	open := map[string]any{"op": "open", "width": viewportWidth, "height": viewportHeight}
+	if d.Session != nil {
+		open["cookies"] = []map[string]any{{"name": d.Session.Name, "value": d.Session.Value, "url": d.URL, "httpOnly": true, "sameSite": "Lax"}}
+	}
+	var opened struct {
+		Page string `json:"page"`
+	}
+	if err := h.call(ctx, open, &opened); err != nil {
+		return fmt.Errorf("bench: opening a page: %w", err)
+	}
+	defer h.call(context.WithoutCancel(ctx), map[string]any{"op": "close", "page": opened.Page}, nil)
+	return runUI(ctx, t, d, &playwrightDriver{h: h, page: opened.Page, rec: rec})
+}
+
+// playwrightDriver is the axtree mode's browser: one page of the helper,
+// observed by its accessibility snapshots.
+type playwrightDriver struct {
+	h    *nodeHelper
+	page string
+	rec  *Recorder
+	url  string // where the page is, as the helper last said
+
+	// pending is the snapshot the helper took after the interaction
+	// observe is told about, if it took one.
+	pending *string
+}
+
+// helperEvent is an interaction of the helper and the snapshot after it.
+type helperEvent struct {
+	What     string `json:"what"`
+	Snapshot string `json:"snapshot"`
+}
+
+// helperResult is what the helper answers to a goto, operate or confirm.
+type helperResult struct {
+	Status     int           `json:"status"`
+	URL        string        `json:"url"`
+	Confirming bool          `json:"confirming"`
+	Events     []helperEvent `json:"events"`
+}
+
+func (w *playwrightDriver) goTo(ctx context.Context, url string) (int, error) {
+	var r helperResult
+	if err := w.h.call(ctx, map[string]any{"op": "goto", "page": w.page, "url": url}, &r); err != nil {
+		return 0, err
+	}
+	w.url = r.URL
+	return r.Status, nil
+}
+
+func (w *playwrightDriver) location(context.Context) (string, error) { return w.url, nil }
+
+func (w *playwrightDriver) operate(ctx context.Context, a aal.Affordance, input map[string]any, click bool, each func(string) error) (uiResult, error) {
+	fields, err := helperFields(input)
+	if err != nil {
+		return uiResult{}, fmt.Errorf("bench: operating %q: %w", a.ID, err)
+	}
+	var r helperResult
+	err = w.h.call(ctx, map[string]any{"op": "operate", "page": w.page, "affordance": a.ID, "selector": a.Selector,
+		"input": input, "fields": fields, "click": click, "confirmSelector": confirmButton}, &r)
+	var he *helperError
+	if errors.As(err, &he) {
+		r.Events = he.events
+	}
+	if rerr := w.replay(ctx, r.Events, each); rerr != nil {
+		return uiResult{}, rerr
+	}
+	if err != nil {
+		if he != nil && he.unavailable {
+			return uiResult{}, fmt.Errorf("bench: operating %q: %s: %w", a.ID, he.msg, browser.ErrUnavailable)
+		}
+		return uiResult{}, fmt.Errorf("bench: operating %q: %w", a.ID, err)
+	}
+	if r.URL != "" {
+		w.url = r.URL
+	}
+	return uiResult{status: r.Status, confirming: r.Confirming}, nil
+}
+
+func (w *playwrightDriver) confirm(ctx context.Context, id string, each func(string) error) (int, error) {
+	var r helperResult
+	if err := w.h.call(ctx, map[string]any{"op": "confirm", "page": w.page, "affordance": id, "confirmSelector": confirmButton}, &r); err != nil {
+		return 0, err
+	}
+	w.url = r.URL
+	return r.Status, w.replay(ctx, r.Events, each)
+}
+
+// replay tells each about the interactions the helper made, in order, so
+// that observe records the snapshot the helper took after each.
+func (w *playwrightDriver) replay(ctx context.Context, events []helperEvent, each func(string) error) error {
+	for _, ev := range events {
+		w.pending = &ev.Snapshot
+		if err := each(ev.What); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (w *playwrightDriver) observe(ctx context.Context, step int, what string) error {
+	var snap string
+	if w.pending != nil {
+		snap, w.pending = *w.pending, nil
+	} else {
+		var r struct {
+			Snapshot string `json:"snapshot"`
+		}
+		if err := w.h.call(ctx, map[string]any{"op": "snapshot", "page": w.page}, &r); err != nil {
+			return err
+		}
+		snap = r.Snapshot
+	}
+	return w.rec.Text(step, "axtree", what, []byte(snap), "yaml")
+}
+
+// helperFields are input's fields, sorted by name, each with its value as
+// a form holds it (as [browser.Page.Operate] writes it).
+func helperFields(input map[string]any) ([]map[string]any, error) {
+	var out []map[string]any
+	for _, name := range slices.Sorted(maps.Keys(input)) {
+		text, err := browser.FormValue(input[name])
+		if err != nil {
+			return nil, fmt.Errorf("the field %s: %w", name, err)
+		}
+		out = append(out, map[string]any{"name": name, "text": text, "value": input[name]})
+	}
+	return out, nil
+}
+
+// chromiumPath returns the Chromium to launch as [browser.Start] finds it:
+// path, $CHROMIUM, [browser.DefaultPath] or chromium on $PATH.
+func chromiumPath(path string) (string, error) {
+	if path == "" {
+		path = os.Getenv("CHROMIUM")
+	}
+	if path == "" {
+		if _, err := os.Stat(browser.DefaultPath); err == nil {
+			return browser.DefaultPath, nil
+		}
+		path = "chromium"
+	}
+	found, err := exec.LookPath(path)
+	if err != nil {
+		return "", fmt.Errorf("%w (looked for %s)", browser.ErrNoChromium, path)
+	}
+	return found, nil
+}
+
+// checkNode checks node is one playwright-core runs on: Node.js 20 or
+// newer (its package.json says so; Debian 12's own nodejs is 18).
+func checkNode(ctx context.Context, node string) error {
+	out, err := exec.CommandContext(ctx, node, "--version").Output()
+	if err != nil {
+		return fmt.Errorf("bench: %s --version: %w", node, err)
+	}
+	v := strings.TrimSpace(string(out))
+	var major int
+	if _, err := fmt.Sscanf(v, "v%d.", &major); err != nil || major < 20 {
+		return fmt.Errorf("bench: playwright-core %s needs Node.js 20 or newer; %s is %q", PlaywrightVersion, node, v)
+	}
+	return nil
+}
+
+// nodeCache returns the folder playwright-core is installed under.
+func nodeCache(dir string) (string, error) {
+	if dir != "" {
+		return dir, nil
+	}
+	base := os.Getenv("XDG_CACHE_HOME")
+	if base == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("bench: no cache folder for playwright-core: set $XDG_CACHE_HOME: %w", err)
+		}
+		base = filepath.Join(home, ".cache")
+	}
+	return filepath.Join(base, "affordances", "bench-node"), nil
+}
+
+// installPlaywright returns the folder of cache where playwright-core
+// [PlaywrightVersion] is installed, installing it with npm the first time
+// (in a folder of its own, renamed into place when complete, so that two
+// processes installing at once both end with one whole install). It writes
+// the embedded helper there on every call: the helper that runs is the
+// binary's own.
+func installPlaywright(ctx context.Context, cache string, log *slog.Logger) (string, error) {
+	dir := filepath.Join(cache, "playwright-core-"+PlaywrightVersion)
+	if !installed(dir) {
+		npm, err := exec.LookPath("npm")
+		if err != nil {
+			return "", fmt.Errorf("%w: %v", ErrNoNode, err)
+		}
+		if err := os.MkdirAll(cache, 0o755); err != nil {
+			return "", fmt.Errorf("bench: %w", err)
+		}
+		tmp, err := os.MkdirTemp(cache, ".install-")
+		if err != nil {
+			return "", fmt.Errorf("bench: %w", err)
+		}
+		defer os.RemoveAll(tmp)
+		if err := os.WriteFile(filepath.Join(tmp, "package.json"), []byte(`{"name": "affordances-bench-node", "private": true}`+"\n"), 0o644); err != nil {
+			return "", fmt.Errorf("bench: %w", err)
+		}
+		ictx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ictx, npm, "install", "--no-audit", "--no-fund", "playwright-core@"+PlaywrightVersion)
+		cmd.Dir = tmp
+		cmd.Env = append(os.Environ(), "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1", "npm_config_update_notifier=false")
+		out, err := cmd.CombinedOutput()
+		log.Debug("npm install playwright-core", "output", string(out))
+		if err != nil {
+			return "", fmt.Errorf("bench: npm install playwright-core@%s in %s: %w: %s", PlaywrightVersion, tmp, err, lastLines(out, 5))
+		}
+		if !installed(tmp) {
+			return "", fmt.Errorf("bench: npm install playwright-core@%s in %s left no playwright-core %s", PlaywrightVersion, tmp, PlaywrightVersion)
+		}
+		if err := os.Rename(tmp, dir); err != nil && !installed(dir) {
+			return "", fmt.Errorf("bench: %w", err)
+		}
+	}
+	helper := filepath.Join(dir, "helper.mjs")
+	if old, err := os.ReadFile(helper); err != nil || !bytes.Equal(old, helperJS) {
+		tmp := fmt.Sprintf("%s.%d.tmp", helper, os.Getpid())
+		if err := os.WriteFile(tmp, helperJS, 0o644); err != nil {
+			return "", fmt.Errorf("bench: %w", err)
+		}
+		if err := os.Rename(tmp, helper); err != nil {
+			return "", fmt.Errorf("bench: %w", err)
+		}
+	}
+	return dir, nil
+}
+
+// installed reports whether dir holds playwright-core PlaywrightVersion.
+func installed(dir string) bool {
+	b, err := os.ReadFile(filepath.Join(dir, "node_modules", "playwright-core", "package.json"))
+	if err != nil {
+		return false
+	}
+	var pkg struct {
+		Version string `json:"version"`
+	}
+	return json.Unmarshal(b, &pkg) == nil && pkg.Version == PlaywrightVersion
+}
+
+// lastLines returns the last n lines of out, for an error message.
+func lastLines(out []byte, n int) string {
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+// nodeHelper is the running Node helper: requests go to its stdin, one
+// JSON object a line, and answers come back on its stdout with the id of
+// their request, in any order. Its methods are safe for concurrent use.
+type nodeHelper struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stderr *tail
+	exited chan struct{} // closed when the reader saw stdout end
+
+	wmu sync.Mutex // one line at a time
+
+	mu      sync.Mutex
+	next    int
+	waiting map[int]chan json.RawMessage
+}
+
+// helperError is an error the helper answered.
+type helperError struct {
+	msg         string
+	unavailable bool // the element is absent or not usable
+	events      []helperEvent
+}
+
+func (e *helperError) Error() string { return e.msg }
+
+// startHelper runs the helper of dir with node.
+func startHelper(node, dir string, log *slog.Logger) (*nodeHelper, error) {
+	cmd := exec.Command(node, filepath.Join(dir, "helper.mjs"))
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1")
+	h := &nodeHelper{cmd: cmd, stderr: &tail{log: log}, exited: make(chan struct{}), waiting: map[int]chan json.RawMessage{}}
+	cmd.Stderr = h.stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, fmt.Errorf("bench: %w", err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, fmt.Errorf("bench: %w", err)
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("bench: starting the axtree mode's helper: %w", err)
+	}
+	h.stdin = stdin
+	go h.read(stdout)
+	return h, nil
+}
+
+// read hands each answer to the request waiting for it.
+func (h *nodeHelper) read(stdout io.Reader) {
+	defer close(h.exited)
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(make([]byte, 64<<10), 64<<20) // a snapshot of a long page
+	for sc.Scan() {
+		var head struct {
+			ID int `json:"id"`
+		}
+		if json.Unmarshal(sc.Bytes(), &head) != nil {
+			continue
+		}
+		h.mu.Lock()
+		ch := h.waiting[head.ID]
+		delete(h.waiting, head.ID)
+		h.mu.Unlock()
+		if ch != nil {
+			ch <- slices.Clone(sc.Bytes())
+		}
+	}
+}
+
+// call sends req (with an id of its own) and decodes the answer into out
+// (nil: ignored). An answer that is not ok is a *helperError.
+func (h *nodeHelper) call(ctx context.Context, req map[string]any, out any) error {
+	h.mu.Lock()
+	h.next++
+	id := h.next
+	ch := make(chan json.RawMessage, 1)
+	h.waiting[id] = ch
+	h.mu.Unlock()
+	defer func() {
+		h.mu.Lock()
+		delete(h.waiting, id)
+		h.mu.Unlock()
+	}()
+	req = maps.Clone(req)
+	req["id"] = id
+	line, err := json.Marshal(req)
+	if err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	h.wmu.Lock()
+	_, err = h.stdin.Write(append(line, '\n'))
+	h.wmu.Unlock()
+	if err != nil {
+		return fmt.Errorf("bench: the axtree mode's helper: %w (%s)", err, h.stderr.String())
+	}
+	var answer json.RawMessage
+	select {
+	case answer = <-ch:
+	case <-h.exited:
+		return fmt.Errorf("bench: the axtree mode's helper exited: %s", h.stderr.String())
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	var r struct {
+		OK          bool          `json:"ok"`
+		Error       string        `json:"error"`
+		Unavailable bool          `json:"unavailable"`
+		Events      []helperEvent `json:"events"`
+	}
+	if err := json.Unmarshal(answer, &r); err != nil {
+		return fmt.Errorf("bench: the axtree mode's helper: %w", err)
+	}
+	if !r.OK {
+		return &helperError{msg: r.Error, unavailable: r.Unavailable, events: r.Events}
+	}
+	if out != nil {
+		if err := json.Unmarshal(answer, out); err != nil {
+			return fmt.Errorf("bench: the axtree mode's helper: %w", err)
+		}
+	}
+	return nil
+}
+
+// close ends the helper: it closes its browser and exits when its stdin
+// closes; after 10 seconds it is killed.
+func (h *nodeHelper) close() error {
+	h.stdin.Close()
+	done := make(chan error, 1)
+	go func() { done <- h.cmd.Wait() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(10 * time.Second):
+		h.cmd.Process.Kill()
+		return fmt.Errorf("bench: the axtree mode's helper did not exit; killed: %w", <-done)
+	}
+}
+
+// tail keeps the end of what the helper wrote to stderr, for errors, and
+// passes each write to the logger.
+type tail struct {
+	log *slog.Logger
+	mu  sync.Mutex
+	b   []byte
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.log.Debug("axtree helper", "stderr", string(p))
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if len(t.b) > 4096 {
+		t.b = t.b[len(t.b)-4096:]
+	}
+	return len(p), nil
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.b) == 0 {
+		return "nothing on stderr"
+	}
+	return strings.TrimSpace(string(t.b))
+}
