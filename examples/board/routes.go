@@ -15,34 +15,13 @@ import (
 // action is written once: agents call it, people's forms post to it, and
 // its AAL metadata tells a consumer's gate how careful to be.
 func (b *Board) declare() {
-	login := b.site.Route("/login", &affordances.RouteOptions{
-		Description: "Sign in and out",
-		State:       b.loginState,
-	})
-	affordances.AddAction(login, &affordances.Action{
-		Name:        "signIn",
-		Description: "Sign in with email and password; starts a cookie session",
-		Expose:      affordances.ExposePublic,
-		Limit:       &affordances.Limit{Calls: 10, Per: time.Minute, Burst: 5}, // password guesses
-		AAL:         &aal.Meta{Action: aal.Authenticate, Trust: aal.TrustPersonal, Reversible: true},
-	}, b.signIn)
-	affordances.AddAction(login, &affordances.Action{
-		Name:        "signOut",
-		Description: "End this browser session",
-		Expose:      affordances.ExposeSession,
-		Visible:     func(r *affordances.Request) bool { return !r.Principal.Anonymous() },
-		Guard:       cookieSession,
-		GuardText:   "signed in with a session cookie",
-		AAL:         &aal.Meta{Action: aal.Submit, Trust: aal.TrustUser, Reversible: true},
-	}, b.signOut)
-
 	b.site.Route("/boards", &affordances.RouteOptions{
 		Description: "Your boards, and the public ones",
 		State:       b.boardsState,
 	})
 
 	board := b.site.Route("/boards/{board}", &affordances.RouteOptions{
-		Description: "One board: its tasks in columns (todo, doing, done)",
+		Description: "One board, as /boards links it: its tasks in columns (todo, doing, done), its members",
 		State:       b.boardState,
 	})
 	affordances.AddAction(board, &affordances.Action{
@@ -119,6 +98,27 @@ func (b *Board) declare() {
 		ReadOnly:    true,
 		AAL:         &aal.Meta{Action: aal.Download, Trust: aal.TrustSafe, Reversible: true, Label: "Export as CSV"},
 	}, b.exportTasks)
+
+	login := b.site.Route("/login", &affordances.RouteOptions{
+		Description: "Sign in and out",
+		State:       b.loginState,
+	})
+	affordances.AddAction(login, &affordances.Action{
+		Name:        "signIn",
+		Description: "Sign in with email and password; starts a cookie session",
+		Expose:      affordances.ExposePublic,
+		Limit:       &affordances.Limit{Calls: 10, Per: time.Minute, Burst: 5}, // password guesses
+		AAL:         &aal.Meta{Action: aal.Authenticate, Trust: aal.TrustPersonal, Reversible: true},
+	}, b.signIn)
+	affordances.AddAction(login, &affordances.Action{
+		Name:        "signOut",
+		Description: "End this browser session",
+		Expose:      affordances.ExposeSession,
+		Visible:     func(r *affordances.Request) bool { return !r.Principal.Anonymous() },
+		Guard:       cookieSession,
+		GuardText:   "signed in with a session cookie",
+		AAL:         &aal.Meta{Action: aal.Submit, Trust: aal.TrustUser, Reversible: true},
+	}, b.signOut)
 }
 
 // State loaders: the graph, the HTML page and the reload after a call all

@@ -50,7 +50,7 @@ func (s *Shop) declareReviews(product *affordances.Route) {
 	}, s.writeReview)
 	affordances.AddAction(product, &affordances.Action{
 		Name:        "deleteReview",
-		Description: "Delete your review (reviews.mine)",
+		Description: "Delete your own review; its id is reviews.mine",
 		Expose:      affordances.ExposeSession,
 		Effects:     []string{"reviews"},
 		GuardText:   "reviewed by you",

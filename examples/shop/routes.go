@@ -58,7 +58,7 @@ func (s *Shop) declare() {
 	}, s.search)
 
 	product := s.site.Route(routeProduct, &affordances.RouteOptions{
-		Description: "One product: variants, price, stock, reviews",
+		Description: "One product, as the catalog links it: variants, price, stock, reviews",
 		State: func(ctx context.Context, r *affordances.Request) (*affordances.State, error) {
 			return s.productState(ctx, r.Principal, r.Param("slug"))
 		},
@@ -165,7 +165,7 @@ func (s *Shop) declare() {
 	}, s.placeOrder)
 
 	order := s.site.Route(routeOrder, &affordances.RouteOptions{
-		Description: "One of your orders",
+		Description: "One of your orders, as /orders links it: items, total, where it ships, status",
 		State: func(ctx context.Context, r *affordances.Request) (*affordances.State, error) {
 			return s.orderState(ctx, r.Principal, r.Param("id"))
 		},
