@@ -58,13 +58,14 @@ func (x *person) tools() ([]string, map[string]browsertest.Tool) {
 }
 
 // execute runs the page's tool name with input, as an agent in x's tab
-// does, and returns the delta the tool returned.
+// does, and returns the delta the tool returned; -v logs it as it came.
 func (x *person) execute(name string, input any) affordances.Delta {
 	x.t.Helper()
 	out, err := browsertest.Execute(x.t.Context(), x.p, name, input)
 	if err != nil {
 		x.t.Fatalf("on %s: %v", x.path(), err)
 	}
+	x.t.Logf("on %s the tool %s returned: %s", x.path(), name, out)
 	var d affordances.Delta
 	if err := json.Unmarshal([]byte(out), &d); err != nil {
 		x.t.Fatalf("on %s: the tool %s returned %q, not a delta: %v", x.path(), name, out, err)

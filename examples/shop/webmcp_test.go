@@ -74,13 +74,14 @@ func (x *person) toolNames() []string {
 }
 
 // execute runs the page's tool name with input, as an agent in x's tab
-// does, and returns the delta the tool returned.
+// does, and returns the delta the tool returned; -v logs it as it came.
 func (x *person) execute(name string, input any) affordances.Delta {
 	x.t.Helper()
 	out, err := browsertest.Execute(x.t.Context(), x.p, name, input)
 	if err != nil {
 		x.t.Fatalf("%s on %s: %v", x.name, x.path(), err)
 	}
+	x.t.Logf("on %s the tool %s returned: %s", x.path(), name, out)
 	checkDocument(x.t, "delta", []byte(out))
 	var d affordances.Delta
 	if err := json.Unmarshal([]byte(out), &d); err != nil {
@@ -357,15 +358,13 @@ func TestWebMCPCalls(t *testing.T) {
 	alice.visit("/products/canvas-tote")
 	alice.see(".main-nav", "Cart (0)")
 	tools, passed := alice.tools(), registered(t, alice)
-	for _, name := range alice.toolNames() {
+	for _, name := range alice.toolNames() { // what -v shows of the README's tools
 		js, _ := json.Marshal(map[string]any{"name": name, "description": tools[name].Description, "inputSchema": tools[name].InputSchema, "annotations": passed[name].Annotations})
 		t.Logf("the product page's tool: %s", js)
 	}
 	d = alice.execute("addToCart", map[string]any{"sku": "TOTE-NAT", "quantity": 2})
-	js, _ := json.Marshal(d)
-	t.Logf("addToCart returned: %s", js)
 	if !d.OK || d.Message != "Added 2 × Canvas Tote (Natural) to your cart." || num(obj(d.Changed, "cart", "count")) != 2 {
-		t.Fatalf("addToCart: got %s, want the cart of 2 and its message", js)
+		t.Fatalf("addToCart: got %+v, want the cart of 2 and its message", d)
 	}
 	alice.visit("/products/canvas-tote") // the reload
 	alice.see(".main-nav", "Cart (2)")
