@@ -20,8 +20,9 @@ import (
 // another page only when the next step is on a page whose graph it has not
 // read, as an agent must to learn that page's actions and entities. Before
 // an action the page's graph does not mark as confirm but that its gate
-// must ask about (a delete), it reads the page's AAL fragment. Its zero
-// value is ready to use and safe for concurrent use.
+// must ask about (a delete), it reads the page's AAL fragment. An action
+// its graph lists as unavailable, with the reason, it does not call. Its
+// zero value is ready to use and safe for concurrent use.
 type AffordancesMode struct{}
 
 // Name is "affordances".
@@ -187,6 +188,11 @@ func (a *apiAgent) step(ctx context.Context, s Step) error {
 		}
 		return a.gateAsks(ctx, s, desc)
 	case Refused:
+		if !desc.Available {
+			// The graph says so, with the reason: the agent stops there,
+			// as a browser agent does before a disabled button.
+			return nil
+		}
 		delta, err := a.call(ctx, s.Page, s.Action, s.Input, false)
 		if err != nil {
 			return err
@@ -200,11 +206,8 @@ func (a *apiAgent) step(ctx context.Context, s Step) error {
 // graph. A page it redirects to is read only if a later step is on it
 // (Run), as the agent must to learn that page.
 func (a *apiAgent) ok(d *affordances.Delta, page string) error {
-	if !d.OK {
-		if d.Error != nil {
-			return fmt.Errorf("got %s: %s", d.Error.Code, d.Error.Message)
-		}
-		return fmt.Errorf("got ok: false")
+	if err := succeeded(d); err != nil {
+		return err
 	}
 	if g := a.graphs[page]; g != nil {
 		for k, v := range d.Changed {
@@ -286,6 +289,17 @@ func descriptor(g *affordances.Graph, action string) (affordances.ActionDescript
 		}
 	}
 	return affordances.ActionDescriptor{}, false
+}
+
+// succeeded checks a delta says the action ran.
+func succeeded(d *affordances.Delta) error {
+	if !d.OK {
+		if d.Error != nil {
+			return fmt.Errorf("got %s: %s", d.Error.Code, d.Error.Message)
+		}
+		return fmt.Errorf("got ok: false")
+	}
+	return nil
 }
 
 // wantCode checks a delta is the error code.
