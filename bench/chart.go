@@ -30,7 +30,7 @@ func (r *Report) Chart() string {
 	}
 	const (
 		left, plotW, right = 250, 640, 70
-		top                = 118
+		top                = 132
 		barH, barGap       = 6, 1
 		groupGap           = 9
 		siteGap            = 30
@@ -46,10 +46,7 @@ func (r *Report) Chart() string {
 		lo, hi = 1, 10
 	}
 	min10 := math.Pow(10, math.Floor(math.Log10(lo)))
-	max10 := math.Pow(10, math.Ceil(math.Log10(hi)))
-	if max10 <= min10 {
-		max10 = min10 * 10
-	}
+	max10 := niceAbove(hi)
 	x := func(v float64) float64 {
 		if v <= min10 {
 			return left
@@ -73,27 +70,34 @@ func (r *Report) Chart() string {
 	p(`<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="system-ui, -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif">`+"\n", width, height, width, height)
 	p(`<rect width="100%%" height="100%%" fill="#ffffff"/>` + "\n")
 	p(`<text x="16" y="28" font-size="19" font-weight="600" fill="#111">Tokens an agent reads to do each task, by how it perceives pages</text>` + "\n")
-	p(`<text x="16" y="50" font-size="13" fill="#444">Sum of observations (latest observation only), o200k tokens; screenshots by Anthropic's published estimate. Log scale. Oracle plans: a lower bound for every mode.</text>` + "\n")
+	p(`<text x="16" y="48" font-size="13" fill="#444">Sum of the observations of each run (latest observation only): o200k tokens, screenshots by Anthropic's published estimate.</text>` + "\n")
+	p(`<text x="16" y="64" font-size="13" fill="#444">Log scale. Every mode follows the same oracle plan, so each bar is a lower bound; no model was called.</text>` + "\n")
 	// Legend.
 	lx := 16.0
 	for _, m := range names {
-		p(`<rect x="%.0f" y="66" width="14" height="14" rx="2" fill="%s"/>`, lx, color(m))
-		p(`<text x="%.0f" y="78" font-size="13" fill="#222">%s</text>`+"\n", lx+20, html.EscapeString(m))
+		p(`<rect x="%.0f" y="78" width="14" height="14" rx="2" fill="%s"/>`, lx, color(m))
+		p(`<text x="%.0f" y="90" font-size="13" fill="#222">%s</text>`+"\n", lx+20, html.EscapeString(m))
 		lx += 20 + float64(8*len(m)) + 28
 	}
-	p(`<text x="%.0f" y="78" font-size="12" fill="#666">✗ = not verified</text>`+"\n", lx+10)
+	p(`<text x="%.0f" y="90" font-size="12" fill="#666">✗ = not verified</text>`+"\n", lx+10)
 	// Decades: grid lines and labels, above the plot and below it.
 	bottom := height - 30
 	for v := min10; v <= max10*1.0001; v *= 10 {
-		gx := x(v)
-		p(`<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#d0d0d0" stroke-width="1"/>`, gx, top-12, gx, bottom)
-		for mult := 2.0; mult < 10 && v*mult < max10; mult++ {
-			mx := x(v * mult)
-			p(`<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#f0f0f0" stroke-width="1"/>`, mx, top-12, mx, bottom)
+		for mult := 1.0; mult < 10 && v*mult <= max10*1.0001; mult++ {
+			gx := x(v * mult)
+			if mult > 1 && mult != 2 && mult != 5 {
+				p(`<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#f0f0f0" stroke-width="1"/>`+"\n", gx, top-12, gx, bottom)
+				continue
+			}
+			stroke := "#d0d0d0"
+			if mult > 1 {
+				stroke = "#e4e4e4"
+			}
+			label := thousands(int(v * mult))
+			p(`<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="%s" stroke-width="1"/>`, gx, top-12, gx, bottom, stroke)
+			p(`<text x="%.1f" y="%d" font-size="12" fill="#555" text-anchor="middle">%s</text>`, gx, top-18, label)
+			p(`<text x="%.1f" y="%d" font-size="12" fill="#555" text-anchor="middle">%s</text>`+"\n", gx, bottom+16, label)
 		}
-		label := thousands(int(v))
-		p(`<text x="%.1f" y="%d" font-size="12" fill="#555" text-anchor="middle">%s</text>`, gx, top-18, label)
-		p(`<text x="%.1f" y="%d" font-size="12" fill="#555" text-anchor="middle">%s</text>`+"\n", gx, bottom+16, label)
 	}
 	y := top
 	for _, s := range Sites {
@@ -132,6 +136,18 @@ func (r *Report) Chart() string {
 	p(`<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#888" stroke-width="1"/>`+"\n", left, top-12, left, bottom)
 	p("</svg>\n")
 	return w.String()
+}
+
+// niceAbove returns the smallest 1, 2 or 5 times a power of ten that is
+// at least v: where the chart's scale ends.
+func niceAbove(v float64) float64 {
+	p := math.Pow(10, math.Floor(math.Log10(v)))
+	for _, m := range []float64{1, 2, 5, 10} {
+		if m*p >= v {
+			return m * p
+		}
+	}
+	return 10 * p
 }
 
 func color(mode string) string {

@@ -107,7 +107,7 @@ func list(s string) []string {
 
 // printBench prints the totals of each mode and where the report is.
 func printBench(e *env, rep *bench.Report) {
-	tw := tabwriter.NewWriter(e.stdout, 0, 8, 2, ' ', tabwriter.AlignRight)
+	tw := tabwriter.NewWriter(e.stdout, 0, 8, 2, ' ', 0)
 	fmt.Fprintln(tw, "MODE\tVERIFIED\tSTEPS\tTOKENS (LATEST)\tTOKENS (HISTORY)\t")
 	for _, m := range rep.Modes {
 		n, ok, steps, latest, history := 0, 0, 0, 0, 0
