@@ -8,7 +8,7 @@ var (
 	startAffordances modeStarter = func(context.Context) (Mode, func() error, error) {
 		return AffordancesMode{}, func() error { return nil }, nil
 	}
-	startScreenshot modeStarter
-	startAxtree     modeStarter
-	startWebMCP     modeStarter
+	startScreenshot modeStarter = startScreenshotMode
+	startAxtree     modeStarter = startAXTreeMode
+	startWebMCP     modeStarter = startWebMCPMode
 )

@@ -1,0 +1,312 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"sync"
+
+	affordances "github.com/affordances/affordances-go"
+	"github.com/affordances/affordances-go/browser"
+)
+
+// WebMCPMode is the agent that lives in the browser (CLARIFICATIONS 12):
+// in headless Chromium with WebMCP on, it reads the tools the page
+// registers (name, description, input schema and the annotations the page
+// gave them) when it arrives on a page, and runs one tool per step,
+// reading what the tool returns (the delta), and the tools again when
+// that changed them. A tool never confirms: for a
+// confirm action it returns the site's summary, and the person confirms
+// on the page (their clicks, which the agent does not read); the agent
+// then reads the tools of the page the person ends up on. An action that
+// is unavailable has no tool, so the agent stops; a tool marked
+// consequential it runs only after asking the person, and when they say
+// no it runs nothing.
+//
+// A WebMCPMode is safe for concurrent use: each Run has a page of its own.
+// Call [WebMCPMode.Close] when done.
+type WebMCPMode struct {
+	mu      sync.Mutex
+	browser *browser.Browser
+}
+
+// NewWebMCPMode starts Chromium with WebMCP's testing API
+// (navigator.modelContextTesting on Chromium 148, the draft's
+// document.modelContext on later ones). Without Chromium the error wraps
+// [browser.ErrNoChromium].
+func NewWebMCPMode(ctx context.Context) (*WebMCPMode, error) {
+	b, err := browser.Start(ctx, &browser.Options{Width: viewportWidth, Height: viewportHeight, Features: []string{"WebMCPTesting"}})
+	if err != nil {
+		return nil, fmt.Errorf("bench: the webmcp mode: %w", err)
+	}
+	return &WebMCPMode{browser: b}, nil
+}
+
+func startWebMCPMode(ctx context.Context) (Mode, func() error, error) {
+	m, err := NewWebMCPMode(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return m, m.Close, nil
+}
+
+// Name is "webmcp".
+func (*WebMCPMode) Name() string { return "webmcp" }
+
+// Close stops the mode's Chromium.
+func (m *WebMCPMode) Close() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.browser == nil {
+		return nil
+	}
+	err := m.browser.Close()
+	m.browser = nil
+	return err
+}
+
+// Run performs t's plan on d in a new page of its own.
+func (m *WebMCPMode) Run(ctx context.Context, t *Task, d *Demo, rec *Recorder) error {
+	m.mu.Lock()
+	b := m.browser
+	m.mu.Unlock()
+	if b == nil {
+		return errors.New("bench: the webmcp mode is closed")
+	}
+	p, err := b.NewPage(ctx)
+	if err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	defer p.Close()
+	if d.Session != nil {
+		c := *d.Session
+		c.Path, c.HttpOnly, c.SameSite = "/", true, http.SameSiteLaxMode
+		if err := p.SetCookie(ctx, d.URL, &c); err != nil {
+			return fmt.Errorf("bench: %w", err)
+		}
+	}
+	if err := p.AddScriptOnNewDocument(ctx, keepAnnotations); err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	a := &inPageAgent{d: d, p: p, rec: rec}
+	if err := a.open(ctx, t.Start); err != nil {
+		return fmt.Errorf("bench: start %s: %w", t.Start, err)
+	}
+	for i, s := range t.Plan {
+		if err := a.step(ctx, s); err != nil {
+			return fmt.Errorf("step %d (%s on %s): %w", i+1, s.Action, s.Page, err)
+		}
+	}
+	return nil
+}
+
+// inPageAgent is one run of the webmcp mode.
+type inPageAgent struct {
+	d     *Demo
+	p     *browser.Page
+	rec   *Recorder
+	calls int
+	page  string    // where the agent is
+	tools []webTool // what it last read of the page's tools
+}
+
+// A webTool is a WebMCP tool as the agent reads it.
+type webTool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"inputSchema"`
+	Annotations map[string]any  `json:"annotations,omitempty"`
+}
+
+// open loads page and reads its tools.
+func (a *inPageAgent) open(ctx context.Context, page string) error {
+	resp, err := a.p.Navigate(ctx, a.d.URL+page)
+	if err != nil {
+		return err
+	}
+	if resp != nil && resp.Status >= 400 {
+		return fmt.Errorf("the page answered %d", resp.Status)
+	}
+	a.page = page
+	return a.readTools(ctx, "open "+page)
+}
+
+// readTools records the page's tools as the agent reads them.
+func (a *inPageAgent) readTools(ctx context.Context, what string) error {
+	var tools []webTool
+	if err := a.p.Eval(ctx, listTools, &tools); err != nil {
+		return fmt.Errorf("listing the WebMCP tools: %w", err)
+	}
+	if tools == nil {
+		tools = []webTool{}
+	}
+	body, err := json.Marshal(tools)
+	if err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	a.tools = tools
+	return a.rec.Text(a.calls, "tools", what, body, "json")
+}
+
+// execute runs a tool and records what it returned, a delta.
+func (a *inPageAgent) execute(ctx context.Context, name string, input map[string]any) (*affordances.Delta, error) {
+	if input == nil {
+		input = map[string]any{}
+	}
+	in, err := json.Marshal(input)
+	if err != nil {
+		return nil, fmt.Errorf("bench: %w", err)
+	}
+	arg, _ := json.Marshal(name) // a string always encodes
+	var out string
+	a.calls++
+	if err := a.p.Eval(ctx, executeTool+`(`+string(arg)+`, `+string(in)+`)`, &out); err != nil {
+		return nil, fmt.Errorf("executing the WebMCP tool %s: %w", name, err)
+	}
+	if err := a.rec.Text(a.calls, "result", "execute "+name, []byte(out), "json"); err != nil {
+		return nil, err
+	}
+	var delta affordances.Delta
+	if err := json.Unmarshal([]byte(out), &delta); err != nil {
+		return nil, fmt.Errorf("the tool %s returned no delta: %.200s", name, out)
+	}
+	return &delta, nil
+}
+
+func (a *inPageAgent) tool(name string) (webTool, bool) {
+	i := slices.IndexFunc(a.tools, func(t webTool) bool { return t.Name == name })
+	if i < 0 {
+		return webTool{}, false
+	}
+	return a.tools[i], true
+}
+
+func (a *inPageAgent) step(ctx context.Context, s Step) error {
+	if s.Page != a.page {
+		if err := a.open(ctx, s.Page); err != nil {
+			return err
+		}
+	}
+	tool, listed := a.tool(s.Action)
+	switch s.Outcome {
+	case Refused:
+		if !listed {
+			return nil // no tool: the action is unavailable, and the agent stops
+		}
+		delta, err := a.execute(ctx, s.Action, s.Input)
+		if err != nil {
+			return err
+		}
+		return wantCode(delta, affordances.Unavailable)
+	case NeedsPerson:
+		// A tool the page marks consequential (the site's confirmation or
+		// the AAL gate would ask) is one the agent asks the person about
+		// before running it; the person says no.
+		if !listed {
+			return fmt.Errorf("the page has no tool %s", s.Action)
+		}
+		if hint, _ := tool.Annotations["consequentialHint"].(bool); !hint {
+			return fmt.Errorf("the tool %s is not marked consequential, so the agent would run it without asking", s.Action)
+		}
+		return nil
+	}
+	if !listed {
+		return fmt.Errorf("the page has no tool %s", s.Action)
+	}
+	delta, err := a.execute(ctx, s.Action, s.Input)
+	if err != nil {
+		return err
+	}
+	if s.Outcome == Confirmed {
+		if err := wantCode(delta, affordances.ConfirmRequired); err != nil {
+			return err
+		}
+		return a.personConfirms(ctx, s)
+	}
+	if err := succeeded(delta); err != nil {
+		return err
+	}
+	if len(delta.ActionsAdded) > 0 || len(delta.ActionsRemoved) > 0 {
+		// The page's script follows the delta: tools come and go, and the
+		// browser tells the agent (toolchange), which reads them again.
+		return a.readTools(ctx, "tools changed after "+s.Action)
+	}
+	return nil
+}
+
+// personConfirms has the person confirm s's action on the page, as the
+// site asks: they click its element, then the confirmation page's
+// button. The agent then reads the tools of the page they end on.
+func (a *inPageAgent) personConfirms(ctx context.Context, s Step) error {
+	af, _, err := lookUp(ctx, a.d, s)
+	if err != nil {
+		return err
+	}
+	if _, err := a.p.Operate(ctx, af, s.Input, func(string) error { return nil }); err != nil {
+		return fmt.Errorf("the person's click: %w", err)
+	}
+	resp, err := a.p.Click(ctx, confirmButton)
+	if err != nil {
+		return fmt.Errorf("the person's confirmation: %w", err)
+	}
+	if resp != nil && resp.Status >= 400 {
+		return fmt.Errorf("the confirmation answered %d", resp.Status)
+	}
+	here, err := a.p.URL(ctx)
+	if err != nil {
+		return err
+	}
+	a.page = pageOf(here)
+	return a.readTools(ctx, "after the person confirmed, "+a.page)
+}
+
+// keepAnnotations keeps, before the page's own scripts run, the
+// annotations of each tool the page registers: Chromium 148 lists tools
+// without them, and the agent's gate reads consequentialHint.
+const keepAnnotations = `(() => {
+  const mc = document.modelContext || navigator.modelContext;
+  if (!mc || typeof mc.registerTool !== "function") return;
+  const register = mc.registerTool, kept = {};
+  Object.defineProperty(window, "__benchAnnotations", {value: kept});
+  mc.registerTool = function (tool, options) {
+    kept[tool.name] = JSON.parse(JSON.stringify(tool.annotations ?? {}));
+    return register.call(this, tool, options);
+  };
+})();`
+
+// listTools lists the page's tools as an agent in the browser reads them:
+// the draft's document.modelContext.getTools() where there is one, else
+// Chromium 148's navigator.modelContextTesting.listTools() (whose input
+// schema is a string), with each tool's annotations.
+const listTools = `(async () => {
+  const draft = document.modelContext && typeof document.modelContext.getTools === "function" ? document.modelContext : null;
+  const testing = navigator.modelContextTesting;
+  if (!draft && !testing) throw new Error("the page has no WebMCP (start Chromium with the WebMCPTesting feature)");
+  const tools = draft ? await draft.getTools() : testing.listTools();
+  const kept = window.__benchAnnotations || {};
+  return tools.map(t => {
+    const out = {name: t.name, description: t.description,
+      inputSchema: typeof t.inputSchema === "string" ? (t.inputSchema === "" ? null : JSON.parse(t.inputSchema)) : (t.inputSchema ?? null)};
+    const ann = t.annotations ?? kept[t.name];
+    if (ann && Object.keys(ann).length) out.annotations = ann;
+    return out;
+  });
+})()`
+
+// executeTool runs a tool by name with an input, and returns the string
+// it returned.
+const executeTool = `(async (name, input) => {
+  const draft = document.modelContext && typeof document.modelContext.getTools === "function" ? document.modelContext : null;
+  let out;
+  if (draft) {
+    const tool = (await draft.getTools()).find(t => t.name === name);
+    if (!tool) throw new Error("Tool not found: " + name);
+    out = await draft.executeTool(tool, input);
+  } else {
+    out = await navigator.modelContextTesting.executeTool(name, JSON.stringify(input));
+  }
+  return typeof out === "string" ? out : JSON.stringify(out);
+})`
