@@ -185,7 +185,7 @@ func (s *Site) serveForm(w http.ResponseWriter, r *http.Request, next http.Handl
 		return
 	}
 	if int64(len(body)) > limit {
-		e := tooLarge(fmt.Sprintf("The form is larger than %d bytes: nothing was sent.", limit))
+		e := tooLarge("The form is larger than " + byteSize(limit) + ", so nothing was sent. Send less at a time.")
 		s.renderForm(w, r, next, &Form{Action: name, Error: e}, s.failure(e, "form"))
 		return
 	}
@@ -235,6 +235,17 @@ func (s *Site) serveForm(w http.ResponseWriter, r *http.Request, next http.Handl
 		}
 		s.renderForm(w, r, next, &Form{Action: name, Values: r.PostForm, Error: e}, res)
 	}
+}
+
+// byteSize says n bytes for a person: "1 MiB", "512 KiB", "900 bytes".
+func byteSize(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // formAction returns the value of the form's [FormActionField], read from

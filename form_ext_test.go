@@ -328,7 +328,7 @@ func TestFormBodyBounded(t *testing.T) {
 	h, st := formSite(t, &affordances.SiteOptions{MaxBodyBytes: 4 << 10})
 
 	rec := postForm(h, "_action=increment&by=1&pad="+strings.Repeat("x", 8<<10))
-	if rec.Code != http.StatusRequestEntityTooLarge || !strings.Contains(rec.Body.String(), "larger than 4096 bytes") {
+	if rec.Code != http.StatusRequestEntityTooLarge || !strings.Contains(rec.Body.String(), "larger than 4 KiB") {
 		t.Errorf("urlencoded: got %d %s, want 413 and the page saying so", rec.Code, rec.Body)
 	}
 

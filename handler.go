@@ -431,8 +431,9 @@ func (as Actions) Tool(name string) template.HTMLAttr {
 }
 
 // ToolParam returns the toolparamdescription attribute of the form field of
-// the action's input property field: its description in the input
-// schema, or its name; "" when the action or the property is not there.
+// the action's input property field: its description in the input schema;
+// "" when the action, the property or its description is not there (the
+// browser then describes the field by its label).
 func (as Actions) ToolParam(name, field string) template.HTMLAttr {
 	a, ok := as.Find(name)
 	if !ok {
@@ -447,14 +448,10 @@ func (as Actions) ToolParam(name, field string) template.HTMLAttr {
 		return ""
 	}
 	p, ok := in.Properties[field]
-	if !ok {
+	if !ok || p.Description == "" {
 		return ""
 	}
-	desc := p.Description
-	if desc == "" {
-		desc = field
-	}
-	return template.HTMLAttr(`toolparamdescription="` + template.HTMLEscapeString(desc) + `"`)
+	return template.HTMLAttr(`toolparamdescription="` + template.HTMLEscapeString(p.Description) + `"`)
 }
 
 // PrincipalFrom returns who the HTML request is from, as [Site.Handler]

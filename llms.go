@@ -55,16 +55,17 @@ func (s *Site) serveLLMsTxt(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(&b, "- Authentication: %s\n", strings.Join(auth, ", "))
 	}
 	for _, rt := range s.routes {
-		fmt.Fprintf(&b, "\n## %s\n\n", rt.pattern)
+		section := []string{"## " + rt.pattern} // paragraphs
 		if rt.opts.Description != "" {
-			fmt.Fprintf(&b, "%s\n\n", mdLine(rt.opts.Description))
+			section = append(section, mdLine(rt.opts.Description))
 		}
-		if len(rt.segments) == 0 || !strings.Contains(rt.pattern, "[") {
+		var list []string
+		if !strings.Contains(rt.pattern, "[") {
 			// A page without parameters: linked when it opens for this
 			// requester.
 			page := withURL(r, func(u *url.URL) { u.Path, u.RawPath, u.RawQuery = rt.pattern, "", "" })
 			if _, err := s.load(r.Context(), page, rt, nil, p); err == nil {
-				fmt.Fprintf(&b, "- [Graph of %s](%s%s?affordances=1)\n", rt.pattern, origin, rt.pattern)
+				list = append(list, fmt.Sprintf("- [Graph of %s](%s%s?affordances=1)", rt.pattern, origin, rt.pattern))
 			}
 		}
 		req := &Request{HTTP: r, Principal: p, route: rt}
@@ -76,8 +77,12 @@ func (s *Site) serveLLMsTxt(w http.ResponseWriter, r *http.Request) {
 			if a.ReadOnly {
 				kind += ", read-only"
 			}
-			fmt.Fprintf(&b, "- `%s` (%s): %s\n", a.Name, kind, mdLine(a.Description))
+			list = append(list, fmt.Sprintf("- `%s` (%s): %s", a.Name, kind, mdLine(a.Description)))
 		}
+		if len(list) > 0 {
+			section = append(section, strings.Join(list, "\n"))
+		}
+		fmt.Fprintf(&b, "\n%s\n", strings.Join(section, "\n\n"))
 	}
 	h := w.Header()
 	h.Set("Content-Type", "text/markdown; charset=utf-8")

@@ -122,6 +122,9 @@ func TestLLMsTxt(t *testing.T) {
 				t.Errorf("%v: llms.txt lacks %q:\n%s", tc.who, w, body)
 			}
 		}
+		if strings.Contains(body, "\n\n\n") {
+			t.Errorf("%v: llms.txt has an empty paragraph:\n%s", tc.who, body)
+		}
 		for _, w := range tc.absent {
 			if strings.Contains(body, w) {
 				t.Errorf("%v: llms.txt shows %q:\n%s", tc.who, w, body)
