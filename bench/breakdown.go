@@ -17,6 +17,13 @@ type Breakdown struct {
 	Total int
 	// Parts are in a fixed order; their tokens sum to Total.
 	Parts []Part
+	// RepeatedSchemas are the tokens of input and output schemas in graphs
+	// identical to one the agent had already read in the same run.
+	RepeatedSchemas int
+	// ResentDescriptors are the tokens of actionsAdded entries that
+	// re-send a descriptor the agent had already read in the same run,
+	// changed only in available and reason.
+	ResentDescriptors int
 	// Actions are the actions whose descriptors the agent read, heaviest
 	// first.
 	Actions []ActionWeight
@@ -59,35 +66,50 @@ const (
 var partOrder = []string{partEntities, partDescriptors, partInput, partOutput, partNav, partGraphRest,
 	partChanged, partDeltaOutput, partActionsAdded, partDeltaRest, partFragments, partOther}
 
+// sources group the parts as the issue names the sources of tokens.
+var sources = []struct {
+	name  string
+	parts []string
+}{
+	{"input and output schemas (in graphs)", []string{partInput, partOutput}},
+	{"action descriptors without their schemas (in graphs)", []string{partDescriptors}},
+	{"entities (in graphs)", []string{partEntities}},
+	{"deltas (every part)", []string{partChanged, partDeltaOutput, partActionsAdded, partDeltaRest}},
+	{"nav (in graphs)", []string{partNav}},
+	{"the graphs' framing", []string{partGraphRest}},
+	{"AAL fragments", []string{partFragments}},
+	{"other", []string{partOther}},
+}
+
 // BreakDown reads the kept observations of the affordances mode's runs
 // under dir and counts each part of them with [CountTokens]: a part is
 // counted as its own JSON text, and what is left of an observation (keys,
 // punctuation, small fields) is its "rest", so the parts sum to the total.
 func BreakDown(dir string, runs []TaskRun) (*Breakdown, error) {
-	b := &Breakdown{}
-	parts := map[string]int{}
-	weights := map[string]*ActionWeight{}
+	k := &breaker{b: &Breakdown{}, parts: map[string]int{}, weights: map[string]*ActionWeight{}}
 	for _, run := range runs {
 		if run.Mode != "affordances" {
 			continue
 		}
+		k.site, k.schemas, k.descriptors = run.Site, map[string]bool{}, map[string]string{}
 		for _, o := range run.Observations {
 			body, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(o.File)))
 			if err != nil {
 				return nil, fmt.Errorf("bench: breakdown: %w", err)
 			}
-			if err := breakDown(run.Site, o.Kind, body, parts, weights); err != nil {
+			if err := k.observation(o.Kind, body); err != nil {
 				return nil, fmt.Errorf("bench: breakdown of %s: %w", o.File, err)
 			}
-			b.Total += o.Tokens
+			k.b.Total += o.Tokens
 		}
 	}
+	b := k.b
 	for _, name := range partOrder {
-		if n, ok := parts[name]; ok {
+		if n, ok := k.parts[name]; ok {
 			b.Parts = append(b.Parts, Part{Name: name, Tokens: n})
 		}
 	}
-	for _, w := range weights {
+	for _, w := range k.weights {
 		b.Actions = append(b.Actions, *w)
 	}
 	slices.SortFunc(b.Actions, func(x, y ActionWeight) int {
@@ -99,9 +121,29 @@ func BreakDown(dir string, runs []TaskRun) (*Breakdown, error) {
 	return b, nil
 }
 
-// breakDown adds the parts of one observation of kind to parts, and its
-// descriptors to weights.
-func breakDown(site, kind string, body []byte, parts map[string]int, weights map[string]*ActionWeight) error {
+// A breaker breaks observations down, run by run.
+type breaker struct {
+	b       *Breakdown
+	parts   map[string]int
+	weights map[string]*ActionWeight
+	// Of the current run: its site, the schemas read (by their text), and
+	// each action's descriptor read, without available and reason.
+	site        string
+	schemas     map[string]bool
+	descriptors map[string]string
+}
+
+func (k *breaker) count(part string, raw []byte) (int, error) {
+	n, err := CountTokens(string(raw))
+	if err != nil {
+		return 0, err
+	}
+	k.parts[part] += n
+	return n, nil
+}
+
+// observation adds the parts of one observation of kind.
+func (k *breaker) observation(kind string, body []byte) error {
 	total, err := CountTokens(string(body))
 	if err != nil {
 		return err
@@ -112,106 +154,134 @@ func breakDown(site, kind string, body []byte, parts map[string]int, weights map
 		if kind == "fragment" {
 			name = partFragments
 		}
-		parts[name] += total
+		k.parts[name] += total
 		return nil
 	}
 	counted := 0
-	add := func(part string, raw []byte) error {
-		n, err := CountTokens(string(raw))
+	add := func(part, key string) error {
+		if doc[key] == nil {
+			return nil
+		}
+		n, err := k.count(part, doc[key])
+		counted += n
+		return err
+	}
+	if kind == "graph" {
+		for part, key := range map[string]string{partEntities: "entities", partNav: "nav"} {
+			if err := add(part, key); err != nil {
+				return err
+			}
+		}
+		n, err := k.descriptorsIn(doc["actions"], true)
 		if err != nil {
 			return err
 		}
-		parts[part] += n
-		counted += n
+		k.parts[partGraphRest] += total - counted - n
 		return nil
 	}
-	descriptors := func(raw json.RawMessage, inGraph bool) error {
-		var actions []map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &actions); err != nil {
-			return err
-		}
-		for _, a := range actions {
-			var name string
-			json.Unmarshal(a["name"], &name)
-			key := site + " " + name
-			w := weights[key]
-			if w == nil {
-				w = &ActionWeight{Action: key}
-				weights[key] = w
-			}
-			w.Times++
-			schemas := 0
-			for _, s := range []string{"input", "output"} {
-				if a[s] == nil {
-					continue
-				}
-				n, err := CountTokens(string(a[s]))
-				if err != nil {
-					return err
-				}
-				schemas += n
-				if inGraph {
-					part := partInput
-					if s == "output" {
-						part = partOutput
-					}
-					parts[part] += n
-					counted += n
-				}
-				delete(a, s)
-			}
-			rest, err := json.Marshal(a)
-			if err != nil {
-				return err
-			}
-			n, err := CountTokens(string(rest))
-			if err != nil {
-				return err
-			}
-			if inGraph {
-				parts[partDescriptors] += n
-				counted += n
-			}
-			w.Descriptor += n
-			w.Schemas += schemas
-		}
-		if !inGraph {
-			return add(partActionsAdded, raw)
-		}
-		return nil
-	}
-	if kind == "graph" {
-		if err := add(partEntities, doc["entities"]); err != nil {
-			return err
-		}
-		if doc["actions"] != nil {
-			if err := descriptors(doc["actions"], true); err != nil {
-				return err
-			}
-		}
-		if doc["nav"] != nil {
-			if err := add(partNav, doc["nav"]); err != nil {
-				return err
-			}
-		}
-		parts[partGraphRest] += total - counted
-		return nil
-	}
-	// A delta (kind "delta"), or anything else shaped like one.
+	// A delta, or anything else shaped like one.
 	for part, key := range map[string]string{partChanged: "changed", partDeltaOutput: "output"} {
-		if doc[key] != nil {
-			if err := add(part, doc[key]); err != nil {
-				return err
-			}
-		}
-	}
-	if doc["actionsAdded"] != nil {
-		if err := descriptors(doc["actionsAdded"], false); err != nil {
+		if err := add(part, key); err != nil {
 			return err
 		}
 	}
-	parts[partDeltaRest] += total - counted
+	n, err := k.descriptorsIn(doc["actionsAdded"], false)
+	if err != nil {
+		return err
+	}
+	k.parts[partDeltaRest] += total - counted - n
 	return nil
+}
+
+// descriptorsIn counts the action descriptors of a graph's actions (their
+// schemas apart) or of a delta's actionsAdded (whole), and returns the
+// tokens it added to the parts.
+func (k *breaker) descriptorsIn(raw json.RawMessage, inGraph bool) (int, error) {
+	if raw == nil {
+		return 0, nil
+	}
+	var actions []map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &actions); err != nil {
+		return 0, err
+	}
+	added := 0
+	for _, a := range actions {
+		whole, err := json.Marshal(a)
+		if err != nil {
+			return 0, err
+		}
+		wholeTokens, err := CountTokens(string(whole))
+		if err != nil {
+			return 0, err
+		}
+		var name string
+		json.Unmarshal(a["name"], &name)
+		w := k.weights[k.site+" "+name]
+		if w == nil {
+			w = &ActionWeight{Action: k.site + " " + name}
+			k.weights[k.site+" "+name] = w
+		}
+		w.Times++
+		schemas := 0
+		for _, s := range []string{"input", "output"} {
+			if a[s] == nil {
+				continue
+			}
+			n, err := CountTokens(string(a[s]))
+			if err != nil {
+				return 0, err
+			}
+			schemas += n
+			if inGraph {
+				part := partInput
+				if s == "output" {
+					part = partOutput
+				}
+				k.parts[part] += n
+				added += n
+				if k.schemas[string(a[s])] {
+					k.b.RepeatedSchemas += n
+				}
+			}
+			k.schemas[string(a[s])] = true
+		}
+		bare := without(a, "input", "output")
+		rest, err := json.Marshal(bare)
+		if err != nil {
+			return 0, err
+		}
+		n, err := CountTokens(string(rest))
+		if err != nil {
+			return 0, err
+		}
+		if inGraph {
+			k.parts[partDescriptors] += n
+			added += n
+		}
+		w.Descriptor += n
+		w.Schemas += schemas
+		same, _ := json.Marshal(without(a, "available", "reason"))
+		if !inGraph && k.descriptors[name] == string(same) {
+			k.b.ResentDescriptors += wholeTokens
+		}
+		k.descriptors[name] = string(same)
+	}
+	if !inGraph {
+		n, err := k.count(partActionsAdded, raw)
+		return n, err
+	}
+	return added, nil
+}
+
+// without returns a copy of m without the keys.
+func without(m map[string]json.RawMessage, keys ...string) map[string]json.RawMessage {
+	out := make(map[string]json.RawMessage, len(m))
+	for k, v := range m {
+		if !slices.Contains(keys, k) {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // writeBreakdown writes the report's "Where tokens go" section.
@@ -219,31 +289,57 @@ func (r *Report) writeBreakdown(w io.Writer, b *Breakdown) {
 	if b.Total == 0 {
 		return
 	}
-	fmt.Fprintf(w, "## Where tokens go\n\n")
-	fmt.Fprintf(w, "The affordances mode read %s tokens over its %d runs. Each part below is counted as its own JSON text with the same tokenizer; what is left of an observation (keys, punctuation, small fields) is its *rest*, so the parts add up to the total.\n\n",
-		thousands(b.Total), len(slices.DeleteFunc(slices.Clone(r.Runs), func(t TaskRun) bool { return t.Mode != "affordances" })))
-	fmt.Fprintf(w, "| Part | Tokens | Share |\n| --- | ---: | ---: |\n")
-	sorted := slices.Clone(b.Parts)
-	slices.SortStableFunc(sorted, func(x, y Part) int { return y.Tokens - x.Tokens })
-	for _, p := range b.Parts {
-		fmt.Fprintf(w, "| %s | %s | %.0f%% |\n", p.Name, thousands(p.Tokens), 100*float64(p.Tokens)/float64(b.Total))
-	}
-	schemas := 0
-	for _, p := range b.Parts {
-		if p.Name == partInput || p.Name == partOutput {
-			schemas += p.Tokens
+	share := func(n int) string { return fmt.Sprintf("%.0f%%", 100*float64(n)/float64(b.Total)) }
+	runs := 0
+	for _, t := range r.Runs {
+		if t.Mode == "affordances" {
+			runs++
 		}
 	}
-	fmt.Fprintf(w, "\nThe largest: ")
-	for i, p := range sorted[:min(3, len(sorted))] {
+	parts := map[string]int{}
+	for _, p := range b.Parts {
+		parts[p.Name] = p.Tokens
+	}
+	type source struct {
+		name   string
+		tokens int
+	}
+	var ss []source
+	for _, s := range sources {
+		n, any := 0, false
+		for _, p := range s.parts {
+			v, ok := parts[p]
+			n, any = n+v, any || ok
+		}
+		if any {
+			ss = append(ss, source{s.name, n})
+		}
+	}
+	slices.SortStableFunc(ss, func(x, y source) int { return y.tokens - x.tokens })
+
+	fmt.Fprintf(w, "## Where tokens go\n\n")
+	fmt.Fprintf(w, "The affordances mode read %s tokens over its %d runs. Each part is counted as its own JSON text with the same tokenizer; what is left of an observation (keys, punctuation, small fields) is its *rest* (its *framing*, for a graph), so the parts add up to the total.\n\n",
+		thousands(b.Total), runs)
+	fmt.Fprintf(w, "| Source | Tokens | Share |\n| --- | ---: | ---: |\n")
+	for _, s := range ss {
+		fmt.Fprintf(w, "| %s | %s | %s |\n", s.name, thousands(s.tokens), share(s.tokens))
+	}
+	fmt.Fprintf(w, "\nThe three largest: ")
+	for i, s := range ss[:min(3, len(ss))] {
 		if i > 0 {
 			fmt.Fprint(w, "; ")
 		}
-		fmt.Fprintf(w, "%s (%.0f%%)", p.Name, 100*float64(p.Tokens)/float64(b.Total))
+		fmt.Fprintf(w, "%s, %s", s.name, share(s.tokens))
 	}
-	fmt.Fprintf(w, ". Input and output schemas in graphs alone are %.0f%%.\n\n", 100*float64(schemas)/float64(b.Total))
+	fmt.Fprintf(w, ". Of the schemas, %s tokens repeat one the agent had already read in the same run; of the deltas' actionsAdded, %s re-send a descriptor the agent had already read, schemas and all, only to flip its availability.\n\n",
+		thousands(b.RepeatedSchemas), thousands(b.ResentDescriptors))
+	fmt.Fprintf(w, "In detail:\n\n| Part | Tokens | Share |\n| --- | ---: | ---: |\n")
+	for _, p := range b.Parts {
+		fmt.Fprintf(w, "| %s | %s | %s |\n", p.Name, thousands(p.Tokens), share(p.Tokens))
+	}
+	fmt.Fprintln(w)
 	if len(b.Actions) > 0 {
-		fmt.Fprintf(w, "The heaviest action descriptors the agent read, in graphs and in deltas' actionsAdded:\n\n")
+		fmt.Fprintf(w, "The heaviest action descriptors the agent read, in graphs and in deltas' actionsAdded (descriptor tokens without the schemas):\n\n")
 		fmt.Fprintf(w, "| Action | Times read | Descriptor tokens | Schema tokens |\n| --- | ---: | ---: | ---: |\n")
 		for _, a := range b.Actions[:min(8, len(b.Actions))] {
 			fmt.Fprintf(w, "| `%s` | %d | %s | %s |\n", a.Action, a.Times, thousands(a.Descriptor), thousands(a.Schemas))

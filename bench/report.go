@@ -163,12 +163,18 @@ func (r *Report) Markdown(b *Breakdown) string {
 	p("- **Derived columns** (marked *derived*): dollars at $%.0f per million input tokens and watt-hours at %.4f Wh per token, the seed's own anchors; they are arithmetic on the token counts, not measurements.\n", DollarsPerMillionTokens, WattHoursPerToken)
 	p("- **Two small demos.** The pages are as a person would design them (no padding of the HTML, no trimming of the graph beyond what the spec allows), but they are two demos of ours; other sites' pages are larger or smaller.\n\n")
 
-	p("## All tasks\n\n")
-	p("Ratios are per task, the mode's tokens over the affordances mode's, on the tasks both verified; *median* and *worst* (the smallest) of those.\n\n")
-	p("| Mode | Verified | Tokens, latest only | $, latest (*derived*) | Wh, latest (*derived*) | Tokens, full history | $, history (*derived*) | Wh, history (*derived*) | × affordances, latest: median (worst) | × affordances, history: median (worst) |\n")
-	p("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+	p("## All %d tasks\n\n", len(r.Tasks))
+	p("| Mode | Verified | Steps | Tokens, latest only | × affordances | Tokens, full history | × affordances | $, latest / history (*derived*) | Wh, latest / history (*derived*) |\n")
+	p("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+	var base [2]int
+	for _, run := range r.Runs {
+		if run.Mode == "affordances" {
+			base[0] += run.Tokens
+			base[1] += run.HistoryTokens
+		}
+	}
 	for _, c := range cols {
-		lt, ht, ok, n := 0, 0, 0, 0
+		lt, ht, ok, n, steps := 0, 0, 0, 0, 0
 		for _, run := range r.Runs {
 			if run.Mode != c.mode {
 				continue
@@ -177,21 +183,35 @@ func (r *Report) Markdown(b *Breakdown) string {
 			if run.Verified {
 				ok++
 			}
+			steps += run.Steps
 			lt += c.count(&run, false)
 			ht += c.count(&run, true)
 		}
-		ratio := func(history bool) string {
-			if c.mode == "affordances" {
-				return "1×"
-			}
-			rs := r.ratios(c, r.Tasks, history)
-			if len(rs) == 0 {
+		ratio := func(x, of int) string {
+			if of == 0 {
 				return "—"
 			}
-			return fmt.Sprintf("%s (%s)", times(Median(rs)), times(slices.Min(rs)))
+			return times(float64(x) / float64(of))
 		}
-		p("| %s | %d/%d | %s | %s | %s | %s | %s | %s | %s | %s |\n", c.label, ok, n, thousands(lt), dollars(lt), wattHours(lt),
-			thousands(ht), dollars(ht), wattHours(ht), ratio(false), ratio(true))
+		p("| %s | %d/%d | %d | %s | %s | %s | %s | %s / %s | %s / %s |\n", c.label, ok, n, steps, thousands(lt), ratio(lt, base[0]),
+			thousands(ht), ratio(ht, base[1]), dollars(lt), dollars(ht), wattHours(lt), wattHours(ht))
+	}
+	p("\nPer task, the mode's tokens over the affordances mode's, on the tasks both verified: the median, the *worst* (the task where the affordances mode saves least) and the best.\n\n")
+	p("| Mode | Latest only: median | worst | best | Full history: median | worst | best |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+	for _, c := range cols {
+		if c.mode == "affordances" {
+			continue
+		}
+		p("| %s |", c.label)
+		for _, history := range []bool{false, true} {
+			rs := r.ratios(c, r.Tasks, history)
+			if len(rs) == 0 {
+				p(" — | — | — |")
+				continue
+			}
+			p(" %s | %s | %s |", times(Median(rs)), times(slices.Min(rs)), times(slices.Max(rs)))
+		}
+		p("\n")
 	}
 	p("\n")
 

@@ -1,7 +1,9 @@
 package bench_test
 
 import (
+	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -48,14 +50,17 @@ func TestMedian(t *testing.T) {
 }
 
 // TestBreakDown: each part of a graph and a delta is counted on its own,
-// schemas apart from their descriptors, and the parts add up to the total.
+// schemas apart from their descriptors, the parts add up to the total, and
+// what the agent reads twice in a run is found: a schema already read, a
+// descriptor re-sent only to flip its availability.
 func TestBreakDown(t *testing.T) {
 	dir := t.TempDir()
-	graph := `{"v":"0","page":"/p","route":"/p","entities":{"cart":{"count":2,"total":3600}},"actions":[{"name":"addToCart","description":"Add a variant of this product to the cart","input":{"type":"object","properties":{"sku":{"type":"string"}},"required":["sku"]},"output":{"type":"object","properties":{"quantity":{"type":"integer"}}},"expose":"session","available":true}],"nav":[{"to":"/cart","label":"Cart"}]}`
-	delta := `{"ok":true,"changed":{"cart":{"count":3}},"output":{"quantity":3},"actionsAdded":[{"name":"placeOrder","description":"Order the cart","input":{"type":"object"},"expose":"confirm","available":false,"reason":"Your cart is empty."}],"message":"Added."}`
+	addToCart := `{"name":"addToCart","description":"Add a variant of this product to the cart","input":{"type":"object","properties":{"sku":{"type":"string"}},"required":["sku"]},"output":{"type":"object","properties":{"quantity":{"type":"integer"}}},"expose":"session","available":true}`
+	placeOrder := `{"name":"placeOrder","description":"Order the cart","input":{"type":"object"},"expose":"confirm","available":true}`
+	graph := `{"v":"0","page":"/p","route":"/p","entities":{"cart":{"count":2,"total":3600}},"actions":[` + addToCart + `,` + placeOrder + `],"nav":[{"to":"/cart","label":"Cart"}]}`
+	gone := `{"name":"placeOrder","description":"Order the cart","input":{"type":"object"},"expose":"confirm","available":false,"reason":"Your cart is empty."}`
+	delta := `{"ok":true,"changed":{"cart":{"count":3}},"output":{"quantity":3},"actionsAdded":[` + gone + `],"message":"Added."}`
 	fragment := `{"aal":"0.1","page":"/p","affordances":[]}`
-	files := map[string]string{"t/affordances/00-graph.json": graph, "t/affordances/01-delta.json": delta, "t/affordances/02-fragment.json": fragment}
-	var obs []bench.Observation
 	count := func(s string) int {
 		n, err := bench.CountTokens(s)
 		if err != nil {
@@ -63,15 +68,16 @@ func TestBreakDown(t *testing.T) {
 		}
 		return n
 	}
-	for i, name := range []string{"t/affordances/00-graph.json", "t/affordances/01-delta.json", "t/affordances/02-fragment.json"} {
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+	var obs []bench.Observation
+	for i, f := range []struct{ kind, body string }{{"graph", graph}, {"delta", delta}, {"graph", graph}, {"fragment", fragment}} {
+		name := fmt.Sprintf("t/affordances/%02d-%s.json", i, f.kind)
+		if err := os.MkdirAll(filepath.Join(dir, "t", "affordances"), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(files[name]), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(f.body), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		kind := strings.TrimSuffix(strings.SplitN(filepath.Base(name), "-", 2)[1], ".json")
-		obs = append(obs, bench.Observation{Step: i, Kind: kind, Tokens: count(files[name]), File: name})
+		obs = append(obs, bench.Observation{Step: i, Kind: f.kind, Tokens: count(f.body), File: name})
 	}
 	runs := []bench.TaskRun{
 		{Task: "t", Site: "shop", Mode: "affordances", Observations: obs},
@@ -87,26 +93,40 @@ func TestBreakDown(t *testing.T) {
 		parts[p.Name] = p.Tokens
 		sum += p.Tokens
 	}
-	if want := count(graph) + count(delta) + count(fragment); b.Total != want || sum != want {
+	if want := 2*count(graph) + count(delta) + count(fragment); b.Total != want || sum != want {
 		t.Errorf("got total %d and parts summing to %d, want %d (the screenshot mode's runs are not read)", b.Total, sum, want)
 	}
+	input := count(`{"type":"object","properties":{"sku":{"type":"string"}},"required":["sku"]}`) + count(`{"type":"object"}`)
+	output := count(`{"type":"object","properties":{"quantity":{"type":"integer"}}}`)
 	for name, want := range map[string]int{
-		"graphs: entities":                                  count(`{"cart":{"count":2,"total":3600}}`),
-		"graphs: input schemas":                             count(`{"type":"object","properties":{"sku":{"type":"string"}},"required":["sku"]}`),
-		"graphs: output schemas":                            count(`{"type":"object","properties":{"quantity":{"type":"integer"}}}`),
-		"graphs: action descriptors, without their schemas": count(`{"available":true,"description":"Add a variant of this product to the cart","expose":"session","name":"addToCart"}`),
-		"graphs: nav":                                       count(`[{"to":"/cart","label":"Cart"}]`),
-		"deltas: changed entities":                          count(`{"cart":{"count":3}}`),
-		"deltas: output":                                    count(`{"quantity":3}`),
-		"deltas: actionsAdded (whole descriptors, schemas included)": count(`[{"name":"placeOrder","description":"Order the cart","input":{"type":"object"},"expose":"confirm","available":false,"reason":"Your cart is empty."}]`),
+		"graphs: entities":       2 * count(`{"cart":{"count":2,"total":3600}}`),
+		"graphs: input schemas":  2 * input,
+		"graphs: output schemas": 2 * output,
+		"graphs: action descriptors, without their schemas": 2 * (count(`{"available":true,"description":"Add a variant of this product to the cart","expose":"session","name":"addToCart"}`) +
+			count(`{"available":true,"description":"Order the cart","expose":"confirm","name":"placeOrder"}`)),
+		"graphs: nav":              2 * count(`[{"to":"/cart","label":"Cart"}]`),
+		"deltas: changed entities": count(`{"cart":{"count":3}}`),
+		"deltas: output":           count(`{"quantity":3}`),
+		"deltas: actionsAdded (whole descriptors, schemas included)": count(`[` + gone + `]`),
 		"AAL fragments": count(fragment),
 	} {
 		if parts[name] != want {
 			t.Errorf("%s: got %d tokens, want %d", name, parts[name], want)
 		}
 	}
-	if len(b.Actions) != 2 || b.Actions[0].Action != "shop addToCart" || b.Actions[0].Times != 1 {
-		t.Errorf("got actions %+v, want addToCart first, then placeOrder", b.Actions)
+	// The second graph's schemas were all read before, in the same run.
+	if b.RepeatedSchemas != input+output {
+		t.Errorf("got %d repeated schema tokens, want %d", b.RepeatedSchemas, input+output)
+	}
+	// placeOrder came back whole only to say it is no longer available.
+	var whole map[string]json.RawMessage
+	json.Unmarshal([]byte(gone), &whole)
+	sorted, _ := json.Marshal(whole)
+	if b.ResentDescriptors != count(string(sorted)) {
+		t.Errorf("got %d re-sent descriptor tokens, want %d", b.ResentDescriptors, count(string(sorted)))
+	}
+	if len(b.Actions) != 2 || b.Actions[0].Action != "shop addToCart" || b.Actions[0].Times != 2 || b.Actions[1].Times != 3 {
+		t.Errorf("got actions %+v, want addToCart (read twice) first, then placeOrder (three times)", b.Actions)
 	}
 }
 
@@ -125,9 +145,10 @@ func TestReport(t *testing.T) {
 	}
 	md := rep.Markdown(nil)
 	for _, want := range []string{
-		"| `shop-x` | 1 / 1 | 500 | 2,730 | 5.46× | 2,210 | 4.42× |", // latest only
-		"| `shop-x` | 1 / 1 | 950 | 4,095 | 4.31× | 3,315 | 3.49× |", // full history
-		"| screenshot (Anthropic) | 1/1 | 2,730 | $0.0082 | 0.82 | 4,095 |",
+		"| `shop-x` | 1 / 1 | 500 | 2,730 | 5.46× | 2,210 | 4.42× |",                                             // latest only
+		"| `shop-x` | 1 / 1 | 950 | 4,095 | 4.31× | 3,315 | 3.49× |",                                             // full history
+		"| screenshot (Anthropic) | 1/1 | 1 | 2,730 | 5.46× | 4,095 | 4.31× | $0.0082 / $0.0123 | 0.82 / 1.23 |", // totals
+		"| screenshot (OpenAI) | 4.42× | 4.42× | 4.42× | 3.49× | 3.49× | 3.49× |",                                // per-task ratios
 		"oracle", "lower bound", "no model was called", "published estimates", "*derived*",
 	} {
 		if !strings.Contains(md, want) {
