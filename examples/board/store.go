@@ -181,6 +181,10 @@ func (st *store) setToken(ctx context.Context, email, token string) error {
 	return st.exec(ctx, `INSERT OR REPLACE INTO tokens (hash, user_id) SELECT ?, id FROM users WHERE email = ?`, hashSecret(token), email)
 }
 
+// noSuchUser is a hash no password matches, compared for an email that has
+// no account.
+var noSuchUser, _ = bcrypt.GenerateFromPassword([]byte("no such user"), bcrypt.DefaultCost)
+
 // signIn checks the password and starts a session.
 func (st *store) signIn(ctx context.Context, email, password string) (*User, string, error) {
 	var hash []byte
@@ -188,6 +192,9 @@ func (st *store) signIn(ctx context.Context, email, password string) (*User, str
 	err := st.db.QueryRowContext(ctx, `SELECT id, email, name, password_hash FROM users WHERE email = ?`, strings.TrimSpace(email)).
 		Scan(&u.ID, &u.Email, &u.Name, &hash)
 	if errors.Is(err, sql.ErrNoRows) {
+		// Take as long as for an account that exists: the time of the
+		// answer must not say which emails have one.
+		bcrypt.CompareHashAndPassword(noSuchUser, []byte(password))
 		return nil, "", errSignIn
 	}
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"html/template"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	affordances "github.com/affordances/affordances-go"
@@ -163,9 +164,19 @@ func (b *Board) exportCSV(w http.ResponseWriter, r *http.Request) {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"id", "title", "status", "assignee", "due"})
 	for _, t := range tasks {
-		cw.Write([]string{strconv.FormatInt(t.ID, 10), t.Title, t.Status, t.Assignee, t.Due})
+		cw.Write([]string{strconv.FormatInt(t.ID, 10), cell(t.Title), t.Status, cell(t.Assignee), t.Due})
 	}
 	cw.Flush()
+}
+
+// cell is text a member wrote, as a spreadsheet cell that shows it: one
+// starting like a formula (=, +, -, @, tab, return) would run when the
+// file is opened, so it gets a leading quote.
+func cell(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
 }
 
 func (b *Board) exportTasksOf(r *http.Request) (*boardView, []task, error) {
