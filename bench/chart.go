@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -45,8 +46,7 @@ func (r *Report) Chart() string {
 	if hi == 0 {
 		lo, hi = 1, 10
 	}
-	min10 := math.Pow(10, math.Floor(math.Log10(lo)))
-	max10 := niceAbove(hi)
+	min10, max10 := niceBelow(lo), niceAbove(hi)
 	x := func(v float64) float64 {
 		if v <= min10 {
 			return left
@@ -62,7 +62,7 @@ func (r *Report) Chart() string {
 			}
 		}
 	}
-	height := top + len(r.Tasks)*groupH + sites*siteGap + 40
+	height := top + len(r.Tasks)*groupH + sites*siteGap + 62
 	width := left + plotW + right
 
 	var w strings.Builder
@@ -81,9 +81,12 @@ func (r *Report) Chart() string {
 	}
 	p(`<text x="%.0f" y="90" font-size="12" fill="#666">✗ = not verified</text>`+"\n", lx+10)
 	// Decades: grid lines and labels, above the plot and below it.
-	bottom := height - 30
-	for v := min10; v <= max10*1.0001; v *= 10 {
+	bottom := height - 52
+	for v := math.Pow(10, math.Floor(math.Log10(min10))); v <= max10*1.0001; v *= 10 {
 		for mult := 1.0; mult < 10 && v*mult <= max10*1.0001; mult++ {
+			if v*mult < min10*0.9999 {
+				continue
+			}
 			gx := x(v * mult)
 			if mult > 1 && mult != 2 && mult != 5 {
 				p(`<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#f0f0f0" stroke-width="1"/>`+"\n", gx, top-12, gx, bottom)
@@ -134,6 +137,9 @@ func (r *Report) Chart() string {
 		}
 	}
 	p(`<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#888" stroke-width="1"/>`+"\n", left, top-12, left, bottom)
+	if slices.Contains(names, "webmcp") {
+		p(`<text x="16" y="%d" font-size="12" fill="#555">webmcp counts the tools and their results only, not the page's content, which an agent in the browser also reads (see report.md).</text>`+"\n", height-10)
+	}
 	p("</svg>\n")
 	return w.String()
 }
@@ -148,6 +154,18 @@ func niceAbove(v float64) float64 {
 		}
 	}
 	return 10 * p
+}
+
+// niceBelow returns the largest 1, 2 or 5 times a power of ten that is at
+// most v: where the chart's scale starts.
+func niceBelow(v float64) float64 {
+	p := math.Pow(10, math.Floor(math.Log10(v)))
+	for _, m := range []float64{5, 2, 1} {
+		if m*p <= v {
+			return m * p
+		}
+	}
+	return p
 }
 
 func color(mode string) string {
