@@ -37,7 +37,7 @@ medians, ratios, where the affordances mode's tokens go), report.json
 <task>/<mode>/, so anyone can recount. Progress (task, mode, step) goes to
 stderr, a summary to stdout.
 
-The whole bench takes about 10 minutes on a 2-core machine, nearly all in
+The whole bench takes about 3 minutes on a 2-core machine, nearly all in
 the browser modes; the affordances mode alone, a few seconds. The browser
 modes need Chromium (Debian's chromium package) and, for axtree, Node.js;
 the bench installs its pinned playwright-core into a cache folder.
