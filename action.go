@@ -37,6 +37,11 @@ type Action struct {
 	Effects []string
 	// ReadOnly says the action changes nothing.
 	ReadOnly bool
+	// Secret says the action's answer carries a secret (a new bearer token,
+	// a session's Set-Cookie) that no store may keep (CLARIFICATIONS 10): a
+	// call with an Idempotency-Key runs without keeping its answer, so a
+	// retry runs it again. Mark actions whose second run is harmless.
+	Secret bool
 	// UntrustedContent says the action's result carries text that other
 	// people wrote (reviews, messages, task titles): an in-page agent's
 	// WebMCP tool says so (untrustedContentHint, CLARIFICATIONS 12).

@@ -139,7 +139,7 @@ func (s *Site) pipeline(ctx context.Context, r *http.Request, c *call) *response
 		}
 		return s.failure(forbidden("You may not do this."), "call")
 	}
-	if c.key != "" {
+	if c.key != "" && !a.Secret {
 		return s.once(ctx, c, req)
 	}
 	res, _ := s.proceed(ctx, c, req)

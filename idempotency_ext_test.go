@@ -58,6 +58,11 @@ func jobsSite(t testing.TB, opts *affordances.SiteOptions, gate chan struct{}) (
 		return jobRun{Run: n}, nil
 	})
 	affordances.AddAction(jobs, &affordances.Action{
+		Name: "mintToken", Description: "Answer a new secret", Expose: affordances.ExposePublic, Secret: true,
+	}, func(ctx context.Context, r *affordances.Request, _ none) (jobRun, error) {
+		return jobRun{Run: run("mintToken")}, nil
+	})
+	affordances.AddAction(jobs, &affordances.Action{
 		Name: "fail", Description: "Fail in the domain", Expose: affordances.ExposePublic,
 	}, func(ctx context.Context, r *affordances.Request, _ none) (none, error) {
 		return none{}, affordances.NewError(affordances.Unavailable, fmt.Sprintf("Failure number %d.", run("fail")))
@@ -163,6 +168,33 @@ func TestIdempotencyReplay(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSecretAnswersAreNotKept: an action whose answer carries a secret is
+// never kept by the store (CLARIFICATIONS 10): the same key runs it again,
+// and nothing was given to the store to keep.
+func TestSecretAnswersAreNotKept(t *testing.T) {
+	store := &recordingStore{IdempotencyStore: affordances.NewMemoryIdempotencyStore(0)}
+	site, b := jobsSite(t, &affordances.SiteOptions{Idempotency: store}, nil)
+	h := site.Handler(app)
+	first := do(t, h, post("/jobs/1", `{"action":"mintToken"}`, jobKey))
+	second := do(t, h, post("/jobs/1", `{"action":"mintToken"}`, jobKey))
+	if b.runs("mintToken") != 2 || second.header.Get("Idempotent-Replayed") != "" || string(first.body) == string(second.body) {
+		t.Errorf("runs %d, second %s replayed %q; want two runs of their own", b.runs("mintToken"), second.body, second.header.Get("Idempotent-Replayed"))
+	}
+	if store.finished != 0 {
+		t.Errorf("the store was given %d answers to keep, want none", store.finished)
+	}
+}
+
+type recordingStore struct {
+	affordances.IdempotencyStore
+	finished int
+}
+
+func (s *recordingStore) Finish(ctx context.Context, scope, key string, res *affordances.KeptDelta) error {
+	s.finished++
+	return s.IdempotencyStore.Finish(ctx, scope, key, res)
 }
 
 // TestIdempotencyReplayHeaders: a replay carries the action's headers,

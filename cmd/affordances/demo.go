@@ -17,6 +17,7 @@ import (
 	"github.com/affordances/affordances-go/examples/board"
 	"github.com/affordances/affordances-go/examples/shop"
 	"github.com/affordances/affordances-go/mcpbridge"
+	"github.com/redis/go-redis/v9"
 )
 
 // demoTokenEnv names the environment variable that fixes the demo user's
@@ -29,8 +30,10 @@ var demoCommand = &command{
 	Summary: "Run a demo site: HTML for people and Affordances graphs for agents on one URL.",
 	Details: `Two demos: the shop (the default), a small real shop with a checkout, and the
 board, a team task board: the short one to learn the library from
-(examples/board). Each keeps its data in an SQLite file under --data, and
-prints where it listens, who can sign in and alice's bearer token
+(examples/board). Each keeps its data in an SQLite file under --data, its
+Idempotency-Keys there too (a restart forgets none), or with --redis the
+keys and the rate limits in Redis, shared by every instance; and prints
+where it listens, who can sign in and alice's bearer token
 ($` + demoTokenEnv + ` fixes it).`,
 	Example: `affordances demo --addr 127.0.0.1:8080
 # in another terminal, as an agent:
@@ -41,6 +44,7 @@ affordances inspect --token secret http://127.0.0.1:8081/boards/website-relaunch
 	Flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		addr := fs.String("addr", "127.0.0.1:8080", "`host:port` to listen on")
 		data := fs.String("data", "", "`directory` of the demo's SQLite file (default: $XDG_DATA_HOME/affordances-demo, or ~/.local/share/affordances-demo; the board's in board/ there)")
+		redisURL := fs.String("redis", "", "keep rate limits and Idempotency-Keys in the Redis at `URL` (redis://127.0.0.1:6379/0), shared by every instance")
 		return func(ctx context.Context, e *env, args []string) error {
 			which := "shop"
 			if len(args) > 0 {
@@ -52,7 +56,19 @@ affordances inspect --token secret http://127.0.0.1:8081/boards/website-relaunch
 			case len(args) > 1:
 				return usagef("unexpected argument %q", args[1])
 			}
-			return runDemo(ctx, e, which, *addr, *data)
+			var rdb *redis.Client
+			if *redisURL != "" {
+				opts, err := redis.ParseURL(*redisURL)
+				if err != nil {
+					return usagef("--redis: %v", err)
+				}
+				rdb = redis.NewClient(opts)
+				defer rdb.Close()
+				if err := rdb.Ping(ctx).Err(); err != nil {
+					return fmt.Errorf("--redis %s: %w", *redisURL, err)
+				}
+			}
+			return runDemo(ctx, e, which, *addr, *data, rdb)
 		}
 	},
 }
@@ -74,7 +90,7 @@ func dataDir(e *env) (string, error) {
 
 // runDemo opens the demo which ("shop" or "board") and serves it on addr
 // until ctx ends or the process is interrupted.
-func runDemo(ctx context.Context, e *env, which, addr, dir string) error {
+func runDemo(ctx context.Context, e *env, which, addr, dir string, rdb *redis.Client) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if dir == "" {
@@ -95,7 +111,11 @@ func runDemo(ctx context.Context, e *env, which, addr, dir string) error {
 	url := "http://" + ln.Addr().String()
 	mux := http.NewServeMux()
 	if which == "board" {
-		b, err := board.Open(ctx, &board.Options{DataDir: dir, DemoToken: e.getenv(demoTokenEnv), Logger: logger})
+		opts := &board.Options{DataDir: dir, DemoToken: e.getenv(demoTokenEnv), Logger: logger}
+		if rdb != nil {
+			opts.Redis = rdb
+		}
+		b, err := board.Open(ctx, opts)
 		if err != nil {
 			return err
 		}
@@ -109,7 +129,11 @@ func runDemo(ctx context.Context, e *env, which, addr, dir string) error {
 Press Ctrl-C to stop.
 `, url, dir, board.DemoEmail, board.DemoPassword, b.Token(), b.Token(), url)
 	} else {
-		s, err := shop.Open(ctx, &shop.Options{DataDir: dir, DemoToken: e.getenv(demoTokenEnv), Logger: logger, MCP: "/mcp"})
+		opts := &shop.Options{DataDir: dir, DemoToken: e.getenv(demoTokenEnv), Logger: logger, MCP: "/mcp"}
+		if rdb != nil {
+			opts.Redis = rdb
+		}
+		s, err := shop.Open(ctx, opts)
 		if err != nil {
 			return err
 		}

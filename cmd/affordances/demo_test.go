@@ -12,12 +12,24 @@ import (
 	"time"
 
 	affordances "github.com/affordances/affordances-go"
+	"github.com/affordances/affordances-go/internal/servicetest"
+	"github.com/redis/go-redis/v9"
 )
 
 // startBoard runs `affordances demo board` on a free port with token as
 // alice's, until the test ends, and returns its URL and what it printed
 // before it listened.
 func startBoard(t *testing.T, token string) (string, string) {
+	t.Helper()
+	url, printed, stop := launch(t, token, "demo", "board", "--data", filepath.Join(t.TempDir(), "board"))
+	t.Cleanup(stop)
+	return url, printed
+}
+
+// launch runs `affordances` with args (a demo command) on a free port,
+// with token as alice's, and returns its URL, what it printed before it
+// listened, and a func that stops it and checks it exited 0.
+func launch(t *testing.T, token string, args ...string) (string, string, func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
@@ -29,32 +41,69 @@ func startBoard(t *testing.T, token string) (string, string) {
 	}}
 	done := make(chan int, 1)
 	go func() {
-		done <- run(ctx, e, []string{"demo", "board", "--addr", "127.0.0.1:0", "--data", filepath.Join(t.TempDir(), "board")})
+		done <- run(ctx, e, append(args, "--addr", "127.0.0.1:0"))
 		pw.Close()
 	}()
-	t.Cleanup(func() {
+	stop := func() {
 		cancel()
 		select {
 		case code := <-done:
 			if code != exitOK {
-				t.Errorf("demo board: exit %d, want 0", code)
+				t.Errorf("%v: exit %d, want 0", args, code)
 			}
 		case <-time.After(10 * time.Second):
-			t.Error("demo board did not stop")
+			t.Errorf("%v did not stop", args)
 		}
-	})
+	}
 	var printed strings.Builder
 	sc := bufio.NewScanner(pr)
 	for sc.Scan() {
 		printed.WriteString(sc.Text() + "\n")
 		if strings.HasPrefix(sc.Text(), "Press Ctrl-C") {
 			go io.Copy(io.Discard, pr)
-			u, _, _ := strings.Cut(strings.TrimPrefix(printed.String(), "Demo board listening on "), "\n")
-			return u, printed.String()
+			first, _, _ := strings.Cut(printed.String(), "\n")
+			return first[strings.LastIndex(first, " ")+1:], printed.String(), stop
 		}
 	}
-	t.Fatalf("demo board did not say where it listens:\n%s", printed.String())
-	return "", ""
+	stop()
+	t.Fatalf("%v did not say where it listens:\n%s", args, printed.String())
+	return "", "", nil
+}
+
+// TestDemoKeysOutliveARestart: a call with an Idempotency-Key, answered
+// before the demo stops, is replayed by the demo started again on the same
+// data, and the action does not run twice (the keys live in its SQLite
+// file); with --redis they live in Redis.
+func TestDemoKeysOutliveARestart(t *testing.T) {
+	dir := t.TempDir()
+	call := func(url, key string) (int, string, string) {
+		req, _ := http.NewRequest("POST", url+"/products/canvas-tote", strings.NewReader(`{"action":"addToCart","input":{"sku":"TOTE-NAT","quantity":1}}`))
+		req.Header.Set("Content-Type", affordances.MediaType)
+		req.Header.Set("Authorization", "Bearer restart-token")
+		req.Header.Set("Idempotency-Key", key)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		return res.StatusCode, res.Header.Get("Idempotent-Replayed"), string(b)
+	}
+	url, _, stop := launch(t, "restart-token", "demo", "--data", dir)
+	status, replayed, first := call(url, "crash-key-1")
+	stop()
+	if status != 200 || replayed != "" {
+		t.Fatalf("first call: %d replayed %q %s", status, replayed, first)
+	}
+	url, _, stop = launch(t, "restart-token", "demo", "--data", dir)
+	defer stop()
+	status, replayed, again := call(url, "crash-key-1")
+	if status != 200 || replayed != "true" || again != first {
+		t.Errorf("after the restart: %d replayed %q %s, want the first answer replayed: %s", status, replayed, again, first)
+	}
+	if _, _, fresh := call(url, "crash-key-2"); !strings.Contains(fresh, `"count":2`) {
+		t.Errorf("another key: %s, want the cart at 2 (the first key ran once)", fresh)
+	}
 }
 
 // TestDemoBoard: `affordances demo board` serves the task board, prints
@@ -128,5 +177,33 @@ func TestLintBoard(t *testing.T) {
 		if private := strings.Contains(out.String(), "/boards/team-offsite"); private != slices.Contains(args, "--token") {
 			t.Errorf("%v: the private board linted: %v, want it only with alice's token:\n%s", args, private, out)
 		}
+	}
+}
+
+// TestDemoRedis: with --redis the demo keeps its Idempotency-Keys and rate
+// limits in Redis (where other instances find them); a URL that is not
+// Redis's is a usage error.
+func TestDemoRedis(t *testing.T) {
+	r := servicetest.StartRedis(t)
+	url, _, stop := launch(t, "redis-token", "demo", "board", "--data", t.TempDir(), "--redis", "redis://"+r.Addr+"/0")
+	defer stop()
+	req, _ := http.NewRequest("POST", url+"/boards/website-relaunch", strings.NewReader(`{"action":"search","input":{"q":"page"}}`))
+	req.Header.Set("Content-Type", affordances.MediaType)
+	req.Header.Set("Idempotency-Key", "redis-key-1")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	rdb := redis.NewClient(&redis.Options{Addr: r.Addr})
+	defer rdb.Close()
+	for _, pattern := range []string{"affordances:idem:*", "affordances:limit:*"} {
+		if keys, err := rdb.Keys(t.Context(), pattern).Result(); err != nil || len(keys) != 1 {
+			t.Errorf("Redis keys %s: got %v, %v; want one", pattern, keys, err)
+		}
+	}
+	e, _, errOut := testEnv(nil)
+	if code := run(t.Context(), e, []string{"demo", "--redis", "http://not-redis"}); code != exitUsage || !strings.Contains(errOut.String(), "--redis") {
+		t.Errorf("--redis http://not-redis: exit %d %q, want a usage error", code, errOut)
 	}
 }

@@ -3,9 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"errors"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -106,32 +104,13 @@ func tourSteps(t *testing.T, readme string) []tourStep {
 }
 
 // startDemo runs `affordances demo` on a free port with a fresh data
-// directory and alice's token fixed, and returns its URL.
+// directory and alice's token fixed, until the test ends, and returns its
+// URL.
 func startDemo(t *testing.T, token string) string {
-	ctx, cancel := context.WithCancel(context.Background())
-	pr, pw := io.Pipe()
-	e := &env{stdout: pw, stderr: io.Discard, getenv: func(k string) string {
-		if k == demoTokenEnv {
-			return token
-		}
-		return ""
-	}}
-	done := make(chan struct{})
-	go func() {
-		run(ctx, e, []string{"demo", "--addr", "127.0.0.1:0", "--data", filepath.Join(t.TempDir(), "shop")})
-		pw.Close()
-		close(done)
-	}()
-	t.Cleanup(func() { cancel(); <-done })
-	sc := bufio.NewScanner(pr)
-	for sc.Scan() {
-		if u, ok := strings.CutPrefix(sc.Text(), "Demo shop listening on "); ok {
-			go io.Copy(io.Discard, pr)
-			return u
-		}
-	}
-	t.Fatal("the demo did not say where it listens")
-	return ""
+	t.Helper()
+	url, _, stop := launch(t, token, "demo", "--data", filepath.Join(t.TempDir(), "shop"))
+	t.Cleanup(stop)
+	return url
 }
 
 // TestREADMEAgents runs the commands of the README's "For agents" section

@@ -39,6 +39,8 @@ import (
 	"strings"
 
 	affordances "github.com/affordances/affordances-go"
+	"github.com/affordances/affordances-go/redisstore"
+	"github.com/redis/go-redis/v9"
 )
 
 // DemoEmail and DemoPassword sign in the seeded owner of the boards.
@@ -61,6 +63,11 @@ type Options struct {
 
 	// Logger receives unexpected failures. Nil: [slog.Default].
 	Logger *slog.Logger
+
+	// Redis, when set, keeps the site's rate limits and Idempotency-Keys, so
+	// several instances share them. Nil: the keys in the board's database,
+	// the limits in memory.
+	Redis redis.UniversalClient
 
 	// Origin is the site's origin ("https://board.example"), the only
 	// Origin a cookie call or a form post may carry; [affordances.NewSite]
@@ -118,7 +125,19 @@ func Open(ctx context.Context, opts *Options) (*Board, error) {
 		return nil, fmt.Errorf("board: demo token: %w", err)
 	}
 	b.views = parseViews()
+	// Idempotency-Keys live in the board's own database, so a restart
+	// forgets none; with Redis, every instance shares them and the limits.
+	var limiter affordances.RateLimiter
+	var idem affordances.IdempotencyStore
+	if o.Redis != nil {
+		limiter, idem = redisstore.NewRateLimiter(o.Redis, nil), redisstore.NewIdempotencyStore(o.Redis, nil)
+	} else if idem, err = affordances.NewSQLIdempotencyStore(ctx, st.db, nil); err != nil {
+		b.Close()
+		return nil, fmt.Errorf("board: %w", err)
+	}
 	b.site = affordances.NewSite(&affordances.SiteOptions{
+		RateLimiter:  limiter,
+		Idempotency:  idem,
 		Name:         "Team Board",
 		Description:  "A demo task board: a team's tasks in three columns (to do, doing, done), on boards public or private to their members.",
 		Origin:       o.Origin,

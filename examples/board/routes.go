@@ -107,8 +107,10 @@ func (b *Board) declare() {
 		Name:        "signIn",
 		Description: "Sign in with email and password; starts a cookie session",
 		Expose:      affordances.ExposePublic,
-		Limit:       &affordances.Limit{Calls: 10, Per: time.Minute, Burst: 5}, // password guesses
-		AAL:         &aal.Meta{Action: aal.Authenticate, Trust: aal.TrustPersonal, Reversible: true},
+		// Its answer sets a session cookie: never kept for a retry (a second run is a second session).
+		Secret: true,
+		Limit:  &affordances.Limit{Calls: 10, Per: time.Minute, Burst: 5}, // password guesses
+		AAL:    &aal.Meta{Action: aal.Authenticate, Trust: aal.TrustPersonal, Reversible: true},
 	}, b.signIn)
 	affordances.AddAction(login, &affordances.Action{
 		Name:        "signOut",

@@ -56,7 +56,9 @@ func (s *Shop) declareAccounts(login *affordances.Route) {
 		Name:        "signUp",
 		Description: "Create an account and sign in to it with a cookie session; the redirect is the new account's page",
 		Expose:      affordances.ExposePublic,
-		Limit:       &signUpLimit,
+		// Its answer sets a session cookie: never kept for a retry (a second run is refused, harmless).
+		Secret: true,
+		Limit:  &signUpLimit,
 		// Credentials are personal. Not reversible: signing out ends the
 		// session, but the account stays (only an admin deletes accounts).
 		AAL: &aal.Meta{Action: aal.Authenticate, Trust: aal.TrustPersonal, Label: "Create account"},
@@ -110,10 +112,12 @@ func (s *Shop) declareAccounts(login *affordances.Route) {
 		Name:        "createToken",
 		Description: "Create a bearer token for an agent; the output holds it, shown only this once",
 		Expose:      affordances.ExposeSession,
-		Visible:     signedIn,
-		Effects:     []string{"tokens"},
-		GuardText:   fmt.Sprintf("you have fewer than %d tokens", maxTokens),
-		Guard:       guard(roomForToken),
+		// Its answer holds the new token: never kept for a retry (a second run makes a second token).
+		Secret:    true,
+		Visible:   signedIn,
+		Effects:   []string{"tokens"},
+		GuardText: fmt.Sprintf("you have fewer than %d tokens", maxTokens),
+		Guard:     guard(roomForToken),
 		// A token is a credential: personal. Revoking it undoes it.
 		AAL: &aal.Meta{Action: aal.Create, Trust: aal.TrustPersonal, Reversible: true, Label: "Create token"},
 	}, s.createTokenAction)

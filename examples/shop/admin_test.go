@@ -378,7 +378,7 @@ func TestDeleteUser(t *testing.T) {
 		resp, body := admin.do(http.MethodPost, "/admin/users", http.Header{"Content-Type": {"application/x-www-form-urlencoded"}},
 			[]byte(url.Values{"_action": {"deleteUser"}, "email": {"carol@example.com"}}.Encode()))
 		if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "Delete the account of Customer (carol@example.com)") ||
-			!strings.Contains(string(body), `data-aal="delete-user"`) {
+			!strings.Contains(string(body), `name="_confirm" value="yes"`) {
 			t.Fatalf("got %d without the summary, want a page that asks", resp.StatusCode)
 		}
 		if status, _ := newAgent(t, srv, token).graph("/"); status != http.StatusOK {

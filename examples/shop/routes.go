@@ -181,7 +181,9 @@ func (s *Shop) declare() {
 		Name:        "signIn",
 		Description: "Sign in with email and password; starts a cookie session",
 		Expose:      affordances.ExposePublic,
-		Limit:       &signInLimit,
+		// Its answer sets a session cookie: never kept for a retry (a second run is a second session).
+		Secret: true,
+		Limit:  &signInLimit,
 		// Credentials are personal; signing out ends the session it starts.
 		AAL: &aal.Meta{Action: aal.Authenticate, Trust: aal.TrustPersonal, Reversible: true},
 	}, s.signInAction)

@@ -45,6 +45,7 @@ package shop
 import (
 	"context"
 	"crypto/rand"
+	"database/sql"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -55,6 +56,8 @@ import (
 	"time"
 
 	affordances "github.com/affordances/affordances-go"
+	"github.com/affordances/affordances-go/redisstore"
+	"github.com/redis/go-redis/v9"
 )
 
 // DemoEmail and DemoPassword sign in the seeded demo user.
@@ -82,6 +85,12 @@ type Options struct {
 	// a cookie call or a form post may carry. Empty: derived from each
 	// request's scheme and Host.
 	Origin string
+
+	// Redis, when set, keeps the site's rate limits and Idempotency-Keys, so
+	// several instances of the shop share them. Nil: the keys are kept in
+	// the shop's database (a restart forgets none) and the limits in
+	// memory.
+	Redis redis.UniversalClient
 
 	// MCP is the path of the shop's MCP endpoint, advertised as "mcp" in
 	// its site index; the caller mounts the endpoint there (the demo
@@ -150,7 +159,14 @@ func Open(ctx context.Context, opts *Options) (*Shop, error) {
 		s.secure = u == "https"
 	}
 	s.views = mustParseViews()
+	limiter, idem, err := stores(ctx, o.Redis, st.w)
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
 	s.site = affordances.NewSite(&affordances.SiteOptions{
+		RateLimiter:  limiter,
+		Idempotency:  idem,
 		Name:         "Demo Shop",
 		Description:  "A small demo shop of clothes, bags and homeware: search the catalog, fill a cart, check out with a card on file, review what you bought.",
 		Origin:       o.Origin,
@@ -162,6 +178,19 @@ func Open(ctx context.Context, opts *Options) (*Shop, error) {
 	s.declare()
 	s.handler = withHeaders(s.site.Handler(s.pages()))
 	return s, nil
+}
+
+// stores returns the site's rate limiter and idempotency store: in Redis
+// when rdb is set, else the limiter in memory and the keys in db.
+func stores(ctx context.Context, rdb redis.UniversalClient, db *sql.DB) (affordances.RateLimiter, affordances.IdempotencyStore, error) {
+	if rdb != nil {
+		return redisstore.NewRateLimiter(rdb, nil), redisstore.NewIdempotencyStore(rdb, nil), nil
+	}
+	idem, err := affordances.NewSQLIdempotencyStore(ctx, db, nil)
+	if err != nil {
+		return nil, nil, fmt.Errorf("shop: %w", err)
+	}
+	return nil, idem, nil
 }
 
 // Handler returns the shop's HTTP handler: the Affordances site, which
