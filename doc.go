@@ -54,6 +54,23 @@
 // [Form.ConfirmFields]. An action is written once; the app writes no POST
 // handler for it.
 //
+// # Agents in the browser, and llms.txt
+//
+// [WebMCPScript] registers a page's available actions as WebMCP tools
+// (CLARIFICATIONS 12) from the same listing as its graph: each tool runs
+// the Affordances call from the page with the person's session, never
+// confirms, and follows the deltas' availability; [Actions.Tool] and
+// [Actions.ToolParam] put the same tools on forms for browsers without
+// script. [Site.Handler] serves the site index in Markdown at
+// [LLMsTxtPath].
+//
+// # Several instances
+//
+// Rate limits and Idempotency-Keys live behind [RateLimiter] and
+// [IdempotencyStore]: in memory by default, in the application's own
+// database with [NewSQLIdempotencyStore] (a restart forgets no key), in
+// Redis with package redisstore (every instance shares them).
+//
 // # Consuming
 //
 // A [Client] reads and operates any Affordances site for an agent: the site
