@@ -48,7 +48,13 @@ func TestTasks(t *testing.T) {
 	ctx := context.Background()
 	for _, task := range tasks {
 		t.Run(task.ID, func(t *testing.T) {
-			d, stop, err := bench.StartDemo(ctx, task.Site, task.As)
+			// A check reads the database: only signing out needs the session
+			// it ends (a sign-in hashes a password, slow under -race).
+			as := ""
+			if slices.ContainsFunc(task.Plan, func(s bench.Step) bool { return s.Action == "signOut" }) {
+				as = task.As
+			}
+			d, stop, err := bench.StartDemo(ctx, task.Site, as)
 			if err != nil {
 				t.Fatal(err)
 			}
