@@ -73,6 +73,35 @@ func (p *Page) PerformInput(ctx context.Context, a aal.Affordance, input map[str
 	if a.Selector == "" {
 		return nil, fmt.Errorf("browser: performing %q: the affordance has no selector", a.ID)
 	}
+	t, err := p.target(ctx, a, input)
+	if err != nil {
+		return nil, fmt.Errorf("browser: performing %q: %w", a.ID, err)
+	}
+	if t.problem != "" {
+		return nil, fmt.Errorf("browser: performing %q: %s: %s", a.ID, a.Selector, t.problem)
+	}
+	trigger := chromedp.Click(chromedp.JSPath(t.js))
+	if t.form {
+		trigger = chromedp.Evaluate[chromedp.Void](t.js + ".requestSubmit()")
+	}
+	return p.loading(ctx, "performing "+a.ID, trigger)
+}
+
+// A target is the element of an affordance's selector that a call's input
+// picks.
+type target struct {
+	js      string // its JavaScript path
+	form    bool   // it is a <form>
+	problem string // why a person could not use it, or ""
+}
+
+// errNoElement is the error of a selector that finds nothing.
+var errNoElement = errors.New("found 0 elements, want one")
+
+// target finds the element of a's selector that input picks by their
+// data-aal-input (see [Page.PerformInput]); errNoElement when the selector
+// finds none.
+func (p *Page) target(ctx context.Context, a aal.Affordance, input map[string]any) (target, error) {
 	found, err := p.eval(ctx, `(sel) => {
 		const usable = `+jsUsable+`;
 		let found;
@@ -80,7 +109,7 @@ func (p *Page) PerformInput(ctx context.Context, a aal.Affordance, input map[str
 		return JSON.stringify({elements: found.map(el => ({input: el.getAttribute("`+aal.InputAttribute+`"), form: el.tagName === "FORM", problem: usable(el)}))});
 	}`, a.Selector)
 	if err != nil {
-		return nil, fmt.Errorf("browser: performing %q: %w", a.ID, err)
+		return target{}, err
 	}
 	var m struct {
 		Error    string `json:"error"`
@@ -91,10 +120,13 @@ func (p *Page) PerformInput(ctx context.Context, a aal.Affordance, input map[str
 		} `json:"elements"`
 	}
 	if err := jsonUnmarshal(found, &m); err != nil {
-		return nil, fmt.Errorf("browser: performing %q: %w", a.ID, err)
+		return target{}, err
 	}
 	if m.Error != "" {
-		return nil, fmt.Errorf("browser: performing %q: %s: %s", a.ID, a.Selector, m.Error)
+		return target{}, fmt.Errorf("%s: %s", a.Selector, m.Error)
+	}
+	if len(m.Elements) == 0 {
+		return target{}, fmt.Errorf("%s: %w", a.Selector, errNoElement)
 	}
 	inputs := make([]*string, len(m.Elements))
 	for i, el := range m.Elements {
@@ -102,17 +134,9 @@ func (p *Page) PerformInput(ctx context.Context, a aal.Affordance, input map[str
 	}
 	i, err := pick(inputs, input)
 	if err != nil {
-		return nil, fmt.Errorf("browser: performing %q: %s: %w", a.ID, a.Selector, err)
+		return target{}, fmt.Errorf("%s: %w", a.Selector, err)
 	}
-	if problem := m.Elements[i].Problem; problem != "" {
-		return nil, fmt.Errorf("browser: performing %q: %s: %s", a.ID, a.Selector, problem)
-	}
-	el := fmt.Sprintf("document.querySelectorAll(%s)[%d]", jsString(a.Selector), i)
-	trigger := chromedp.Click(chromedp.JSPath(el))
-	if m.Elements[i].Form {
-		trigger = chromedp.Evaluate[chromedp.Void](el + ".requestSubmit()")
-	}
-	return p.loading(ctx, "performing "+a.ID, trigger)
+	return target{js: fmt.Sprintf("document.querySelectorAll(%s)[%d]", jsString(a.Selector), i), form: m.Elements[i].Form, problem: m.Elements[i].Problem}, nil
 }
 
 // pick returns which of the elements a selector found input picks by
@@ -121,7 +145,7 @@ func (p *Page) PerformInput(ctx context.Context, a aal.Affordance, input map[str
 func pick(inputs []*string, input map[string]any) (int, error) {
 	switch {
 	case len(inputs) == 0:
-		return 0, errors.New("found 0 elements, want one")
+		return 0, errNoElement
 	case len(inputs) == 1 && (input == nil || inputs[0] == nil):
 		return 0, nil
 	case input == nil:

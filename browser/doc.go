@@ -3,7 +3,9 @@
 // pages look (screenshots), what assistive technology reads
 // (accessibility snapshots), and what happens when a person uses an AAL
 // affordance (the element its selector finds, clicked; among several, the
-// one whose data-aal-input the call's input picks).
+// one whose data-aal-input the call's input picks; with [Page.Operate],
+// its form's fields filled from the call's input first, one interaction at
+// a time).
 //
 // [Start] launches Debian's /usr/bin/chromium (or $CHROMIUM) headless, with
 // a fresh user-data-dir; [Browser.Close] stops it and removes that

@@ -730,45 +730,18 @@ func (p *Page) prepare(ctx context.Context, a aal.Affordance, input map[string]a
 		texts[name] = text
 	}
 
-	found, err := p.eval(ctx, `(sel) => {
-		const usable = `+jsUsable+`;
-		let found;
-		try { found = [...document.querySelectorAll(sel)]; } catch (e) { return JSON.stringify({error: "not a valid CSS selector"}); }
-		return JSON.stringify({elements: found.map(el => ({input: el.getAttribute("`+aal.InputAttribute+`"), form: el.tagName === "FORM", problem: usable(el)}))});
-	}`, a.Selector)
+	t, err := p.target(ctx, a, input)
+	if errors.Is(err, errNoElement) {
+		return nil, fmt.Errorf("browser: operating %q: %v: %w", a.ID, err, ErrUnavailable)
+	}
 	if err != nil {
 		return nil, fail("%v", err)
 	}
-	var m struct {
-		Error    string `json:"error"`
-		Elements []struct {
-			Input   *string `json:"input"`   // nil: the element has no data-aal-input
-			Form    bool    `json:"form"`    // it is a <form>
-			Problem string  `json:"problem"` // why a person could not use it, or ""
-		} `json:"elements"`
-	}
-	if err := jsonUnmarshal(found, &m); err != nil {
-		return nil, fail("%v", err)
-	}
-	if m.Error != "" {
-		return nil, fail("%s: %s", a.Selector, m.Error)
-	}
-	if len(m.Elements) == 0 {
-		return nil, fmt.Errorf("browser: operating %q: %s: found 0 elements: %w", a.ID, a.Selector, ErrUnavailable)
-	}
-	inputs := make([]*string, len(m.Elements))
-	for i, el := range m.Elements {
-		inputs[i] = el.Input
-	}
-	i, err := pick(inputs, input)
-	if err != nil {
-		return nil, fail("%s: %v", a.Selector, err)
-	}
-	if problem := m.Elements[i].Problem; problem != "" {
-		return nil, fmt.Errorf("browser: operating %q: %s: %s: %w", a.ID, a.Selector, problem, ErrUnavailable)
+	if t.problem != "" {
+		return nil, fmt.Errorf("browser: operating %q: %s: %s: %w", a.ID, a.Selector, t.problem, ErrUnavailable)
 	}
 
-	el := fmt.Sprintf("document.querySelectorAll(%s)[%d]", jsString(a.Selector), i)
+	el := t.js
 	form := "(" + jsFormOf + ")(" + el + ")"
 	planned, err := p.eval(ctx, `(fields) => (`+jsOperation+`)(`+el+`, fields)`, fields)
 	if err != nil {
@@ -830,7 +803,7 @@ func (p *Page) prepare(ctx context.Context, a aal.Affordance, input map[string]a
 	switch {
 	case plan.Submitter >= 0:
 		return &operation{chromedp.Click(chromedp.JSPath(fmt.Sprintf("%s.elements[%d]", form, plan.Submitter)))}, nil
-	case m.Elements[i].Form:
+	case t.form:
 		return &operation{chromedp.Evaluate[chromedp.Void](el + ".requestSubmit()")}, nil
 	}
 	return &operation{chromedp.Click(chromedp.JSPath(el))}, nil
