@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"crypto/hmac"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"html/template"
 	"io"
+	"maps"
 	"mime"
 	"mime/multipart"
 	"net/http"
@@ -29,6 +31,11 @@ const (
 	// FormConfirmField is the person's confirmation of a confirm action,
 	// sent by the button of the confirmation page ([Form.ConfirmFields]).
 	FormConfirmField = "_confirm"
+	// FormKeyField is a form's Idempotency-Key (CLARIFICATIONS 10): the
+	// confirmation page's form carries a new one, so that a second click on
+	// its button gets the first click's answer instead of running the
+	// action again.
+	FormKeyField = "_key"
 )
 
 // flashCookie carries a form's success message to the page it redirects to.
@@ -110,7 +117,7 @@ func (f *Form) ConfirmFields() template.HTML {
 	var b strings.Builder
 	for _, name := range slices.Sorted(func(yield func(string) bool) {
 		for k := range f.Values {
-			if k != FormConfirmField && !yield(k) {
+			if k != FormConfirmField && k != FormKeyField && !yield(k) {
 				return
 			}
 		}
@@ -119,6 +126,9 @@ func (f *Form) ConfirmFields() template.HTML {
 			b.WriteString(hiddenInput(name, v))
 		}
 	}
+	key := make([]byte, 16)
+	rand.Read(key) // never fails (crypto/rand)
+	b.WriteString(hiddenInput(FormKeyField, base64.RawURLEncoding.EncodeToString(key)))
 	b.WriteString(hiddenInput(FormConfirmField, "yes"))
 	return template.HTML(b.String())
 }
@@ -202,12 +212,24 @@ func (s *Site) serveForm(w http.ResponseWriter, r *http.Request, next http.Handl
 		s.renderForm(w, r, next, &Form{Action: name, Error: e}, s.failure(e, "form"))
 		return
 	}
-	res := s.pipeline(r.Context(), r, &call{
+	c := &call{
 		route: rt, params: params, action: a, confirm: r.PostForm.Get(FormConfirmField) == "yes",
 		origin: s.checkFormOrigin,
 		input:  func() (json.RawMessage, []Issue) { return a.form.decode(r.PostForm) },
-	})
+	}
+	if key := r.PostForm.Get(FormKeyField); validIdempotencyKey(key) {
+		values := maps.Clone(r.PostForm)
+		delete(values, FormKeyField)
+		c.key, c.body = key, []byte(values.Encode()) // sorted by name: one body for one form
+	}
+	res := s.pipeline(r.Context(), r, c)
 	d := res.delta
+	if d == nil { // a replay: the first click's answer
+		d = &Delta{}
+		if err := json.Unmarshal(res.body, d); err != nil || (!d.OK && d.Error == nil) {
+			d = &Delta{Error: internalError}
+		}
+	}
 	switch {
 	case d.OK:
 		addHeader(w.Header(), res.header)

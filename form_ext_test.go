@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -186,6 +187,22 @@ func TestFormBinding(t *testing.T) {
 				t.Errorf("WWW-Authenticate %q on a %d", rec.Header().Get("WWW-Authenticate"), rec.Code)
 			}
 		})
+	}
+}
+
+// TestFormConfirmTwice: a second click on the confirmation page's button
+// (the same form, its key) gets the first click's answer; the action does
+// not run again (here its guard would refuse it).
+func TestFormConfirmTwice(t *testing.T) {
+	h, st := formSite(t, nil)
+	st.set(3)
+	first := postForm(h, "_action=reset&_confirm=yes&_key=click-1", "Cookie: sid=s1")
+	second := postForm(h, "_action=reset&_confirm=yes&_key=click-1", "Cookie: sid=s1")
+	if first.Code != 303 || second.Code != 303 || second.Header().Get("Idempotent-Replayed") != "true" {
+		t.Errorf("two clicks: got %d and %d (replayed %q), want the first answer twice", first.Code, second.Code, second.Header().Get("Idempotent-Replayed"))
+	}
+	if third := postForm(h, "_action=reset&_confirm=yes&_key=click-2", "Cookie: sid=s1"); third.Code != http.StatusConflict {
+		t.Errorf("another key: got %d, want the guard's 409 (the counter is zero)", third.Code)
 	}
 }
 
@@ -414,13 +431,17 @@ func TestFormSharesTheRateLimit(t *testing.T) {
 }
 
 // TestFormConfirmFieldsRoundTrip: the confirmation page's hidden fields
-// post the person's values again, with confirmation.
+// post the person's values again, with confirmation and a new key.
 func TestFormConfirmFieldsRoundTrip(t *testing.T) {
-	f := &affordances.Form{Action: "reset", Values: url.Values{"_action": {"reset"}, "note": {`a "quoted" <b>`}, "_confirm": {"forged"}}}
+	f := &affordances.Form{Action: "reset", Values: url.Values{"_action": {"reset"}, "note": {`a "quoted" <b>`}, "_confirm": {"forged"}, "_key": {"old"}}}
 	got := string(f.ConfirmFields())
-	want := `<input type="hidden" name="_action" value="reset"><input type="hidden" name="note" value="a &#34;quoted&#34; &lt;b&gt;"><input type="hidden" name="_confirm" value="yes">`
-	if got != want {
+	want := regexp.MustCompile(`^<input type="hidden" name="_action" value="reset"><input type="hidden" name="note" value="a &#34;quoted&#34; &lt;b&gt;">` +
+		`<input type="hidden" name="_key" value="[A-Za-z0-9_-]{22}"><input type="hidden" name="_confirm" value="yes">$`)
+	if !want.MatchString(got) {
 		t.Errorf("got %s\nwant %s", got, want)
+	}
+	if again := string(f.ConfirmFields()); again == got {
+		t.Error("two confirmation pages carry the same key")
 	}
 	var nilForm *affordances.Form
 	if nilForm.Value("x") != "" || nilForm.Issue("x") != "" || nilForm.ConfirmFields() != "" || nilForm.For("x") != nil {
