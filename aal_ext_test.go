@@ -197,13 +197,13 @@ func TestAALDeclarationsChecked(t *testing.T) {
 			}()
 			site := affordances.NewSite(nil)
 			m := tc.meta
-			affordances.AddAction(site.Route("/", nil), &affordances.Action{Name: "x", Expose: affordances.ExposePublic, AAL: &m}, noop)
+			affordances.AddAction(site.Route("/", nil), &affordances.Action{Name: "x", Description: "Does nothing; it carries the AAL metadata under test.", Expose: affordances.ExposePublic, AAL: &m}, noop)
 		})
 	}
 	// A cost the loader computes out of range is an internal error, not a
 	// fragment that lies.
 	site := affordances.NewSite(nil)
-	affordances.AddAction(site.Route("/", nil), &affordances.Action{Name: "x", Expose: affordances.ExposePublic,
+	affordances.AddAction(site.Route("/", nil), &affordances.Action{Name: "x", Description: "Does nothing; its AAL cost is out of range.", Expose: affordances.ExposePublic,
 		AAL: &aal.Meta{Cost: func(map[string]any) *aal.Cost { return &aal.Cost{Currency: "usd", Amount: -1} }}}, noop)
 	if status, _, _ := getAAL(t, site.Handler(nil), "/.well-known/agent-affordances/index.json"); status != 500 {
 		t.Errorf("bad cost: got %d, want 500", status)
@@ -224,7 +224,7 @@ func TestAALID(t *testing.T) {
 func TestActionsFrom(t *testing.T) {
 	guards := 0
 	site := affordances.NewSite(nil)
-	affordances.AddAction(site.Route("/", nil), &affordances.Action{Name: "go", Expose: affordances.ExposePublic,
+	affordances.AddAction(site.Route("/", nil), &affordances.Action{Name: "go", Description: "Goes nowhere; its guard counts how often it runs.", Expose: affordances.ExposePublic,
 		Guard: func(context.Context, *affordances.Request) (bool, string) { guards++; return false, "Not today." }}, noop)
 	page := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		for _, d := range affordances.ActionsFrom(r.Context()) {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"strings"
 
 	"github.com/affordances/affordances-go/aal"
 	"github.com/affordances/affordances-go/internal/schema"
@@ -103,12 +104,20 @@ var actionName = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9_]*$`)
 // description, and an `affordances:"..."` tag adds bounds, comma-separated:
 // minimum, maximum, exclusiveMinimum, exclusiveMaximum, minLength,
 // maxLength, minItems, maxItems, pattern, format, and enum with values
-// separated by "|", as in `affordances:"minimum=1,maximum=99"`.
+// separated by "|", as in `affordances:"minimum=1,maximum=99"`. Enum values
+// take the field's JSON type: `affordances:"enum=1|2|3"` on an int field
+// lists the numbers 1, 2 and 3 (strings, numbers and bools only). A
+// backslash escapes a comma in a value, and a "|" in an enum value; any other
+// backslash is kept, so a pattern's \d stays \d. In Go source the tag's own
+// quoting doubles each backslash: `affordances:"pattern=^[a-z]{1\\,3}$"` is
+// the pattern ^[a-z]{1,3}$.
 //
 // AddAction panics with a message naming the route and the action when the
-// declaration is wrong: a bad or duplicate name, an unknown Expose, a
-// confirm action without a Summary, a bad Limit, or a schema that does not
-// compile.
+// declaration is wrong: a bad or duplicate name, an empty Description (an
+// agent plans from it), an unknown Expose, a confirm action without a
+// Summary, a bad Limit, or a schema that does not compile; a bad
+// affordances tag (an unknown key, a bound or enum value that does not
+// parse as the field's type, a backslash ending the tag) names the Go field.
 func AddAction[In, Out any](rt *Route, a *Action, fn func(ctx context.Context, r *Request, in In) (Out, error)) {
 	where := fmt.Sprintf("affordances: AddAction(%q, %q)", rt.pattern, a.Name)
 	if fn == nil {
@@ -116,6 +125,9 @@ func AddAction[In, Out any](rt *Route, a *Action, fn func(ctx context.Context, r
 	}
 	if !actionName.MatchString(a.Name) {
 		panic(where + ": a name is a letter followed by letters, digits or _")
+	}
+	if strings.TrimSpace(a.Description) == "" {
+		panic(where + ": an action needs a Description, what it does for an agent planning a task")
 	}
 	if _, dup := rt.byName[a.Name]; dup {
 		panic(where + ": the route already has an action of that name")

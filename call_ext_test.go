@@ -354,7 +354,7 @@ func TestLimits(t *testing.T) {
 	type list struct {
 		L []int `json:"l"`
 	}
-	affordances.AddAction(listSite.Route("/", nil), &affordances.Action{Name: "sum", Expose: affordances.ExposePublic},
+	affordances.AddAction(listSite.Route("/", nil), &affordances.Action{Name: "sum", Description: "Sums a list of numbers.", Expose: affordances.ExposePublic},
 		func(context.Context, *affordances.Request, list) (int, error) { return 0, nil })
 	res := do(t, listSite.Handler(nil), post("/", `{"action":"sum","input":{"l":[`+strings.Repeat(`"x",`, 99)+`"x"]}}`))
 	if res.status != 400 || len(res.delta.Error.Issues) != 20 || !strings.Contains(res.delta.Error.Message, "100 problems, the first 20 listed") {
@@ -416,7 +416,7 @@ func TestCookieCannotRescueABadToken(t *testing.T) {
 		}
 		return affordances.Principal{}, nil
 	}})
-	affordances.AddAction(site.Route("/", nil), &affordances.Action{Name: "act", Expose: affordances.ExposeSession},
+	affordances.AddAction(site.Route("/", nil), &affordances.Action{Name: "act", Description: "Counts a run by a signed-in requester.", Expose: affordances.ExposeSession},
 		func(context.Context, *affordances.Request, struct{}) (struct{}, error) { ran++; return struct{}{}, nil })
 	h := site.Handler(nil)
 	for _, tc := range []struct {
@@ -455,7 +455,7 @@ func TestCookieCannotRescueABadToken(t *testing.T) {
 func TestVisibleChangingItsMindIsRefused(t *testing.T) {
 	ran, asked := 0, 0
 	site := affordances.NewSite(nil)
-	affordances.AddAction(site.Route("/", nil), &affordances.Action{Name: "act", Expose: affordances.ExposePublic,
+	affordances.AddAction(site.Route("/", nil), &affordances.Action{Name: "act", Description: "Counts a run, visible only the first time it is asked.", Expose: affordances.ExposePublic,
 		Visible: func(*affordances.Request) bool { asked++; return asked == 1 },
 		Guard:   func(context.Context, *affordances.Request) (bool, string) { return false, "Never." }},
 		func(context.Context, *affordances.Request, struct{}) (struct{}, error) { ran++; return struct{}{}, nil })
@@ -478,14 +478,14 @@ func TestPanicsAreContained(t *testing.T) {
 		return affordances.Principal{}, nil
 	}})
 	home := site.Route("/", nil)
-	affordances.AddAction(home, &affordances.Action{Name: "shy", Expose: affordances.ExposePublic,
+	affordances.AddAction(home, &affordances.Action{Name: "shy", Description: "Does nothing; its Visible panics.", Expose: affordances.ExposePublic,
 		Visible: func(r *affordances.Request) bool { panic("visible bug") }}, noop)
-	affordances.AddAction(home, &affordances.Action{Name: "nilError", Expose: affordances.ExposePublic},
+	affordances.AddAction(home, &affordances.Action{Name: "nilError", Description: "Returns a typed nil error.", Expose: affordances.ExposePublic},
 		func(context.Context, *affordances.Request, struct{}) (struct{}, error) {
 			var e *affordances.Error
 			return struct{}{}, e
 		})
-	affordances.AddAction(home, &affordances.Action{Name: "brokenGuard", Expose: affordances.ExposePublic,
+	affordances.AddAction(home, &affordances.Action{Name: "brokenGuard", Description: "Does nothing; its Guard panics.", Expose: affordances.ExposePublic,
 		Guard: func(context.Context, *affordances.Request) (bool, string) { panic("guard bug") }}, noop)
 	h := site.Handler(nil)
 	if res := do(t, h, get("/")); len(res.graph.Actions) != 2 || res.graph.Actions[0].Name != "nilError" || res.graph.Actions[1].Available {

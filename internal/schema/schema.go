@@ -38,8 +38,16 @@ func For(t reflect.Type) (json.RawMessage, error) {
 	return json.Marshal(s)
 }
 
-// applyBounds walks t and s together and applies affordances tags.
+// applyBounds walks t and s together and applies affordances tags; an error
+// names the Go field by its path from t (Order.Lines.Quantity).
 func applyBounds(t reflect.Type, s *jsonschema.Schema) error {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return walkBounds(t, s, t.Name())
+}
+
+func walkBounds(t reflect.Type, s *jsonschema.Schema, path string) error {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -48,9 +56,9 @@ func applyBounds(t reflect.Type, s *jsonschema.Schema) error {
 	}
 	switch t.Kind() {
 	case reflect.Slice, reflect.Array:
-		return applyBounds(t.Elem(), s.Items)
+		return walkBounds(t.Elem(), s.Items, path)
 	case reflect.Map:
-		return applyBounds(t.Elem(), s.AdditionalProperties)
+		return walkBounds(t.Elem(), s.AdditionalProperties, path)
 	case reflect.Struct:
 		for _, f := range reflect.VisibleFields(t) {
 			if !f.IsExported() || f.Anonymous {
@@ -67,12 +75,16 @@ func applyBounds(t reflect.Type, s *jsonschema.Schema) error {
 			if ps == nil {
 				continue
 			}
+			field := f.Name
+			if path != "" {
+				field = path + "." + f.Name
+			}
 			if tag, ok := f.Tag.Lookup("affordances"); ok {
-				if err := bounds(ps, tag); err != nil {
-					return fmt.Errorf("field %s: %w", f.Name, err)
+				if err := bounds(ps, f.Type, tag); err != nil {
+					return fmt.Errorf("Go field %s: %w", field, err)
 				}
 			}
-			if err := applyBounds(f.Type, ps); err != nil {
+			if err := walkBounds(f.Type, ps, field); err != nil {
 				return err
 			}
 		}
@@ -80,11 +92,59 @@ func applyBounds(t reflect.Type, s *jsonschema.Schema) error {
 	return nil
 }
 
-func bounds(s *jsonschema.Schema, tag string) error {
-	for kv := range strings.SplitSeq(tag, ",") {
+// splitEscaped splits s at each sep not preceded by a backslash; a
+// backslash before sep is dropped, any other backslash is kept (a regex's
+// \d stays \d). A backslash ending s is an unbalanced escape.
+func splitEscaped(s string, sep byte) ([]string, error) {
+	var parts []string
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == '\\' && i+1 == len(s):
+			return nil, fmt.Errorf("unbalanced escape: %q ends in a lone \\", s)
+		case s[i] == '\\' && s[i+1] == sep:
+			b.WriteByte(sep)
+			i++
+		case s[i] == sep:
+			parts = append(parts, b.String())
+			b.Reset()
+		default:
+			b.WriteByte(s[i])
+		}
+	}
+	return append(parts, b.String()), nil
+}
+
+// enumValue parses v as a value of the JSON type of Go type t.
+func enumValue(t reflect.Type, v string) (any, error) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return v, nil
+	case reflect.Bool:
+		return strconv.ParseBool(v)
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return strconv.ParseInt(v, 10, t.Bits())
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return strconv.ParseUint(v, 10, t.Bits())
+	case reflect.Float32, reflect.Float64:
+		return strconv.ParseFloat(v, 64)
+	}
+	return nil, fmt.Errorf("enum on a field of type %s, want a string, number or bool", t)
+}
+
+// bounds applies tag to s, the schema of a field of Go type t.
+func bounds(s *jsonschema.Schema, t reflect.Type, tag string) error {
+	kvs, err := splitEscaped(tag, ',')
+	if err != nil {
+		return fmt.Errorf("affordances tag %q: %w", tag, err)
+	}
+	for _, kv := range kvs {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok {
-			return fmt.Errorf("affordances tag %q: want key=value", kv)
+			return fmt.Errorf("affordances tag %q: %q: want key=value", tag, kv)
 		}
 		var err error
 		num := func(dst **float64) {
@@ -119,11 +179,19 @@ func bounds(s *jsonschema.Schema, tag string) error {
 		case "format":
 			s.Format = v
 		case "enum":
-			for e := range strings.SplitSeq(v, "|") {
-				s.Enum = append(s.Enum, e)
+			var vals []string
+			if vals, err = splitEscaped(v, '|'); err != nil {
+				break
+			}
+			for _, e := range vals {
+				var ev any
+				if ev, err = enumValue(t, e); err != nil {
+					break
+				}
+				s.Enum = append(s.Enum, ev)
 			}
 		default:
-			return fmt.Errorf("affordances tag: unknown key %q", k)
+			return fmt.Errorf("affordances tag %q: unknown key %q", kv, k)
 		}
 		if err != nil {
 			return fmt.Errorf("affordances tag %q: %w", kv, err)
