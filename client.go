@@ -41,7 +41,11 @@ type ClientOptions struct {
 	Gate *aal.Gate
 
 	// FollowRedirects makes [Page.Call] load the delta's redirect, so the
-	// page becomes the one a person would have been sent to.
+	// page becomes the one a person would have been sent to. A redirect
+	// that is not a page with a graph (a CSV download, a plain page, another
+	// origin) is left unfollowed: the call still succeeds, the page stays
+	// where it was ([Page.Path] is not the delta's Redirect), and the
+	// delta's Redirect says where a person would go.
 	FollowRedirects bool
 
 	// MaxRetries bounds the retries of one call: after a 429 (waiting
@@ -333,8 +337,11 @@ type ApprovalRequest struct {
 //     yes to this very call sends confirm: true. A no is [ErrNotApproved].
 //
 // Call applies the delta to the page: changed entities, actions added and
-// removed; with FollowRedirects, it then loads the redirect. It returns the
-// delta and, when the site answered an error delta, that delta's [*Error].
+// removed; with FollowRedirects, it then loads the redirect, or leaves it
+// unfollowed when it has no graph (see [ClientOptions.FollowRedirects]). It
+// returns the delta and, when the site answered an error delta, that
+// delta's [*Error]; a call the site ran never returns an error for the
+// redirect.
 // Every call carries an Idempotency-Key; a 429 is retried after
 // Retry-After and a network error with the same key, up to MaxRetries
 // times.
@@ -395,10 +402,12 @@ func (p *Page) Call(ctx context.Context, action string, input any) (*Delta, erro
 	}
 	p.apply(delta)
 	if delta.Redirect != "" && c.opts.FollowRedirects {
-		if err := p.load(ctx, delta.Redirect); err != nil {
-			return delta, err
+		if next := (&Page{client: c}); next.load(ctx, delta.Redirect) == nil {
+			p.Graph, p.Fragment, p.path = next.Graph, next.Fragment, next.path
+			return delta, nil
 		}
-		return delta, nil
+		// Not a page with a graph: the action ran, and the redirect stays
+		// in the delta, unfollowed.
 	}
 	if p.Fragment != nil {
 		// The fragment is computed from the state the call changed (a cost).

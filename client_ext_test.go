@@ -217,3 +217,65 @@ func readAll(r *http.Request) string {
 	b, _ := io.ReadAll(r.Body)
 	return string(b)
 }
+
+// TestFollowRedirectsToAPageWithoutAGraph: a call whose redirect is a CSV
+// download or a plain page succeeds with no error (issue 14: an error read
+// as a failed action and invited a second run); the page stays, and the
+// delta's Redirect says where a person would go. A redirect to a page with a
+// graph is followed.
+func TestFollowRedirectsToAPageWithoutAGraph(t *testing.T) {
+	var runs atomic.Int32
+	site := affordances.NewSite(nil)
+	other := site.Route("/other", nil)
+	site.Route("/", nil)
+	for _, to := range []string{"/export.csv", "/plain", "/missing", "/"} {
+		name := "to" + strings.NewReplacer("/", "_", ".", "_").Replace(to)
+		affordances.AddAction(other, &affordances.Action{Name: name, Description: "Exports the list and sends the person to " + to + ".", Expose: affordances.ExposePublic},
+			func(_ context.Context, r *affordances.Request, _ struct{}) (struct{}, error) {
+				runs.Add(1)
+				r.Redirect(to)
+				return struct{}{}, nil
+			})
+	}
+	h := site.Handler(nil)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/export.csv":
+			w.Header().Set("Content-Type", "text/csv")
+			io.WriteString(w, "sku,qty\ntote,1\n")
+		case "/plain":
+			w.Header().Set("Content-Type", "text/html")
+			io.WriteString(w, "<p>Thanks</p>")
+		default:
+			h.ServeHTTP(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	c, err := affordances.NewClient(srv.Client(), srv.URL, &affordances.ClientOptions{FollowRedirects: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		action, redirect, path string
+	}{
+		{"to_export_csv", "/export.csv", "/other"},
+		{"to_plain", "/plain", "/other"},
+		{"to_missing", "/missing", "/other"},
+		{"to_", "/", "/"},
+	} {
+		t.Run(tc.action, func(t *testing.T) {
+			runs.Store(0)
+			p, err := c.Page(t.Context(), "/other")
+			if err != nil {
+				t.Fatal(err)
+			}
+			delta, err := p.Call(t.Context(), tc.action, nil)
+			if err != nil || delta == nil || !delta.OK {
+				t.Fatalf("got %+v, %v, want an ok delta and no error", delta, err)
+			}
+			if delta.Redirect != tc.redirect || p.Path() != tc.path || runs.Load() != 1 {
+				t.Errorf("got redirect %q, page %q, %d runs, want %q, %q, 1", delta.Redirect, p.Path(), runs.Load(), tc.redirect, tc.path)
+			}
+		})
+	}
+}
