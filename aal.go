@@ -230,6 +230,21 @@ func (s *Site) writeAAL(w http.ResponseWriter, r *http.Request, v any) {
 	}
 }
 
+// GraphLink returns what {{affordancesLink}} writes, the
+// <link rel="affordances"> element and the llms.txt one ([LLMsLinkTag]), for
+// the page [Site.Handler] loaded for this request, with the page's query
+// kept in the graph's URL ("?q=tote&affordances=1", CLARIFICATIONS 3); ""
+// for a request that has no such page. A page whose URL may carry a query
+// (a search, a filter) uses it instead of {{affordancesLink}}.
+func GraphLink(ctx context.Context) template.HTML {
+	loaded, ok := ctx.Value(pageKey{}).(*pageLoad)
+	if !ok || loaded.err != nil {
+		return ""
+	}
+	href := graphHref(loaded.req.HTTP.URL.RawQuery)
+	return template.HTML(`<link rel="affordances" href="`+template.HTMLEscapeString(href)+`">`) + LLMsLinkTag
+}
+
 // AALLink returns the <link rel="agent-affordances"> element of the page
 // [Site.Handler] loaded for this request, pointing at its fragment; "" for
 // a request that has no such page.

@@ -175,6 +175,25 @@ func TestInlineFragment(t *testing.T) {
 	}
 }
 
+// TestGraphLink: the <link rel="affordances"> element of a page with a
+// query keeps it (CLARIFICATIONS 3), and is absent where there is no page.
+func TestGraphLink(t *testing.T) {
+	site := shopSite()
+	h := site.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "%s", affordances.GraphLink(r.Context()))
+	}))
+	for _, tc := range []struct{ path, want string }{
+		{"/checkout", `<link rel="affordances" href="?affordances=1">` + string(affordances.LLMsLinkTag)},
+		{"/checkout?q=tote&step=2", `<link rel="affordances" href="?q=tote&amp;step=2&amp;affordances=1">` + string(affordances.LLMsLinkTag)},
+		{"/checkout?q=%22%3E", `<link rel="affordances" href="?q=%22%3E&amp;affordances=1">` + string(affordances.LLMsLinkTag)},
+		{"/products/shoe", ""},
+	} {
+		if _, _, body := getAAL(t, h, tc.path); string(body) != tc.want {
+			t.Errorf("%s: got %s, want %s", tc.path, body, tc.want)
+		}
+	}
+}
+
 // TestAALDeclarationsChecked: an action whose AAL metadata breaks a rule of
 // AAL 0.1.1 panics at start-up.
 func TestAALDeclarationsChecked(t *testing.T) {

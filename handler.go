@@ -139,7 +139,7 @@ func (s *Site) servePage(w http.ResponseWriter, r *http.Request, next http.Handl
 	loaded := &pageLoad{site: s, form: form}
 	loaded.req, loaded.err = s.load(r.Context(), r, rt, params, p)
 	if loaded.err == nil {
-		h.Add("Link", `<?affordances=1>; rel="affordances"`)
+		h.Add("Link", "<"+graphHref(r.URL.RawQuery)+`>; rel="affordances"`)
 		h.Add("Link", llmsLinkHeader)
 	} else {
 		loaded.req = &Request{HTTP: r, Principal: p, Page: r.URL.Path, route: rt, params: params}

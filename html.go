@@ -4,19 +4,47 @@ import (
 	"encoding/json"
 	"fmt"
 	"html/template"
+	"strings"
 
 	"github.com/affordances/affordances-go/aal"
 )
 
 // LinkTag is the <link> element an HTML page with a graph carries in its
-// head, pointing agents at the graph (seed 000, "Discovery").
+// head, pointing agents at the graph (seed 000, "Discovery"). It is right
+// only for a page whose URL has no query: a page with one (a search,
+// "/?q=tote") must keep it in the link (CLARIFICATIONS 3), which
+// [GraphLink] does.
 const LinkTag template.HTML = `<link rel="affordances" href="?affordances=1">`
+
+// graphHref is the relative URL of the graph of the page whose raw query
+// is rawQuery: the query kept, then affordances=1 (CLARIFICATIONS 3).
+// Bytes a URI may not hold (a space, "<", ">", a quote) are percent-encoded,
+// so the result is safe in a Link header's <…>.
+func graphHref(rawQuery string) string {
+	if rawQuery == "" {
+		return "?affordances=1"
+	}
+	var b strings.Builder
+	b.WriteByte('?')
+	for i := 0; i < len(rawQuery); i++ {
+		c := rawQuery[i]
+		if c <= ' ' || c >= 0x7f || strings.IndexByte(`"<>\^`+"`{|}", c) >= 0 {
+			fmt.Fprintf(&b, "%%%02X", c)
+			continue
+		}
+		b.WriteByte(c)
+	}
+	b.WriteString("&affordances=1")
+	return b.String()
+}
 
 // TemplateFuncs returns the template functions of this package, for
 // [template.Template.Funcs]:
 //
 //	{{affordancesLink}}           the <link rel="affordances"> element ([LinkTag])
-//	                              and the llms.txt one ([LLMsLinkTag])
+//	                              and the llms.txt one ([LLMsLinkTag]), for a
+//	                              page whose URL never has a query; a page
+//	                              that may have one uses [GraphLink]
 //	{{actionField "addToCart"}}   the hidden field that makes a form run the
 //	                              action ([FormActionField])
 //	{{aal "addToCart"}}           the data-aal="add-to-cart" attribute of the

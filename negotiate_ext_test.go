@@ -123,6 +123,10 @@ func TestHeaders(t *testing.T) {
 			"Content-Type": affordances.MediaType, "Vary": "Accept", "Cache-Control": "private, no-store"}},
 		{"HTML page with a graph", html("/"), map[string]string{
 			"Content-Type": "text/html; charset=utf-8", "Vary": "Accept", "Link": `<?affordances=1>; rel="affordances", </llms.txt>; rel="alternate"; type="text/markdown"`, "Cache-Control": ""}},
+		{"HTML page with a query keeps it in the Link", html("/?q=tote&x=%zz"), map[string]string{
+			"Link": `<?q=tote&x=%zz&affordances=1>; rel="affordances", </llms.txt>; rel="alternate"; type="text/markdown"`}},
+		{"HTML page whose query holds bytes a URI may not: encoded", html("/?q=%3E"), map[string]string{
+			"Link": `<?q=%3E&affordances=1>; rel="affordances", </llms.txt>; rel="alternate"; type="text/markdown"`}},
 		{"HTML page whose loader says not found: no Link", html("/items/9"), map[string]string{
 			"Vary": "Accept", "Link": ""}},
 		{"HTML page without a route: untouched", html("/about"), map[string]string{

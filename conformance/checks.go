@@ -380,26 +380,30 @@ func init() {
 				return fail(x, "no Vary: Accept on the HTML of a page with a graph"), x.isDocument() || hasToken(x.header.Values("Vary"), "Accept")
 			})
 		}},
-		{"v0.headers.link", secDiscovery, `HTML responses for pages with a graph should advertise it in both places: Link: <?affordances=1>; rel="affordances"`, Should, func(s *suite) verdict {
+		{"v0.headers.link", secDiscovery, `HTML responses for pages with a graph should advertise it in both places: Link: <?affordances=1>; rel="affordances"; on a page whose URL has a query, the link keeps it: <?q=tote&affordances=1> (CLARIFICATIONS 3)`, Should, func(s *suite) verdict {
 			return eachPage(s, func(p *page) (verdict, bool) {
 				x := s.html(p)
+				want := graphHref(p.path)
 				for _, l := range x.header.Values("Link") {
-					if strings.Contains(l, "<?affordances=1>") && strings.Contains(l, `rel="affordances"`) {
-						return verdict{}, true
+					for _, m := range linkValue.FindAllStringSubmatch(l, -1) {
+						if m[1] == want && relAffordances.MatchString(m[2]) {
+							return verdict{}, true
+						}
 					}
 				}
-				return fail(x, "no Link header to the graph"), false
+				return fail(x, "no Link header to the graph, <%s>; rel=\"affordances\"", want), false
 			})
 		}},
-		{"v0.headers.link-element", secDiscovery, `HTML responses for pages with a graph should advertise it in both places: <link rel="affordances" href="?affordances=1" />`, Should, func(s *suite) verdict {
+		{"v0.headers.link-element", secDiscovery, `HTML responses for pages with a graph should advertise it in both places: <link rel="affordances" href="?affordances=1" />; on a page whose URL has a query, the link keeps it: href="?q=tote&affordances=1" (CLARIFICATIONS 3)`, Should, func(s *suite) verdict {
 			return eachPage(s, func(p *page) (verdict, bool) {
 				x := s.html(p)
 				doc, err := parseHTML(x.body)
 				if err != nil {
 					return fail(x, "HTML: %v", err), false
 				}
-				if n, _ := doc.Count(`link[rel="affordances"][href="?affordances=1"]`); n == 0 {
-					return fail(x, `no <link rel="affordances" href="?affordances=1"> in the HTML`), false
+				want := graphHref(p.path)
+				if n, _ := doc.Count(`link[rel="affordances"][href="` + cssString.Replace(want) + `"]`); n == 0 {
+					return fail(x, `no <link rel="affordances" href="%s"> in the HTML`, want), false
 				}
 				return verdict{}, true
 			})

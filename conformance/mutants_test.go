@@ -145,6 +145,17 @@ var mutants = []struct {
 	{"no link element", "v0.headers.link-element", onResponse(func(_ *http.Request, _ []byte, res *response) {
 		res.body = regexp.MustCompile(`<link rel="affordances"[^>]*>`).ReplaceAll(res.body, nil)
 	})},
+	{"Link drops the page's query", "v0.headers.link", onResponse(func(_ *http.Request, _ []byte, res *response) {
+		if l := res.header.Values("Link"); len(l) > 0 {
+			res.header["Link"] = slices.Clone(l)
+			for i := range l {
+				res.header["Link"][i] = regexp.MustCompile(`<\?[^>]*affordances=1>`).ReplaceAllString(l[i], "<?affordances=1>")
+			}
+		}
+	})},
+	{"link element drops the page's query", "v0.headers.link-element", onResponse(func(_ *http.Request, _ []byte, res *response) {
+		res.body = regexp.MustCompile(`<link rel="affordances" href="[^"]*">`).ReplaceAll(res.body, []byte(`<link rel="affordances" href="?affordances=1">`))
+	})},
 	{"delta without Vary", "v0.headers.delta", onResponse(func(r *http.Request, _ []byte, res *response) {
 		if r.Method == http.MethodPost {
 			res.header.Del("Vary")

@@ -73,3 +73,22 @@ func countTokens(s string) (int, error) {
 	}
 	return c.Count(s)
 }
+
+// graphHref is the relative URL of the graph that the HTML of the page at
+// path links: its query kept, then affordances=1 (CLARIFICATIONS 3).
+func graphHref(path string) string {
+	if _, query, ok := strings.Cut(path, "?"); ok && query != "" {
+		return "?" + query + "&affordances=1"
+	}
+	return "?affordances=1"
+}
+
+var (
+	// linkValue matches one link-value of a Link header: its target and
+	// its parameters.
+	linkValue = regexp.MustCompile(`<([^>]*)>([^<]*)`)
+	// relAffordances matches the parameter rel="affordances".
+	relAffordances = regexp.MustCompile(`(?i);\s*rel\s*=\s*"?affordances"?\s*(;|,|$)`)
+	// cssString escapes a value for a quoted CSS attribute selector.
+	cssString = strings.NewReplacer(`\`, `\\`, `"`, `\"`)
+)

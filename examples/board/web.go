@@ -64,6 +64,7 @@ type page struct {
 	// person fills are declarative WebMCP tools (Actions.Tool, ToolParam).
 	Actions   affordances.Actions
 	Form      *affordances.Form
+	GraphLink template.HTML // the page's <link rel="affordances">, its query kept
 	AALLink   template.HTML
 	AALScript template.HTML
 	WebMCP    template.HTML // the page's tools for an agent in the browser
@@ -89,6 +90,7 @@ func (b *Board) show(name string) http.HandlerFunc {
 		b.render(w, r, view, &page{
 			E:         st.Entities,
 			Form:      form,
+			GraphLink: affordances.GraphLink(ctx),
 			AALLink:   affordances.AALLink(ctx),
 			AALScript: affordances.AALScript(ctx),
 			WebMCP:    affordances.WebMCPScript(ctx),

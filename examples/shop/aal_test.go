@@ -171,8 +171,13 @@ func checkAALPage(t *testing.T, a *agent, page string, nobody bool) {
 		t.Errorf("got page %q, want %q", f.Page, path)
 	}
 
-	// The head links the fragment and inlines the same one.
-	for _, want := range []string{string(affordances.LinkTag), `<link rel="agent-affordances" href="` + html.EscapeString(fragmentURL(page)) + `">`} {
+	// The head links the graph, the page's query kept (CLARIFICATIONS 3),
+	// and the fragment, and inlines the same one.
+	graph := "?affordances=1"
+	if _, q, ok := strings.Cut(page, "?"); ok {
+		graph = "?" + q + "&affordances=1"
+	}
+	for _, want := range []string{`<link rel="affordances" href="` + html.EscapeString(graph) + `">`, `<link rel="agent-affordances" href="` + html.EscapeString(fragmentURL(page)) + `">`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("got HTML without %s", want)
 		}

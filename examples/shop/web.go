@@ -60,6 +60,9 @@ type pageData struct {
 	// back from a confirmation, and where signing in returns to.
 	Path string
 
+	// GraphLink is the page's <link rel="affordances">, its query kept
+	// (a search's graph is the search's, CLARIFICATIONS 3).
+	GraphLink template.HTML
 	// AAL (seed 003): the page's <link rel="agent-affordances"> and its
 	// fragment inline, for the head of a page with a graph.
 	AALLink   template.HTML
@@ -229,6 +232,7 @@ func (s *Shop) show(name string, fill func(d *pageData, r *http.Request)) http.H
 		q.Set("affordances", "1")
 		d.GraphURL = r.URL.Path + "?" + q.Encode()
 		d.Path = r.URL.RequestURI()
+		d.GraphLink = affordances.GraphLink(ctx)
 		d.AALLink, d.AALScript = affordances.AALLink(ctx), affordances.AALScript(ctx)
 		d.WebMCP = affordances.WebMCPScript(ctx)
 		d.Form = affordances.FormFrom(ctx)
