@@ -39,7 +39,7 @@ affordances conform http://127.0.0.1:8080 --allow-writes --token "$TOKEN"
 # the report with the request and response that decided each check
 affordances conform --json http://127.0.0.1:8080 | jq '.checks[] | select(.outcome == "fail")'`,
 	Flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
-		token := fs.String("token", "", "bearer `token` of a test account")
+		token := fs.String("token", "", "bearer `token` of a test account (default: $"+tokenEnv+")")
 		writes := fs.Bool("allow-writes", false, "let the suite run real, harmless actions (needs --token)")
 		asJSON := fs.Bool("json", false, "print the report as JSON, with the evidence of each check")
 		maxPages := fs.Int("max-pages", 50, "discover at most `n` pages")
@@ -50,8 +50,11 @@ affordances conform --json http://127.0.0.1:8080 | jq '.checks[] | select(.outco
 			if !strings.HasPrefix(args[0], "http://") && !strings.HasPrefix(args[0], "https://") {
 				return usagef("not an http(s) URL: %q", args[0])
 			}
+			if *token == "" {
+				*token = e.getenv(tokenEnv)
+			}
 			if *writes && *token == "" {
-				return usagef("--allow-writes needs --token")
+				return usagef("--allow-writes needs --token (or $%s)", tokenEnv)
 			}
 			if *maxPages < 1 {
 				return usagef("--max-pages must be at least 1")
@@ -94,7 +97,16 @@ func printReport(e *env, rep *conformance.Report) {
 	fmt.Fprintf(e.stdout, "\n%d pages, %d checks: must %d passed, %d failed, %d skipped; should %d passed, %d failed, %d skipped\n",
 		len(rep.Pages), len(rep.Checks), count["must pass"], count["must fail"], count["must skip"],
 		count["should pass"], count["should fail"], count["should skip"])
+	// Checks that fail on one exchange (every check that needs the graph
+	// of /, when / has none) show it once, and then point back to it.
+	shown := map[string]string{}
 	for _, c := range rep.Failed(conformance.Must) {
-		fmt.Fprintf(e.stdout, "\nFAIL %s (%s): %s\n  rule: %s%s\n", c.ID, c.Section, c.Reason, c.Rule, c.Evidence)
+		ev := c.Evidence.String()
+		if first, ok := shown[ev]; ok && ev != "" {
+			ev = "\n  exchange: as for " + first + " above"
+		} else {
+			shown[ev] = c.ID
+		}
+		fmt.Fprintf(e.stdout, "\nFAIL %s (%s): %s\n  rule: %s%s\n", c.ID, c.Section, c.Reason, c.Rule, ev)
 	}
 }

@@ -2,7 +2,12 @@ package main
 
 import (
 	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -48,5 +53,84 @@ func TestConformFails(t *testing.T) {
 	e, out, errOut := testEnv(nil)
 	if code := run(context.Background(), e, []string{"conform", "http://127.0.0.1:1"}); code != exitFail {
 		t.Errorf("exit %d, want 1\n%s\n%s", code, out, errOut)
+	}
+}
+
+// recordingSite answers every request with status and body (an
+// Affordances document when status is not 200), and records the
+// Authorization headers it was sent.
+func recordingSite(t *testing.T, status int, body string) (string, func() []string) {
+	var mu sync.Mutex
+	var auth []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		auth = append(auth, r.Header.Get("Authorization"))
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/vnd.affordances+json")
+		if status == http.StatusTooManyRequests {
+			w.Header().Set("Retry-After", "1")
+		}
+		w.WriteHeader(status)
+		io.WriteString(w, body)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(auth)
+	}
+}
+
+// TestTokenFromEnv: lint and conform send $AFFORDANCES_TOKEN like call and
+// inspect do, and their help says so (issue 14).
+func TestTokenFromEnv(t *testing.T) {
+	for _, name := range []string{"lint", "conform"} {
+		t.Run(name, func(t *testing.T) {
+			url, sent := recordingSite(t, http.StatusNotFound, `{"ok":false,"error":{"code":"not_found","message":"Nothing here."}}`)
+			e, out, errOut := testEnv(map[string]string{tokenEnv: "env-token"})
+			run(context.Background(), e, []string{name, url})
+			if !slices.Contains(sent(), "Bearer env-token") {
+				t.Errorf("got Authorization %q, want Bearer env-token among them\n%s\n%s", sent(), out, errOut)
+			}
+			e, out, _ = testEnv(nil)
+			if run(context.Background(), e, []string{name, "--help"}); !strings.Contains(out.String(), "$"+tokenEnv) {
+				t.Errorf("got help\n%s\nwant it to name $%s", out, tokenEnv)
+			}
+		})
+	}
+	e, out, errOut := testEnv(map[string]string{tokenEnv: "env-token"})
+	url, _ := recordingSite(t, http.StatusNotFound, `{}`)
+	if code := run(context.Background(), e, []string{"conform", url, "--allow-writes"}); code == exitUsage {
+		t.Errorf("conform --allow-writes with $%s: got exit %d, want a run\n%s\n%s", tokenEnv, code, out, errOut)
+	}
+}
+
+// TestConformPrintsAnExchangeOnce: when many musts fail on one exchange (a
+// site that answers 429 to everything), the report shows it once, and no
+// reason reads "<nil>" (issue 14).
+func TestConformPrintsAnExchangeOnce(t *testing.T) {
+	url, _ := recordingSite(t, http.StatusTooManyRequests, `{"ok":false,"error":{"code":"rate_limited","message":"Slow down."}}`)
+	e, out, errOut := testEnv(nil)
+	if code := run(context.Background(), e, []string{"conform", url}); code != exitFail {
+		t.Fatalf("got exit %d, want 1\n%s\n%s", code, out, errOut)
+	}
+	_, failures, _ := strings.Cut(out.String(), "\nFAIL ")
+	seen := map[string]string{}
+	for block := range strings.SplitSeq(failures, "\nFAIL ") {
+		id, _, _ := strings.Cut(block, " ")
+		_, exchange, _ := strings.Cut(block, "\n  request: ")
+		if exchange == "" {
+			continue
+		}
+		if first, ok := seen[exchange]; ok {
+			t.Errorf("%s: got the exchange of %s printed again, want it once:\n%s", id, first, exchange)
+		}
+		seen[exchange] = id
+	}
+	if len(seen) == 0 {
+		t.Errorf("got no exchange in the report, want each once:\n%s", out)
+	}
+	if strings.Contains(out.String()+errOut.String(), "<nil>") {
+		t.Errorf("got <nil> in the report, want none:\n%s", out)
 	}
 }

@@ -31,14 +31,14 @@ affordances lint fragment.json
 # the graphs' nav, each with its graph, its fragment, and the fragment's
 # selectors checked against the page's HTML
 affordances lint http://127.0.0.1:8080
-# as a signed-in user, machine-readable
+# as a signed-in user, machine-readable (or with $AFFORDANCES_TOKEN set)
 affordances lint --token "$TOKEN" --json http://127.0.0.1:8080
 
 Each problem is printed with where it is (file or URL) and a JSON Pointer.
 Exit status: 0 no problems, 1 problems (or the site could not be read),
 2 a usage error.`,
 	Flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
-		token := fs.String("token", "", "bearer `token` to read a site as a signed-in user")
+		token := fs.String("token", "", "bearer `token` to read a site as a signed-in user (default: $"+tokenEnv+")")
 		asJSON := fs.Bool("json", false, "print the findings as JSON")
 		maxPages := fs.Int("max-pages", 100, "visit at most `n` pages of a site")
 		return func(ctx context.Context, e *env, args []string) error {
@@ -47,6 +47,9 @@ Exit status: 0 no problems, 1 problems (or the site could not be read),
 			}
 			if *maxPages < 1 {
 				return usagef("--max-pages must be at least 1")
+			}
+			if *token == "" {
+				*token = e.getenv(tokenEnv)
 			}
 			l := &linter{token: *token, maxPages: *maxPages, client: &http.Client{Timeout: 20 * time.Second}}
 			for _, arg := range args {

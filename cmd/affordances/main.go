@@ -153,15 +153,24 @@ func run(ctx context.Context, e *env, args []string) int {
 	case errors.Is(err, errNotApproved):
 		return exitNotApproved
 	case errors.As(err, &ue):
-		fmt.Fprintf(e.stderr, "affordances %s: %s\nRun 'affordances help %s' for usage.\n", cmd.Name, ue.msg, cmd.Name)
+		fmt.Fprintf(e.stderr, "affordances %s: %s\nRun 'affordances help %s' for usage.\n", cmd.Name, unprefixed(ue.msg), cmd.Name)
 		return exitUsage
 	case errors.As(err, &ne):
-		fmt.Fprintf(e.stderr, "affordances %s: %v\n", cmd.Name, err)
+		fmt.Fprintf(e.stderr, "affordances %s: %s\n", cmd.Name, unprefixed(err.Error()))
 		return exitNetwork
 	default:
-		fmt.Fprintf(e.stderr, "affordances %s: %v\n", cmd.Name, err)
+		fmt.Fprintf(e.stderr, "affordances %s: %s\n", cmd.Name, unprefixed(err.Error()))
 		return exitFail
 	}
+}
+
+// unprefixed drops the "affordances: " that the library's errors start
+// with, since the command's own "affordances NAME: " already says it.
+func unprefixed(msg string) string {
+	for strings.HasPrefix(msg, "affordances: ") {
+		msg = strings.TrimPrefix(msg, "affordances: ")
+	}
+	return msg
 }
 
 // interspersed moves the flags of args before its other arguments, so

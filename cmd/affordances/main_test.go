@@ -145,3 +145,21 @@ func TestDemo(t *testing.T) {
 		t.Fatal("the demo did not stop")
 	}
 }
+
+// TestErrorsSayAffordancesOnce: a library error printed by a command does
+// not repeat the prefix (issue 14: "affordances inspect: affordances: GET /").
+func TestErrorsSayAffordancesOnce(t *testing.T) {
+	for _, args := range [][]string{
+		{"inspect", "http://127.0.0.1:1/"},
+		{"index", "http://127.0.0.1:1/"},
+		{"call", "http://127.0.0.1:1/", "go"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			e, _, errOut := testEnv(nil)
+			run(context.Background(), e, args)
+			if msg := errOut.String(); !strings.HasPrefix(msg, "affordances "+args[0]+": ") || strings.Contains(msg, "affordances: ") {
+				t.Errorf("got %q, want one affordances prefix, the command's", msg)
+			}
+		})
+	}
+}

@@ -33,7 +33,10 @@ message verbatim; confirm: true is sent only on their yes. A client that
 cannot ask gets an error and nothing runs. The model cannot approve: only
 --grant, the person's standing grants, lets a call through unasked.
 
-` + authHelp,
+Authentication: --token TOKEN sends a bearer token to the sites; without
+--token, $AFFORDANCES_TOKEN is used when set. The bridge keeps no cookies:
+a session started in a browser, or in the cookie jar of call and inspect,
+does not carry over to it; give it a token.`,
 	Example: `# stdio, as an MCP client starts it
 affordances mcp --token "$TOKEN" --grant financial:50USD
 # streamable HTTP at http://127.0.0.1:8765/mcp

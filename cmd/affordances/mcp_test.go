@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"flag"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -22,6 +24,27 @@ func TestMCPCommandLine(t *testing.T) {
 			e := &env{stdout: &out, stderr: &errOut, getenv: func(string) string { return "" }}
 			if got := run(context.Background(), e, tc.args); got != tc.want {
 				t.Errorf("got exit %d, want %d (%s)", got, tc.want, errOut.String())
+			}
+		})
+	}
+}
+
+// TestHelpNamesOnlyItsFlags: every --flag a command's help names is one of
+// its flags (issue 14: mcp --help documented a --cookie-jar it lacks).
+func TestHelpNamesOnlyItsFlags(t *testing.T) {
+	flagName := regexp.MustCompile(`(?:^|[\s("'])--([a-z][a-z-]*)`)
+	for _, name := range []string{"mcp", "lint", "conform", "call", "inspect"} {
+		t.Run(name, func(t *testing.T) {
+			e, out, _ := testEnv(nil)
+			if code := run(context.Background(), e, []string{name, "--help"}); code != exitOK {
+				t.Fatalf("got exit %d, want 0", code)
+			}
+			fs := flag.NewFlagSet(name, flag.ContinueOnError)
+			lookup(name).Flags(fs)
+			for _, m := range flagName.FindAllStringSubmatch(out.String(), -1) {
+				if fs.Lookup(m[1]) == nil && m[1] != "help" {
+					t.Errorf("got --%s in the help, want only flags of %s", m[1], name)
+				}
 			}
 		})
 	}
