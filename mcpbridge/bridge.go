@@ -454,10 +454,13 @@ func (a *approver) Approve(_ context.Context, r *affordances.ApprovalRequest) (b
 	return false, errAsking
 }
 
-// describe is what the person reads: who asks what, verbatim.
+// describe is what the person reads: who asks what, verbatim, with every
+// character they could not see made visible (the client has passed the
+// label, the message and the reasons through [aal.Visible]; the rest is
+// passed here).
 func describe(r *affordances.ApprovalRequest) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Approve %s on %s%s?", r.Action, r.Origin, r.Page)
+	fmt.Fprintf(&b, "Approve %s on %s%s?", aal.Visible(r.Action), aal.Visible(r.Origin), aal.Visible(r.Page))
 	if r.Label != "" {
 		fmt.Fprintf(&b, "\nAction: %s", r.Label)
 	}
@@ -465,7 +468,7 @@ func describe(r *affordances.ApprovalRequest) string {
 		fmt.Fprintf(&b, "\nThe site says: %s", r.Message)
 	}
 	if r.Amount != nil {
-		fmt.Fprintf(&b, "\nAmount: %s", r.Amount.String())
+		fmt.Fprintf(&b, "\nAmount: %s", aal.Visible(r.Amount.String()))
 	}
 	if len(r.Input) > 0 {
 		fmt.Fprintf(&b, "\nInput: %s", aal.Visible(string(r.Input)))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -12,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	_ "modernc.org/sqlite"
 
+	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/examples/shop"
 	"github.com/affordances/affordances-go/mcpbridge"
 )
@@ -309,5 +311,44 @@ func TestPromptInjection(t *testing.T) {
 	}
 	if len(p.read) != 0 {
 		t.Errorf("the person was asked %q, want nothing asked", p.read)
+	}
+}
+
+// TestSiteTextShownVisibly: a confirm summary built from user text (an
+// address line with U+202E, RIGHT-TO-LEFT OVERRIDE) reaches the person's
+// elicitation, and a page's descriptions reach the model, with the
+// character made visible, never raw (issue 14).
+func TestSiteTextShownVisibly(t *testing.T) {
+	site := affordances.NewSite(&affordances.SiteOptions{Authenticate: func(r *http.Request) (affordances.Principal, error) {
+		if r.Header.Get("Authorization") == "Bearer t" {
+			return affordances.Principal{ID: "u1"}, nil
+		}
+		return affordances.Principal{}, nil
+	}})
+	ran := 0
+	affordances.AddAction(site.Route("/", nil), &affordances.Action{Name: "ship", Description: "Ships the order to \u202ethe address.", Expose: affordances.ExposeConfirm,
+		Summary: func(context.Context, *affordances.Request) (string, error) {
+			return "Ship to 12 Main St \u202e1 teertS nrettaP", nil
+		}},
+		func(context.Context, *affordances.Request, struct{}) (struct{}, error) { ran++; return struct{}{}, nil })
+	srv := httptest.NewServer(site.Handler(nil))
+	t.Cleanup(srv.Close)
+	p := &person{answer: "decline"}
+	cs := connect(t, mcpbridge.NewServer(&mcpbridge.Options{Token: "t"}), p)
+
+	_, res := call(t, cs, "fetch_affordances", map[string]any{"url": srv.URL + "/"})
+	b, _ := json.Marshal(res)
+	if got := string(b); strings.ContainsRune(text(res), '\u202e') || !strings.Contains(got, `\\u202ethe address`) {
+		t.Errorf("fetch_affordances: got %s, want the description with \\u202e made visible", got)
+	}
+	_, res = call(t, cs, "execute_affordance", map[string]any{"url": srv.URL + "/", "action": "ship"})
+	p.mu.Lock()
+	read := strings.Join(p.read, "\n")
+	p.mu.Unlock()
+	if want := `The site says: Ship to 12 Main St \u202e1 teertS nrettaP`; strings.ContainsRune(read, '\u202e') || !strings.Contains(read, want) {
+		t.Errorf("elicitation: got %q, want %q and no raw U+202E", read, want)
+	}
+	if strings.ContainsRune(text(res), '\u202e') || ran != 0 {
+		t.Errorf("execute_affordance: got %q and %d runs, want no raw U+202E and none", text(res), ran)
 	}
 }

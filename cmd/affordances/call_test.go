@@ -291,3 +291,66 @@ func TestReadInput(t *testing.T) {
 		}
 	}
 }
+
+// bidiSite is a site whose text a person reads carries U+202E (RIGHT-TO-LEFT
+// OVERRIDE), which turns what follows around: the confirm summary of ship,
+// built from an address line, the description of an action and an error
+// message.
+func bidiSite(t *testing.T) string {
+	site := affordances.NewSite(&affordances.SiteOptions{Name: "Bidi \u202eshop", Authenticate: func(r *http.Request) (affordances.Principal, error) {
+		if r.Header.Get("Authorization") == "Bearer t" {
+			return affordances.Principal{ID: "u1"}, nil
+		}
+		return affordances.Principal{}, nil
+	}})
+	rt := site.Route("/", nil)
+	affordances.AddAction(rt, &affordances.Action{Name: "ship", Description: "Ships the order to \u202ethe address.", Expose: affordances.ExposeConfirm,
+		Summary: func(context.Context, *affordances.Request) (string, error) {
+			return "Ship to 12 Main St \u202e1 teertS nrettaP", nil
+		}},
+		func(context.Context, *affordances.Request, struct{}) (struct{}, error) { return struct{}{}, nil })
+	affordances.AddAction(rt, &affordances.Action{Name: "fail", Description: "Always fails.", Expose: affordances.ExposePublic},
+		func(context.Context, *affordances.Request, struct{}) (struct{}, error) {
+			return struct{}{}, affordances.NewError(affordances.Unavailable, "Out of \u202ekcots.")
+		})
+	srv := httptest.NewServer(site.Handler(nil))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// TestSiteTextShownVisibly: call and inspect show a site's text, its
+// confirm summary included, with invisible and bidi characters made visible
+// (aal.Visible), never raw (issue 14).
+func TestSiteTextShownVisibly(t *testing.T) {
+	url := bidiSite(t)
+	terminal := func(e *env) {
+		e.stdin = strings.NewReader("n\n")
+		e.isTerminal = func() bool { return true }
+	}
+	for _, tc := range []struct {
+		name     string
+		args     []string
+		terminal bool
+		want     string
+	}{
+		{"call, no terminal", []string{"call", "--token", "t", url, "ship"}, false, `Ship to 12 Main St \u202e1 teertS nrettaP`},
+		{"call, the prompt", []string{"call", "--token", "t", url, "ship"}, true, `Ship to 12 Main St \u202e1 teertS nrettaP`},
+		{"call --json", []string{"call", "--json", "--token", "t", url, "ship"}, false, `12 Main St \\u202e1`},
+		{"call, an error delta", []string{"call", url, "fail"}, false, `Out of \u202ekcots.`},
+		{"inspect", []string{"inspect", url}, false, `Ships the order to \u202ethe address.`},
+		{"inspect --json", []string{"inspect", "--json", url}, false, `\u202e`},
+		{"index", []string{"index", url}, false, `Bidi \u202eshop`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e, out, errOut := testEnv(nil)
+			if tc.terminal {
+				terminal(e)
+			}
+			run(context.Background(), e, tc.args)
+			got := out.String() + errOut.String()
+			if strings.ContainsRune(got, '\u202e') || !strings.Contains(got, tc.want) {
+				t.Errorf("got %q, want %q and no raw U+202E", got, tc.want)
+			}
+		})
+	}
+}
