@@ -340,8 +340,9 @@ type ApprovalRequest struct {
 // removed; with FollowRedirects, it then loads the redirect, or leaves it
 // unfollowed when it has no graph (see [ClientOptions.FollowRedirects]). It
 // returns the delta and, when the site answered an error delta, that
-// delta's [*Error]; a call the site ran never returns an error for the
-// redirect.
+// delta's [*Error]. A call the site ran never returns an error: a redirect
+// it cannot load stays unfollowed, and a fragment it cannot reload is
+// dropped (Fragment nil).
 // Every call carries an Idempotency-Key; a 429 is retried after
 // Retry-After and a network error with the same key, up to MaxRetries
 // times.
@@ -411,9 +412,9 @@ func (p *Page) Call(ctx context.Context, action string, input any) (*Delta, erro
 	}
 	if p.Fragment != nil {
 		// The fragment is computed from the state the call changed (a cost).
-		if err := p.refreshFragment(ctx); err != nil {
-			return delta, err
-		}
+		// One that cannot be reloaded is dropped (the gate then treats the
+		// page's actions as unknown): the call itself succeeded.
+		p.refreshFragment(ctx)
 	}
 	return delta, nil
 }

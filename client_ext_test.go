@@ -279,3 +279,37 @@ func TestFollowRedirectsToAPageWithoutAGraph(t *testing.T) {
 		})
 	}
 }
+
+// TestCallSucceedsWhenItsFragmentDoesNot: a call the site ran returns no
+// error when the page's AAL fragment cannot be reloaded after it; the
+// fragment is dropped, not kept stale (issue 14: a successful call never
+// returns an error).
+func TestCallSucceedsWhenItsFragmentDoesNot(t *testing.T) {
+	site := affordances.NewSite(nil)
+	affordances.AddAction(site.Route("/", nil), &affordances.Action{Name: "look", Description: "Looks around.", Expose: affordances.ExposePublic, ReadOnly: true,
+		AAL: &aal.Meta{Action: aal.Navigate, Trust: aal.TrustSafe}},
+		func(context.Context, *affordances.Request, struct{}) (struct{}, error) { return struct{}{}, nil })
+	h := site.Handler(nil)
+	var posted atomic.Bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			posted.Store(true)
+		} else if posted.Load() && strings.HasPrefix(r.URL.Path, "/.well-known/agent-affordances/") {
+			http.Error(w, "down", http.StatusInternalServerError)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	c, err := affordances.NewClient(srv.Client(), srv.URL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := c.Page(t.Context(), "/")
+	if err != nil || p.Fragment == nil {
+		t.Fatalf("got %v and fragment %v, want the page with its fragment", err, p.Fragment)
+	}
+	if d, err := p.Call(t.Context(), "look", nil); err != nil || !d.OK || p.Fragment != nil {
+		t.Errorf("got %+v, %v, fragment %v, want an ok delta, no error and no fragment", d, err, p.Fragment)
+	}
+}
