@@ -37,6 +37,12 @@ var listed = map[rune]string{
 	0x2067: "RIGHT-TO-LEFT ISOLATE",
 	0x2068: "FIRST STRONG ISOLATE",
 	0x2069: "POP DIRECTIONAL ISOLATE",
+	0x206A: "INHIBIT SYMMETRIC SWAPPING",
+	0x206B: "ACTIVATE SYMMETRIC SWAPPING",
+	0x206C: "INHIBIT ARABIC FORM SHAPING",
+	0x206D: "ACTIVATE ARABIC FORM SHAPING",
+	0x206E: "NATIONAL DIGIT SHAPES",
+	0x206F: "NOMINAL DIGIT SHAPES",
 	0x3164: "HANGUL FILLER",
 	0xFEFF: "ZERO WIDTH NO-BREAK SPACE",
 	0xFFA0: "HALFWIDTH HANGUL FILLER",
@@ -57,11 +63,14 @@ var c0Names = [32]string{
 // isControl reports whether r is a C0 or C1 control character or DEL.
 func isControl(r rune) bool { return r < 0x20 || (r >= 0x7F && r <= 0x9F) }
 
+// isTag reports whether r is a tag character, U+E0000 to U+E007F.
+func isTag(r rune) bool { return r >= 0xE0000 && r <= 0xE007F }
+
 // refused reports whether CLARIFICATIONS 7 refuses r in a label or a
-// selector: a C0 or C1 control character, DEL, or a listed invisible or
-// direction character.
+// selector: a C0 or C1 control character, DEL, a listed invisible or
+// direction character, or a tag character.
 func refused(r rune) bool {
-	if isControl(r) {
+	if isControl(r) || isTag(r) {
 		return true
 	}
 	_, ok := listed[r]
@@ -82,6 +91,9 @@ func describe(r rune) string {
 	if name, ok := listed[r]; ok {
 		return fmt.Sprintf("an invisible character U+%04X (%s)", r, name)
 	}
+	if isTag(r) {
+		return fmt.Sprintf("an invisible tag character U+%04X", r)
+	}
 	return fmt.Sprintf("the character U+%04X", r)
 }
 
@@ -89,8 +101,7 @@ func describe(r rune) string {
 func hidden(r rune) bool {
 	switch {
 	case refused(r),
-		unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp, unicode.Variation_Selector),
-		r >= 0xE0000 && r <= 0xE007F:
+		unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp, unicode.Variation_Selector):
 		return true
 	}
 	return false
@@ -166,4 +177,66 @@ func quote(s string) string {
 		}
 	}
 	return `"` + strings.ReplaceAll(Visible(s), `"`, `\"`) + `"`
+}
+
+// The scripts a label word may not mix (CLARIFICATIONS 7): letters of the
+// Basic Multilingual Plane only, as the schema's pattern lists them.
+const (
+	scriptOther = iota
+	scriptLatin
+	scriptCyrillicGreek
+)
+
+// scriptOf says whether r is a Latin letter, a Cyrillic or Greek one, or
+// neither.
+func scriptOf(r rune) int {
+	switch {
+	case r > 0xFFFF || !unicode.IsLetter(r):
+		return scriptOther
+	case unicode.Is(unicode.Latin, r):
+		return scriptLatin
+	case unicode.In(r, unicode.Cyrillic, unicode.Greek):
+		return scriptCyrillicGreek
+	}
+	return scriptOther
+}
+
+// isWordMark reports whether r is a combining mark that stays inside a
+// word: the combining diacritical marks and the Cyrillic ones.
+func isWordMark(r rune) bool { return (r >= 0x0300 && r <= 0x036F) || (r >= 0x0483 && r <= 0x0489) }
+
+// mixedWord finds the first word of s (a run of Latin, Cyrillic and Greek
+// letters and combining marks) that mixes Latin letters with Cyrillic or
+// Greek ones, homoglyph cloaking ("Pаy" with a Cyrillic а). It returns the
+// word, the position (in characters from 1) of the word's first letter of
+// the script its first letter is not, and that letter; ok is false when no
+// word mixes them.
+func mixedWord(s string) (word string, pos int, odd rune, ok bool) {
+	start, first, n := -1, scriptOther, 0
+	for i, r := range s {
+		n++
+		sc := scriptOf(r)
+		if sc == scriptOther && !isWordMark(r) {
+			start, first = -1, scriptOther
+			continue
+		}
+		if start < 0 {
+			start = i
+		}
+		switch {
+		case sc == scriptOther:
+		case first == scriptOther:
+			first = sc
+		case sc != first:
+			end := len(s)
+			for j, r := range s[i:] {
+				if scriptOf(r) == scriptOther && !isWordMark(r) {
+					end = i + j
+					break
+				}
+			}
+			return s[start:end], n, r, true
+		}
+	}
+	return "", 0, 0, false
 }

@@ -48,5 +48,7 @@ func SchemaAndCode(kind string, doc []byte) (schema, code []string, ok bool) {
 // Refused reports whether CLARIFICATIONS 7 refuses r in a label.
 var Refused = refused
 
+var MixedWord = mixedWord
+
 // Tame is tame, for tests.
 func Tame(n string) string { return string(tame(json.Number(n))) }

@@ -241,6 +241,19 @@ func fixtures() []fixture {
 	invalid("label-u202e-unescaped", bytes.Replace([]byte(examplesFragment), []byte(`"Place order"`), []byte("\"Place \u202eredro\""), 1), "/affordances/0/label")
 	invalid("selector-u200b", frag(setAff("selector", "[data-aal=\"place\u200b-order\"]")), "/affordances/0/selector")
 	invalid("selector-u0000", frag(setAff("selector", "[data-aal=\"place-order\"]\u0000")), "/affordances/0/selector")
+	invalid("selector-ue0041", frag(setAff("selector", "[data-aal=\"place-order\"]\U000E0041")), "/affordances/0/selector")
+
+	// CLARIFICATIONS 7: a label word that mixes Latin letters with
+	// Cyrillic or Greek ones is refused (homoglyph cloaking); words of one
+	// script each, side by side, are not.
+	invalid("label-mixed-cyrillic", frag(setAff("label", "P\u0430y now")), "/affordances/0/label")
+	invalid("label-mixed-greek", frag(setAff("label", "Place \u03bfrder")), "/affordances/0/label")
+	invalid("label-mixed-cyrillic-first", frag(setAff("label", "\u0420ay")), "/affordances/0/label")
+	invalid("label-mixed-with-mark", frag(setAff("label", "Cafe\u0301\u0430")), "/affordances/0/label")
+	valid("label-cyrillic", frag(setAff("label", "\u041e\u043f\u043b\u0430\u0442\u0438\u0442\u044c")))
+	valid("label-greek", frag(setAff("label", "\u03a0\u03bb\u03b7\u03c1\u03c9\u03bc\u03ae")))
+	valid("label-scripts-side-by-side", frag(setAff("label", "Pay \u043e\u043f\u043b\u0430\u0442\u0430 \u03c0\u03bb\u03b7\u03c1\u03c9\u03bc\u03ae")))
+	valid("label-latin-accents", frag(setAff("label", "Caf\u00e9 cr\u00e8me br\u00fbl\u00e9e")))
 
 	// CLARIFICATIONS 7: closed sets of action and trust.
 	for _, a := range aal.ActionTypes {
@@ -372,18 +385,28 @@ func fixtures() []fixture {
 
 // refusedInLabelFixtures are the characters of CLARIFICATIONS 7 that have
 // a fixture of their own: the listed ones and the ends of each control
-// range.
-var refusedInLabelFixtures = append([]rune{0x00, 0x09, 0x0A, 0x1B, 0x1F, 0x7F, 0x80, 0x85, 0x9F}, listedCharacters...)
+// range and of the tag characters.
+var refusedInLabelFixtures = append(append([]rune{0x00, 0x09, 0x0A, 0x1B, 0x1F, 0x7F, 0x80, 0x85, 0x9F},
+	listedCharacters[:slices.Index(listedCharacters, 0xE0000)]...), 0xE0000, 0xE0041, 0xE007F)
 
 // listedCharacters are the invisible and direction characters listed in
-// CLARIFICATIONS 7, written out from its text.
-var listedCharacters = []rune{
+// CLARIFICATIONS 7, written out from its text, the tag characters
+// U+E0000 to U+E007F last.
+var listedCharacters = append([]rune{
 	0x00AD, 0x034F, 0x061C, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x180E,
 	0x200B, 0x200C, 0x200D, 0x200E, 0x200F,
 	0x202A, 0x202B, 0x202C, 0x202D, 0x202E,
 	0x2060, 0x2061, 0x2062, 0x2063, 0x2064,
-	0x2066, 0x2067, 0x2068, 0x2069,
+	0x2066, 0x2067, 0x2068, 0x2069, 0x206A, 0x206B, 0x206C, 0x206D, 0x206E, 0x206F,
 	0x3164, 0xFEFF, 0xFFA0,
+}, tagCharacters()...)
+
+func tagCharacters() []rune {
+	var tags []rune
+	for r := rune(0xE0000); r <= 0xE007F; r++ {
+		tags = append(tags, r)
+	}
+	return tags
 }
 
 // TestFixtures checks every document under testdata/fragment and

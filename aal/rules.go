@@ -31,6 +31,7 @@ const (
 	ruleUnique    = "unique"    // code only: an id or a route twice
 	ruleFlow      = "flow"      // code only: of < step
 	ruleKind      = "kind"      // code only: neither a fragment nor a manifest
+	ruleScript    = "script"    // a label word mixing Latin with Cyrillic or Greek (the schema's not)
 )
 
 // A problem is a [Problem] with the rule it breaks.
@@ -212,6 +213,11 @@ func (c *checker) affordance(at string, v tree) {
 	}
 	if x, ok := obj["label"]; ok {
 		c.text(at+"/label", x, "the label", MaxLabel)
+		if s, ok := x.(string); ok {
+			if word, pos, odd, mixed := mixedWord(s); mixed {
+				c.add(at+"/label", ruleScript, "the label mixes Latin letters with Cyrillic or Greek ones in the word %s (U+%04X at position %d): a look-alike of another word", quote(word), odd, pos)
+			}
+		}
 	}
 	for _, name := range []string{"destructive", "reversible"} {
 		if x, ok := obj[name]; ok {

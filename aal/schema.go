@@ -123,6 +123,8 @@ func schemaRule(k jsonschema.ErrorKind) string {
 		return ruleRange
 	case *kind.MinItems, *kind.MaxItems, *kind.MinProperties, *kind.MaxProperties:
 		return ruleCount
+	case *kind.Not: // the schema's one not: a label word mixing scripts
+		return ruleScript
 	}
 	return "schema:" + strings.Join(k.KeywordPath(), "/")
 }

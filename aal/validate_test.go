@@ -3,6 +3,7 @@ package aal_test
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -443,6 +444,43 @@ func TestParseInput(t *testing.T) {
 		_, err := aal.ParseInput(tc.attr)
 		if got := fmt.Sprint(err); tc.wantErr == "" && err != nil || tc.wantErr != "" && got != tc.wantErr {
 			t.Errorf("ParseInput(%q): got %v, want %q", tc.attr, err, tc.wantErr)
+		}
+	}
+}
+
+// TestMixedScriptWords: a label word mixing Latin letters with Cyrillic or
+// Greek ones is refused (CLARIFICATIONS 7), and the schema's pattern and
+// the code agree on every letter and mark of the Basic Multilingual Plane
+// beside a Latin "a" and a Cyrillic "а".
+func TestMixedScriptWords(t *testing.T) {
+	ps := aal.ValidateFragment(frag(setAff("label", "P\u0430y now")))
+	if len(ps) != 1 || ps[0].Pointer != "/affordances/0/label" || !strings.Contains(ps[0].Message, "U+0430 at position 2") || !strings.Contains(ps[0].Message, `"Pаy"`) {
+		t.Errorf(`"Pаy now": got %v, want one problem at the label naming U+0430 at position 2 in "Pаy"`, ps)
+	}
+	var s struct {
+		Defs struct {
+			Affordance struct {
+				Properties struct {
+					Label struct{ Not struct{ Pattern string } }
+				}
+			}
+		} `json:"$defs"`
+	}
+	if err := json.Unmarshal(aal.Schema, &s); err != nil {
+		t.Fatal(err)
+	}
+	re := regexp.MustCompile(s.Defs.Affordance.Properties.Label.Not.Pattern)
+	for r := rune(0x20); r <= 0xFFFF; r++ {
+		if r >= 0xD800 && r <= 0xDFFF {
+			continue
+		}
+		for _, w := range []string{"a" + string(r), string(r) + "a", "\u0430" + string(r), "a\u0301" + string(r), string(r) + "x\u0430"} {
+			label := w + " now"
+			schema := re.MatchString(label)
+			_, _, _, code := aal.MixedWord(label)
+			if schema != code {
+				t.Fatalf("%+q: the schema says mixed %v, the code %v", label, schema, code)
+			}
 		}
 	}
 }

@@ -56,6 +56,9 @@ func TestVisibleListed(t *testing.T) {
 	}
 	for _, r := range chars {
 		want := fmt.Sprintf(`x\u%04xy`, r)
+		if r > 0xFFFF {
+			want = fmt.Sprintf(`x\U%08xy`, r)
+		}
 		if got := aal.Visible("x" + string(r) + "y"); got != want {
 			t.Errorf("Visible with %U = %q, want %q", r, got, want)
 		}
