@@ -13,6 +13,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // A Class is a kind of risk for which an affordance needs a person's
@@ -51,7 +53,8 @@ type Assessment struct {
 	Reasons []string
 }
 
-// moneyWords name money in a submit's id or label (CLARIFICATIONS 8);
+// moneyWords name money in the id or label of a submit, a create or an
+// update (CLARIFICATIONS 8);
 // "send money" is two words in a row.
 var moneyWords = []string{"pay", "payment", "checkout", "purchase", "buy", "order", "transfer", "donate", "subscribe", "withdraw", "deposit", "tip", "bid"}
 
@@ -59,12 +62,13 @@ var moneyWords = []string{"pay", "payment", "checkout", "purchase", "buy", "orde
 // expose ("" when there is none or it is unknown). The overrides of
 // CLARIFICATIONS 8 only tighten what a declares: a purchase is destructive,
 // irreversible and financial whatever is declared; a delete is destructive
-// and irreversible; a submit is financial when its trust is financial, its
-// cost is above zero, or its id or label names money (pay, payment,
-// checkout, purchase, buy, order, transfer, send money, donate, subscribe,
-// withdraw, deposit, tip, bid) as whole words in any case. Words are split
-// at every character that is not a letter, and in a label also where
-// camelCase changes case ("PayNow").
+// and irreversible; a submit, a create or an update is financial when its
+// trust is financial, its cost is above zero, or its id or label, after NFKC
+// folding ("Ｐａｙ" is "Pay"), names money (pay, payment, checkout,
+// purchase, buy, order, transfer, send money, donate, subscribe, withdraw,
+// deposit, tip, bid) as whole words in any case. Words are split at every
+// character that is not a letter, and in a label also where camelCase
+// changes case ("PayNow").
 //
 // Classify does not check that a follows the rules of CLARIFICATIONS 7;
 // [Gate.Decide] does.
@@ -101,7 +105,7 @@ func Classify(a Affordance, expose string) Assessment {
 			as.Reasons = append(as.Reasons, "Destructive and cannot be undone, as the site declares.")
 		}
 	}
-	if a.Action == Submit {
+	if a.Action == Submit || a.Action == Create || a.Action == Update {
 		switch field, word := namesMoney(a); {
 		case a.Trust == TrustFinancial, cost:
 			as.Financial = true
@@ -111,7 +115,7 @@ func Classify(a Affordance, expose string) Assessment {
 			if field == "label" {
 				text = a.Label
 			}
-			as.Reasons = append(as.Reasons, fmt.Sprintf("Its %s %s names money (%q), so this submit is financial whatever its trust says.", field, quote(text), word))
+			as.Reasons = append(as.Reasons, fmt.Sprintf("Its %s %s names money (%q), so this %s is financial whatever its trust says.", field, quote(text), word, a.Action))
 		}
 	}
 	if a.Trust == TrustFinancial {
@@ -159,11 +163,11 @@ func lies(a Affordance, rule string) []string {
 	return []string{fmt.Sprintf("The site declares it %s, but %s whatever is declared.", strings.Join(said, " and "), rule)}
 }
 
-// namesMoney returns the field ("id" or "label") of a submit that names
-// money, and the word, or "" and "".
+// namesMoney returns the field ("id" or "label") of a that names money
+// once NFKC folded, and the word, or "" and "".
 func namesMoney(a Affordance) (field, word string) {
 	for _, f := range []struct{ name, text string }{{"id", a.ID}, {"label", a.Label}} {
-		ws := words(f.text)
+		ws := words(norm.NFKC.String(f.text))
 		for i, w := range ws {
 			if slices.Contains(moneyWords, w) {
 				return f.name, w

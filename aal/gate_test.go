@@ -115,7 +115,27 @@ func TestClassify(t *testing.T) {
 		{name: `a submit labelled "Display settings" (pay inside a word)`, a: affordance(func(a *aal.Affordance) { a.Action, a.Label = aal.Submit, "Display settings" })},
 		{name: `a submit labelled "Reorder list" (order inside a word)`, a: affordance(func(a *aal.Affordance) { a.Action, a.Label = aal.Submit, "Reorder list" })},
 		{name: `a submit with id "payments2" (plural is another word)`, a: affordance(func(a *aal.Affordance) { a.Action, a.ID = aal.Submit, "payments2" })},
-		{name: `a create labelled "Pay now" (only submits are read for money)`, a: affordance(func(a *aal.Affordance) { a.Action, a.Label = aal.Create, "Pay now" })},
+		{name: `a create labelled "Pay now"`, a: affordance(func(a *aal.Affordance) { a.Action, a.Label, a.Trust = aal.Create, "Pay now", aal.TrustUser }),
+			classes: []aal.Class{aal.ClassFinancial}, flags: flags{financial: true}, reason: `Its label "Pay now" names money ("pay"), so this create is financial`},
+		{name: `an update with id "donate-monthly"`, a: affordance(func(a *aal.Affordance) {
+			a.Action, a.ID, a.Label, a.Trust = aal.Update, "donate-monthly", "Save", aal.TrustUser
+		}),
+			classes: []aal.Class{aal.ClassFinancial}, flags: flags{financial: true}, reason: `Its id "donate-monthly" names money ("donate"), so this update is financial`},
+		{name: `an update labelled "Save settings"`, a: affordance(func(a *aal.Affordance) { a.Action, a.Label, a.Trust = aal.Update, "Save settings", aal.TrustUser })},
+		{name: `a navigate labelled "Pay now" (only submit, create and update are read for money)`, a: affordance(func(a *aal.Affordance) { a.Action, a.Label = aal.Navigate, "Pay now" })},
+		{name: `a toggle labelled "Subscribe" (not read for money)`, a: affordance(func(a *aal.Affordance) { a.Action, a.Label = aal.Toggle, "Subscribe" })},
+		{name: `a submit labelled in fullwidth "Ｐａｙ now" (NFKC)`, a: affordance(func(a *aal.Affordance) {
+			a.Action, a.Label, a.Trust = aal.Submit, "\uff30\uff41\uff59 now", aal.TrustSafe
+		}),
+			classes: []aal.Class{aal.ClassFinancial}, flags: flags{financial: true}, reason: `("pay")`},
+		{name: `a create labelled in mathematical bold "𝐁𝐮𝐲" (NFKC)`, a: affordance(func(a *aal.Affordance) {
+			a.Action, a.Label, a.Trust = aal.Create, "\U0001d401\U0001d42e\U0001d432", aal.TrustUser
+		}),
+			classes: []aal.Class{aal.ClassFinancial}, flags: flags{financial: true}, reason: `("buy")`},
+		{name: `an update with a fullwidth id "ｏｒｄｅｒ" (NFKC)`, a: affordance(func(a *aal.Affordance) {
+			a.Action, a.ID, a.Label, a.Trust = aal.Update, "\uff4f\uff52\uff44\uff45\uff52", "Save", aal.TrustUser
+		}),
+			classes: []aal.Class{aal.ClassFinancial}, flags: flags{financial: true}, reason: `("order")`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			as := aal.Classify(tc.a, tc.expose)
