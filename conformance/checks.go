@@ -1048,6 +1048,8 @@ func rateLimited(s *suite) verdict {
 	if t == nil || t.action.Expose != affordances.ExposePublic {
 		return skip("no public action whose input the suite can make invalid")
 	}
+	s.provoking = true
+	defer func() { s.provoking = false }()
 	for range maxRateProbes {
 		x := s.call(t.page.path, nil, map[string]any{"action": t.action.Name, "input": in})
 		switch x.code() {

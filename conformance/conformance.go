@@ -71,7 +71,11 @@ type Options struct {
 	// the suite does not rely on it.
 	HTTPClient *http.Client
 
-	// Progress, when not nil, receives one line per check as it finishes.
+	// Progress, when not nil, receives one line per check as it finishes,
+	// and one for each wait: a call answered rate_limited (429) is sent
+	// again after its Retry-After, up to 30 seconds a wait and 3 minutes a
+	// run, so that a run right after another is not starved by the first
+	// one's rate-limit probe.
 	Progress io.Writer
 
 	// MaxPages bounds the pages discovered through the graphs' nav.

@@ -84,3 +84,23 @@ var inherentSkip = map[string]bool{
 	"v0.status.internal":            true,
 	"v0.consistency.routes-reached": true,
 }
+
+// TestRunsAreRepeatable: the suite run twice in a row against the same
+// demo passes both times; the first run's rate-limit probe, which empties
+// a bucket of the site's limiter, must not starve the second (the second
+// honours Retry-After).
+func TestRunsAreRepeatable(t *testing.T) {
+	t.Parallel()
+	url, token := demo(t, nil)
+	for _, o := range []struct {
+		name  string
+		token string
+	}{{"anonymous", ""}, {"with a token", token}} {
+		for run := 1; run <= 2; run++ {
+			rep := conformance.Run(t.Context(), url, &conformance.Options{Token: o.token, AllowWrites: true})
+			for _, c := range rep.Failed(conformance.Must) {
+				t.Errorf("%s, run %d: %s failed: %s", o.name, run, c.ID, c.Reason)
+			}
+		}
+	}
+}

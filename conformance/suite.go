@@ -10,7 +10,9 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/aal"
@@ -132,6 +134,11 @@ type suite struct {
 	writes []*write
 	// probes keeps the calls several checks read.
 	probes map[string]probeResult
+	// provoking is true while the rate-limit probe calls until it is
+	// limited: its calls do not wait out a Retry-After.
+	provoking bool
+	// waited is how long the run has waited out Retry-After.
+	waited time.Duration
 }
 
 // A write is one real call the suite made, with the page before and after.
@@ -208,7 +215,53 @@ func (s *suite) call(path string, header http.Header, body any) *exchange {
 	if !ok {
 		b, _ = json.Marshal(body)
 	}
-	return s.do(http.MethodPost, path, header, b)
+	x := s.do(http.MethodPost, path, header, b)
+	for !s.provoking {
+		wait, ok := s.retryAfter(x)
+		if !ok {
+			break
+		}
+		if s.opts.Progress != nil {
+			fmt.Fprintf(s.opts.Progress, "wait   %ds: %s answered rate_limited; honouring its Retry-After\n", int(wait/time.Second), path)
+		}
+		select {
+		case <-s.ctx.Done():
+			return x
+		case <-time.After(wait):
+		}
+		s.waited += wait
+		x = s.do(http.MethodPost, path, header.Clone(), b)
+	}
+	return x
+}
+
+// The bounds of honouring Retry-After: a run waits at most maxRetryAfter
+// for one answer and maxWaited in all, then takes the rate_limited answer
+// as it is.
+const (
+	maxRetryAfter = 30 * time.Second
+	maxWaited     = 3 * time.Minute
+)
+
+// retryAfter says how long to wait before sending again a call that x
+// answered rate_limited (429), by its Retry-After in whole seconds; ok is
+// false for any other answer, or when the wait is past the bounds. A
+// rate_limited call ran nothing (seed 000 step 3), so sending it again is
+// safe; waiting makes a run right after another (whose rate-limit probe
+// emptied a bucket) see what the first saw.
+func (s *suite) retryAfter(x *exchange) (time.Duration, bool) {
+	if x.status != http.StatusTooManyRequests || x.code() != affordances.RateLimited || !wholeSeconds(x.header.Get("Retry-After")) {
+		return 0, false
+	}
+	secs, err := strconv.Atoi(x.header.Get("Retry-After"))
+	wait := time.Duration(secs) * time.Second
+	if err != nil || wait > maxRetryAfter || s.waited+wait > maxWaited {
+		return 0, false
+	}
+	if wait == 0 {
+		wait = 100 * time.Millisecond
+	}
+	return wait, true
 }
 
 // discover reads the index and the manifest, then the graphs from "/"
