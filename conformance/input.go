@@ -40,8 +40,11 @@ func invalidInput(schema json.RawMessage) (any, bool) {
 }
 
 // minimalInput builds the smallest input the schema accepts, taking the
-// value of a required string from the page's entities when a key of that
-// name holds one. ok is false when the suite cannot build one.
+// value of a required string from the page's entities as a person's agent
+// would: a key of that name that holds one, else the id of an item the
+// page shows under that name or its plural (task: tasks[0].id). An input
+// made up ("a") names no item, which a site rightly answers not_found. ok is
+// false when the suite cannot build one.
 func minimalInput(schema json.RawMessage, entities map[string]any) (any, bool) {
 	var m map[string]any
 	if len(schema) == 0 {
@@ -87,6 +90,9 @@ func minimalValue(m map[string]any, name string, entities map[string]any) (any, 
 		return out, true
 	case "string":
 		if v, ok := lookupString(entities, name); ok {
+			return v, true
+		}
+		if v, ok := itemID(entities, name); ok {
 			return v, true
 		}
 		if m["pattern"] != nil || m["format"] != nil {
@@ -141,6 +147,63 @@ func lookupString(v any, name string) (string, bool) {
 	case []any:
 		for _, e := range x {
 			if s, ok := lookupString(e, name); ok {
+				return s, true
+			}
+		}
+	}
+	return "", false
+}
+
+// itemID finds, in v depth first, the id of an item that an input field
+// named name picks: a string under nameId or name_id, or the id (slug,
+// key) of the object, or of the first item of the list, under name or its
+// plural ("task", "tasks"; a list of strings gives its first).
+func itemID(v any, name string) (string, bool) {
+	if name == "" {
+		return "", false
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if s, ok := e.(string); ok && s != "" && (strings.EqualFold(k, name+"Id") || strings.EqualFold(k, name+"_id")) {
+				return s, true
+			}
+			if strings.EqualFold(k, name) || strings.EqualFold(k, name+"s") || strings.EqualFold(k, name+"es") {
+				if s, ok := idOf(e); ok {
+					return s, true
+				}
+			}
+		}
+		for _, e := range x {
+			if s, ok := itemID(e, name); ok {
+				return s, true
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if s, ok := itemID(e, name); ok {
+				return s, true
+			}
+		}
+	}
+	return "", false
+}
+
+// idOf returns the id, slug or key of an item, or of a list's first item.
+func idOf(v any) (string, bool) {
+	switch x := v.(type) {
+	case map[string]any:
+		for _, k := range []string{"id", "slug", "key"} {
+			if s, ok := x[k].(string); ok && s != "" {
+				return s, true
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if s, ok := e.(string); ok && s != "" {
+				return s, true
+			}
+			if s, ok := idOf(e); ok {
 				return s, true
 			}
 		}
