@@ -41,7 +41,8 @@ const (
 // means doc is a valid fragment. It runs [Schema] and, in code, every rule
 // of CLARIFICATIONS 7 again plus what a schema cannot say: the refused
 // invisible and control characters of labels and selectors whatever the
-// regex dialect, ids unique in the fragment, flow.of >= flow.step, at most
+// regex dialect, label words mixing Latin with Cyrillic or Greek letters,
+// ids unique in the fragment, flow.of >= flow.step, at most
 // [MaxFragmentBytes] bytes of doc as given, valid UTF-8, no member name
 // twice in an object (readers disagree on which one counts). When the
 // schema and the code find the same thing, the problem is reported once,
