@@ -164,7 +164,7 @@ func TestListTools(t *testing.T) {
 
 func TestFetchAndAddToCart(t *testing.T) {
 	d := openDemo(t)
-	cs := connect(t, mcpbridge.NewServer(&mcpbridge.Options{Token: d.shop.Token()}), &person{answer: "decline"})
+	cs := connect(t, mcpbridge.NewServer(&mcpbridge.Options{Sites: []string{d.url}, Token: d.shop.Token()}), &person{answer: "decline"})
 
 	idx, res := call(t, cs, "site_index", map[string]any{"origin": d.url})
 	if res.IsError || idx["name"] != "Demo Shop" {
@@ -232,7 +232,7 @@ func TestPlaceOrder(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := openDemo(t)
-			cs := connect(t, mcpbridge.NewServer(&mcpbridge.Options{Token: d.shop.Token()}), tc.person)
+			cs := connect(t, mcpbridge.NewServer(&mcpbridge.Options{Sites: []string{d.url}, Token: d.shop.Token()}), tc.person)
 			checkout(t, cs, d)
 			page, _ := call(t, cs, "fetch_affordances", map[string]any{"url": d.url + "/checkout"})
 			for _, a := range page["actions"].([]any) {
@@ -282,7 +282,7 @@ func TestPromptInjection(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := &person{answer: "accept"}
-	cs := connect(t, mcpbridge.NewServer(&mcpbridge.Options{Token: d.shop.Token()}), p)
+	cs := connect(t, mcpbridge.NewServer(&mcpbridge.Options{Sites: []string{d.url}, Token: d.shop.Token()}), p)
 	checkout(t, cs, d)
 	out, res := call(t, cs, "fetch_affordances", map[string]any{"url": d.url + "/products/evil"})
 	if res.IsError {
@@ -334,7 +334,7 @@ func TestSiteTextShownVisibly(t *testing.T) {
 	srv := httptest.NewServer(site.Handler(nil))
 	t.Cleanup(srv.Close)
 	p := &person{answer: "decline"}
-	cs := connect(t, mcpbridge.NewServer(&mcpbridge.Options{Token: "t"}), p)
+	cs := connect(t, mcpbridge.NewServer(&mcpbridge.Options{Sites: []string{srv.URL}, Token: "t"}), p)
 
 	_, res := call(t, cs, "fetch_affordances", map[string]any{"url": srv.URL + "/"})
 	b, _ := json.Marshal(res)

@@ -16,7 +16,8 @@ var defaultHTTPClient = &http.Client{Timeout: 30 * time.Second}
 // site: a URL argument may be a path, and a URL of another origin is
 // refused. The calls reach site, the site's own handler, in process, at
 // the origin the MCP request came to; each carries the MCP caller's bearer
-// token (its Authorization header), or else opts.Token. opts may be nil;
+// token (its Authorization header), or else opts.Token; opts.Sites and
+// opts.Tokens are not used, the site being its own. opts may be nil;
 // its HTTPClient is not used.
 func Handler(site http.Handler, opts *Options) http.Handler {
 	var o Options
@@ -29,7 +30,7 @@ func Handler(site http.Handler, opts *Options) http.Handler {
 		if r.TLS != nil {
 			scheme = "https"
 		}
-		b := &bridge{opts: o, origin: scheme + "://" + r.Host, passToken: true}
+		b := &bridge{opts: o, origin: scheme + "://" + r.Host}
 		return b.server()
 	}, nil)
 }
