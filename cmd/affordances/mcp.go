@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -33,33 +34,41 @@ message verbatim; confirm: true is sent only on their yes. A client that
 cannot ask gets an error and nothing runs. The model cannot approve: only
 --grant, the person's standing grants, lets a call through unasked.
 
-Authentication: --token TOKEN sends a bearer token to the sites; without
---token, $AFFORDANCES_TOKEN is used when set. The bridge keeps no cookies:
-a session started in a browser, or in the cookie jar of call and inspect,
-does not carry over to it; give it a token.`,
+The person's keys stay with the sites they name. --site URL (repeatable;
+the URL's origin counts) configures a site. --token TOKEN is sent to the
+configured sites only, and needs --site; --token ORIGIN=TOKEN is a token
+for that origin alone, which it configures too. Without --token,
+$AFFORDANCES_TOKEN is used for the configured sites; with no site it is
+not sent (a note says so). A --grant without @ORIGIN applies to each
+configured site, and needs one; a --grant @ORIGIN names a configured site.
+A URL of any other origin (one a page's text asked the model to visit) is
+fetched anonymously and no grant applies to it, so the gate asks the
+person; each tool result says so in its credentials field ("none: ORIGIN
+is not a configured site").
+
+The bridge keeps no cookies: a session started in a browser, or in the
+cookie jar of call and inspect, does not carry over to it; give it a
+token.`,
 	Example: `# stdio, as an MCP client starts it
-affordances mcp --token "$TOKEN" --grant financial:50USD
+affordances mcp --site https://shop.example --token "$TOKEN" --grant financial:50USD
+# two sites, a token each
+affordances mcp --token https://shop.example="$SHOP" --token https://board.example="$BOARD"
 # streamable HTTP at http://127.0.0.1:8765/mcp
-affordances mcp --http 127.0.0.1:8765 --token "$TOKEN"`,
+affordances mcp --http 127.0.0.1:8765 --site https://shop.example --token "$TOKEN"`,
 	Flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		addr := fs.String("http", "", "serve streamable HTTP at `addr` (host:port), path /mcp, instead of stdio")
-		token := fs.String("token", "", "bearer `token` sent to the sites (default: $"+tokenEnv+")")
+		var sites, tokens []string
 		var grants grantList
-		fs.Var(&grants, "grant", "a standing `grant` of the person's, CLASS[:CAP][@ORIGIN][,until=TIME] (aal.ParseGrant);\nwithout @ORIGIN it is for each site called; repeatable")
+		fs.Func("site", "a configured site, a `URL` whose origin counts: only configured sites get the token\nand the grants; repeatable", func(s string) error { sites = append(sites, s); return nil })
+		fs.Func("token", "bearer `token` sent to the --site sites only (default: $"+tokenEnv+"); or ORIGIN=TOKEN,\na token for that origin alone, which it configures; repeatable", func(s string) error { tokens = append(tokens, s); return nil })
+		fs.Var(&grants, "grant", "a standing `grant` of the person's, CLASS[:CAP][@ORIGIN][,until=TIME] (aal.ParseGrant);\nwithout @ORIGIN it is for each configured site; repeatable")
 		return func(ctx context.Context, e *env, args []string) error {
 			if len(args) != 0 {
 				return usagef("mcp takes no arguments")
 			}
-			opts := &mcpbridge.Options{Token: *token}
-			if opts.Token == "" {
-				opts.Token = e.getenv(tokenEnv)
-			}
-			for _, text := range grants {
-				g, err := aal.ParseGrant(text)
-				if err != nil {
-					return usagef("--grant: %v", err)
-				}
-				opts.Grants = append(opts.Grants, g)
+			opts, err := mcpOptions(e, sites, tokens, grants)
+			if err != nil {
+				return err
 			}
 			ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -69,6 +78,68 @@ affordances mcp --http 127.0.0.1:8765 --token "$TOKEN"`,
 			return serveMCP(ctx, e, *addr, opts)
 		}
 	},
+}
+
+// mcpOptions reads the person's configuration: the sites, their tokens
+// and the grants, each bound to configured sites (see the help).
+func mcpOptions(e *env, sites, tokens, grants []string) (*mcpbridge.Options, error) {
+	opts := &mcpbridge.Options{}
+	configured := map[string]bool{}
+	for _, s := range sites {
+		o, err := mcpbridge.SiteOrigin(s)
+		if err != nil {
+			return nil, usagef("--site: %v", err)
+		}
+		opts.Sites = append(opts.Sites, o)
+		configured[o] = true
+	}
+	for _, t := range tokens {
+		if origin, tok, ok := strings.Cut(t, "="); ok && (strings.HasPrefix(strings.ToLower(origin), "http://") || strings.HasPrefix(strings.ToLower(origin), "https://")) {
+			o, err := mcpbridge.SiteOrigin(origin)
+			if err != nil {
+				return nil, usagef("--token ORIGIN=TOKEN: %v", err)
+			}
+			if tok == "" {
+				return nil, usagef("--token %s=: the token is empty", o)
+			}
+			if opts.Tokens == nil {
+				opts.Tokens = map[string]string{}
+			}
+			opts.Tokens[o] = tok
+			configured[o] = true
+			continue
+		}
+		if opts.Token != "" {
+			return nil, usagef("--token: one token is for all the --site sites; give another site's as --token ORIGIN=TOKEN")
+		}
+		opts.Token = t
+	}
+	if opts.Token != "" && len(opts.Sites) == 0 {
+		return nil, usagef("--token TOKEN needs --site URL: a token is sent only to the sites you configure (or give --token ORIGIN=TOKEN)")
+	}
+	if opts.Token == "" {
+		if env := e.getenv(tokenEnv); env != "" && len(opts.Sites) > 0 {
+			opts.Token = env
+		} else if env != "" {
+			fmt.Fprintf(e.stderr, "affordances mcp: $%s is not sent: no --site says where it may go\n", tokenEnv)
+		}
+	}
+	for _, text := range grants {
+		g, err := aal.ParseGrant(text)
+		if err != nil {
+			return nil, usagef("--grant: %v", err)
+		}
+		if g.Origin == "" && len(configured) == 0 {
+			return nil, usagef("--grant %s names no @ORIGIN and no --site is configured: it would apply to no site", aal.Visible(text))
+		}
+		if g.Origin != "" {
+			if o, err := mcpbridge.SiteOrigin(g.Origin); err != nil || !configured[o] {
+				return nil, usagef("--grant %s is for %s, which is not a configured site: add --site %s", aal.Visible(text), aal.Visible(g.Origin), aal.Visible(g.Origin))
+			}
+		}
+		opts.Grants = append(opts.Grants, g)
+	}
+	return opts, nil
 }
 
 // serveMCP serves the bridge over streamable HTTP at addr, path /mcp.

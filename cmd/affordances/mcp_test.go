@@ -4,9 +4,17 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"net/http"
+	"net/http/httptest"
 	"regexp"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/affordances/affordances-go/mcpbridge"
 )
 
 func TestMCPCommandLine(t *testing.T) {
@@ -18,6 +26,13 @@ func TestMCPCommandLine(t *testing.T) {
 		{[]string{"mcp", "--grant", "bogus"}, exitUsage},
 		{[]string{"mcp", "extra"}, exitUsage},
 		{[]string{"mcp", "--http"}, exitUsage},
+		// issue 14: a token or a grant that would go to any site
+		{[]string{"mcp", "--token", "alice-token"}, exitUsage},
+		{[]string{"mcp", "--grant", "financial:50USD"}, exitUsage},
+		{[]string{"mcp", "--site", "https://shop.example", "--grant", "financial@https://elsewhere.example"}, exitUsage},
+		{[]string{"mcp", "--site", "shop.example"}, exitUsage},
+		{[]string{"mcp", "--site", "https://a.example", "--token", "t", "--token", "u"}, exitUsage},
+		{[]string{"mcp", "--token", "https://a.example="}, exitUsage},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			var out, errOut bytes.Buffer
@@ -44,6 +59,71 @@ func TestHelpNamesOnlyItsFlags(t *testing.T) {
 			for _, m := range flagName.FindAllStringSubmatch(out.String(), -1) {
 				if fs.Lookup(m[1]) == nil && m[1] != "help" {
 					t.Errorf("got --%s in the help, want only flags of %s", m[1], name)
+				}
+			}
+		})
+	}
+}
+
+// TestMCPTokenStaysWithItsSite: the command line of issue 14 (--token
+// alice-token, then a URL the model names) sends the token to the --site
+// only; $AFFORDANCES_TOKEN without --site is sent nowhere.
+func TestMCPTokenStaysWithItsSite(t *testing.T) {
+	var mu sync.Mutex
+	got := map[string][]string{} // Authorization headers by listener
+	listen := func(name string) string {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			got[name] = append(got[name], r.Header.Get("Authorization"))
+			mu.Unlock()
+			http.NotFound(w, r)
+		}))
+		t.Cleanup(srv.Close)
+		return srv.URL
+	}
+	site, elsewhere := listen("site"), listen("elsewhere")
+	for _, tc := range []struct {
+		name   string
+		sites  []string
+		tokens []string
+		env    string
+		want   map[string]string // the Authorization each listener gets
+	}{
+		{"--site and --token", []string{site}, []string{"alice-token"}, "", map[string]string{"site": "Bearer alice-token", "elsewhere": ""}},
+		{"--token ORIGIN=TOKEN", nil, []string{site + "=alice-token"}, "", map[string]string{"site": "Bearer alice-token", "elsewhere": ""}},
+		{"$AFFORDANCES_TOKEN and --site", []string{site}, nil, "alice-token", map[string]string{"site": "Bearer alice-token", "elsewhere": ""}},
+		{"$AFFORDANCES_TOKEN alone", nil, nil, "alice-token", map[string]string{"site": "", "elsewhere": ""}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mu.Lock()
+			clear(got)
+			mu.Unlock()
+			e, _, _ := testEnv(map[string]string{tokenEnv: tc.env})
+			opts, err := mcpOptions(e, tc.sites, tc.tokens, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ct, st := mcp.NewInMemoryTransports()
+			ss, err := mcpbridge.NewServer(opts).Connect(t.Context(), st, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ss.Close()
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil).Connect(t.Context(), ct, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			for _, u := range []string{site, elsewhere} {
+				if _, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "fetch_affordances", Arguments: map[string]any{"url": u + "/"}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			for name, want := range tc.want {
+				if len(got[name]) == 0 || slices.ContainsFunc(got[name], func(a string) bool { return a != want }) {
+					t.Errorf("%s: got Authorization %q, want %q", name, got[name], want)
 				}
 			}
 		})
