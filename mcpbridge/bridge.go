@@ -431,6 +431,7 @@ func (b *bridge) client(req *mcp.CallToolRequest, target string, a affordances.A
 		return c, path, "none: " + aal.Visible(origin) + " is not a configured site", nil
 	}
 	opts.Token = token
+	hc = sameOriginRedirects(hc, origin)
 	for _, g := range b.opts.Grants {
 		if g.Origin == "" {
 			g.Origin = origin // a grant is for one site (CLARIFICATIONS 8)
@@ -446,6 +447,28 @@ func (b *bridge) client(req *mcp.CallToolRequest, target string, a affordances.A
 		creds = "none: no token is configured for " + origin
 	}
 	return c, path, creds, nil
+}
+
+// sameOriginRedirects returns a copy of hc that follows a redirect only
+// within origin, so that neither the token (which net/http forwards to
+// the same host on another port, and to subdomains) nor the Jar's cookies
+// follow the site to an origin the person did not configure.
+func sameOriginRedirects(hc *http.Client, origin string) *http.Client {
+	c := *hc
+	check := hc.CheckRedirect
+	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if o, err := SiteOrigin(req.URL.String()); err != nil || !sameOrigin(o, origin) {
+			return fmt.Errorf("mcpbridge: %s redirected to %s, another origin, which is not followed with the person's credentials", origin, aal.Visible(req.URL.Redacted()))
+		}
+		if check != nil {
+			return check(req, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("mcpbridge: stopped after 10 redirects")
+		}
+		return nil
+	}
+	return &c
 }
 
 // resolve reads a tool's URL argument.

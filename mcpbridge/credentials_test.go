@@ -32,7 +32,8 @@ func (l *listener) record() (auth, cookies []string, runs int) {
 }
 
 // newListener serves a small site: public actions note, and discard, which
-// deletes (destructive: the gate allows it only under a grant).
+// deletes (destructive: the gate allows it only under a grant). Any URL
+// with ?redirect=URL redirects there.
 func newListener(t *testing.T) *listener {
 	t.Helper()
 	l := &listener{}
@@ -62,6 +63,10 @@ func newListener(t *testing.T) *listener {
 		l.auth = append(l.auth, r.Header.Get("Authorization"))
 		l.cookies = append(l.cookies, r.Header.Get("Cookie"))
 		l.mu.Unlock()
+		if to := r.URL.Query().Get("redirect"); to != "" {
+			http.Redirect(w, r, to, http.StatusFound)
+			return
+		}
 		h.ServeHTTP(w, r)
 	}))
 	t.Cleanup(srv.Close)
@@ -205,5 +210,25 @@ func TestSiteOrigin(t *testing.T) {
 				t.Errorf("got %q, %v, want %q", got, err, tc.want)
 			}
 		})
+	}
+}
+
+// TestCredentialsDoNotFollowRedirects: a configured site that redirects to
+// another origin (the same host on another port, which net/http would
+// send the token to) is not followed with the person's credentials.
+func TestCredentialsDoNotFollowRedirects(t *testing.T) {
+	home, elsewhere := newListener(t), newListener(t)
+	cs := connect(t, mcpbridge.NewServer(&mcpbridge.Options{Sites: []string{home.url}, Token: "alice-token"}), nil)
+	_, res := call(t, cs, "fetch_affordances", map[string]any{"url": home.url + "/?redirect=" + url.QueryEscape(elsewhere.url+"/")})
+	if !res.IsError || !strings.Contains(text(res), "another origin") {
+		t.Errorf("fetch_affordances: got %s, want an error saying the redirect to another origin is not followed", text(res))
+	}
+	if auth, _, _ := elsewhere.record(); len(auth) != 0 {
+		t.Errorf("the other origin got %q, want no request", auth)
+	}
+	// Within the site, a redirect is followed with the token.
+	_, res = call(t, cs, "fetch_affordances", map[string]any{"url": home.url + "/?redirect=/"})
+	if auth, _, _ := home.record(); res.IsError || auth[len(auth)-1] != "Bearer alice-token" {
+		t.Errorf("a redirect within the site: got %s, Authorization %q, want the page with the token", text(res), auth)
 	}
 }
