@@ -11,6 +11,7 @@ import (
 	"net/http/cookiejar"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -150,13 +151,52 @@ func (f *badFixture) send(t *testing.T, c badCase) (*http.Response, []byte) {
 	return resp, out
 }
 
+// A fixturePool lends demos to parallel cases, each to one case at a time
+// and to at most perFixture cases: few enough calls that no principal meets
+// the rate limit. The parent test owns them.
+type fixturePool struct {
+	parent *testing.T
+	mu     sync.Mutex
+	idle   []*badFixture
+	used   map[*badFixture]int
+}
+
+const perFixture = 8
+
+func (p *fixturePool) get() *badFixture {
+	p.mu.Lock()
+	if n := len(p.idle); n > 0 {
+		f := p.idle[n-1]
+		p.idle = p.idle[:n-1]
+		p.mu.Unlock()
+		return f
+	}
+	p.mu.Unlock()
+	return newBadFixture(p.parent)
+}
+
+func (p *fixturePool) put(f *badFixture) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.used[f]++; p.used[f] < perFixture {
+		p.idle = append(p.idle, f)
+	}
+}
+
+// runBadCases runs each case on a demo shared with other cases, or on a
+// fresh one when the case has a setup of its own.
 func runBadCases(t *testing.T, cases []badCase) {
+	pool := &fixturePool{parent: t, used: map[*badFixture]int{}}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			f := newBadFixture(t)
+			var f *badFixture
 			if c.setup != nil {
+				f = newBadFixture(t)
 				c.setup(t, f)
+			} else {
+				f = pool.get()
+				defer pool.put(f)
 			}
 			before := f.snapshot(t)
 			resp, body := f.send(t, c)
