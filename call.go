@@ -407,7 +407,7 @@ const (
 	maxIssues    = 20     // issues reported for one input
 )
 
-// DecodeCall reads a call's body: a JSON object in valid UTF-8, nested at most 64 deep,
+// DecodeCall reads a call's body: a JSON object in valid UTF-8, no name twice in one object, nested at most 64 deep,
 // with at most 10,000 values and no number longer than 64 characters or
 // beyond a 64-bit float, a non-empty string "action", any "input", and a
 // boolean "confirm" when present. Unknown fields are ignored
@@ -443,7 +443,19 @@ func scan(body []byte) *Error {
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
-	depth, values := 0, 0
+	// The open arrays and objects; an object knows its names so far and
+	// whether a name comes next.
+	type open struct {
+		object, name bool
+		names        map[string]bool
+	}
+	var stack []open
+	valueDone := func() {
+		if n := len(stack); n > 0 && stack[n-1].object {
+			stack[n-1].name = true
+		}
+	}
+	values := 0
 	for {
 		tok, err := dec.Token()
 		if err == io.EOF {
@@ -452,25 +464,43 @@ func scan(body []byte) *Error {
 		if err != nil {
 			return NewError(InvalidInput, "The body is not a Call: a JSON object with an \"action\".")
 		}
+		if d, ok := tok.(json.Delim); !ok || d == '{' || d == '[' { // a value, or a name
+			if values++; values > maxValues {
+				return NewError(InvalidInput, fmt.Sprintf("The call holds more than %d values.", maxValues))
+			}
+		}
 		switch t := tok.(type) {
 		case json.Delim:
 			if t == '{' || t == '[' {
-				if depth++; depth > maxDepth {
+				if len(stack) >= maxDepth {
 					return NewError(InvalidInput, fmt.Sprintf("The call is nested deeper than %d levels.", maxDepth))
 				}
-				values++
+				stack = append(stack, open{object: t == '{', name: t == '{'})
 			} else {
-				depth--
+				stack = stack[:len(stack)-1]
+				valueDone()
 			}
 			continue
+		case string:
+			if n := len(stack); n > 0 && stack[n-1].name {
+				// A name sent twice would be read as its last value by one
+				// reader and its first by another: refused.
+				top := &stack[n-1]
+				if top.names[t] {
+					return &Error{Code: InvalidInput, Message: fmt.Sprintf("The call names %q twice in one object.", t)}
+				}
+				if top.names == nil {
+					top.names = map[string]bool{}
+				}
+				top.names[t], top.name = true, false
+				continue
+			}
 		case json.Number:
 			if _, err := strconv.ParseFloat(string(t), 64); len(t) > maxNumberLen || err != nil {
 				return NewError(InvalidInput, fmt.Sprintf("The call holds a number that does not fit a 64-bit float in %d characters.", maxNumberLen))
 			}
 		}
-		if values++; values > maxValues {
-			return NewError(InvalidInput, fmt.Sprintf("The call holds more than %d values.", maxValues))
-		}
+		valueDone()
 	}
 	return nil
 }

@@ -519,3 +519,35 @@ func TestServerKeepsServing(t *testing.T) {
 		t.Errorf("after a panic: got %s, want ok", res.body)
 	}
 }
+
+// TestNamesSentTwice: a name twice in one object of a call (action,
+// confirm, or an input field) would be read as its last value here and
+// maybe its first by a gate in front: refused, nothing runs. Two Origin
+// headers on a cookie call, or on a form, are refused too.
+func TestNamesSentTwice(t *testing.T) {
+	site, b := testSite(t, nil)
+	h := site.Handler(app)
+	for _, body := range []string{
+		`{"action":"reset","confirm":false,"confirm":true}`,
+		`{"action":"ping","action":"increment"}`,
+		`{"action":"increment","input":{"by":1,"by":9}}`,
+		`{"action":"raw","input":{"n":[{"a":1,"a":2}]}}`,
+	} {
+		res := do(t, h, post("/", body, "Authorization: Bearer good"))
+		if res.status != 400 || !strings.Contains(res.delta.Error.Message, "twice") {
+			t.Errorf("%s: got %d %s, want 400 naming the name sent twice", body, res.status, res.body)
+		}
+	}
+	if n, _ := b.snapshot(); n != 0 || b.runs("reset") != 0 {
+		t.Errorf("counter %d, resets %d: something ran", n, b.runs("reset"))
+	}
+	// The same names in different objects are fine.
+	if res := do(t, h, post("/", `{"action":"raw","input":{"n":2,"m":{"n":1}}}`)); res.status != 200 {
+		t.Errorf("one name in two objects: got %d %s", res.status, res.body)
+	}
+	r := post("/", `{"action":"increment"}`, "Cookie: sid=s1")
+	r.Header["Origin"] = []string{"http://shop.test", "http://evil.example"}
+	if res := do(t, h, r); res.status != 403 {
+		t.Errorf("two Origin headers: got %d %s, want 403", res.status, res.body)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"html/template"
 	"io"
@@ -207,6 +208,9 @@ func (s *Site) serveForm(w http.ResponseWriter, r *http.Request, next http.Handl
 	} else {
 		err = r.ParseForm()
 	}
+	if err == nil && (len(r.PostForm[FormActionField]) != 1 || len(r.PostForm[FormConfirmField]) > 1 || len(r.PostForm[FormKeyField]) > 1) {
+		err = errors.New("a field of the binding sent twice")
+	}
 	if err != nil {
 		e := NewError(InvalidInput, "The form could not be read.")
 		s.renderForm(w, r, next, &Form{Action: name, Error: e}, s.failure(e, "form"))
@@ -314,7 +318,7 @@ var errFormOrigin = forbidden("This form was posted from another site, so it was
 // [SiteOptions.Origin] is set, an Origin header must be that one, so a
 // page served under another name (DNS rebinding) cannot post either.
 func (s *Site) checkFormOrigin(r *http.Request) error {
-	if err := s.formOrigin.Check(r); err != nil {
+	if err := s.formOrigin.Check(r); err != nil || len(r.Header.Values("Origin")) > 1 {
 		return errFormOrigin
 	}
 	if got := r.Header.Get("Origin"); s.opts.Origin != "" && got != "" {

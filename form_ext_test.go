@@ -167,6 +167,8 @@ func TestFormBinding(t *testing.T) {
 		{"_confirm that is not yes confirms nothing", 3, "_action=reset&_confirm=no", []string{"Cookie: sid=s1"}, 200, []string{"confirm=Reset the counter from 3 to 0."}, 3},
 		{"no action field: the app's own form", 0, "name=x", nil, 200, []string{"the app's own form: x"}, 0},
 		{"an action the route lacks: the app's own form", 0, "_action=nosuch&name=y", nil, 200, []string{"the app's own form: y"}, 0},
+		{"the action named twice", 0, "_action=increment&_action=increment&by=2", nil, 400, []string{"code=invalid_input"}, 0},
+		{"confirmed twice", 3, "_action=reset&_confirm=yes&_confirm=yes", []string{"Cookie: sid=s1"}, 400, []string{"code=invalid_input"}, 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h, st := formSite(t, nil)
@@ -223,6 +225,14 @@ func TestFormOriginConfigured(t *testing.T) {
 	}
 	if rec := postForm(h, "_action=increment"); rec.Code != http.StatusSeeOther || st.get() != 1 {
 		t.Errorf("the site's own form: got %d %s", rec.Code, rec.Body)
+	}
+	r = httptest.NewRequest(http.MethodPost, "http://shop.test/", strings.NewReader("_action=increment"))
+	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	r.Header["Origin"] = []string{"http://shop.test", "http://evil.example"}
+	rec = httptest.NewRecorder()
+	h.ServeHTTP(rec, r)
+	if rec.Code != http.StatusForbidden || st.get() != 1 {
+		t.Errorf("two Origin headers on a form: got %d, counter %d; want 403 and nothing run", rec.Code, st.get())
 	}
 }
 

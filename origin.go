@@ -44,10 +44,11 @@ func (s *Site) CheckOrigin(r *http.Request) error {
 	if kindOf(r) != cookieCall {
 		return nil
 	}
-	got := r.Header.Get("Origin")
-	if got == "" || got == "null" {
-		return errOrigin
+	origins := r.Header.Values("Origin")
+	if len(origins) != 1 || origins[0] == "" || origins[0] == "null" {
+		return errOrigin // none, or two (a reader of the second would see another)
 	}
+	got := origins[0]
 	got, err := normalizeOrigin(got)
 	if err != nil {
 		return errOrigin
