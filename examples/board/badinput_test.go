@@ -311,6 +311,11 @@ func TestBadInputBoard(t *testing.T) {
 		{name: "cookie call Origin other port", as: asAlice, method: "POST", path: public, header: jh("Origin", "{port}"), body: create, status: 403, code: "unauthorized"},
 		{name: "cookie call Origin with a path", as: asAlice, method: "POST", path: public, header: jh("Origin", "{base}/boards"), body: create, status: 403, code: "unauthorized"},
 		{name: "cookie call Origin evil", as: asAlice, method: "POST", path: private, header: jh("Origin", "http://evil.example"), body: `{"action":"deleteBoard","confirm":true}`, status: 403, code: "unauthorized"},
+		{name: "cookie call with two Origins, the site's first", as: asAlice, method: "POST", path: public, header: http.Header{"Content-Type": {jsonType}, "Origin": {"{base}", "http://evil.example"}}, body: create, status: 403, code: "unauthorized"},
+		// A name twice in one object: one reader takes the first, another the last.
+		{name: "confirm false then true", as: asToken, method: "POST", path: private, header: j(), body: `{"action":"deleteBoard","confirm":false,"confirm":true}`, status: 400, code: "invalid_input"},
+		{name: "action named twice", as: asToken, method: "POST", path: public, header: j(), body: `{"action":"search","action":"createTask","input":{"title":"a"}}`, status: 400, code: "invalid_input"},
+		{name: "an input field twice", as: asToken, method: "POST", path: public, header: j(), body: `{"action":"createTask","input":{"title":"a","title":"b"}}`, status: 400, code: "invalid_input"},
 		// IDOR: a private board carol is no member of, a board bob does not own.
 		{name: "carol reads the private board", as: asCarol, method: "GET", path: private, header: http.Header{"Accept": {jsonType}}, status: 404, code: "not_found"},
 		{name: "carol downloads the private board", as: asCarol, method: "GET", path: private + "/tasks.csv", status: 404},

@@ -387,6 +387,13 @@ func TestBadInputShop(t *testing.T) {
 		{name: "cookie call Origin other port", as: asAlice, method: "POST", path: productPath, header: jh("Origin", "{port}"), body: add, status: 403, code: "unauthorized"},
 		{name: "cookie call Origin with a path", as: asAlice, method: "POST", path: productPath, header: jh("Origin", "{base}/products"), body: add, status: 403, code: "unauthorized"},
 		{name: "cookie call Origin evil", as: asAlice, method: "POST", path: productPath, header: jh("Origin", "http://evil.example"), body: add, status: 403, code: "unauthorized"},
+		{name: "cookie call with two Origins, the site's first", as: asAlice, method: "POST", path: productPath, header: http.Header{"Content-Type": {jsonType}, "Origin": {"{base}", "http://evil.example"}}, body: add, status: 403, code: "unauthorized"},
+		{name: "form with two Origins, the site's first", as: asAlice, method: "POST", path: productPath, header: http.Header{"Content-Type": {formType}, "Origin": {"{base}", "http://evil.example"}}, body: "_action=addToCart&sku=TOTE-NAT", status: 403},
+		// A name twice in one object: one reader takes the first, another the last.
+		{name: "confirm false then true", as: asToken, method: "POST", path: "/checkout", header: j(), body: `{"action":"placeOrder","confirm":false,"confirm":true}`, status: 400, code: "invalid_input"},
+		{name: "action named twice", as: asToken, method: "POST", path: productPath, header: j(), body: `{"action":"search","action":"addToCart","input":{"sku":"TOTE-NAT"}}`, status: 400, code: "invalid_input"},
+		{name: "an input field twice", as: asToken, method: "POST", path: productPath, header: j(), body: `{"action":"addToCart","input":{"sku":"MUG-CRM","sku":"TOTE-NAT"}}`, status: 400, code: "invalid_input"},
+		{name: "form naming its action twice", as: asAlice, method: "POST", path: productPath, header: http.Header{"Content-Type": {formType}}, body: "_action=search&_action=addToCart&sku=TOTE-NAT", status: 400},
 		{name: "admin cookie call without Origin", as: asAdmin, method: "POST", path: "/admin", header: jh("Origin", noOrigin), body: call("setStock", map[string]any{"sku": "TOTE-NAT", "stock": 0}), status: 403, code: "unauthorized"},
 		// IDOR.
 		{name: "bob reads alice's order", as: asBob, method: "GET", path: "/orders/{order}", header: http.Header{"Accept": {jsonType}}, status: 404, code: "not_found"},
