@@ -270,7 +270,7 @@ func AALScript(ctx context.Context) template.HTML {
 		return ""
 	}
 	req := loaded.req
-	f, err := loaded.site.fragment(req, loaded.actions(ctx))
+	f, err := loaded.fragment(ctx)
 	if err != nil {
 		loaded.site.logger.Error("affordances: inline AAL fragment", "page", req.Page, "err", err)
 		return ""

@@ -336,12 +336,23 @@ type pageLoad struct {
 	form   *Form    // what became of the form the person posted
 	listed []listed // the graph's actions, computed on first use
 	once   sync.Once
+
+	frag     *aal.Fragment // the page's AAL fragment, computed on first use
+	fragErr  error
+	fragOnce sync.Once
 }
 
 // actions returns the page's listing, evaluating guards once per request.
 func (l *pageLoad) actions(ctx context.Context) []listed {
 	l.once.Do(func() { l.listed = l.req.route.listing(ctx, l.req) })
 	return l.listed
+}
+
+// fragment returns the page's AAL fragment, computed once per request for
+// the inline script and the WebMCP tools alike.
+func (l *pageLoad) fragment(ctx context.Context) (*aal.Fragment, error) {
+	l.fragOnce.Do(func() { l.frag, l.fragErr = l.site.fragment(l.req, l.actions(ctx)) })
+	return l.frag, l.fragErr
 }
 
 // errNoGraph is what [StateFrom] reports for a path no route matches.

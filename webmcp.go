@@ -48,14 +48,10 @@ type WebMCPHints struct {
 // only asks.
 const confirmNote = " A person confirms it on the page: the tool returns the site's summary of what will happen, and nothing runs."
 
-// webmcpTools returns the tools of the page req shows, one per listed
-// action, in the graph's order, from the same listing as its graph and its
-// AAL fragment.
-func (s *Site) webmcpTools(req *Request, ls []listed) ([]WebMCPTool, error) {
-	f, err := s.fragment(req, ls)
-	if err != nil {
-		return nil, err
-	}
+// webmcpTools returns the tools of a page, one per listed action, in the
+// graph's order, from the same listing as its graph and f, its AAL
+// fragment.
+func webmcpTools(ls []listed, f *aal.Fragment) []WebMCPTool {
 	tools := make([]WebMCPTool, len(ls))
 	for i, l := range ls {
 		a := l.a
@@ -72,7 +68,7 @@ func (s *Site) webmcpTools(req *Request, ls []listed) ([]WebMCPTool, error) {
 		}
 		tools[i] = t
 	}
-	return tools, nil
+	return tools
 }
 
 // WebMCPTools returns the WebMCP tools of the page [Site.Handler] loaded
@@ -83,12 +79,12 @@ func WebMCPTools(ctx context.Context) []WebMCPTool {
 	if !ok || loaded.err != nil {
 		return nil
 	}
-	tools, err := loaded.site.webmcpTools(loaded.req, loaded.actions(ctx))
+	f, err := loaded.fragment(ctx)
 	if err != nil {
 		loaded.site.logger.Error("affordances: WebMCP tools", "page", loaded.req.Page, "err", err)
 		return nil
 	}
-	return tools
+	return webmcpTools(loaded.actions(ctx), f)
 }
 
 // WebMCPScript returns what registers the page's actions as WebMCP tools
