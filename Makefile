@@ -32,12 +32,15 @@ fmt:
 vet:
 	$(GO) vet $(PKGS)
 
-# The conformance suite's 60 broken servers (TestMutants) check its verdicts,
-# not concurrency: under -race each costs seconds (SQLite in pure Go under
-# checkptr), so they run without it, and every other test with it.
+# The conformance suite's 60 broken servers (TestMutants) and the demos'
+# bad-input matrices (TestBadInput*, 200-odd refused requests) check
+# verdicts, not concurrency: under -race they cost a minute and more of
+# SQLite in pure Go under checkptr, so they run without it, and every other
+# test with it.
+UNRACED := ^(TestMutants|TestBadInput.*)$$
 race:
-	$(GO) test -race -count=1 -skip '^TestMutants$$' $(PKGS)
-	$(GO) test -count=1 -run '^TestMutants$$' ./conformance
+	$(GO) test -race -count=1 -skip '$(UNRACED)' $(PKGS)
+	$(GO) test -count=1 -run '$(UNRACED)' ./conformance ./examples/shop ./examples/board
 
 # Short runs of the fuzz targets of every network parser (STYLE.md rule 7),
 # bounded by a count of inputs rather than a duration: a duration can end
