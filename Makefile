@@ -12,9 +12,11 @@ check: deps fmt vet race fuzz
 # What the tests need beyond Go, installed from Debian's packages when missing
 # (a package is there when its command is, or dpkg knows it): curl for the
 # README's tour, chromium and a font for the browser tests (package browser,
-# examples/shop/browser_test.go), redis-server for redisstore's tests
-# (internal/servicetest starts a throwaway one on a loopback port).
-DEBS := curl chromium fonts-dejavu-core redis-server nodejs npm
+# examples/shop/browser_test.go), redis-server and postgresql for the
+# stores' and the demos' tests (internal/servicetest starts throwaway
+# servers on loopback ports of their own and stops them), nodejs and npm for
+# the bench's axtree mode.
+DEBS := curl chromium fonts-dejavu-core redis-server postgresql nodejs npm
 deps:
 	@missing=""; for p in $(DEBS); do command -v $$p >/dev/null || dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \

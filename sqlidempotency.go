@@ -34,9 +34,11 @@ var sqlName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,62}$`)
 
 // NewSQLIdempotencyStore returns an [IdempotencyStore] kept in the
 // application's own database, so that a restart forgets no key
-// (CLARIFICATIONS 10): the durable default for a site of one instance. The
-// statements use ? placeholders (SQLite). It creates its table when
-// missing. Every operation is one statement or two,
+// (CLARIFICATIONS 10): the durable default for a site of one instance, and
+// shared by several instances when they share a PostgreSQL database. The
+// statements are portable SQL with $1 placeholders, which SQLite
+// (modernc.org/sqlite) and PostgreSQL (pgx) both take, prepared once. It
+// creates its table when missing. Every operation is one statement or two,
 // atomic by the table's primary key, so processes sharing the database
 // share the store. It is safe for concurrent use.
 func NewSQLIdempotencyStore(ctx context.Context, db *sql.DB, opts *SQLOptions) (IdempotencyStore, error) {
@@ -53,7 +55,6 @@ func NewSQLIdempotencyStore(ctx context.Context, db *sql.DB, opts *SQLOptions) (
 	if !sqlName.MatchString(o.Table) {
 		return nil, fmt.Errorf("affordances: SQL idempotency store: table %q is not a plain name", o.Table)
 	}
-	s := &sqlIdempotency{db: db, opts: o, now: time.Now}
 	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS `+o.Table+` (
 		id TEXT PRIMARY KEY,
 		body_hash TEXT NOT NULL,
@@ -61,21 +62,47 @@ func NewSQLIdempotencyStore(ctx context.Context, db *sql.DB, opts *SQLOptions) (
 		expires_at BIGINT NOT NULL)`); err != nil {
 		return nil, fmt.Errorf("affordances: SQL idempotency store: %w", err)
 	}
+	s := &sqlIdempotency{opts: o, now: time.Now}
+	err := prepare(ctx, db, o.Table, map[**sql.Stmt]string{
+		&s.sweep:   `DELETE FROM TABLE WHERE expires_at <= $1`,
+		&s.expire:  `DELETE FROM TABLE WHERE id = $1 AND expires_at <= $2`,
+		&s.claim:   `INSERT INTO TABLE (id, body_hash, answer, expires_at) VALUES ($1, $2, NULL, $3) ON CONFLICT (id) DO NOTHING`,
+		&s.held:    `SELECT body_hash, answer FROM TABLE WHERE id = $1`,
+		&s.finish:  `UPDATE TABLE SET answer = $1, expires_at = $2 WHERE id = $3 AND answer IS NULL`,
+		&s.release: `DELETE FROM TABLE WHERE id = $1 AND answer IS NULL`,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("affordances: SQL idempotency store: %w", err)
+	}
 	return s, nil
+}
+
+// prepare prepares each statement, TABLE in its text naming table, and
+// stores it where its key points. On failure it closes those it prepared.
+func prepare(ctx context.Context, db *sql.DB, table string, stmts map[**sql.Stmt]string) error {
+	for dst, q := range stmts {
+		st, err := db.PrepareContext(ctx, strings.ReplaceAll(q, "TABLE", table))
+		if err != nil {
+			for dst := range stmts {
+				if *dst != nil {
+					(*dst).Close()
+				}
+			}
+			return err
+		}
+		*dst = st
+	}
+	return nil
 }
 
 // sqlIdempotency keeps one row per (scope, key): answer is NULL while the
 // call runs, the JSON of its kept answer once it ran.
 type sqlIdempotency struct {
-	db    *sql.DB
 	opts  SQLOptions
 	now   func() time.Time
 	calls atomic.Uint64 // Begins so far: every 100th sweeps expired rows
-}
 
-// q names the store's table in query.
-func (s *sqlIdempotency) q(query string) string {
-	return strings.ReplaceAll(query, "TABLE", s.opts.Table)
+	sweep, expire, claim, held, finish, release *sql.Stmt
 }
 
 func entryID(scope, key string) string {
@@ -86,14 +113,14 @@ func entryID(scope, key string) string {
 func (s *sqlIdempotency) Begin(ctx context.Context, scope, key string, bodyHash [sha256.Size]byte) (*KeptCall, error) {
 	id, now := entryID(scope, key), s.now().UnixMilli()
 	if s.calls.Add(1)%100 == 0 {
-		if _, err := s.db.ExecContext(ctx, s.q(`DELETE FROM TABLE WHERE expires_at <= ?`), now); err != nil {
+		if _, err := s.sweep.ExecContext(ctx, now); err != nil {
 			return nil, fmt.Errorf("affordances: SQL idempotency store: %w", err)
 		}
 	}
-	if _, err := s.db.ExecContext(ctx, s.q(`DELETE FROM TABLE WHERE id = ? AND expires_at <= ?`), id, now); err != nil {
+	if _, err := s.expire.ExecContext(ctx, id, now); err != nil {
 		return nil, fmt.Errorf("affordances: SQL idempotency store: %w", err)
 	}
-	res, err := s.db.ExecContext(ctx, s.q(`INSERT INTO TABLE (id, body_hash, answer, expires_at) VALUES (?, ?, NULL, ?) ON CONFLICT (id) DO NOTHING`),
+	res, err := s.claim.ExecContext(ctx,
 		id, hex.EncodeToString(bodyHash[:]), now+s.opts.ClaimTTL.Milliseconds())
 	if err != nil {
 		return nil, fmt.Errorf("affordances: SQL idempotency store: %w", err)
@@ -107,7 +134,7 @@ func (s *sqlIdempotency) Begin(ctx context.Context, scope, key string, bodyHash 
 	}
 	var hash string
 	var answer sql.NullString
-	err = s.db.QueryRowContext(ctx, s.q(`SELECT body_hash, answer FROM TABLE WHERE id = ?`), id).Scan(&hash, &answer)
+	err = s.held.QueryRowContext(ctx, id).Scan(&hash, &answer)
 	if errors.Is(err, sql.ErrNoRows) {
 		return s.Begin(ctx, scope, key, bodyHash) // released in between: claim again
 	}
@@ -142,7 +169,7 @@ func (s *sqlIdempotency) Finish(ctx context.Context, scope, key string, res *Kep
 	if err != nil {
 		return fmt.Errorf("affordances: SQL idempotency store: %w", err)
 	}
-	_, err = s.db.ExecContext(ctx, s.q(`UPDATE TABLE SET answer = ?, expires_at = ? WHERE id = ? AND answer IS NULL`),
+	_, err = s.finish.ExecContext(ctx,
 		string(answer), s.now().Add(IdempotencyTTL).UnixMilli(), entryID(scope, key))
 	if err != nil {
 		return fmt.Errorf("affordances: SQL idempotency store: %w", err)
@@ -151,7 +178,7 @@ func (s *sqlIdempotency) Finish(ctx context.Context, scope, key string, res *Kep
 }
 
 func (s *sqlIdempotency) Release(ctx context.Context, scope, key string) error {
-	if _, err := s.db.ExecContext(ctx, s.q(`DELETE FROM TABLE WHERE id = ? AND answer IS NULL`), entryID(scope, key)); err != nil {
+	if _, err := s.release.ExecContext(ctx, entryID(scope, key)); err != nil {
 		return fmt.Errorf("affordances: SQL idempotency store: %w", err)
 	}
 	return nil

@@ -12,6 +12,7 @@ import (
 
 	"github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/affordancestest"
+	"github.com/affordances/affordances-go/internal/servicetest"
 	_ "modernc.org/sqlite"
 )
 
@@ -77,4 +78,22 @@ func TestSQLIdempotencySurvivesARestart(t *testing.T) {
 	if status, replayed := call(second); status != 200 || replayed != "true" || runs.Load() != 1 {
 		t.Errorf("after the restart: %d replayed %q, runs %d; want the first answer replayed and one run", status, replayed, runs.Load())
 	}
+}
+
+// The SQL store keeps the same contract on PostgreSQL (pgx), where several
+// instances of a site share it.
+func TestSQLIdempotencyStoreContractPostgres(t *testing.T) {
+	pg := servicetest.StartPostgres(t)
+	affordancestest.TestIdempotencyStore(t, func(t *testing.T) affordances.IdempotencyStore {
+		db, err := sql.Open("pgx", pg.NewDatabase())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		s, err := affordances.NewSQLIdempotencyStore(context.Background(), db, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
 }

@@ -1,6 +1,6 @@
 // Package servicetest starts throwaway servers for tests, as
-// net/http/httptest starts HTTP servers: a Redis on a loopback port of its
-// own, stopped when the test ends. Without the server's program the test
+// net/http/httptest starts HTTP servers: a Redis or a PostgreSQL on a
+// loopback port of its own, stopped when the test ends. Without the server's program the test
 // skips, or fails when AFFORDANCES_CHECK is set (make check), where
 // nothing may skip.
 package servicetest

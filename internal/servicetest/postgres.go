@@ -1,0 +1,146 @@
+package servicetest
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
+)
+
+// A Postgres is a PostgreSQL server of one test: a fresh cluster in a
+// temporary directory, listening on loopback only, with no password (trust)
+// for the user postgres. Durability is off (fsync, synchronous commit):
+// the tests kill clients, never the server.
+type Postgres struct {
+	// Addr is its host:port on loopback.
+	Addr string
+	t    testing.TB
+	cmd  *exec.Cmd
+	dbs  atomic.Int64
+}
+
+// StartPostgres runs initdb and postgres (Debian's, under
+// /usr/lib/postgresql/<version>/bin) on a free loopback port, and stops the
+// server and removes its files when the test ends. Run as root (CI), the
+// server runs as the system user postgres, which it refuses to run without.
+func StartPostgres(t testing.TB) *Postgres {
+	t.Helper()
+	bin := postgresBin()
+	if bin == "" {
+		missing(t, "postgresql")
+	}
+	dir, err := os.MkdirTemp("", "servicetest-pg-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	var cred *syscall.Credential
+	if os.Geteuid() == 0 {
+		u, err := user.Lookup("postgres")
+		if err != nil {
+			t.Fatalf("servicetest: running as root, PostgreSQL needs the user postgres: %v", err)
+		}
+		uid, _ := strconv.Atoi(u.Uid)
+		gid, _ := strconv.Atoi(u.Gid)
+		cred = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
+		if err := os.Chown(dir, uid, gid); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data := filepath.Join(dir, "data")
+	initdb := exec.Command(filepath.Join(bin, "initdb"), "-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync")
+	initdb.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	if out, err := initdb.CombinedOutput(); err != nil {
+		t.Fatalf("servicetest: initdb: %v\n%s", err, out)
+	}
+	port := freePort(t)
+	p := &Postgres{t: t, Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port))}
+	var log bytes.Buffer
+	p.cmd = exec.Command(filepath.Join(bin, "postgres"), "-D", data, "-p", strconv.Itoa(port), "-h", "127.0.0.1", "-k", dir,
+		"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=200")
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	p.cmd.Stdout, p.cmd.Stderr = &log, &log
+	if err := p.cmd.Start(); err != nil {
+		t.Fatalf("servicetest: starting postgres: %v", err)
+	}
+	t.Cleanup(p.stop)
+	db, err := sql.Open("pgx", p.url("postgres"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		err := db.PingContext(ctx)
+		cancel()
+		if err == nil {
+			return p
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("servicetest: postgres did not answer on %s: %v\n%s", p.Addr, err, log.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// NewDatabase creates an empty database and returns its URL, for the pgx
+// driver and for [github.com/jackc/pgx/v5] alike.
+func (p *Postgres) NewDatabase() string {
+	p.t.Helper()
+	name := "test" + strconv.FormatInt(p.dbs.Add(1), 10)
+	db, err := sql.Open("pgx", p.url("postgres"))
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec("CREATE DATABASE " + name); err != nil {
+		p.t.Fatalf("servicetest: create database: %v", err)
+	}
+	return p.url(name)
+}
+
+func (p *Postgres) url(db string) string {
+	return fmt.Sprintf("postgres://postgres@%s/%s?sslmode=disable", p.Addr, db)
+}
+
+func (p *Postgres) stop() {
+	if p.cmd.Process != nil {
+		p.cmd.Process.Signal(syscall.SIGQUIT) // immediate shutdown
+		done := make(chan struct{})
+		go func() { p.cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			p.cmd.Process.Kill()
+			<-done
+		}
+	}
+}
+
+// postgresBin is the bin directory of the newest PostgreSQL Debian
+// installed, or "".
+func postgresBin() string {
+	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin/postgres")
+	sort.Slice(dirs, func(i, j int) bool {
+		vi, _ := strconv.Atoi(filepath.Base(filepath.Dir(filepath.Dir(dirs[i]))))
+		vj, _ := strconv.Atoi(filepath.Base(filepath.Dir(filepath.Dir(dirs[j]))))
+		return vi < vj
+	})
+	if len(dirs) == 0 {
+		return ""
+	}
+	return filepath.Dir(dirs[len(dirs)-1])
+}
