@@ -3,6 +3,8 @@ package affordancestest
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"sync"
@@ -149,6 +151,306 @@ func TestIdempotencyStore(t *testing.T, newStore func(t *testing.T) affordances.
 		wg.Wait()
 		if n := claims.Load(); n != 1 {
 			t.Errorf("claims: got %d of 40 concurrent Begins, want exactly 1", n)
+		}
+	})
+}
+
+// TestApprovalStore checks that the stores newStore returns keep the
+// contract of [affordances.ApprovalStore]: Request keeps an approval once
+// per call and then returns it, of concurrent Requests all get one, Get
+// finds it by id, a decision is made once and never changed, Take removes
+// a decided approval as it returns it (of concurrent Takes exactly one
+// sees it) and leaves a pending one, an expired approval is as if absent,
+// and every field comes back as it was given (Expires to the millisecond).
+// Each subtest gets a new store.
+func TestApprovalStore(t *testing.T, newStore func(t *testing.T) affordances.ApprovalStore) {
+	ctx := context.Background()
+	approval := func(call string) *affordances.Approval {
+		return &affordances.Approval{
+			ID:        affordances.NewApprovalID(),
+			Call:      call,
+			Principal: "u1",
+			Page:      "/orders/7",
+			Action:    "cancel_order",
+			Input:     json.RawMessage(`{"n":12345678901234567890,"reason":"late \u00e9 \"x\""}`),
+			Summary:   "Cancel order 7 (€ 12.50) — \"late\"",
+			State:     affordances.ApprovalPending,
+			Expires:   time.Now().Add(affordances.ApprovalTTL).Truncate(time.Millisecond),
+		}
+	}
+	same := func(got, want *affordances.Approval) bool {
+		return got != nil && got.ID == want.ID && got.Call == want.Call && got.Principal == want.Principal &&
+			got.Page == want.Page && got.Action == want.Action && string(got.Input) == string(want.Input) &&
+			got.Summary == want.Summary && got.State == want.State && got.Expires.Equal(want.Expires)
+	}
+	request := func(t *testing.T, s affordances.ApprovalStore, a *affordances.Approval) *affordances.Approval {
+		t.Helper()
+		got, err := s.Request(ctx, a)
+		if err != nil {
+			t.Fatalf("Request(%s): %v", a.Call, err)
+		}
+		return got
+	}
+	decide := func(t *testing.T, s affordances.ApprovalStore, id string, approve bool) *affordances.Approval {
+		t.Helper()
+		before := time.Now()
+		got, err := s.Decide(ctx, id, approve)
+		if err != nil {
+			t.Fatalf("Decide(%s, %v): %v", id, approve, err)
+		}
+		if lo, hi := before.Add(affordances.ApprovalTTL-time.Second), time.Now().Add(affordances.ApprovalTTL+time.Second); got.Expires.Before(lo) || got.Expires.After(hi) {
+			t.Errorf("Decide: expires %v, want ApprovalTTL from the decision, about %v", got.Expires, lo.Add(time.Second))
+		}
+		return got
+	}
+	take := func(t *testing.T, s affordances.ApprovalStore, call string) *affordances.Approval {
+		t.Helper()
+		got, err := s.Take(ctx, call)
+		if err != nil {
+			t.Fatalf("Take(%s): %v", call, err)
+		}
+		return got
+	}
+	get := func(t *testing.T, s affordances.ApprovalStore, id string) *affordances.Approval {
+		t.Helper()
+		got, err := s.Get(ctx, id)
+		if err != nil {
+			t.Fatalf("Get(%s): %v", id, err)
+		}
+		return got
+	}
+
+	t.Run("request keeps, then returns the same", func(t *testing.T) {
+		s := newStore(t)
+		a := approval("call-1")
+		want := *a
+		want.Input = append(json.RawMessage{}, a.Input...)
+		got := request(t, s, a)
+		if !same(got, &want) {
+			t.Fatalf("first Request: got %+v, want %+v", got, want)
+		}
+		a.Input[2], got.Input[2] = 'X', 'Y' // the store keeps its own copy
+		again := approval("call-1")
+		if got := request(t, s, again); !same(got, &want) {
+			t.Errorf("second Request, id %s: got %+v, want the first, %+v", again.ID, got, want)
+		}
+		if got := get(t, s, want.ID); !same(got, &want) {
+			t.Errorf("Get: got %+v, want %+v", got, want)
+		}
+		if got := get(t, s, again.ID); got != nil {
+			t.Errorf("Get of the id the second Request offered: got %+v, want nil", got)
+		}
+		if got := get(t, s, affordances.NewApprovalID()); got != nil {
+			t.Errorf("Get of an unknown id: got %+v, want nil", got)
+		}
+		other := approval("call-2")
+		if got := request(t, s, other); got == nil || got.ID != other.ID {
+			t.Errorf("Request for another call: got %+v, want its own approval %s", got, other.ID)
+		}
+	})
+	t.Run("concurrent requests agree", func(t *testing.T) {
+		s := newStore(t)
+		offered := map[string]bool{}
+		var ids [20]string
+		as := make([]*affordances.Approval, len(ids))
+		for i := range as {
+			as[i] = approval("race")
+			offered[as[i].ID] = true
+		}
+		var wg sync.WaitGroup
+		for i := range as {
+			wg.Go(func() {
+				got, err := s.Request(ctx, as[i])
+				if err != nil {
+					t.Errorf("Request %d: %v", i, err)
+					return
+				}
+				ids[i] = got.ID
+			})
+		}
+		wg.Wait()
+		for i, id := range ids {
+			if id != ids[0] || !offered[id] {
+				t.Fatalf("concurrent Requests: got ids %q, want one of those offered, the same for all (differs at %d)", ids, i)
+			}
+		}
+	})
+	t.Run("approve, then take once", func(t *testing.T) {
+		s := newStore(t)
+		a := request(t, s, approval("call-a"))
+		got := decide(t, s, a.ID, true)
+		want := *a
+		want.State, want.Expires = affordances.ApprovalApproved, got.Expires
+		if !same(got, &want) {
+			t.Fatalf("Decide: got %+v, want %+v", got, want)
+		}
+		if got := get(t, s, a.ID); !same(got, &want) {
+			t.Errorf("Get after Decide: got %+v, want %+v", got, want)
+		}
+		if got := take(t, s, a.Call); !same(got, &want) {
+			t.Fatalf("Take: got %+v, want %+v", got, want)
+		}
+		if got := take(t, s, a.Call); got != nil {
+			t.Errorf("second Take: got %+v, want nil: a decision is used once", got)
+		}
+		if got := get(t, s, a.ID); got != nil {
+			t.Errorf("Get after Take: got %+v, want nil", got)
+		}
+		if _, err := s.Decide(ctx, a.ID, true); !errors.Is(err, affordances.ErrApprovalClosed) {
+			t.Errorf("Decide after Take: got %v, want ErrApprovalClosed", err)
+		}
+		b := approval("call-a")
+		if got := request(t, s, b); got == nil || got.ID != b.ID || got.State != affordances.ApprovalPending {
+			t.Errorf("Request after Take: got %+v, want a new pending approval %s", got, b.ID)
+		}
+	})
+	t.Run("deny, then take once", func(t *testing.T) {
+		s := newStore(t)
+		a := request(t, s, approval("call-d"))
+		if got := decide(t, s, a.ID, false); got.State != affordances.ApprovalDenied || got.ID != a.ID {
+			t.Fatalf("Decide deny: got %+v, want denied", got)
+		}
+		if got := take(t, s, a.Call); got == nil || got.State != affordances.ApprovalDenied || got.ID != a.ID {
+			t.Fatalf("Take: got %+v, want denied", got)
+		}
+		if got := take(t, s, a.Call); got != nil {
+			t.Errorf("second Take: got %+v, want nil", got)
+		}
+	})
+	t.Run("a decision is never changed", func(t *testing.T) {
+		s := newStore(t)
+		a := request(t, s, approval("call-twice"))
+		decide(t, s, a.ID, true)
+		for _, approve := range []bool{false, true} {
+			if got, err := s.Decide(ctx, a.ID, approve); !errors.Is(err, affordances.ErrApprovalClosed) || got != nil {
+				t.Errorf("Decide(%v) again: got %+v, %v; want ErrApprovalClosed", approve, got, err)
+			}
+		}
+		if got := take(t, s, a.Call); got == nil || got.State != affordances.ApprovalApproved {
+			t.Errorf("Take: got %+v, want the first decision, approved", got)
+		}
+	})
+	t.Run("concurrent decides: one wins", func(t *testing.T) {
+		s := newStore(t)
+		a := request(t, s, approval("call-cd"))
+		var won atomic.Int32
+		var winner atomic.Value
+		var wg sync.WaitGroup
+		for i := range 20 {
+			wg.Go(func() {
+				got, err := s.Decide(ctx, a.ID, i%2 == 0)
+				switch {
+				case err == nil:
+					won.Add(1)
+					winner.Store(got.State)
+				case !errors.Is(err, affordances.ErrApprovalClosed):
+					t.Errorf("Decide %d: %v", i, err)
+				}
+			})
+		}
+		wg.Wait()
+		if n := won.Load(); n != 1 {
+			t.Fatalf("concurrent Decides: %d succeeded, want exactly 1", n)
+		}
+		if got := take(t, s, a.Call); got == nil || got.State != winner.Load() {
+			t.Errorf("Take: got %+v, want the winning decision, %v", got, winner.Load())
+		}
+	})
+	t.Run("unknown id", func(t *testing.T) {
+		s := newStore(t)
+		request(t, s, approval("call-u"))
+		for _, id := range []string{affordances.NewApprovalID(), "", "call-u"} {
+			if got, err := s.Decide(ctx, id, true); !errors.Is(err, affordances.ErrApprovalClosed) || got != nil {
+				t.Errorf("Decide(%q): got %+v, %v; want ErrApprovalClosed", id, got, err)
+			}
+		}
+		if got := take(t, s, "no-such-call"); got != nil {
+			t.Errorf("Take of an unknown call: got %+v, want nil", got)
+		}
+	})
+	t.Run("a pending approval stays", func(t *testing.T) {
+		s := newStore(t)
+		a := request(t, s, approval("call-p"))
+		for i := range 2 {
+			if got := take(t, s, a.Call); !same(got, a) {
+				t.Fatalf("Take %d of a pending approval: got %+v, want it, pending: %+v", i+1, got, a)
+			}
+		}
+		if got := get(t, s, a.ID); !same(got, a) {
+			t.Errorf("Get after Takes: got %+v, want it still held", got)
+		}
+		decide(t, s, a.ID, true)
+		if got := take(t, s, a.Call); got == nil || got.State != affordances.ApprovalApproved {
+			t.Errorf("Take after Decide: got %+v, want approved", got)
+		}
+	})
+	t.Run("concurrent takes: exactly one", func(t *testing.T) {
+		s := newStore(t)
+		a := request(t, s, approval("call-ct"))
+		decide(t, s, a.ID, true)
+		var seen atomic.Int32
+		var wg sync.WaitGroup
+		for i := range 20 {
+			wg.Go(func() {
+				got, err := s.Take(ctx, a.Call)
+				switch {
+				case err != nil:
+					t.Errorf("Take %d: %v", i, err)
+				case got != nil && got.State == affordances.ApprovalApproved:
+					seen.Add(1)
+				case got != nil:
+					t.Errorf("Take %d: got %+v, want approved or nil", i, got)
+				}
+			})
+		}
+		wg.Wait()
+		if n := seen.Load(); n != 1 {
+			t.Errorf("concurrent Takes: %d saw the approval, want exactly 1", n)
+		}
+	})
+	t.Run("an expired approval is absent", func(t *testing.T) {
+		s := newStore(t)
+		old := approval("call-x")
+		old.Expires = time.Now().Add(-2 * time.Second).Truncate(time.Millisecond)
+		request(t, s, old)
+		if got := get(t, s, old.ID); got != nil {
+			t.Errorf("Get: got %+v, want nil", got)
+		}
+		if got := take(t, s, old.Call); got != nil {
+			t.Errorf("Take: got %+v, want nil", got)
+		}
+		if got, err := s.Decide(ctx, old.ID, true); !errors.Is(err, affordances.ErrApprovalClosed) {
+			t.Errorf("Decide: got %+v, %v; want ErrApprovalClosed", got, err)
+		}
+		fresh := approval("call-x")
+		if got := request(t, s, fresh); !same(got, fresh) {
+			t.Errorf("Request after expiry: got %+v, want the new one %+v", got, fresh)
+		}
+		if got := get(t, s, old.ID); got != nil {
+			t.Errorf("Get of the expired id after the new Request: got %+v, want nil", got)
+		}
+		if got := get(t, s, fresh.ID); !same(got, fresh) {
+			t.Errorf("Get of the new id: got %+v, want %+v", got, fresh)
+		}
+	})
+	t.Run("an approval expires while held", func(t *testing.T) {
+		s := newStore(t)
+		a := approval("call-soon")
+		a.Expires = time.Now().Add(50 * time.Millisecond).Truncate(time.Millisecond)
+		request(t, s, a)
+		time.Sleep(time.Until(a.Expires) + 30*time.Millisecond)
+		if got := get(t, s, a.ID); got != nil {
+			t.Errorf("Get after it expired: got %+v, want nil", got)
+		}
+		if got, err := s.Decide(ctx, a.ID, true); !errors.Is(err, affordances.ErrApprovalClosed) {
+			t.Errorf("Decide after it expired: got %+v, %v; want ErrApprovalClosed", got, err)
+		}
+		if got := take(t, s, a.Call); got != nil {
+			t.Errorf("Take after it expired: got %+v, want nil", got)
+		}
+		b := approval("call-soon")
+		if got := request(t, s, b); got == nil || got.ID != b.ID {
+			t.Errorf("Request after it expired: got %+v, want the new one %s", got, b.ID)
 		}
 	})
 }

@@ -15,3 +15,7 @@ func TestMemoryRateLimiter(t *testing.T) {
 func TestMemoryIdempotencyStore(t *testing.T) {
 	affordancestest.TestIdempotencyStore(t, func(*testing.T) affordances.IdempotencyStore { return affordances.NewMemoryIdempotencyStore(0) })
 }
+
+func TestMemoryApprovalStore(t *testing.T) {
+	affordancestest.TestApprovalStore(t, func(*testing.T) affordances.ApprovalStore { return affordances.NewMemoryApprovalStore(0) })
+}
