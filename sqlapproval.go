@@ -1,0 +1,182 @@
+package affordances
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+)
+
+// NewSQLApprovalStore returns an [ApprovalStore] kept in the application's
+// own database, so that a restart forgets no approval, shared by several
+// instances of a site when they share a PostgreSQL database. It takes the
+// [SQLOptions] of [NewSQLIdempotencyStore]: Table, empty for
+// affordances_approvals, created when missing; ClaimTTL is not used. The
+// statements are portable SQL with $1 placeholders (SQLite through
+// modernc.org/sqlite, PostgreSQL through pgx), prepared once. Each step
+// that must be atomic is one statement, guarded by the table's keys (the
+// id, and the call, unique), so processes sharing the database share the
+// store. Expiry is by the clock of the process. It is safe for concurrent
+// use.
+func NewSQLApprovalStore(ctx context.Context, db *sql.DB, opts *SQLOptions) (ApprovalStore, error) {
+	var o SQLOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Table == "" {
+		o.Table = "affordances_approvals"
+	}
+	if !sqlName.MatchString(o.Table) {
+		return nil, fmt.Errorf("affordances: SQL approval store: table %q is not a plain name", o.Table)
+	}
+	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS `+o.Table+` (
+		id TEXT PRIMARY KEY,
+		call_key TEXT NOT NULL UNIQUE,
+		principal TEXT NOT NULL,
+		page TEXT NOT NULL,
+		action_name TEXT NOT NULL,
+		input TEXT NOT NULL,
+		summary TEXT NOT NULL,
+		state TEXT NOT NULL,
+		expires_at BIGINT NOT NULL)`); err != nil {
+		return nil, fmt.Errorf("affordances: SQL approval store: %w", err)
+	}
+	const cols = `id, call_key, principal, page, action_name, input, summary, state, expires_at`
+	s := &sqlApprovals{now: time.Now}
+	err := prepare(ctx, db, o.Table, map[**sql.Stmt]string{
+		&s.sweep:  `DELETE FROM TABLE WHERE expires_at <= $1`,
+		&s.expire: `DELETE FROM TABLE WHERE call_key = $1 AND expires_at <= $2`,
+		&s.insert: `INSERT INTO TABLE (` + cols + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (call_key) DO NOTHING`,
+		&s.held:   `SELECT ` + cols + ` FROM TABLE WHERE call_key = $1`,
+		&s.live:   `SELECT ` + cols + ` FROM TABLE WHERE call_key = $1 AND expires_at > $2`,
+		&s.byID:   `SELECT ` + cols + ` FROM TABLE WHERE id = $1 AND expires_at > $2`,
+		&s.decide: `UPDATE TABLE SET state = $2, expires_at = $3 WHERE id = $1 AND state = 'pending' AND expires_at > $4 RETURNING ` + cols,
+		&s.take:   `DELETE FROM TABLE WHERE call_key = $1 AND state <> 'pending' AND expires_at > $2 RETURNING ` + cols,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("affordances: SQL approval store: %w", err)
+	}
+	return s, nil
+}
+
+// sqlApprovals keeps one row per call; its input column holds the JSON
+// as sent, and expires_at is in Unix milliseconds.
+type sqlApprovals struct {
+	now      func() time.Time
+	requests atomic.Uint64 // Requests so far: every 100th sweeps expired rows
+
+	sweep, expire, insert, held, live, byID, decide, take *sql.Stmt
+}
+
+// scanApproval reads one row of the columns in the order of the table.
+func scanApproval(row interface{ Scan(...any) error }) (*Approval, error) {
+	var a Approval
+	var input string
+	var state string
+	var expires int64
+	err := row.Scan(&a.ID, &a.Call, &a.Principal, &a.Page, &a.Action, &input, &a.Summary, &state, &expires)
+	if err != nil {
+		return nil, err
+	}
+	if input != "" {
+		a.Input = []byte(input)
+	}
+	a.State = ApprovalState(state)
+	a.Expires = time.UnixMilli(expires)
+	return &a, nil
+}
+
+func (s *sqlApprovals) Request(ctx context.Context, a *Approval) (*Approval, error) {
+	now := s.now().UnixMilli()
+	if s.requests.Add(1)%100 == 0 {
+		if _, err := s.sweep.ExecContext(ctx, now); err != nil {
+			return nil, fmt.Errorf("affordances: SQL approval store: %w", err)
+		}
+	}
+	// Three tries: a row seen by the insert can be gone by the select only
+	// when it was taken or expired in between.
+	for range 3 {
+		if _, err := s.expire.ExecContext(ctx, a.Call, now); err != nil {
+			return nil, fmt.Errorf("affordances: SQL approval store: %w", err)
+		}
+		res, err := s.insert.ExecContext(ctx, a.ID, a.Call, a.Principal, a.Page, a.Action,
+			string(a.Input), a.Summary, string(a.State), a.Expires.UnixMilli())
+		if err != nil {
+			return nil, fmt.Errorf("affordances: SQL approval store: %w", err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return nil, fmt.Errorf("affordances: SQL approval store: %w", err)
+		}
+		if n == 1 {
+			kept := copyApproval(a)
+			kept.Expires = time.UnixMilli(a.Expires.UnixMilli())
+			return kept, nil
+		}
+		held, err := scanApproval(s.held.QueryRowContext(ctx, a.Call))
+		if errors.Is(err, sql.ErrNoRows) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("affordances: SQL approval store: %w", err)
+		}
+		return held, nil
+	}
+	return nil, fmt.Errorf("affordances: SQL approval store: the approval of call %s changed under three Requests in a row", a.Call)
+}
+
+func (s *sqlApprovals) Get(ctx context.Context, id string) (*Approval, error) {
+	a, err := scanApproval(s.byID.QueryRowContext(ctx, id, s.now().UnixMilli()))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("affordances: SQL approval store: %w", err)
+	}
+	return a, nil
+}
+
+func (s *sqlApprovals) Decide(ctx context.Context, id string, approve bool) (*Approval, error) {
+	state := ApprovalDenied
+	if approve {
+		state = ApprovalApproved
+	}
+	now := s.now()
+	a, err := scanApproval(s.decide.QueryRowContext(ctx,
+		id, string(state), now.Add(ApprovalTTL).UnixMilli(), now.UnixMilli()))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrApprovalClosed
+	}
+	if err != nil {
+		return nil, fmt.Errorf("affordances: SQL approval store: %w", err)
+	}
+	return a, nil
+}
+
+func (s *sqlApprovals) Take(ctx context.Context, call string) (*Approval, error) {
+	now := s.now().UnixMilli()
+	// Three tries: a pending approval seen by the select can have been
+	// decided since the delete; then the delete takes it.
+	for range 3 {
+		a, err := scanApproval(s.take.QueryRowContext(ctx, call, now))
+		if err == nil {
+			return a, nil // decided, and removed by this statement alone
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return nil, fmt.Errorf("affordances: SQL approval store: %w", err)
+		}
+		a, err = scanApproval(s.live.QueryRowContext(ctx, call, now))
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("affordances: SQL approval store: %w", err)
+		}
+		if a.State == ApprovalPending {
+			return a, nil
+		}
+	}
+	return nil, fmt.Errorf("affordances: SQL approval store: the approval of call %s changed under three Takes in a row", call)
+}
