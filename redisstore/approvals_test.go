@@ -1,0 +1,85 @@
+package redisstore_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/affordances/affordances-go"
+	"github.com/affordances/affordances-go/affordancestest"
+	"github.com/affordances/affordances-go/internal/servicetest"
+	"github.com/affordances/affordances-go/redisstore"
+)
+
+func TestApprovalStoreContract(t *testing.T) {
+	r := servicetest.StartRedis(t)
+	n := 0
+	affordancestest.TestApprovalStore(t, func(t *testing.T) affordances.ApprovalStore {
+		n++
+		return redisstore.NewApprovalStore(client(t, r), &redisstore.Options{Prefix: "t" + string(rune('a'+n)) + ":"})
+	})
+}
+
+// TestApprovalsAcrossInstances: an approval requested on one instance is
+// decided on another and taken, once, on a third.
+func TestApprovalsAcrossInstances(t *testing.T) {
+	r := servicetest.StartRedis(t)
+	ctx := context.Background()
+	var s [3]affordances.ApprovalStore
+	for i := range s {
+		s[i] = redisstore.NewApprovalStore(client(t, r), nil)
+	}
+	a := &affordances.Approval{ID: affordances.NewApprovalID(), Call: "c1", Principal: "u1", Page: "/", Action: "pay",
+		Input: []byte(`{"amount":5}`), State: affordances.ApprovalPending, Expires: time.Now().Add(affordances.ApprovalTTL)}
+	if _, err := s[0].Request(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s[1].Decide(ctx, a.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s[2].Take(ctx, "c1"); err != nil || got == nil || got.State != affordances.ApprovalApproved {
+		t.Fatalf("Take on the third instance: got %+v, %v; want approved", got, err)
+	}
+	if got, err := s[0].Take(ctx, "c1"); err != nil || got != nil {
+		t.Errorf("Take again on the first: got %+v, %v; want nil", got, err)
+	}
+}
+
+// TestApprovalStoreRedisDown: with Redis gone every operation returns an
+// error (fail closed: no approval, no decision), and works again once
+// Redis is back.
+func TestApprovalStoreRedisDown(t *testing.T) {
+	r := servicetest.StartRedis(t)
+	s := redisstore.NewApprovalStore(client(t, r), nil)
+	ctx := context.Background()
+	a := &affordances.Approval{ID: affordances.NewApprovalID(), Call: "c1", State: affordances.ApprovalPending, Expires: time.Now().Add(time.Minute)}
+	if _, err := s.Request(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	r.Stop()
+	if got, err := s.Request(ctx, a); err == nil || got != nil {
+		t.Errorf("Request: got %+v, %v; want an error", got, err)
+	}
+	if got, err := s.Get(ctx, a.ID); err == nil || got != nil {
+		t.Errorf("Get: got %+v, %v; want an error", got, err)
+	}
+	if got, err := s.Decide(ctx, a.ID, true); err == nil || got != nil || errors.Is(err, affordances.ErrApprovalClosed) {
+		t.Errorf("Decide: got %+v, %v; want an error other than ErrApprovalClosed", got, err)
+	}
+	if got, err := s.Take(ctx, "c1"); err == nil || got != nil {
+		t.Errorf("Take: got %+v, %v; want an error", got, err)
+	}
+	r.Restart()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		got, err := s.Request(ctx, a)
+		if err == nil && got != nil && got.ID == a.ID {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Request once Redis is back: got %+v, %v", got, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
