@@ -28,7 +28,7 @@ func TestSQLApprovalStoreContract(t *testing.T) {
 func TestSQLApprovalStoreContractPostgres(t *testing.T) {
 	pg := servicetest.StartPostgres(t)
 	affordancestest.TestApprovalStore(t, func(t *testing.T) affordances.ApprovalStore {
-		db, err := sql.Open("pgx", pg.NewDatabase())
+		db, err := sql.Open("pgx", pg.NewDatabase(t))
 		if err != nil {
 			t.Fatal(err)
 		}

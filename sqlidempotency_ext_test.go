@@ -85,7 +85,7 @@ func TestSQLIdempotencySurvivesARestart(t *testing.T) {
 func TestSQLIdempotencyStoreContractPostgres(t *testing.T) {
 	pg := servicetest.StartPostgres(t)
 	affordancestest.TestIdempotencyStore(t, func(t *testing.T) affordances.IdempotencyStore {
-		db, err := sql.Open("pgx", pg.NewDatabase())
+		db, err := sql.Open("pgx", pg.NewDatabase(t))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,6 +11,7 @@ import (
 	"os/user"
 	"path/filepath"
 	"sort"
+	"sync"
 	"strconv"
 	"sync/atomic"
 	"syscall"
@@ -27,7 +28,7 @@ import (
 type Postgres struct {
 	// Addr is its host:port on loopback.
 	Addr string
-	t    testing.TB
+	dir  string
 	cmd  *exec.Cmd
 	dbs  atomic.Int64
 }
@@ -38,48 +39,98 @@ type Postgres struct {
 // server runs as the system user postgres, which it refuses to run without.
 func StartPostgres(t testing.TB) *Postgres {
 	t.Helper()
+	p, err := startPostgres(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.stop)
+	return p
+}
+
+var shared struct {
+	sync.Mutex
+	pg *Postgres
+}
+
+// SharedPostgres is [StartPostgres] for a whole test binary: the first
+// call starts the server, later calls return it, and [Main] stops it.
+// Tests take a database of their own from it with [Postgres.NewDatabase].
+func SharedPostgres(t testing.TB) *Postgres {
+	t.Helper()
+	shared.Lock()
+	defer shared.Unlock()
+	if shared.pg == nil {
+		p, err := startPostgres(t)
+		if err != nil {
+			t.Fatal(err)
+		}
+		shared.pg = p
+	}
+	return shared.pg
+}
+
+// Main runs the tests of a package that uses [SharedPostgres] and stops
+// the shared server after them: func TestMain(m *testing.M) {
+// os.Exit(servicetest.Main(m)) }.
+func Main(m *testing.M) int {
+	code := m.Run()
+	shared.Lock()
+	defer shared.Unlock()
+	if shared.pg != nil {
+		shared.pg.stop()
+		shared.pg = nil
+	}
+	return code
+}
+
+func startPostgres(t testing.TB) (*Postgres, error) {
 	bin := postgresBin()
 	if bin == "" {
 		missing(t, "postgresql")
 	}
 	dir, err := os.MkdirTemp("", "servicetest-pg-")
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
+	p := &Postgres{dir: dir}
 	var cred *syscall.Credential
 	if os.Geteuid() == 0 {
 		u, err := user.Lookup("postgres")
 		if err != nil {
-			t.Fatalf("servicetest: running as root, PostgreSQL needs the user postgres: %v", err)
+			p.stop()
+			return nil, fmt.Errorf("servicetest: running as root, PostgreSQL needs the user postgres: %w", err)
 		}
 		uid, _ := strconv.Atoi(u.Uid)
 		gid, _ := strconv.Atoi(u.Gid)
 		cred = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
 		if err := os.Chown(dir, uid, gid); err != nil {
-			t.Fatal(err)
+			p.stop()
+			return nil, err
 		}
 	}
 	data := filepath.Join(dir, "data")
 	initdb := exec.Command(filepath.Join(bin, "initdb"), "-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync")
 	initdb.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
 	if out, err := initdb.CombinedOutput(); err != nil {
-		t.Fatalf("servicetest: initdb: %v\n%s", err, out)
+		p.stop()
+		return nil, fmt.Errorf("servicetest: initdb: %w\n%s", err, out)
 	}
 	port := freePort(t)
-	p := &Postgres{t: t, Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port))}
-	var log bytes.Buffer
+	p.Addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	var log syncBuffer
 	p.cmd = exec.Command(filepath.Join(bin, "postgres"), "-D", data, "-p", strconv.Itoa(port), "-h", "127.0.0.1", "-k", dir,
-		"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=200")
+		"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=300")
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
 	p.cmd.Stdout, p.cmd.Stderr = &log, &log
 	if err := p.cmd.Start(); err != nil {
-		t.Fatalf("servicetest: starting postgres: %v", err)
+		p.cmd = nil
+		p.stop()
+		return nil, fmt.Errorf("servicetest: starting postgres: %w", err)
 	}
-	t.Cleanup(p.stop)
 	db, err := sql.Open("pgx", p.url("postgres"))
 	if err != nil {
-		t.Fatal(err)
+		p.stop()
+		return nil, err
 	}
 	defer db.Close()
 	for deadline := time.Now().Add(30 * time.Second); ; {
@@ -87,27 +138,46 @@ func StartPostgres(t testing.TB) *Postgres {
 		err := db.PingContext(ctx)
 		cancel()
 		if err == nil {
-			return p
+			return p, nil
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("servicetest: postgres did not answer on %s: %v\n%s", p.Addr, err, log.String())
+			p.stop()
+			return nil, fmt.Errorf("servicetest: postgres did not answer on %s: %w\n%s", p.Addr, err, log.String())
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
 }
 
+// A syncBuffer is a server's log, written by its pipes and read on failure.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
 // NewDatabase creates an empty database and returns its URL, for the pgx
 // driver and for [github.com/jackc/pgx/v5] alike.
-func (p *Postgres) NewDatabase() string {
-	p.t.Helper()
+func (p *Postgres) NewDatabase(t testing.TB) string {
+	t.Helper()
 	name := "test" + strconv.FormatInt(p.dbs.Add(1), 10)
 	db, err := sql.Open("pgx", p.url("postgres"))
 	if err != nil {
-		p.t.Fatal(err)
+		t.Fatal(err)
 	}
 	defer db.Close()
 	if _, err := db.Exec("CREATE DATABASE " + name); err != nil {
-		p.t.Fatalf("servicetest: create database: %v", err)
+		t.Fatalf("servicetest: create database: %v", err)
 	}
 	return p.url(name)
 }
@@ -116,8 +186,10 @@ func (p *Postgres) url(db string) string {
 	return fmt.Sprintf("postgres://postgres@%s/%s?sslmode=disable", p.Addr, db)
 }
 
+// stop stops the server and removes its files.
 func (p *Postgres) stop() {
-	if p.cmd.Process != nil {
+	defer os.RemoveAll(p.dir)
+	if p.cmd != nil && p.cmd.Process != nil {
 		p.cmd.Process.Signal(syscall.SIGQUIT) // immediate shutdown
 		done := make(chan struct{})
 		go func() { p.cmd.Wait(); close(done) }()

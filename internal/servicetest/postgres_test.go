@@ -9,7 +9,7 @@ import (
 
 func TestStartPostgres(t *testing.T) {
 	pg := servicetest.StartPostgres(t)
-	a, b := pg.NewDatabase(), pg.NewDatabase()
+	a, b := pg.NewDatabase(t), pg.NewDatabase(t)
 	if a == b {
 		t.Fatalf("two databases share the URL %s", a)
 	}

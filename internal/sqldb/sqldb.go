@@ -222,6 +222,22 @@ func retryable(err error) bool {
 	return errors.As(err, &pe) && (pe.Code == "40001" || pe.Code == "40P01")
 }
 
+// Migrate runs fn, which creates (and seeds) the database's tables, in one
+// transaction, as one instance at a time: on PostgreSQL it first takes an
+// advisory lock, so instances starting together on an empty database
+// neither race to create the tables nor seed twice.
+func (db *DB) Migrate(ctx context.Context, fn func(tx *Tx) error) error {
+	if !db.Postgres {
+		return db.try(ctx, nil, fn)
+	}
+	return db.try(ctx, nil, func(tx *Tx) error {
+		if _, err := tx.tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(7427616)`); err != nil {
+			return err
+		}
+		return fn(tx)
+	})
+}
+
 // A Tx is a write transaction of [DB.Write].
 type Tx struct {
 	tx *sql.Tx

@@ -16,7 +16,7 @@ func backends(t *testing.T) map[string]*sqldb.DB {
 	out := map[string]*sqldb.DB{}
 	for name, source := range map[string]string{
 		"sqlite":   filepath.Join(t.TempDir(), "test.db"),
-		"postgres": pg.NewDatabase(),
+		"postgres": pg.NewDatabase(t),
 	} {
 		db, err := sqldb.Open(t.Context(), source)
 		if err != nil {
