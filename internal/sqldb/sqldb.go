@@ -34,10 +34,9 @@ type DB struct {
 	// Postgres reports whether the database is PostgreSQL.
 	Postgres bool
 
-	w, r   *sql.DB    // SQLite: the writers' pool and a query-only pool; PostgreSQL: one pool
-	write  sync.Mutex // SQLite: one write transaction at a time
-	rStmts stmtCache  // SQLite: prepared on r
-	wStmts stmtCache  // SQLite: prepared on w
+	w, r   *sql.DB   // SQLite: one writer connection and a query-only pool; PostgreSQL: one pool
+	rStmts stmtCache // SQLite: prepared on r
+	wStmts stmtCache // SQLite: prepared on w
 }
 
 // IsPostgres reports whether source names a PostgreSQL database
@@ -61,9 +60,7 @@ func Open(ctx context.Context, source string) (*DB, error) {
 	} else {
 		db.w, err = sql.Open("sqlite", sqliteDSN(source, "_txlock=immediate"))
 		if err == nil {
-			// Two connections: while one runs the write transaction, the
-			// other prepares a statement it uses for the first time.
-			db.w.SetMaxOpenConns(2)
+			db.w.SetMaxOpenConns(1)
 			db.r, err = sql.Open("sqlite", sqliteDSN(source, "_pragma=query_only(1)"))
 		}
 		if err == nil {
@@ -197,15 +194,11 @@ func (db *DB) Write(ctx context.Context, fn func(tx *Tx) error) error {
 }
 
 func (db *DB) try(ctx context.Context, opts *sql.TxOptions, fn func(tx *Tx) error) error {
-	if !db.Postgres {
-		db.write.Lock()
-		defer db.write.Unlock()
-	}
 	sqlTx, err := db.w.BeginTx(ctx, opts)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
-	if err := fn(&Tx{tx: sqlTx, db: db}); err != nil {
+	if err := fn(&Tx{tx: sqlTx, db: db, pool: db.w, stmts: &db.wStmts}); err != nil {
 		sqlTx.Rollback()
 		return err
 	}
@@ -238,29 +231,49 @@ func (db *DB) Migrate(ctx context.Context, fn func(tx *Tx) error) error {
 	})
 }
 
-// A Tx is a write transaction of [DB.Write].
-type Tx struct {
-	tx *sql.Tx
-	db *DB
+// Read runs fn in a read-only transaction, so that its queries see one
+// snapshot of the database (a count and the list it counts agree).
+func (db *DB) Read(ctx context.Context, fn func(tx *Tx) error) error {
+	opts := &sql.TxOptions{ReadOnly: true}
+	if db.Postgres {
+		opts.Isolation = sql.LevelRepeatableRead
+	}
+	sqlTx, err := db.r.BeginTx(ctx, opts)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer sqlTx.Rollback()
+	return fn(&Tx{tx: sqlTx, db: db, pool: db.r, stmts: &db.rStmts})
 }
 
-// stmt is query prepared on the transaction's connection, from the cache
-// (SQLite), or nil (PostgreSQL: pgx caches it).
-func (tx *Tx) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
+// A Tx is a transaction of [DB.Write] or [DB.Read].
+type Tx struct {
+	tx    *sql.Tx
+	db    *DB
+	pool  *sql.DB
+	stmts *stmtCache
+}
+
+// stmt is query prepared on the transaction's connection, or nil, when
+// the query is to run unprepared on it: on PostgreSQL, where pgx caches
+// the statement itself; and on SQLite the first time, while the pool
+// prepares it for the next (in the background: the transaction holds a
+// connection the pool may need, the writer's only one among them).
+func (tx *Tx) stmt(query string) *sql.Stmt {
 	if tx.db.Postgres {
-		return nil, nil
+		return nil
 	}
-	st, err := tx.db.wStmts.get(ctx, tx.db.w, query)
-	if err != nil {
-		return nil, err
+	if st, ok := tx.stmts.m.Load(query); ok {
+		return tx.tx.Stmt(st.(*sql.Stmt))
 	}
-	return tx.tx.StmtContext(ctx, st), nil
+	go tx.stmts.get(context.Background(), tx.pool, query)
+	return nil
 }
 
 // Exec runs a statement in the transaction.
 func (tx *Tx) Exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	st, err := tx.stmt(ctx, query)
-	if st == nil || err != nil {
+	st := tx.stmt(query)
+	if st == nil {
 		return tx.tx.ExecContext(ctx, query, args...)
 	}
 	return st.ExecContext(ctx, args...)
@@ -268,8 +281,8 @@ func (tx *Tx) Exec(ctx context.Context, query string, args ...any) (sql.Result, 
 
 // Query runs a query in the transaction.
 func (tx *Tx) Query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	st, err := tx.stmt(ctx, query)
-	if st == nil || err != nil {
+	st := tx.stmt(query)
+	if st == nil {
 		return tx.tx.QueryContext(ctx, query, args...)
 	}
 	return st.QueryContext(ctx, args...)
@@ -278,9 +291,9 @@ func (tx *Tx) Query(ctx context.Context, query string, args ...any) (*sql.Rows, 
 // QueryRow runs a query of one row in the transaction; errors are deferred
 // to the Row's Scan.
 func (tx *Tx) QueryRow(ctx context.Context, query string, args ...any) *sql.Row {
-	st, err := tx.stmt(ctx, query)
-	if st == nil || err != nil {
-		return tx.tx.QueryRowContext(ctx, query, args...) // on error, reports it again at Scan
+	st := tx.stmt(query)
+	if st == nil {
+		return tx.tx.QueryRowContext(ctx, query, args...)
 	}
 	return st.QueryRowContext(ctx, args...)
 }
