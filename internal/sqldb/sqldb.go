@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -322,4 +323,73 @@ func (c *stmtCache) get(ctx context.Context, pool *sql.DB, query string) (*sql.S
 		return prev.(*sql.Stmt), nil
 	}
 	return st, nil
+}
+
+// Dump returns every row of every table, each table's rows sorted, as
+// text: two dumps are equal when nothing in the database changed. Tests
+// use it to prove that a refused request wrote nothing.
+func (db *DB) Dump(ctx context.Context) (string, error) {
+	list := `SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`
+	if db.Postgres {
+		list = `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name`
+	}
+	var out strings.Builder
+	err := db.Read(ctx, func(tx *Tx) error {
+		rows, err := tx.tx.QueryContext(ctx, list)
+		if err != nil {
+			return err
+		}
+		var tables []string
+		for rows.Next() {
+			var n string
+			if err := rows.Scan(&n); err != nil {
+				rows.Close()
+				return err
+			}
+			tables = append(tables, n)
+		}
+		rows.Close()
+		for _, table := range tables {
+			lines, err := dumpTable(ctx, tx.tx, table)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(&out, "%s (%d rows)\n\t%s\n", table, len(lines), strings.Join(lines, "\n\t"))
+		}
+		return nil
+	})
+	return out.String(), err
+}
+
+// dumpTable returns the rows of table as sorted lines.
+func dumpTable(ctx context.Context, tx *sql.Tx, table string) ([]string, error) {
+	rs, err := tx.QueryContext(ctx, `SELECT * FROM "`+table+`"`)
+	if err != nil {
+		return nil, err
+	}
+	defer rs.Close()
+	cols, err := rs.Columns()
+	if err != nil {
+		return nil, err
+	}
+	var lines []string
+	vals, ptrs := make([]any, len(cols)), make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	for rs.Next() {
+		if err := rs.Scan(ptrs...); err != nil {
+			return nil, err
+		}
+		var b strings.Builder
+		for i, v := range vals {
+			if bs, ok := v.([]byte); ok {
+				v = string(bs)
+			}
+			fmt.Fprintf(&b, "%s=%v ", cols[i], v)
+		}
+		lines = append(lines, b.String())
+	}
+	slices.Sort(lines)
+	return lines, rs.Err()
 }
