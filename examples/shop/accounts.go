@@ -11,6 +11,7 @@ import (
 	"time"
 
 	affordances "github.com/affordances/affordances-go"
+	"github.com/affordances/affordances-go/internal/sqldb"
 	"github.com/affordances/affordances-go/aal"
 	"golang.org/x/crypto/bcrypt"
 )
@@ -473,9 +474,9 @@ func (st *store) signUp(ctx context.Context, name, email, password string) (*Use
 		return nil, fmt.Errorf("shop: sign up: %w", err)
 	}
 	u := &User{Email: email, Name: name}
-	err = st.write(ctx, func(tx *sql.Tx) error {
+	err = st.db.Write(ctx, func(tx *sqldb.Tx) error {
 		var taken int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM users WHERE email = ?`, email).Scan(&taken); err != nil {
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM users WHERE email = $1`, emailKey(email)).Scan(&taken); err != nil {
 			return fmt.Errorf("shop: sign up: %w", err)
 		}
 		if taken > 0 {
@@ -497,8 +498,8 @@ func (st *store) setName(ctx context.Context, userID int64, name string) (string
 	if err != nil {
 		return "", err
 	}
-	return name, st.write(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `UPDATE users SET name = ? WHERE id = ?`, name, userID); err != nil {
+	return name, st.db.Write(ctx, func(tx *sqldb.Tx) error {
+		if _, err := tx.Exec(ctx, `UPDATE users SET name = $1 WHERE id = $2`, name, userID); err != nil {
 			return fmt.Errorf("shop: update profile: %w", err)
 		}
 		return nil
@@ -513,9 +514,9 @@ func (st *store) newAddress(ctx context.Context, userID int64, a addressView) (a
 	if err != nil {
 		return a, err
 	}
-	err = st.write(ctx, func(tx *sql.Tx) error {
+	err = st.db.Write(ctx, func(tx *sqldb.Tx) error {
 		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM addresses WHERE user_id = ?`, userID).Scan(&n); err != nil {
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM addresses WHERE user_id = $1`, userID).Scan(&n); err != nil {
 			return fmt.Errorf("shop: add address: %w", err)
 		}
 		if n >= maxAddresses {
@@ -524,7 +525,7 @@ func (st *store) newAddress(ctx context.Context, userID int64, a addressView) (a
 		for {
 			a.ID = "addr-" + orderID()[:6]
 			var taken int
-			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM addresses WHERE user_id = ? AND id = ?`, userID, a.ID).Scan(&taken); err != nil {
+			if err := tx.QueryRow(ctx, `SELECT count(*) FROM addresses WHERE user_id = $1 AND id = $2`, userID, a.ID).Scan(&taken); err != nil {
 				return fmt.Errorf("shop: add address: %w", err)
 			}
 			if taken == 0 {
@@ -544,8 +545,8 @@ var errLastAddress = affordances.NewError(affordances.Unavailable, "Keep at leas
 // returns it. The checkout then ships to the first address left, unless the
 // user chose another.
 func (st *store) deleteAddress(ctx context.Context, userID int64, id string) (a addressView, err error) {
-	err = st.write(ctx, func(tx *sql.Tx) error {
-		err := tx.QueryRowContext(ctx, `SELECT id, name, line1, city, postcode, country FROM addresses WHERE user_id = ? AND id = ?`, userID, id).
+	err = st.db.Write(ctx, func(tx *sqldb.Tx) error {
+		err := tx.QueryRow(ctx, `SELECT id, name, line1, city, postcode, country FROM addresses WHERE user_id = $1 AND id = $2`, userID, id).
 			Scan(&a.ID, &a.Name, &a.Line1, &a.City, &a.Postcode, &a.Country)
 		if errors.Is(err, sql.ErrNoRows) {
 			return badInput(fmt.Sprintf("You have no shipping address %q.", id), "/address", "is not one of your addresses")
@@ -554,17 +555,17 @@ func (st *store) deleteAddress(ctx context.Context, userID int64, id string) (a 
 			return fmt.Errorf("shop: delete address: %w", err)
 		}
 		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM addresses WHERE user_id = ?`, userID).Scan(&n); err != nil {
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM addresses WHERE user_id = $1`, userID).Scan(&n); err != nil {
 			return fmt.Errorf("shop: delete address: %w", err)
 		}
 		if n < 2 {
 			return errLastAddress
 		}
 		for _, q := range []string{
-			`DELETE FROM addresses WHERE user_id = ? AND id = ?`,
-			`UPDATE checkout_choices SET address_id = NULL WHERE user_id = ? AND address_id = ?`,
+			`DELETE FROM addresses WHERE user_id = $1 AND id = $2`,
+			`UPDATE checkout_choices SET address_id = NULL WHERE user_id = $1 AND address_id = $2`,
 		} {
-			if _, err := tx.ExecContext(ctx, q, userID, id); err != nil {
+			if _, err := tx.Exec(ctx, q, userID, id); err != nil {
 				return fmt.Errorf("shop: delete address: %w", err)
 			}
 		}
@@ -576,7 +577,7 @@ func (st *store) deleteAddress(ctx context.Context, userID int64, id string) (a 
 // tokens lists the user's tokens by name: never the token, which the
 // database does not hold.
 func (st *store) tokens(ctx context.Context, userID int64) ([]tokenView, error) {
-	rows, err := st.r.QueryContext(ctx, `SELECT name, created FROM tokens WHERE user_id = ? ORDER BY created, name`, userID)
+	rows, err := st.db.Query(ctx, `SELECT name, created FROM tokens WHERE user_id = $1 ORDER BY created, name`, userID)
 	if err != nil {
 		return nil, fmt.Errorf("shop: tokens: %w", err)
 	}
@@ -602,9 +603,9 @@ func (st *store) createToken(ctx context.Context, userID int64, name string) (st
 		return "", "", err
 	}
 	token := randomToken()
-	err = st.write(ctx, func(tx *sql.Tx) error {
+	err = st.db.Write(ctx, func(tx *sqldb.Tx) error {
 		var n, same int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*), count(*) FILTER (WHERE name = ?) FROM tokens WHERE user_id = ?`, name, userID).Scan(&n, &same); err != nil {
+		if err := tx.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE name = $1) FROM tokens WHERE user_id = $2`, name, userID).Scan(&n, &same); err != nil {
 			return fmt.Errorf("shop: create token: %w", err)
 		}
 		if same > 0 {
@@ -613,7 +614,7 @@ func (st *store) createToken(ctx context.Context, userID int64, name string) (st
 		if n >= maxTokens {
 			return affordances.NewError(affordances.Unavailable, fmt.Sprintf("You have %d tokens, the most the shop keeps. Revoke one to create another.", maxTokens))
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO tokens (hash, user_id, name, created) VALUES (?, ?, ?, ?)`, hashSecret(token), userID, name, time.Now().Unix()); err != nil {
+		if _, err := tx.Exec(ctx, `INSERT INTO tokens (hash, user_id, name, created) VALUES ($1, $2, $3, $4)`, hashSecret(token), userID, name, time.Now().Unix()); err != nil {
 			return fmt.Errorf("shop: create token: %w", err)
 		}
 		return nil
@@ -628,8 +629,8 @@ func (st *store) createToken(ctx context.Context, userID int64, name string) (st
 // with the next request.
 func (st *store) revokeToken(ctx context.Context, userID int64, name string) (string, error) {
 	name = strings.TrimSpace(name)
-	err := st.write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `DELETE FROM tokens WHERE user_id = ? AND name = ?`, userID, name)
+	err := st.db.Write(ctx, func(tx *sqldb.Tx) error {
+		res, err := tx.Exec(ctx, `DELETE FROM tokens WHERE user_id = $1 AND name = $2`, userID, name)
 		if err != nil {
 			return fmt.Errorf("shop: revoke token: %w", err)
 		}

@@ -8,7 +8,7 @@ import (
 // UserIDForTest returns the id of the account with email.
 func (s *Shop) UserIDForTest(ctx context.Context, email string) (int64, error) {
 	var id int64
-	err := s.store.r.QueryRowContext(ctx, `SELECT id FROM users WHERE email = ?`, email).Scan(&id)
+	err := s.store.db.QueryRow(ctx, `SELECT id FROM users WHERE email = $1`, email).Scan(&id)
 	return id, err
 }
 
@@ -22,7 +22,7 @@ func (s *Shop) UserRowsForTest(ctx context.Context, id int64) (map[string]int, e
 			col = "id"
 		}
 		var n int
-		if err := s.store.r.QueryRowContext(ctx, fmt.Sprintf(`SELECT count(*) FROM %s WHERE %s = ?`, table, col), id).Scan(&n); err != nil {
+		if err := s.store.db.QueryRow(ctx, fmt.Sprintf(`SELECT count(*) FROM %s WHERE %s = $1`, table, col), id).Scan(&n); err != nil {
 			return nil, err
 		}
 		rows[table] = n
@@ -33,8 +33,8 @@ func (s *Shop) UserRowsForTest(ctx context.Context, id int64) (map[string]int, e
 // AddReviewForTest adds a review by the account with email of the product
 // slug, as the reviews table holds it.
 func (s *Shop) AddReviewForTest(ctx context.Context, email, slug string) error {
-	_, err := s.store.w.ExecContext(ctx, `
+	_, err := s.store.db.Exec(ctx, `
 		INSERT INTO reviews (product_id, user_id, rating, body, created)
-		VALUES ((SELECT id FROM products WHERE slug = ?), (SELECT id FROM users WHERE email = ?), 4, 'A review made by a test.', 0)`, slug, email)
+		VALUES ((SELECT id FROM products WHERE slug = $1), (SELECT id FROM users WHERE email = $2), 4, 'A review made by a test.', 0)`, slug, email)
 	return err
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	affordances "github.com/affordances/affordances-go"
+	"github.com/affordances/affordances-go/internal/sqldb"
 	"github.com/affordances/affordances-go/aal"
 )
 
@@ -359,7 +360,7 @@ func deletedMessage(email string) string {
 // adminCounts counts what the shop holds.
 func (st *store) adminCounts(ctx context.Context) (adminCounts, error) {
 	var c adminCounts
-	err := st.r.QueryRowContext(ctx, `SELECT
+	err := st.db.QueryRow(ctx, `SELECT
 		(SELECT count(*) FROM products), (SELECT count(*) FROM variants),
 		(SELECT count(*) FROM users WHERE is_admin = 0), (SELECT count(*) FROM orders)`).
 		Scan(&c.Products, &c.Variants, &c.Customers, &c.Orders)
@@ -372,9 +373,9 @@ func (st *store) adminCounts(ctx context.Context) (adminCounts, error) {
 // adminProducts returns one page (from 1) of the products in shop order,
 // with every variant's stock.
 func (st *store) adminProducts(ctx context.Context, page int) ([]adminProduct, error) {
-	rows, err := st.r.QueryContext(ctx, `
+	rows, err := st.db.Query(ctx, `
 		SELECT p.slug, p.name, p.price, v.sku, v.label, v.stock
-		FROM (SELECT * FROM products ORDER BY position, id LIMIT ? OFFSET ?) p
+		FROM (SELECT * FROM products ORDER BY position, id LIMIT $1 OFFSET $2) p
 		JOIN variants v ON v.product_id = p.id ORDER BY p.position, p.id, v.position`,
 		adminProductsPerPage, (max(page, 1)-1)*adminProductsPerPage)
 	if err != nil {
@@ -405,12 +406,12 @@ func (st *store) adminProducts(ctx context.Context, page int) ([]adminProduct, e
 // oldest first.
 func (st *store) adminUsers(ctx context.Context, page int) (adminUserCounts, []adminUser, error) {
 	var c adminUserCounts
-	err := st.r.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(is_admin != 0), 0), coalesce(sum(disabled != 0), 0) FROM users`).
+	err := st.db.QueryRow(ctx, `SELECT count(*), coalesce(sum(is_admin != 0), 0), coalesce(sum(disabled != 0), 0) FROM users`).
 		Scan(&c.Users, &c.Admins, &c.Disabled)
 	if err != nil {
 		return c, nil, fmt.Errorf("shop: admin users: %w", err)
 	}
-	rows, err := st.r.QueryContext(ctx, `SELECT email, name, is_admin, disabled FROM users ORDER BY id LIMIT ? OFFSET ?`,
+	rows, err := st.db.Query(ctx, `SELECT email, name, is_admin, disabled FROM users ORDER BY id LIMIT $1 OFFSET $2`,
 		adminUsersPerPage, (max(page, 1)-1)*adminUsersPerPage)
 	if err != nil {
 		return c, nil, fmt.Errorf("shop: admin users: %w", err)
@@ -433,15 +434,15 @@ func (st *store) setPrice(ctx context.Context, slug string, price int) (c change
 		return c, badInput("A price is from $0.00 to $100,000.00.", "/price", "must be $0.00 to $100,000.00")
 	}
 	c.price, c.to = true, price
-	err = st.write(ctx, func(tx *sql.Tx) error {
-		err := tx.QueryRowContext(ctx, `SELECT name, price FROM products WHERE slug = ?`, slug).Scan(&c.what, &c.from)
+	err = st.db.Write(ctx, func(tx *sqldb.Tx) error {
+		err := tx.QueryRow(ctx, `SELECT name, price FROM products WHERE slug = $1`, slug).Scan(&c.what, &c.from)
 		if errors.Is(err, sql.ErrNoRows) {
 			return badInput(fmt.Sprintf("There is no product %q.", slug), "/slug", "is not a product")
 		}
 		if err != nil {
 			return fmt.Errorf("shop: set price: %w", err)
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE products SET price = ? WHERE slug = ?`, price, slug); err != nil {
+		if _, err := tx.Exec(ctx, `UPDATE products SET price = $1 WHERE slug = $2`, price, slug); err != nil {
 			return fmt.Errorf("shop: set price: %w", err)
 		}
 		return nil
@@ -456,9 +457,9 @@ func (st *store) setStock(ctx context.Context, sku string, stock int) (c change,
 		return c, badInput("Stock is from 0 to 100,000.", "/stock", "must be 0 to 100000")
 	}
 	c.to = stock
-	err = st.write(ctx, func(tx *sql.Tx) error {
+	err = st.db.Write(ctx, func(tx *sqldb.Tx) error {
 		var name, label string
-		err := tx.QueryRowContext(ctx, `SELECT p.name, v.label, v.stock FROM variants v JOIN products p ON p.id = v.product_id WHERE v.sku = ?`, sku).
+		err := tx.QueryRow(ctx, `SELECT p.name, v.label, v.stock FROM variants v JOIN products p ON p.id = v.product_id WHERE v.sku = $1`, sku).
 			Scan(&name, &label, &c.from)
 		if errors.Is(err, sql.ErrNoRows) {
 			return badInput(fmt.Sprintf("There is no variant %q.", sku), "/sku", "is not a variant")
@@ -467,7 +468,7 @@ func (st *store) setStock(ctx context.Context, sku string, stock int) (c change,
 			return fmt.Errorf("shop: set stock: %w", err)
 		}
 		c.what = name + " (" + label + ")"
-		if _, err := tx.ExecContext(ctx, `UPDATE variants SET stock = ? WHERE sku = ?`, stock, sku); err != nil {
+		if _, err := tx.Exec(ctx, `UPDATE variants SET stock = $1 WHERE sku = $2`, stock, sku); err != nil {
 			return fmt.Errorf("shop: set stock: %w", err)
 		}
 		return nil
@@ -477,9 +478,9 @@ func (st *store) setStock(ctx context.Context, sku string, stock int) (c change,
 
 // userByEmail returns the id, email and name of the account with email
 // (in any case), or an invalid_input error naming it.
-func userByEmail(ctx context.Context, q querier, email string) (*User, error) {
+func userByEmail(ctx context.Context, q sqldb.Querier, email string) (*User, error) {
 	u := &User{}
-	err := q.QueryRowContext(ctx, `SELECT id, email, name, is_admin FROM users WHERE email = ?`, strings.TrimSpace(email)).
+	err := q.QueryRow(ctx, `SELECT id, email, name, is_admin FROM users WHERE email = $1`, emailKey(email)).
 		Scan(&u.ID, &u.Email, &u.Name, &u.Admin)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, badInput(fmt.Sprintf("There is no account %q.", email), "/email", "is not an account")
@@ -494,18 +495,18 @@ func userByEmail(ctx context.Context, q querier, email string) (*User, error) {
 // actorID, never their own. Disabling also ends the account's sessions;
 // its tokens stay, refused while it is disabled (see [store.userBy]).
 func (st *store) setDisabled(ctx context.Context, actorID int64, email string, disabled bool) (u *User, err error) {
-	err = st.write(ctx, func(tx *sql.Tx) error {
+	err = st.db.Write(ctx, func(tx *sqldb.Tx) error {
 		if u, err = userByEmail(ctx, tx, email); err != nil {
 			return err
 		}
 		if u.ID == actorID {
 			return affordances.NewError(affordances.Unavailable, "You cannot disable or enable your own account.")
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE users SET disabled = ? WHERE id = ?`, disabled, u.ID); err != nil {
+		if _, err := tx.Exec(ctx, `UPDATE users SET disabled = $1 WHERE id = $2`, disabled, u.ID); err != nil {
 			return fmt.Errorf("shop: disable user: %w", err)
 		}
 		if disabled {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE user_id = ?`, u.ID); err != nil {
+			if _, err := tx.Exec(ctx, `DELETE FROM sessions WHERE user_id = $1`, u.ID); err != nil {
 				return fmt.Errorf("shop: disable user: %w", err)
 			}
 		}
@@ -520,7 +521,7 @@ func (st *store) setDisabled(ctx context.Context, actorID int64, email string, d
 // account with orders cannot be deleted; disabling it is the way to shut it.
 // Anonymising orders instead would keep a customer's order history with no
 // customer, and their shipping address in it all the same.
-func deletable(ctx context.Context, q querier, actorID int64, email string) (u *User, reviews int, err error) {
+func deletable(ctx context.Context, q sqldb.Querier, actorID int64, email string) (u *User, reviews int, err error) {
 	if u, err = userByEmail(ctx, q, email); err != nil {
 		return nil, 0, err
 	}
@@ -528,7 +529,7 @@ func deletable(ctx context.Context, q querier, actorID int64, email string) (u *
 		return nil, 0, affordances.NewError(affordances.Unavailable, "You cannot delete your own account.")
 	}
 	var orders int
-	if err := q.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM orders WHERE user_id = ?), (SELECT count(*) FROM reviews WHERE user_id = ?)`, u.ID, u.ID).
+	if err := q.QueryRow(ctx, `SELECT (SELECT count(*) FROM orders WHERE user_id = $1), (SELECT count(*) FROM reviews WHERE user_id = $2)`, u.ID, u.ID).
 		Scan(&orders, &reviews); err != nil {
 		return nil, 0, fmt.Errorf("shop: delete user: %w", err)
 	}
@@ -543,7 +544,7 @@ func deletable(ctx context.Context, q querier, actorID int64, email string) (u *
 // deletion is what deleting the account with email will do, for the person
 // who approves it, or why it cannot be deleted.
 func (st *store) deletion(ctx context.Context, actorID int64, email string) (string, error) {
-	u, reviews, err := deletable(ctx, st.r, actorID, email)
+	u, reviews, err := deletable(ctx, st.db, actorID, email)
 	if err != nil {
 		return "", err
 	}
@@ -556,12 +557,12 @@ func (st *store) deletion(ctx context.Context, actorID int64, email string) (str
 // cart, addresses, cards, checkout choices and reviews.
 func (st *store) deleteUser(ctx context.Context, actorID int64, email string) (string, error) {
 	var u *User
-	err := st.write(ctx, func(tx *sql.Tx) error {
+	err := st.db.Write(ctx, func(tx *sqldb.Tx) error {
 		var err error
 		if u, _, err = deletable(ctx, tx, actorID, email); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM users WHERE id = ?`, u.ID); err != nil {
+		if _, err := tx.Exec(ctx, `DELETE FROM users WHERE id = $1`, u.ID); err != nil {
 			return fmt.Errorf("shop: delete user: %w", err)
 		}
 		return nil

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	affordances "github.com/affordances/affordances-go"
+	"github.com/affordances/affordances-go/internal/sqldb"
 	"github.com/affordances/affordances-go/aal"
 )
 
@@ -205,12 +206,12 @@ type orderSummary struct {
 // how many they have in all.
 func (st *store) orders(ctx context.Context, userID int64, page int) ([]orderSummary, int, error) {
 	var total int
-	if err := st.r.QueryRowContext(ctx, `SELECT count(*) FROM orders WHERE user_id = ?`, userID).Scan(&total); err != nil {
+	if err := st.db.QueryRow(ctx, `SELECT count(*) FROM orders WHERE user_id = $1`, userID).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("shop: orders: %w", err)
 	}
-	rows, err := st.r.QueryContext(ctx, `
+	rows, err := st.db.Query(ctx, `
 		SELECT o.id, o.placed, o.total, o.status, coalesce((SELECT sum(l.quantity) FROM order_lines l WHERE l.order_id = o.id), 0)
-		FROM orders o WHERE o.user_id = ? ORDER BY o.placed DESC, o.rowid DESC LIMIT ? OFFSET ?`,
+		FROM orders o WHERE o.user_id = $1 ORDER BY o.placed DESC, o.id DESC LIMIT $2 OFFSET $3`,
 		userID, ordersPageSize, (max(page, 1)-1)*ordersPageSize)
 	if err != nil {
 		return nil, 0, fmt.Errorf("shop: orders: %w", err)
@@ -223,7 +224,7 @@ func (st *store) orders(ctx context.Context, userID int64, page int) ([]orderSum
 		if err := rows.Scan(&o.ID, &placed, &o.Total, &o.Status, &o.Count); err != nil {
 			return nil, 0, fmt.Errorf("shop: orders: %w", err)
 		}
-		o.PlacedAt = time.Unix(placed, 0).UTC().Format(time.RFC3339)
+		o.PlacedAt = time.UnixMilli(placed).UTC().Format(time.RFC3339)
 		list = append(list, o)
 	}
 	if err := rows.Err(); err != nil {
@@ -237,26 +238,26 @@ func (st *store) orders(ctx context.Context, userID int64, page int) ([]orderSum
 // the error says why (someone else's order is errNoOrder). It returns the
 // order as cancelled.
 func (st *store) cancelOrder(ctx context.Context, userID int64, id string, now time.Time) (*orderView, error) {
-	err := st.write(ctx, func(tx *sql.Tx) error {
+	err := st.db.Write(ctx, func(tx *sqldb.Tx) error {
 		var placed int64
 		var status string
-		err := tx.QueryRowContext(ctx, `SELECT placed, status FROM orders WHERE id = ? AND user_id = ?`, id, userID).Scan(&placed, &status)
+		err := tx.QueryRow(ctx, `SELECT placed, status FROM orders WHERE id = $1 AND user_id = $2`, id, userID).Scan(&placed, &status)
 		if errors.Is(err, sql.ErrNoRows) {
 			return errNoOrder
 		}
 		if err != nil {
 			return fmt.Errorf("shop: cancel order: %w", err)
 		}
-		if why := cancelRefusal(status, time.Unix(placed, 0), now); why != "" {
+		if why := cancelRefusal(status, time.UnixMilli(placed), now); why != "" {
 			return affordances.NewError(affordances.Unavailable, why)
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE orders SET status = ?, cancelled = ? WHERE id = ?`, statusCancelled, now.Unix(), id); err != nil {
+		if _, err := tx.Exec(ctx, `UPDATE orders SET status = $1, cancelled = $2 WHERE id = $3`, statusCancelled, now.Unix(), id); err != nil {
 			return fmt.Errorf("shop: cancel order: %w", err)
 		}
 		// Back in stock: a variant the catalog no longer has is skipped.
-		if _, err := tx.ExecContext(ctx, `
-			UPDATE variants SET stock = stock + (SELECT l.quantity FROM order_lines l WHERE l.order_id = ? AND l.sku = variants.sku)
-			WHERE sku IN (SELECT sku FROM order_lines WHERE order_id = ?)`, id, id); err != nil {
+		if _, err := tx.Exec(ctx, `
+			UPDATE variants SET stock = stock + (SELECT l.quantity FROM order_lines l WHERE l.order_id = $1 AND l.sku = variants.sku)
+			WHERE sku IN (SELECT sku FROM order_lines WHERE order_id = $2)`, id, id); err != nil {
 			return fmt.Errorf("shop: cancel order: %w", err)
 		}
 		return nil

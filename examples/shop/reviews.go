@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	affordances "github.com/affordances/affordances-go"
+	"github.com/affordances/affordances-go/internal/sqldb"
 	"github.com/affordances/affordances-go/aal"
 )
 
@@ -179,25 +180,31 @@ func stars(n int) string {
 // sees them, read in one transaction so the count and the list agree.
 func (st *store) reviews(ctx context.Context, slug string, userID int64) (*reviewsView, error) {
 	v := &reviewsView{Latest: []reviewView{}, Shown: []reviewView{}}
-	tx, err := st.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	err := st.db.Read(ctx, func(tx *sqldb.Tx) error {
+		return reviewsOf(ctx, tx, v, slug, userID)
+	})
 	if err != nil {
 		return nil, fmt.Errorf("shop: reviews: %w", err)
 	}
-	defer tx.Rollback()
+	return v, nil
+}
+
+// reviewsOf fills v with the reviews of slug as the user sees them.
+func reviewsOf(ctx context.Context, tx *sqldb.Tx, v *reviewsView, slug string, userID int64) error {
 	var avg float64
-	err = tx.QueryRowContext(ctx, `
+	err := tx.QueryRow(ctx, `
 		SELECT count(*), coalesce(avg(r.rating), 0) FROM reviews r JOIN products p ON p.id = r.product_id
-		WHERE p.slug = ?`, slug).Scan(&v.Count, &avg)
+		WHERE p.slug = $1`, slug).Scan(&v.Count, &avg)
 	if err != nil {
-		return nil, fmt.Errorf("shop: reviews: %w", err)
+		return err
 	}
 	v.Average = math.Round(avg*10) / 10
-	rows, err := tx.QueryContext(ctx, `
+	rows, err := tx.Query(ctx, `
 		SELECT r.id, u.name, r.rating, r.body, r.created, r.user_id
 		FROM reviews r JOIN products p ON p.id = r.product_id JOIN users u ON u.id = r.user_id
-		WHERE p.slug = ? ORDER BY r.created DESC, r.id DESC LIMIT ?`, slug, reviewsOnPage)
+		WHERE p.slug = $1 ORDER BY r.created DESC, r.id DESC LIMIT $2`, slug, reviewsOnPage)
 	if err != nil {
-		return nil, fmt.Errorf("shop: reviews: %w", err)
+		return err
 	}
 	defer rows.Close()
 	for rows.Next() {
@@ -208,39 +215,39 @@ func (st *store) reviews(ctx context.Context, slug string, userID int64) (*revie
 			author  int64
 		)
 		if err := rows.Scan(&rv.ID, &name, &rv.Rating, &rv.Text, &created, &author); err != nil {
-			return nil, fmt.Errorf("shop: reviews: %w", err)
+			return err
 		}
 		rv.fill(name, created)
 		rv.Mine = userID != 0 && author == userID
 		v.Shown = append(v.Shown, rv)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("shop: reviews: %w", err)
+		return err
 	}
 	v.Latest = v.Shown[:min(len(v.Shown), reviewsInGraph)]
 	v.More = v.Count - len(v.Latest)
 	if userID == 0 {
-		return v, nil
+		return nil
 	}
 	var (
 		mine    reviewView
 		name    string
 		created int64
 	)
-	err = tx.QueryRowContext(ctx, `
+	err = tx.QueryRow(ctx, `
 		SELECT r.id, u.name, r.rating, r.body, r.created
 		FROM reviews r JOIN products p ON p.id = r.product_id JOIN users u ON u.id = r.user_id
-		WHERE p.slug = ? AND r.user_id = ?`, slug, userID).Scan(&mine.ID, &name, &mine.Rating, &mine.Text, &created)
+		WHERE p.slug = $1 AND r.user_id = $2`, slug, userID).Scan(&mine.ID, &name, &mine.Rating, &mine.Text, &created)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 	case err != nil:
-		return nil, fmt.Errorf("shop: reviews: %w", err)
+		return err
 	default:
 		mine.fill(name, created)
 		mine.Mine = true
 		v.Mine, v.Yours = mine.ID, &mine
 	}
-	return v, nil
+	return nil
 }
 
 // fill sets what a review shows from its author's name, its text and when
@@ -301,9 +308,9 @@ func (st *store) writeReview(ctx context.Context, userID int64, slug string, rat
 	if body, err = reviewText(body); err != nil {
 		return "", err
 	}
-	err = st.write(ctx, func(tx *sql.Tx) error {
+	err = st.db.Write(ctx, func(tx *sqldb.Tx) error {
 		var productID int64
-		err := tx.QueryRowContext(ctx, `SELECT id, name FROM products WHERE slug = ?`, slug).Scan(&productID, &product)
+		err := tx.QueryRow(ctx, `SELECT id, name FROM products WHERE slug = $1`, slug).Scan(&productID, &product)
 		if errors.Is(err, sql.ErrNoRows) {
 			return errNoProduct
 		}
@@ -311,13 +318,13 @@ func (st *store) writeReview(ctx context.Context, userID int64, slug string, rat
 			return fmt.Errorf("shop: write review: %w", err)
 		}
 		var have int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM reviews WHERE product_id = ? AND user_id = ?`, productID, userID).Scan(&have); err != nil {
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM reviews WHERE product_id = $1 AND user_id = $2`, productID, userID).Scan(&have); err != nil {
 			return fmt.Errorf("shop: write review: %w", err)
 		}
 		if have > 0 {
 			return affordances.NewError(affordances.Unavailable, alreadyReviewed)
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO reviews (product_id, user_id, rating, body, created) VALUES (?, ?, ?, ?, ?)`,
+		if _, err := tx.Exec(ctx, `INSERT INTO reviews (product_id, user_id, rating, body, created) VALUES ($1, $2, $3, $4, $5)`,
 			productID, userID, rating, body, time.Now().Unix()); err != nil {
 			return fmt.Errorf("shop: write review: %w", err)
 		}
@@ -330,11 +337,11 @@ func (st *store) writeReview(ctx context.Context, userID int64, slug string, rat
 // returns the product's name. Anyone else's review, or one of another
 // product, is refused and nothing changes.
 func (st *store) deleteReview(ctx context.Context, userID int64, slug string, id int64) (product string, err error) {
-	err = st.write(ctx, func(tx *sql.Tx) error {
+	err = st.db.Write(ctx, func(tx *sqldb.Tx) error {
 		var author int64
-		err := tx.QueryRowContext(ctx, `
+		err := tx.QueryRow(ctx, `
 			SELECT r.user_id, p.name FROM reviews r JOIN products p ON p.id = r.product_id
-			WHERE r.id = ? AND p.slug = ?`, id, slug).Scan(&author, &product)
+			WHERE r.id = $1 AND p.slug = $2`, id, slug).Scan(&author, &product)
 		if errors.Is(err, sql.ErrNoRows) {
 			return &affordances.Error{Code: affordances.InvalidInput, Message: fmt.Sprintf("This product has no review %d.", id),
 				Issues: []affordances.Issue{{Path: "/id", Message: "is not a review of this product"}}}
@@ -346,7 +353,7 @@ func (st *store) deleteReview(ctx context.Context, userID int64, slug string, id
 			return &affordances.Error{Code: affordances.InvalidInput, Message: fmt.Sprintf("Review %d is not yours: you can delete only your own review.", id),
 				Issues: []affordances.Issue{{Path: "/id", Message: "is not your review"}}}
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM reviews WHERE id = ? AND user_id = ?`, id, userID); err != nil {
+		if _, err := tx.Exec(ctx, `DELETE FROM reviews WHERE id = $1 AND user_id = $2`, id, userID); err != nil {
 			return fmt.Errorf("shop: delete review: %w", err)
 		}
 		return nil

@@ -2,9 +2,9 @@ package shop
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
+
+	"github.com/affordances/affordances-go/internal/sqldb"
 )
 
 // The seeded catalog. Prices are integer cents.
@@ -53,35 +53,36 @@ var seedProducts = []seedProduct{
 		{"CDL-HNY", "Honey", 7}}},
 }
 
-// seed fills a new database: categories, products, variants and the demo
-// user.
-func seed(ctx context.Context, tx *sql.Tx) error {
+// seed fills a new database: categories, products, variants, the demo
+// user and the administrator.
+func seed(ctx context.Context, tx *sqldb.Tx) error {
 	for i, c := range seedCategories {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO categories (slug, name, position) VALUES (?, ?, ?)`, c.Slug, c.Name, i); err != nil {
+		if _, err := tx.Exec(ctx, `INSERT INTO categories (slug, name, position) VALUES ($1, $2, $3)`, c.Slug, c.Name, i); err != nil {
 			return err
 		}
 	}
 	for i, p := range seedProducts {
-		res, err := tx.ExecContext(ctx, `INSERT INTO products (slug, name, description, category, price, tone, position) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-			p.slug, p.name, p.description, p.category, p.price, p.tone, i)
+		var id int64
+		err := tx.QueryRow(ctx, `INSERT INTO products (slug, name, description, category, price, tone, position) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
+			p.slug, p.name, p.description, p.category, p.price, p.tone, i).Scan(&id)
 		if err != nil {
 			return fmt.Errorf("product %s: %w", p.slug, err)
 		}
-		id, err := res.LastInsertId()
-		if err != nil {
-			return err
-		}
 		for j, v := range p.variants {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO variants (sku, product_id, label, stock, position) VALUES (?, ?, ?, ?, ?)`,
+			if _, err := tx.Exec(ctx, `INSERT INTO variants (sku, product_id, label, stock, position) VALUES ($1, $2, $3, $4, $5)`,
 				v.SKU, id, v.Label, v.Stock, j); err != nil {
 				return fmt.Errorf("variant %s: %w", v.SKU, err)
 			}
 		}
 	}
-	if _, err := insertUser(ctx, tx, DemoEmail, "Alice Liddell", DemoPassword); err != nil {
+	alice, err := insertUser(ctx, tx, DemoEmail, "Alice Liddell", DemoPassword)
+	if err != nil {
 		return err
 	}
-	return seedDemoWallet(ctx, tx)
+	if err := seedDemoWallet(ctx, tx, alice); err != nil {
+		return err
+	}
+	return seedAdmin(ctx, tx)
 }
 
 // AdminEmail and AdminPassword sign in the demo's administrator, who sees
@@ -91,46 +92,22 @@ const (
 	AdminPassword = "admin"
 )
 
-// seedAdmin adds the administrator once.
-func seedAdmin(ctx context.Context, tx *sql.Tx) error {
-	var n int
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM users WHERE email = ?`, AdminEmail).Scan(&n); err != nil || n > 0 {
-		return err
-	}
+// seedAdmin adds the administrator.
+func seedAdmin(ctx context.Context, tx *sqldb.Tx) error {
 	id, err := insertUser(ctx, tx, AdminEmail, "Ada Admin", AdminPassword)
 	if err != nil {
 		return err
 	}
-	_, err = tx.ExecContext(ctx, `UPDATE users SET is_admin = 1 WHERE id = ?`, id)
+	_, err = tx.Exec(ctx, `UPDATE users SET is_admin = 1 WHERE id = $1`, id)
 	return err
 }
 
-// seedDemoWallet gives the demo user a second shipping address and a second
-// card beside the ones every customer gets ("home", Visa ending 4242), so
-// the checkout has something to choose. It adds only what is missing.
-func seedDemoWallet(ctx context.Context, tx *sql.Tx) error {
-	var id int64
-	err := tx.QueryRowContext(ctx, `SELECT id FROM users WHERE email = ?`, DemoEmail).Scan(&id)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil
+// seedDemoWallet gives the demo user (id) a second shipping address and a
+// second card beside the ones every customer gets ("home", Visa ending
+// 4242), so the checkout has something to choose.
+func seedDemoWallet(ctx context.Context, tx *sqldb.Tx, id int64) error {
+	if err := addAddress(ctx, tx, id, addressView{ID: "work", Name: "Alice Liddell", Line1: "500 Market St", City: "Shelbyville", Postcode: "54321", Country: "US"}); err != nil {
+		return err
 	}
-	if err != nil {
-		return fmt.Errorf("demo wallet: %w", err)
-	}
-	var have int
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM addresses WHERE user_id = ? AND id = 'work'`, id).Scan(&have); err != nil {
-		return fmt.Errorf("demo wallet: %w", err)
-	}
-	if have == 0 {
-		if err := addAddress(ctx, tx, id, addressView{ID: "work", Name: "Alice Liddell", Line1: "500 Market St", City: "Shelbyville", Postcode: "54321", Country: "US"}); err != nil {
-			return err
-		}
-	}
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM cards WHERE user_id = ? AND last4 = '1881'`, id).Scan(&have); err != nil {
-		return fmt.Errorf("demo wallet: %w", err)
-	}
-	if have == 0 {
-		return addCard(ctx, tx, id, cardView{Last4: "1881", Brand: "Mastercard"})
-	}
-	return nil
+	return addCard(ctx, tx, id, cardView{Last4: "1881", Brand: "Mastercard"})
 }

@@ -159,7 +159,7 @@ func Open(ctx context.Context, opts *Options) (*Shop, error) {
 		s.secure = u == "https"
 	}
 	s.views = mustParseViews()
-	limiter, idem, err := stores(ctx, o.Redis, st.w)
+	limiter, idem, err := stores(ctx, o.Redis, st.db.Pool())
 	if err != nil {
 		s.Close()
 		return nil, err
@@ -204,8 +204,9 @@ func (s *Shop) Site() *affordances.Site { return s.site }
 // Token returns the demo user's bearer token.
 func (s *Shop) Token() string { return s.token }
 
-// Path returns the path of the shop's SQLite file.
-func (s *Shop) Path() string { return s.store.path }
+// Path returns where the shop's data lives: the path of its SQLite file,
+// or its PostgreSQL URL without the password.
+func (s *Shop) Path() string { return s.store.where() }
 
 // CreateUser adds a customer who signs in with email and password and
 // returns a new bearer token for them. Like the demo user, a new customer

@@ -10,11 +10,13 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	affordances "github.com/affordances/affordances-go"
+	"github.com/affordances/affordances-go/internal/sqldb"
 	"golang.org/x/crypto/bcrypt"
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
 )
@@ -30,76 +32,40 @@ const sessionTTL = 30 * 24 * time.Hour
 // Domain failures are [*affordances.Error] values written for a person
 // ("Only 2 left in stock.").
 //
-// Writes go through one connection whose transactions begin IMMEDIATE, so
-// they are serialised and never upgrade a read lock; reads use a pool of
-// query-only connections, which WAL lets run beside the writer.
+// The data lives in one SQLite file or in PostgreSQL ([sqldb]); every
+// write is one [sqldb.DB.Write] transaction, serialisable on both.
 type store struct {
-	path string
-	w    *sql.DB // one connection, BEGIN IMMEDIATE
-	r    *sql.DB // query-only pool
+	source string // the SQLite file's path, or the PostgreSQL URL
+	db     *sqldb.DB
 }
 
-// dsn returns the data source name of the file at path with extra
-// parameters.
-func dsn(path string, extra ...string) string {
-	q := "_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)"
-	for _, e := range extra {
-		q += "&" + e
-	}
-	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q
-}
-
-func openStore(ctx context.Context, path string) (*store, error) {
-	w, err := sql.Open("sqlite", dsn(path, "_txlock=immediate"))
+// openStore opens source (a SQLite file's path or a PostgreSQL URL),
+// creating and seeding the shop's tables when they are missing.
+func openStore(ctx context.Context, source string) (*store, error) {
+	db, err := sqldb.Open(ctx, source)
 	if err != nil {
-		return nil, fmt.Errorf("shop: open %s: %w", path, err)
+		return nil, fmt.Errorf("shop: %w", err)
 	}
-	w.SetMaxOpenConns(1)
-	st := &store{path: path, w: w}
+	st := &store{source: source, db: db}
 	if err := st.migrate(ctx); err != nil {
-		w.Close()
+		db.Close()
 		return nil, err
-	}
-	r, err := sql.Open("sqlite", dsn(path, "_pragma=query_only(1)"))
-	if err != nil {
-		w.Close()
-		return nil, fmt.Errorf("shop: open %s: %w", path, err)
-	}
-	r.SetMaxOpenConns(8)
-	st.r = r
-	if err := r.PingContext(ctx); err != nil {
-		st.close()
-		return nil, fmt.Errorf("shop: open %s: %w", path, err)
 	}
 	return st, nil
 }
 
-func (st *store) close() error {
-	var errs []error
-	if st.r != nil {
-		errs = append(errs, st.r.Close())
+// where names the database for a person: the file, or the server and
+// database without a password.
+func (st *store) where() string {
+	if u, err := url.Parse(st.source); err == nil && st.db.Postgres {
+		return u.Redacted()
 	}
-	errs = append(errs, st.w.Close())
-	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("shop: close: %w", err)
-	}
-	return nil
+	return st.source
 }
 
-// write runs fn in one write transaction (BEGIN IMMEDIATE), committed when
-// fn returns nil and rolled back otherwise. fn must use tx alone: the
-// writer has one connection.
-func (st *store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	tx, err := st.w.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("shop: begin: %w", err)
-	}
-	if err := fn(tx); err != nil {
-		tx.Rollback()
-		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("shop: commit: %w", err)
+func (st *store) close() error {
+	if err := st.db.Close(); err != nil {
+		return fmt.Errorf("shop: close: %w", err)
 	}
 	return nil
 }
@@ -182,7 +148,7 @@ CREATE TABLE IF NOT EXISTS cart_items (
 CREATE TABLE IF NOT EXISTS orders (
 	id TEXT PRIMARY KEY,
 	user_id INTEGER NOT NULL REFERENCES users(id),
-	placed INTEGER NOT NULL,
+	placed INTEGER NOT NULL, -- Unix milliseconds
 	total INTEGER NOT NULL CHECK (total >= 0),
 	card_last4 TEXT NOT NULL,
 	ship_to TEXT NOT NULL,
@@ -201,6 +167,7 @@ CREATE TABLE IF NOT EXISTS reviews (
 CREATE INDEX IF NOT EXISTS reviews_product ON reviews(product_id, created);
 CREATE TABLE IF NOT EXISTS order_lines (
 	order_id TEXT NOT NULL REFERENCES orders(id),
+	line INTEGER NOT NULL, -- the line's place in the order, from 0
 	sku TEXT NOT NULL,
 	slug TEXT NOT NULL,
 	name TEXT NOT NULL,
@@ -211,84 +178,35 @@ CREATE TABLE IF NOT EXISTS order_lines (
 );
 `
 
-// migrate creates the schema and seeds the catalog and the demo user once.
-// A database from before the checkout flow (one address and card in the
-// users table) gets them moved to their own tables.
+// schemaVersion names the shape of schemaSQL; a database seeded with
+// another is refused, not misread.
+const schemaVersion = "2"
+
+// migrate creates the schema, and seeds the catalog, the demo user and
+// the administrator once.
 func (st *store) migrate(ctx context.Context) error {
-	return st.write(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, schemaSQL); err != nil {
+	return st.db.Migrate(ctx, func(tx *sqldb.Tx) error {
+		if err := tx.ExecScript(ctx, st.db.Schema(schemaSQL)); err != nil {
 			return fmt.Errorf("shop: schema: %w", err)
 		}
-		if err := moveWallets(ctx, tx); err != nil {
-			return fmt.Errorf("shop: migrate: %w", err)
-		}
-		if err := addColumns(ctx, tx); err != nil {
-			return fmt.Errorf("shop: migrate: %w", err)
-		}
 		var seeded int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM meta WHERE key = 'seeded'`).Scan(&seeded); err != nil {
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM meta WHERE key = 'seeded'`).Scan(&seeded); err != nil {
 			return fmt.Errorf("shop: schema: %w", err)
 		}
 		if seeded > 0 {
-			return nil
+			var version string
+			err := tx.QueryRow(ctx, `SELECT value FROM meta WHERE key = 'schema'`).Scan(&version)
+			if errors.Is(err, sql.ErrNoRows) || err == nil && version != schemaVersion {
+				return fmt.Errorf("shop: %s holds an older demo shop's data (schema %q, this one is %q): remove it, or choose another data directory", st.where(), version, schemaVersion)
+			}
+			return err
 		}
 		if err := seed(ctx, tx); err != nil {
 			return fmt.Errorf("shop: seed: %w", err)
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ('seeded', ?)`, time.Now().UTC().Format(time.RFC3339))
+		_, err := tx.Exec(ctx, `INSERT INTO meta (key, value) VALUES ('seeded', $1), ('schema', $2)`, time.Now().UTC().Format(time.RFC3339), schemaVersion)
 		return err
 	})
-}
-
-// addColumns gives a database made before accounts, admins and order
-// cancelling the columns those need, and the admin user.
-func addColumns(ctx context.Context, tx *sql.Tx) error {
-	for _, c := range []struct{ table, column, decl string }{
-		{"users", "is_admin", "INTEGER NOT NULL DEFAULT 0"},
-		{"users", "disabled", "INTEGER NOT NULL DEFAULT 0"},
-		{"orders", "status", "TEXT NOT NULL DEFAULT 'placed' CHECK (status IN ('placed', 'cancelled'))"},
-		{"orders", "cancelled", "INTEGER"},
-	} {
-		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM pragma_table_info(?) WHERE name = ?`, c.table, c.column).Scan(&n); err != nil {
-			return err
-		}
-		if n == 0 {
-			if _, err := tx.ExecContext(ctx, `ALTER TABLE `+c.table+` ADD COLUMN `+c.column+` `+c.decl); err != nil {
-				return err
-			}
-		}
-	}
-	return seedAdmin(ctx, tx)
-}
-
-// moveWallets moves the address and card of each user of a database made
-// before the checkout flow from the users table to their own tables, and
-// gives the demo user the second address and card a new database seeds. A
-// database without those columns is left alone.
-func moveWallets(ctx context.Context, tx *sql.Tx) error {
-	var old int
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM pragma_table_info('users') WHERE name = 'card_last4'`).Scan(&old); err != nil {
-		return err
-	}
-	if old == 0 {
-		return nil
-	}
-	for _, q := range []string{
-		`INSERT OR IGNORE INTO addresses (user_id, id, name, line1, city, postcode, country, position)
-			SELECT id, 'home', name, ship_line1, ship_city, ship_postcode, ship_country, 0 FROM users`,
-		`INSERT OR IGNORE INTO cards (user_id, last4, brand, position) SELECT id, card_last4, 'Visa', 0 FROM users`,
-		`ALTER TABLE users DROP COLUMN card_last4`,
-		`ALTER TABLE users DROP COLUMN ship_line1`,
-		`ALTER TABLE users DROP COLUMN ship_city`,
-		`ALTER TABLE users DROP COLUMN ship_postcode`,
-		`ALTER TABLE users DROP COLUMN ship_country`,
-	} {
-		if _, err := tx.ExecContext(ctx, q); err != nil {
-			return err
-		}
-	}
-	return seedDemoWallet(ctx, tx)
 }
 
 // User is a customer of the shop: the record a signed-in
@@ -400,26 +318,28 @@ const catalogPageSize = 6
 func (st *store) catalog(ctx context.Context, q, category string, page int) ([]productCard, int, error) {
 	where := []string{"1=1"}
 	var args []any
+	arg := func(v any) string { // the placeholder of a new argument v
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
 	if category != "" {
-		where = append(where, "p.category = ?")
-		args = append(args, category)
+		where = append(where, "p.category = "+arg(category))
 	}
 	for w := range strings.FieldsSeq(q) {
-		like := "%" + likeEscape(w) + "%"
-		where = append(where, `(p.name LIKE ? ESCAPE '\' OR p.description LIKE ? ESCAPE '\' OR c.name LIKE ? ESCAPE '\')`)
-		args = append(args, like, like, like)
+		like := arg("%" + likeEscape(strings.ToLower(w)) + "%")
+		where = append(where, `(lower(p.name) LIKE `+like+` ESCAPE '\' OR lower(p.description) LIKE `+like+` ESCAPE '\' OR lower(c.name) LIKE `+like+` ESCAPE '\')`)
 	}
 	cond := strings.Join(where, " AND ")
 	var total int
-	if err := st.r.QueryRowContext(ctx, `SELECT count(*) FROM products p JOIN categories c ON c.slug = p.category WHERE `+cond, args...).Scan(&total); err != nil {
+	if err := st.db.QueryRow(ctx, `SELECT count(*) FROM products p JOIN categories c ON c.slug = p.category WHERE `+cond, args...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("shop: catalog: %w", err)
 	}
-	rows, err := st.r.QueryContext(ctx, `
+	limit, offset := arg(catalogPageSize), arg((max(page, 1)-1)*catalogPageSize)
+	rows, err := st.db.Query(ctx, `
 		SELECT p.slug, p.name, p.price, p.tone, c.name,
 		       EXISTS (SELECT 1 FROM variants v WHERE v.product_id = p.id AND v.stock > 0)
 		FROM products p JOIN categories c ON c.slug = p.category
-		WHERE `+cond+` ORDER BY p.position LIMIT ? OFFSET ?`,
-		append(args, catalogPageSize, (max(page, 1)-1)*catalogPageSize)...)
+		WHERE `+cond+` ORDER BY p.position LIMIT `+limit+` OFFSET `+offset, args...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("shop: catalog: %w", err)
 	}
@@ -444,7 +364,7 @@ func likeEscape(s string) string {
 
 // categories lists the categories in shop order.
 func (st *store) categories(ctx context.Context) ([]categoryView, error) {
-	rows, err := st.r.QueryContext(ctx, `SELECT slug, name FROM categories ORDER BY position`)
+	rows, err := st.db.Query(ctx, `SELECT slug, name FROM categories ORDER BY position`)
 	if err != nil {
 		return nil, fmt.Errorf("shop: categories: %w", err)
 	}
@@ -467,9 +387,9 @@ var errNoProduct = affordances.NewError(affordances.NotFound, "No such product."
 func (st *store) product(ctx context.Context, slug string) (*productView, error) {
 	p := &productView{Variants: []variantView{}}
 	var id int64
-	err := st.r.QueryRowContext(ctx, `
+	err := st.db.QueryRow(ctx, `
 		SELECT p.id, p.slug, p.name, c.name, c.slug, p.description, p.price, p.tone
-		FROM products p JOIN categories c ON c.slug = p.category WHERE p.slug = ?`, slug).
+		FROM products p JOIN categories c ON c.slug = p.category WHERE p.slug = $1`, slug).
 		Scan(&id, &p.Slug, &p.Name, &p.Category, &p.CategorySlug, &p.Description, &p.Price, &p.Tone)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, errNoProduct
@@ -477,7 +397,7 @@ func (st *store) product(ctx context.Context, slug string) (*productView, error)
 	if err != nil {
 		return nil, fmt.Errorf("shop: product: %w", err)
 	}
-	rows, err := st.r.QueryContext(ctx, `SELECT sku, label, stock FROM variants WHERE product_id = ? ORDER BY position`, id)
+	rows, err := st.db.Query(ctx, `SELECT sku, label, stock FROM variants WHERE product_id = $1 ORDER BY position`, id)
 	if err != nil {
 		return nil, fmt.Errorf("shop: product: %w", err)
 	}
@@ -502,26 +422,21 @@ func (p *productView) inStock() bool {
 	return false
 }
 
-// querier is what reads need: the read pool or a write transaction.
-type querier interface {
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
 
 // cart returns the user's cart; an empty one for nobody (userID 0).
 func (st *store) cart(ctx context.Context, userID int64) (*cartView, error) {
-	return cartOf(ctx, st.r, userID)
+	return cartOf(ctx, st.db, userID)
 }
 
-func cartOf(ctx context.Context, q querier, userID int64) (*cartView, error) {
+func cartOf(ctx context.Context, q sqldb.Querier, userID int64) (*cartView, error) {
 	c := &cartView{Items: []cartLine{}}
 	if userID == 0 {
 		return c, nil
 	}
-	rows, err := q.QueryContext(ctx, `
+	rows, err := q.Query(ctx, `
 		SELECT ci.sku, p.name, v.label, ci.quantity, p.price, p.slug, v.stock
 		FROM cart_items ci JOIN variants v ON v.sku = ci.sku JOIN products p ON p.id = v.product_id
-		WHERE ci.user_id = ? ORDER BY ci.added, ci.sku`, userID)
+		WHERE ci.user_id = $1 ORDER BY ci.added, ci.sku`, userID)
 	if err != nil {
 		return nil, fmt.Errorf("shop: cart: %w", err)
 	}
@@ -566,11 +481,11 @@ func (st *store) addToCart(ctx context.Context, userID int64, slug, sku string, 
 	if err := checkQuantity(qty); err != nil {
 		return line, err
 	}
-	err = st.write(ctx, func(tx *sql.Tx) error {
+	err = st.db.Write(ctx, func(tx *sqldb.Tx) error {
 		var pslug string
-		err := tx.QueryRowContext(ctx, `
+		err := tx.QueryRow(ctx, `
 			SELECT p.slug, p.name, v.label, v.stock, p.price FROM variants v JOIN products p ON p.id = v.product_id
-			WHERE v.sku = ?`, sku).Scan(&pslug, &line.Name, &line.Label, &line.Stock, &line.Price)
+			WHERE v.sku = $1`, sku).Scan(&pslug, &line.Name, &line.Label, &line.Stock, &line.Price)
 		if errors.Is(err, sql.ErrNoRows) || (err == nil && pslug != slug) {
 			return &affordances.Error{Code: affordances.InvalidInput, Message: fmt.Sprintf("This product has no variant %q.", sku),
 				Issues: []affordances.Issue{{Path: "/sku", Message: "is not a variant of this product"}}}
@@ -579,7 +494,7 @@ func (st *store) addToCart(ctx context.Context, userID int64, slug, sku string, 
 			return fmt.Errorf("shop: add to cart: %w", err)
 		}
 		var have int
-		if err := tx.QueryRowContext(ctx, `SELECT coalesce(sum(quantity), 0) FROM cart_items WHERE user_id = ? AND sku = ?`, userID, sku).Scan(&have); err != nil {
+		if err := tx.QueryRow(ctx, `SELECT coalesce(sum(quantity), 0) FROM cart_items WHERE user_id = $1 AND sku = $2`, userID, sku).Scan(&have); err != nil {
 			return fmt.Errorf("shop: add to cart: %w", err)
 		}
 		switch {
@@ -591,8 +506,8 @@ func (st *store) addToCart(ctx context.Context, userID int64, slug, sku string, 
 		case have+qty > maxQuantity:
 			return affordances.NewError(affordances.Unavailable, "A cart holds at most 99 of one item.")
 		}
-		_, err = tx.ExecContext(ctx, `
-			INSERT INTO cart_items (user_id, sku, quantity, added) VALUES (?, ?, ?, ?)
+		_, err = tx.Exec(ctx, `
+			INSERT INTO cart_items (user_id, sku, quantity, added) VALUES ($1, $2, $3, $4)
 			ON CONFLICT (user_id, sku) DO UPDATE SET quantity = quantity + excluded.quantity`,
 			userID, sku, qty, time.Now().UnixNano())
 		if err != nil {
@@ -637,13 +552,13 @@ func (st *store) setQuantities(ctx context.Context, userID int64, want []lineQua
 		}
 	}
 	lines := make([]cartLine, len(want))
-	err := st.write(ctx, func(tx *sql.Tx) error {
+	err := st.db.Write(ctx, func(tx *sqldb.Tx) error {
 		for i, w := range want {
 			line := &lines[i]
-			err := tx.QueryRowContext(ctx, `
+			err := tx.QueryRow(ctx, `
 				SELECT p.name, v.label, v.stock, p.price FROM cart_items ci
 				JOIN variants v ON v.sku = ci.sku JOIN products p ON p.id = v.product_id
-				WHERE ci.user_id = ? AND ci.sku = ?`, userID, w.sku).Scan(&line.Name, &line.Label, &line.Stock, &line.Price)
+				WHERE ci.user_id = $1 AND ci.sku = $2`, userID, w.sku).Scan(&line.Name, &line.Label, &line.Stock, &line.Price)
 			if errors.Is(err, sql.ErrNoRows) {
 				return notInCart(w.sku)
 			}
@@ -656,7 +571,7 @@ func (st *store) setQuantities(ctx context.Context, userID int64, want []lineQua
 			if w.qty > line.Stock {
 				return leftInStock(line.Name, line.Label, line.Stock)
 			}
-			if _, err := tx.ExecContext(ctx, `UPDATE cart_items SET quantity = ? WHERE user_id = ? AND sku = ?`, w.qty, userID, w.sku); err != nil {
+			if _, err := tx.Exec(ctx, `UPDATE cart_items SET quantity = $1 WHERE user_id = $2 AND sku = $3`, w.qty, userID, w.sku); err != nil {
 				return fmt.Errorf("shop: set quantity: %w", err)
 			}
 			line.SKU, line.Quantity, line.LineTotal = w.sku, w.qty, w.qty*line.Price
@@ -671,8 +586,8 @@ func (st *store) setQuantities(ctx context.Context, userID int64, want []lineQua
 
 // removeFromCart removes a line from the user's cart.
 func (st *store) removeFromCart(ctx context.Context, userID int64, sku string) error {
-	return st.write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `DELETE FROM cart_items WHERE user_id = ? AND sku = ?`, userID, sku)
+	return st.db.Write(ctx, func(tx *sqldb.Tx) error {
+		res, err := tx.Exec(ctx, `DELETE FROM cart_items WHERE user_id = $1 AND sku = $2`, userID, sku)
 		if err != nil {
 			return fmt.Errorf("shop: remove from cart: %w", err)
 		}
@@ -692,7 +607,7 @@ var errEmptyCart = affordances.NewError(affordances.Unavailable, "Your cart is e
 // says which.
 func (st *store) placeOrder(ctx context.Context, userID int64) (*orderView, error) {
 	o := &orderView{ID: orderID(), PlacedAt: time.Now().UTC().Format(time.RFC3339)}
-	err := st.write(ctx, func(tx *sql.Tx) error {
+	err := st.db.Write(ctx, func(tx *sqldb.Tx) error {
 		c, err := cartOf(ctx, tx, userID)
 		if err != nil {
 			return err
@@ -714,24 +629,24 @@ func (st *store) placeOrder(ctx context.Context, userID int64) (*orderView, erro
 		}
 		o.Items, o.Count, o.Total = c.Items, c.Count, c.Total
 		o.ShipTo, o.Payment = ch.address.full(), payment(ch.card.Last4)
-		if _, err := tx.ExecContext(ctx, `INSERT INTO orders (id, user_id, placed, total, card_last4, ship_to) VALUES (?, ?, ?, ?, ?, ?)`,
-			o.ID, userID, time.Now().Unix(), o.Total, ch.card.Last4, o.ShipTo); err != nil {
+		if _, err := tx.Exec(ctx, `INSERT INTO orders (id, user_id, placed, total, card_last4, ship_to) VALUES ($1, $2, $3, $4, $5, $6)`,
+			o.ID, userID, time.Now().UnixMilli(), o.Total, ch.card.Last4, o.ShipTo); err != nil {
 			return fmt.Errorf("shop: place order: %w", err)
 		}
-		for _, l := range c.Items {
-			res, err := tx.ExecContext(ctx, `UPDATE variants SET stock = stock - ? WHERE sku = ? AND stock >= ?`, l.Quantity, l.SKU, l.Quantity)
+		for i, l := range c.Items {
+			res, err := tx.Exec(ctx, `UPDATE variants SET stock = stock - $1 WHERE sku = $2 AND stock >= $3`, l.Quantity, l.SKU, l.Quantity)
 			if err != nil {
 				return fmt.Errorf("shop: place order: %w", err)
 			}
 			if n, _ := res.RowsAffected(); n != 1 {
 				return leftInStock(l.Name, l.Label, l.Stock)
 			}
-			if _, err := tx.ExecContext(ctx, `INSERT INTO order_lines (order_id, sku, slug, name, label, quantity, price) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-				o.ID, l.SKU, l.Slug, l.Name, l.Label, l.Quantity, l.Price); err != nil {
+			if _, err := tx.Exec(ctx, `INSERT INTO order_lines (order_id, line, sku, slug, name, label, quantity, price) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+				o.ID, i, l.SKU, l.Slug, l.Name, l.Label, l.Quantity, l.Price); err != nil {
 				return fmt.Errorf("shop: place order: %w", err)
 			}
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM cart_items WHERE user_id = ?`, userID); err != nil {
+		if _, err := tx.Exec(ctx, `DELETE FROM cart_items WHERE user_id = $1`, userID); err != nil {
 			return fmt.Errorf("shop: place order: %w", err)
 		}
 		return nil
@@ -761,7 +676,7 @@ func (st *store) order(ctx context.Context, userID int64, id string) (*orderView
 	var placed int64
 	var cancelled sql.NullInt64
 	var last4 string
-	err := st.r.QueryRowContext(ctx, `SELECT placed, total, card_last4, ship_to, status, cancelled FROM orders WHERE id = ? AND user_id = ?`, id, userID).
+	err := st.db.QueryRow(ctx, `SELECT placed, total, card_last4, ship_to, status, cancelled FROM orders WHERE id = $1 AND user_id = $2`, id, userID).
 		Scan(&placed, &o.Total, &last4, &o.ShipTo, &o.Status, &cancelled)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, errNoOrder
@@ -769,12 +684,12 @@ func (st *store) order(ctx context.Context, userID int64, id string) (*orderView
 	if err != nil {
 		return nil, fmt.Errorf("shop: order: %w", err)
 	}
-	o.PlacedAt = time.Unix(placed, 0).UTC().Format(time.RFC3339)
+	o.PlacedAt = time.UnixMilli(placed).UTC().Format(time.RFC3339)
 	if cancelled.Valid {
 		o.CancelledAt = time.Unix(cancelled.Int64, 0).UTC().Format(time.RFC3339)
 	}
 	o.Payment = payment(last4)
-	rows, err := st.r.QueryContext(ctx, `SELECT sku, slug, name, label, quantity, price FROM order_lines WHERE order_id = ? ORDER BY rowid`, id)
+	rows, err := st.db.Query(ctx, `SELECT sku, slug, name, label, quantity, price FROM order_lines WHERE order_id = $1 ORDER BY line`, id)
 	if err != nil {
 		return nil, fmt.Errorf("shop: order: %w", err)
 	}
@@ -803,21 +718,21 @@ type choice struct {
 var errNoWallet = affordances.NewError(affordances.Unavailable, "Add a shipping address and a card to check out.")
 
 func (st *store) choice(ctx context.Context, userID int64) (*choice, error) {
-	return choiceOf(ctx, st.r, userID)
+	return choiceOf(ctx, st.db, userID)
 }
 
-func choiceOf(ctx context.Context, q querier, userID int64) (*choice, error) {
+func choiceOf(ctx context.Context, q sqldb.Querier, userID int64) (*choice, error) {
 	c := &choice{}
-	err := q.QueryRowContext(ctx, `
+	err := q.QueryRow(ctx, `
 		SELECT a.id, a.name, a.line1, a.city, a.postcode, a.country FROM addresses a
 		LEFT JOIN checkout_choices c ON c.user_id = a.user_id
-		WHERE a.user_id = ? ORDER BY coalesce(a.id = c.address_id, 0) DESC, a.position LIMIT 1`, userID).
+		WHERE a.user_id = $1 ORDER BY coalesce(a.id = c.address_id, 0) DESC, a.position LIMIT 1`, userID).
 		Scan(&c.address.ID, &c.address.Name, &c.address.Line1, &c.address.City, &c.address.Postcode, &c.address.Country)
 	if err == nil {
-		err = q.QueryRowContext(ctx, `
+		err = q.QueryRow(ctx, `
 			SELECT k.last4, k.brand FROM cards k
 			LEFT JOIN checkout_choices c ON c.user_id = k.user_id
-			WHERE k.user_id = ? ORDER BY coalesce(k.last4 = c.card_last4, 0) DESC, k.position LIMIT 1`, userID).
+			WHERE k.user_id = $1 ORDER BY coalesce(k.last4 = c.card_last4, 0) DESC, k.position LIMIT 1`, userID).
 			Scan(&c.card.Last4, &c.card.Brand)
 	}
 	if errors.Is(err, sql.ErrNoRows) {
@@ -832,7 +747,7 @@ func choiceOf(ctx context.Context, q querier, userID int64) (*choice, error) {
 // addresses returns the user's shipping addresses in the order they were
 // added.
 func (st *store) addresses(ctx context.Context, userID int64) ([]addressView, error) {
-	rows, err := st.r.QueryContext(ctx, `SELECT id, name, line1, city, postcode, country FROM addresses WHERE user_id = ? ORDER BY position, id`, userID)
+	rows, err := st.db.Query(ctx, `SELECT id, name, line1, city, postcode, country FROM addresses WHERE user_id = $1 ORDER BY position, id`, userID)
 	if err != nil {
 		return nil, fmt.Errorf("shop: addresses: %w", err)
 	}
@@ -850,7 +765,7 @@ func (st *store) addresses(ctx context.Context, userID int64) ([]addressView, er
 
 // cards returns the user's cards on file in the order they were added.
 func (st *store) cards(ctx context.Context, userID int64) ([]cardView, error) {
-	rows, err := st.r.QueryContext(ctx, `SELECT last4, brand FROM cards WHERE user_id = ? ORDER BY position, last4`, userID)
+	rows, err := st.db.Query(ctx, `SELECT last4, brand FROM cards WHERE user_id = $1 ORDER BY position, last4`, userID)
 	if err != nil {
 		return nil, fmt.Errorf("shop: cards: %w", err)
 	}
@@ -869,8 +784,8 @@ func (st *store) cards(ctx context.Context, userID int64) ([]cardView, error) {
 // chooseAddress makes the user's address id the one their orders ship to
 // and returns it.
 func (st *store) chooseAddress(ctx context.Context, userID int64, id string) (a addressView, err error) {
-	err = st.write(ctx, func(tx *sql.Tx) error {
-		err := tx.QueryRowContext(ctx, `SELECT id, name, line1, city, postcode, country FROM addresses WHERE user_id = ? AND id = ?`, userID, id).
+	err = st.db.Write(ctx, func(tx *sqldb.Tx) error {
+		err := tx.QueryRow(ctx, `SELECT id, name, line1, city, postcode, country FROM addresses WHERE user_id = $1 AND id = $2`, userID, id).
 			Scan(&a.ID, &a.Name, &a.Line1, &a.City, &a.Postcode, &a.Country)
 		if errors.Is(err, sql.ErrNoRows) {
 			return &affordances.Error{Code: affordances.InvalidInput, Message: fmt.Sprintf("You have no shipping address %q.", id),
@@ -879,8 +794,8 @@ func (st *store) chooseAddress(ctx context.Context, userID int64, id string) (a 
 		if err != nil {
 			return fmt.Errorf("shop: choose address: %w", err)
 		}
-		if _, err := tx.ExecContext(ctx, `
-			INSERT INTO checkout_choices (user_id, address_id) VALUES (?, ?)
+		if _, err := tx.Exec(ctx, `
+			INSERT INTO checkout_choices (user_id, address_id) VALUES ($1, $2)
 			ON CONFLICT (user_id) DO UPDATE SET address_id = excluded.address_id`, userID, id); err != nil {
 			return fmt.Errorf("shop: choose address: %w", err)
 		}
@@ -893,8 +808,8 @@ func (st *store) chooseAddress(ctx context.Context, userID int64, id string) (a 
 // are paid with and returns it. Nothing is charged until an order is
 // placed.
 func (st *store) choosePayment(ctx context.Context, userID int64, last4 string) (c cardView, err error) {
-	err = st.write(ctx, func(tx *sql.Tx) error {
-		err := tx.QueryRowContext(ctx, `SELECT last4, brand FROM cards WHERE user_id = ? AND last4 = ?`, userID, last4).Scan(&c.Last4, &c.Brand)
+	err = st.db.Write(ctx, func(tx *sqldb.Tx) error {
+		err := tx.QueryRow(ctx, `SELECT last4, brand FROM cards WHERE user_id = $1 AND last4 = $2`, userID, last4).Scan(&c.Last4, &c.Brand)
 		if errors.Is(err, sql.ErrNoRows) {
 			return &affordances.Error{Code: affordances.InvalidInput, Message: fmt.Sprintf("You have no card ending %q on file.", last4),
 				Issues: []affordances.Issue{{Path: "/card", Message: "is not one of your cards"}}}
@@ -902,8 +817,8 @@ func (st *store) choosePayment(ctx context.Context, userID int64, last4 string) 
 		if err != nil {
 			return fmt.Errorf("shop: choose payment: %w", err)
 		}
-		if _, err := tx.ExecContext(ctx, `
-			INSERT INTO checkout_choices (user_id, card_last4) VALUES (?, ?)
+		if _, err := tx.Exec(ctx, `
+			INSERT INTO checkout_choices (user_id, card_last4) VALUES ($1, $2)
 			ON CONFLICT (user_id) DO UPDATE SET card_last4 = excluded.card_last4`, userID, last4); err != nil {
 			return fmt.Errorf("shop: choose payment: %w", err)
 		}
@@ -921,7 +836,7 @@ func (st *store) checkPassword(ctx context.Context, email, password string) (*Us
 	u := &User{}
 	var hash []byte
 	var disabled bool
-	err := st.r.QueryRowContext(ctx, `SELECT id, email, name, is_admin, disabled, password_hash FROM users WHERE email = ?`, strings.TrimSpace(email)).
+	err := st.db.QueryRow(ctx, `SELECT id, email, name, is_admin, disabled, password_hash FROM users WHERE email = $1`, emailKey(email)).
 		Scan(&u.ID, &u.Email, &u.Name, &u.Admin, &disabled, &hash)
 	if errors.Is(err, sql.ErrNoRows) {
 		bcrypt.CompareHashAndPassword(dummyHash(), []byte(password)) // about the time a known email takes
@@ -948,7 +863,7 @@ var dummyHash = sync.OnceValue(func() []byte {
 // ([insertUser]).
 func (st *store) createUser(ctx context.Context, email, name, password string) (int64, error) {
 	var id int64
-	err := st.write(ctx, func(tx *sql.Tx) error {
+	err := st.db.Write(ctx, func(tx *sqldb.Tx) error {
 		var err error
 		id, err = insertUser(ctx, tx, email, name, password)
 		return err
@@ -958,7 +873,7 @@ func (st *store) createUser(ctx context.Context, email, name, password string) (
 
 // insertUser adds a user with the shop's test card (Visa ending 4242) and a
 // sample shipping address, "home".
-func insertUser(ctx context.Context, tx *sql.Tx, email, name, password string) (int64, error) {
+func insertUser(ctx context.Context, tx *sqldb.Tx, email, name, password string) (int64, error) {
 	hash, err := bcrypt.GenerateFromPassword([]byte(password), bcryptCost)
 	if err != nil {
 		return 0, fmt.Errorf("shop: create user: %w", err)
@@ -968,19 +883,17 @@ func insertUser(ctx context.Context, tx *sql.Tx, email, name, password string) (
 
 // insertHashedUser is insertUser with the password hashed already, so a
 // caller can hash outside the write transaction.
-func insertHashedUser(ctx context.Context, tx *sql.Tx, email, name string, hash []byte) (int64, error) {
+func insertHashedUser(ctx context.Context, tx *sqldb.Tx, email, name string, hash []byte) (int64, error) {
+	email = emailKey(email)
 	var taken int
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM users WHERE email = ?`, email).Scan(&taken); err != nil {
+	if err := tx.QueryRow(ctx, `SELECT count(*) FROM users WHERE email = $1`, email).Scan(&taken); err != nil {
 		return 0, fmt.Errorf("shop: create user: %w", err)
 	}
 	if taken > 0 {
 		return 0, fmt.Errorf("shop: create user: the email %q is taken", email)
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO users (email, name, password_hash) VALUES (?, ?, ?)`, email, name, hash)
-	if err != nil {
-		return 0, fmt.Errorf("shop: create user: %w", err)
-	}
-	id, err := res.LastInsertId()
+	var id int64
+	err := tx.QueryRow(ctx, `INSERT INTO users (email, name, password_hash) VALUES ($1, $2, $3) RETURNING id`, email, name, hash).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("shop: create user: %w", err)
 	}
@@ -994,10 +907,10 @@ func insertHashedUser(ctx context.Context, tx *sql.Tx, email, name string, hash 
 }
 
 // addAddress adds a shipping address after the user's others.
-func addAddress(ctx context.Context, tx *sql.Tx, userID int64, a addressView) error {
-	_, err := tx.ExecContext(ctx, `
+func addAddress(ctx context.Context, tx *sqldb.Tx, userID int64, a addressView) error {
+	_, err := tx.Exec(ctx, `
 		INSERT INTO addresses (user_id, id, name, line1, city, postcode, country, position)
-		VALUES (?, ?, ?, ?, ?, ?, ?, (SELECT coalesce(max(position), -1) + 1 FROM addresses WHERE user_id = ?))`,
+		VALUES ($1, $2, $3, $4, $5, $6, $7, (SELECT coalesce(max(position), -1) + 1 FROM addresses WHERE user_id = $8))`,
 		userID, a.ID, a.Name, a.Line1, a.City, a.Postcode, a.Country, userID)
 	if err != nil {
 		return fmt.Errorf("shop: add address: %w", err)
@@ -1006,15 +919,19 @@ func addAddress(ctx context.Context, tx *sql.Tx, userID int64, a addressView) er
 }
 
 // addCard adds a card on file after the user's others.
-func addCard(ctx context.Context, tx *sql.Tx, userID int64, c cardView) error {
-	_, err := tx.ExecContext(ctx, `
+func addCard(ctx context.Context, tx *sqldb.Tx, userID int64, c cardView) error {
+	_, err := tx.Exec(ctx, `
 		INSERT INTO cards (user_id, last4, brand, position)
-		VALUES (?, ?, ?, (SELECT coalesce(max(position), -1) + 1 FROM cards WHERE user_id = ?))`, userID, c.Last4, c.Brand, userID)
+		VALUES ($1, $2, $3, (SELECT coalesce(max(position), -1) + 1 FROM cards WHERE user_id = $4))`, userID, c.Last4, c.Brand, userID)
 	if err != nil {
 		return fmt.Errorf("shop: add card: %w", err)
 	}
 	return nil
 }
+
+// emailKey is email as the users table keeps it: trimmed and in lower
+// case, so that an address is one account however it is typed.
+func emailKey(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
 
 // hashSecret returns the hex SHA-256 of a session id or token: the
 // database never holds the secret itself.
@@ -1028,7 +945,7 @@ func hashSecret(s string) string {
 // only users who are not disabled.
 func (st *store) userBy(ctx context.Context, query string, args ...any) (*User, error) {
 	u := &User{}
-	err := st.r.QueryRowContext(ctx, query, args...).Scan(&u.ID, &u.Email, &u.Name, &u.Admin)
+	err := st.db.QueryRow(ctx, query, args...).Scan(&u.ID, &u.Email, &u.Name, &u.Admin)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
@@ -1040,19 +957,19 @@ func (st *store) userBy(ctx context.Context, query string, args ...any) (*User, 
 
 // tokenUser returns the user of a bearer token, or nil.
 func (st *store) tokenUser(ctx context.Context, token string) (*User, error) {
-	return st.userBy(ctx, `SELECT u.id, u.email, u.name, u.is_admin FROM tokens t JOIN users u ON u.id = t.user_id WHERE t.hash = ? AND u.disabled = 0`, hashSecret(token))
+	return st.userBy(ctx, `SELECT u.id, u.email, u.name, u.is_admin FROM tokens t JOIN users u ON u.id = t.user_id WHERE t.hash = $1 AND u.disabled = 0`, hashSecret(token))
 }
 
 // sessionUser returns the user of a live session, or nil.
 func (st *store) sessionUser(ctx context.Context, sid string) (*User, error) {
-	return st.userBy(ctx, `SELECT u.id, u.email, u.name, u.is_admin FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.hash = ? AND s.expires > ? AND u.disabled = 0`,
+	return st.userBy(ctx, `SELECT u.id, u.email, u.name, u.is_admin FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.hash = $1 AND s.expires > $2 AND u.disabled = 0`,
 		hashSecret(sid), time.Now().Unix())
 }
 
 // addToken gives the user a bearer token.
 func (st *store) addToken(ctx context.Context, userID int64, name, token string) error {
-	return st.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO tokens (hash, user_id, name, created) VALUES (?, ?, ?, ?)`, hashSecret(token), userID, name, time.Now().Unix())
+	return st.db.Write(ctx, func(tx *sqldb.Tx) error {
+		_, err := tx.Exec(ctx, `INSERT INTO tokens (hash, user_id, name, created) VALUES ($1, $2, $3, $4)`, hashSecret(token), userID, name, time.Now().Unix())
 		if err != nil {
 			return fmt.Errorf("shop: add token: %w", err)
 		}
@@ -1062,18 +979,18 @@ func (st *store) addToken(ctx context.Context, userID int64, name, token string)
 
 // setDemoToken makes token the demo user's one "demo" token.
 func (st *store) setDemoToken(ctx context.Context, email, token string) error {
-	return st.write(ctx, func(tx *sql.Tx) error {
+	return st.db.Write(ctx, func(tx *sqldb.Tx) error {
 		var id int64
-		if err := tx.QueryRowContext(ctx, `SELECT id FROM users WHERE email = ?`, email).Scan(&id); err != nil {
+		if err := tx.QueryRow(ctx, `SELECT id FROM users WHERE email = $1`, emailKey(email)).Scan(&id); err != nil {
 			return fmt.Errorf("shop: demo token: %w", err)
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM tokens WHERE user_id = ? AND name = 'demo'`, id); err != nil {
+		if _, err := tx.Exec(ctx, `DELETE FROM tokens WHERE user_id = $1 AND name = 'demo'`, id); err != nil {
 			return fmt.Errorf("shop: demo token: %w", err)
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM tokens WHERE hash = ?`, hashSecret(token)); err != nil {
+		if _, err := tx.Exec(ctx, `DELETE FROM tokens WHERE hash = $1`, hashSecret(token)); err != nil {
 			return fmt.Errorf("shop: demo token: %w", err)
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO tokens (hash, user_id, name, created) VALUES (?, ?, 'demo', ?)`, hashSecret(token), id, time.Now().Unix()); err != nil {
+		if _, err := tx.Exec(ctx, `INSERT INTO tokens (hash, user_id, name, created) VALUES ($1, $2, 'demo', $3)`, hashSecret(token), id, time.Now().Unix()); err != nil {
 			return fmt.Errorf("shop: demo token: %w", err)
 		}
 		return nil
@@ -1083,12 +1000,12 @@ func (st *store) setDemoToken(ctx context.Context, email, token string) error {
 // createSession signs the user in and returns the new session id.
 func (st *store) createSession(ctx context.Context, userID int64) (string, error) {
 	sid := randomToken()
-	err := st.write(ctx, func(tx *sql.Tx) error {
+	err := st.db.Write(ctx, func(tx *sqldb.Tx) error {
 		now := time.Now()
-		if _, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE expires <= ?`, now.Unix()); err != nil {
+		if _, err := tx.Exec(ctx, `DELETE FROM sessions WHERE expires <= $1`, now.Unix()); err != nil {
 			return fmt.Errorf("shop: session: %w", err)
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO sessions (hash, user_id, expires) VALUES (?, ?, ?)`, hashSecret(sid), userID, now.Add(sessionTTL).Unix()); err != nil {
+		if _, err := tx.Exec(ctx, `INSERT INTO sessions (hash, user_id, expires) VALUES ($1, $2, $3)`, hashSecret(sid), userID, now.Add(sessionTTL).Unix()); err != nil {
 			return fmt.Errorf("shop: session: %w", err)
 		}
 		return nil
@@ -1098,8 +1015,8 @@ func (st *store) createSession(ctx context.Context, userID int64) (string, error
 
 // deleteSession ends a session; an unknown one is no error.
 func (st *store) deleteSession(ctx context.Context, sid string) error {
-	return st.write(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE hash = ?`, hashSecret(sid)); err != nil {
+	return st.db.Write(ctx, func(tx *sqldb.Tx) error {
+		if _, err := tx.Exec(ctx, `DELETE FROM sessions WHERE hash = $1`, hashSecret(sid)); err != nil {
 			return fmt.Errorf("shop: sign out: %w", err)
 		}
 		return nil
