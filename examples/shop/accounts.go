@@ -11,8 +11,8 @@ import (
 	"time"
 
 	affordances "github.com/affordances/affordances-go"
-	"github.com/affordances/affordances-go/internal/sqldb"
 	"github.com/affordances/affordances-go/aal"
+	"github.com/affordances/affordances-go/internal/sqldb"
 	"golang.org/x/crypto/bcrypt"
 )
 

@@ -12,8 +12,8 @@ import (
 	"strings"
 
 	affordances "github.com/affordances/affordances-go"
-	"github.com/affordances/affordances-go/internal/sqldb"
 	"github.com/affordances/affordances-go/aal"
+	"github.com/affordances/affordances-go/internal/sqldb"
 )
 
 // This file holds the admin pages: prices, stock, users.

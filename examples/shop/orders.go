@@ -11,8 +11,8 @@ import (
 	"time"
 
 	affordances "github.com/affordances/affordances-go"
-	"github.com/affordances/affordances-go/internal/sqldb"
 	"github.com/affordances/affordances-go/aal"
+	"github.com/affordances/affordances-go/internal/sqldb"
 )
 
 // This file holds the order history and cancelling an order within 30

@@ -12,8 +12,8 @@ import (
 	"unicode/utf8"
 
 	affordances "github.com/affordances/affordances-go"
-	"github.com/affordances/affordances-go/internal/sqldb"
 	"github.com/affordances/affordances-go/aal"
+	"github.com/affordances/affordances-go/internal/sqldb"
 )
 
 // This file holds product reviews: the list on the product page, writing

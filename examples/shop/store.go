@@ -422,7 +422,6 @@ func (p *productView) inStock() bool {
 	return false
 }
 
-
 // cart returns the user's cart; an empty one for nobody (userID 0).
 func (st *store) cart(ctx context.Context, userID int64) (*cartView, error) {
 	return cartOf(ctx, st.db, userID)
