@@ -406,7 +406,7 @@ func (st *store) adminProducts(ctx context.Context, page int) ([]adminProduct, e
 // oldest first.
 func (st *store) adminUsers(ctx context.Context, page int) (adminUserCounts, []adminUser, error) {
 	var c adminUserCounts
-	err := st.db.QueryRow(ctx, `SELECT count(*), coalesce(sum(is_admin != 0), 0), coalesce(sum(disabled != 0), 0) FROM users`).
+	err := st.db.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE is_admin != 0), count(*) FILTER (WHERE disabled != 0) FROM users`).
 		Scan(&c.Users, &c.Admins, &c.Disabled)
 	if err != nil {
 		return c, nil, fmt.Errorf("shop: admin users: %w", err)
@@ -502,7 +502,7 @@ func (st *store) setDisabled(ctx context.Context, actorID int64, email string, d
 		if u.ID == actorID {
 			return affordances.NewError(affordances.Unavailable, "You cannot disable or enable your own account.")
 		}
-		if _, err := tx.Exec(ctx, `UPDATE users SET disabled = $1 WHERE id = $2`, disabled, u.ID); err != nil {
+		if _, err := tx.Exec(ctx, `UPDATE users SET disabled = CASE WHEN $1 THEN 1 ELSE 0 END WHERE id = $2`, disabled, u.ID); err != nil {
 			return fmt.Errorf("shop: disable user: %w", err)
 		}
 		if disabled {

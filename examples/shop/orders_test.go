@@ -28,7 +28,7 @@ func (c *testClock) set(after time.Duration) { c.offset.Store(int64(after)) }
 // the shop serves.
 func newShopWithClock(t *testing.T) (*shop.Shop, *httptest.Server, *testClock) {
 	t.Helper()
-	s, err := shop.Open(t.Context(), &shop.Options{DataDir: t.TempDir(), DemoToken: demoToken})
+	s, err := shop.Open(t.Context(), options(t))
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}

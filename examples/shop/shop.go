@@ -2,8 +2,10 @@
 // pages answer HTML to people and an Affordances graph to agents from the
 // same URLs, sessions and domain code (seed 000).
 //
-// Data lives in one SQLite file (modernc.org/sqlite, no cgo). The catalog is
-// seeded on first open with a handful of products; the user
+// Data lives in one SQLite file (modernc.org/sqlite, no cgo), or in
+// PostgreSQL (pgx; [Options.Database]), which several instances may share
+// with Redis for their rate limits and Idempotency-Keys ([Options.Redis]).
+// The same store code serves both. The catalog is seeded on first open with a handful of products; the user
 // alice@example.com (password "alice") has two cards on file (ending 4242
 // and 1881), two shipping addresses, and a bearer token the caller may
 // choose ([Options.DemoToken]).
@@ -56,6 +58,7 @@ import (
 	"time"
 
 	affordances "github.com/affordances/affordances-go"
+	"github.com/affordances/affordances-go/internal/sqldb"
 	"github.com/affordances/affordances-go/redisstore"
 	"github.com/redis/go-redis/v9"
 )
@@ -73,6 +76,12 @@ type Options struct {
 	// missing. Empty: a new temporary directory, removed by [Shop.Close].
 	DataDir string
 
+	// Database is a PostgreSQL URL (postgres://user@host/db): the shop's
+	// data lives there instead, its tables created and seeded when missing,
+	// and several instances of the shop may share it. DataDir is then
+	// unused. Empty: the SQLite file in DataDir.
+	Database string
+
 	// DemoToken is the demo user's bearer token. Empty: a random one is made
 	// at each Open. Either way it replaces the token the previous Open made,
 	// and [Shop.Token] returns it.
@@ -88,8 +97,8 @@ type Options struct {
 
 	// Redis, when set, keeps the site's rate limits and Idempotency-Keys, so
 	// several instances of the shop share them. Nil: the keys are kept in
-	// the shop's database (a restart forgets none) and the limits in
-	// memory.
+	// the shop's database (a restart forgets none; instances sharing a
+	// PostgreSQL database share them) and the limits in memory.
 	Redis redis.UniversalClient
 
 	// MCP is the path of the shop's MCP endpoint, advertised as "mcp" in
@@ -126,17 +135,11 @@ func Open(ctx context.Context, opts *Options) (*Shop, error) {
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}
-	dir := o.DataDir
-	if dir == "" {
-		tmp, err := os.MkdirTemp("", "affordances-shop-")
-		if err != nil {
-			return nil, fmt.Errorf("shop: %w", err)
-		}
-		dir, s.tmpDir = tmp, tmp
-	} else if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("shop: %w", err)
+	source, err := s.source(&o)
+	if err != nil {
+		return nil, err
 	}
-	st, err := openStore(ctx, filepath.Join(dir, "shop.db"))
+	st, err := openStore(ctx, source)
 	if err != nil {
 		s.removeTmp()
 		return nil, err
@@ -178,6 +181,28 @@ func Open(ctx context.Context, opts *Options) (*Shop, error) {
 	s.declare()
 	s.handler = withHeaders(s.site.Handler(s.pages()))
 	return s, nil
+}
+
+// source returns where the shop's data lives: o.Database, or the SQLite
+// file in o.DataDir (a temporary directory when empty, which Close removes).
+func (s *Shop) source(o *Options) (string, error) {
+	if o.Database != "" {
+		if !sqldb.IsPostgres(o.Database) {
+			return "", fmt.Errorf("shop: Options.Database %q is not a PostgreSQL URL (postgres://…)", o.Database)
+		}
+		return o.Database, nil
+	}
+	dir := o.DataDir
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "affordances-shop-")
+		if err != nil {
+			return "", fmt.Errorf("shop: %w", err)
+		}
+		dir, s.tmpDir = tmp, tmp
+	} else if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("shop: %w", err)
+	}
+	return filepath.Join(dir, "shop.db"), nil
 }
 
 // stores returns the site's rate limiter and idempotency store: in Redis

@@ -11,6 +11,7 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -20,14 +21,31 @@ import (
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/affordancestest"
 	"github.com/affordances/affordances-go/examples/shop"
+	"github.com/affordances/affordances-go/internal/servicetest"
 )
 
 const demoToken = "test-demo-token"
 
+// postgresEnv, when set, runs the tests on PostgreSQL: make check runs
+// them once on SQLite and once so, and both back ends pass the same suite.
+const postgresEnv = "AFFORDANCES_TEST_POSTGRES"
+
+func TestMain(m *testing.M) { os.Exit(servicetest.Main(m)) }
+
+// options is a fresh shop's Options: a new SQLite file, or a new database
+// on the shared PostgreSQL server when $AFFORDANCES_TEST_POSTGRES is set.
+func options(t *testing.T) *shop.Options {
+	t.Helper()
+	if os.Getenv(postgresEnv) != "" {
+		return &shop.Options{Database: servicetest.SharedPostgres(t).NewDatabase(t), DemoToken: demoToken}
+	}
+	return &shop.Options{DataDir: t.TempDir(), DemoToken: demoToken}
+}
+
 // newShop opens a shop on a fresh database and serves it.
 func newShop(t *testing.T) (*shop.Shop, *httptest.Server) {
 	t.Helper()
-	s, err := shop.Open(t.Context(), &shop.Options{DataDir: t.TempDir(), DemoToken: demoToken})
+	s, err := shop.Open(t.Context(), options(t))
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
@@ -1157,7 +1175,7 @@ func TestLongSearchIsBounded(t *testing.T) {
 // TestStoreFailure: when the database fails, requests get internal (500),
 // never a misleading unauthorized or not_found (CLARIFICATIONS 2).
 func TestStoreFailure(t *testing.T) {
-	s, err := shop.Open(t.Context(), &shop.Options{DataDir: t.TempDir(), DemoToken: demoToken})
+	s, err := shop.Open(t.Context(), options(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -507,7 +507,7 @@ func (st *store) addToCart(ctx context.Context, userID int64, slug, sku string, 
 		}
 		_, err = tx.Exec(ctx, `
 			INSERT INTO cart_items (user_id, sku, quantity, added) VALUES ($1, $2, $3, $4)
-			ON CONFLICT (user_id, sku) DO UPDATE SET quantity = quantity + excluded.quantity`,
+			ON CONFLICT (user_id, sku) DO UPDATE SET quantity = cart_items.quantity + excluded.quantity`,
 			userID, sku, qty, time.Now().UnixNano())
 		if err != nil {
 			return fmt.Errorf("shop: add to cart: %w", err)
@@ -725,13 +725,13 @@ func choiceOf(ctx context.Context, q sqldb.Querier, userID int64) (*choice, erro
 	err := q.QueryRow(ctx, `
 		SELECT a.id, a.name, a.line1, a.city, a.postcode, a.country FROM addresses a
 		LEFT JOIN checkout_choices c ON c.user_id = a.user_id
-		WHERE a.user_id = $1 ORDER BY coalesce(a.id = c.address_id, 0) DESC, a.position LIMIT 1`, userID).
+		WHERE a.user_id = $1 ORDER BY CASE WHEN a.id = c.address_id THEN 0 ELSE 1 END, a.position LIMIT 1`, userID).
 		Scan(&c.address.ID, &c.address.Name, &c.address.Line1, &c.address.City, &c.address.Postcode, &c.address.Country)
 	if err == nil {
 		err = q.QueryRow(ctx, `
 			SELECT k.last4, k.brand FROM cards k
 			LEFT JOIN checkout_choices c ON c.user_id = k.user_id
-			WHERE k.user_id = $1 ORDER BY coalesce(k.last4 = c.card_last4, 0) DESC, k.position LIMIT 1`, userID).
+			WHERE k.user_id = $1 ORDER BY CASE WHEN k.last4 = c.card_last4 THEN 0 ELSE 1 END, k.position LIMIT 1`, userID).
 			Scan(&c.card.Last4, &c.card.Brand)
 	}
 	if errors.Is(err, sql.ErrNoRows) {
