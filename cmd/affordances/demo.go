@@ -8,9 +8,11 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -30,20 +32,30 @@ var demoCommand = &command{
 	Summary: "Run a demo site: HTML for people and Affordances graphs for agents on one URL.",
 	Details: `Two demos: the shop (the default), a small real shop with a checkout, and the
 board, a team task board: the short one to learn the library from
-(examples/board). Each keeps its data in an SQLite file under --data, its
-Idempotency-Keys there too (a restart forgets none), or with --redis the
-keys and the rate limits in Redis, shared by every instance; and prints
-where it listens, who can sign in and alice's bearer token
-($` + demoTokenEnv + ` fixes it).`,
+(examples/board). Each keeps its data in an SQLite file under --data, or with
+--database in PostgreSQL, and its Idempotency-Keys there too (a restart
+forgets none); with --redis the keys and the rate limits live in Redis. It
+prints where it listens, who can sign in and alice's bearer token
+($` + demoTokenEnv + ` fixes it).
+
+Several instances of one demo share one PostgreSQL database and one Redis:
+start each with the same --database, --redis and $` + demoTokenEnv + `, on
+its own --addr, behind any reverse proxy. Sessions, tokens, orders,
+Idempotency-Keys and rate limits are then the same on every instance.`,
 	Example: `affordances demo --addr 127.0.0.1:8080
 # in another terminal, as an agent:
 curl -H 'Accept: application/vnd.affordances+json' http://127.0.0.1:8080/
+# two instances of the shop sharing PostgreSQL and Redis:
+export AFFORDANCES_DEMO_TOKEN=secret
+affordances demo --addr 127.0.0.1:8081 --database postgres://demo@127.0.0.1/shop --redis redis://127.0.0.1:6379/0 &
+affordances demo --addr 127.0.0.1:8082 --database postgres://demo@127.0.0.1/shop --redis redis://127.0.0.1:6379/0 &
 # the task board, with a fixed token for alice@example.com:
 AFFORDANCES_DEMO_TOKEN=secret affordances demo board --addr 127.0.0.1:8081
 affordances inspect --token secret http://127.0.0.1:8081/boards/website-relaunch`,
 	Flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		addr := fs.String("addr", "127.0.0.1:8080", "`host:port` to listen on")
 		data := fs.String("data", "", "`directory` of the demo's SQLite file (default: $XDG_DATA_HOME/affordances-demo, or ~/.local/share/affordances-demo; the board's in board/ there)")
+		database := fs.String("database", "", "keep the demo's data in the PostgreSQL database at `URL` (postgres://user@host/db), created and seeded when empty, instead of the SQLite file; several instances may share it")
 		redisURL := fs.String("redis", "", "keep rate limits and Idempotency-Keys in the Redis at `URL` (redis://127.0.0.1:6379/0), shared by every instance")
 		return func(ctx context.Context, e *env, args []string) error {
 			which := "shop"
@@ -55,6 +67,12 @@ affordances inspect --token secret http://127.0.0.1:8081/boards/website-relaunch
 				return usagef("unexpected argument %q: the demo is shop or board", args[0])
 			case len(args) > 1:
 				return usagef("unexpected argument %q", args[1])
+			}
+			if *database != "" && !strings.HasPrefix(*database, "postgres://") && !strings.HasPrefix(*database, "postgresql://") {
+				return usagef("--database %q: want a PostgreSQL URL, postgres://user@host/db", *database)
+			}
+			if *database != "" && *data != "" {
+				return usagef("--data and --database: choose one (--data is the SQLite file's directory)")
 			}
 			var rdb *redis.Client
 			if *redisURL != "" {
@@ -68,7 +86,7 @@ affordances inspect --token secret http://127.0.0.1:8081/boards/website-relaunch
 					return fmt.Errorf("--redis %s: %w", *redisURL, err)
 				}
 			}
-			return runDemo(ctx, e, which, *addr, *data, rdb)
+			return runDemo(ctx, e, which, *addr, *data, *database, rdb)
 		}
 	},
 }
@@ -90,7 +108,7 @@ func dataDir(e *env) (string, error) {
 
 // runDemo opens the demo which ("shop" or "board") and serves it on addr
 // until ctx ends or the process is interrupted.
-func runDemo(ctx context.Context, e *env, which, addr, dir string, rdb *redis.Client) error {
+func runDemo(ctx context.Context, e *env, which, addr, dir, database string, rdb *redis.Client) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if dir == "" {
@@ -102,6 +120,10 @@ func runDemo(ctx context.Context, e *env, which, addr, dir string, rdb *redis.Cl
 			dir = filepath.Join(dir, "board")
 		}
 	}
+	where := dir // where the data lives, for the banner
+	if database != "" {
+		where = redactURL(database)
+	}
 	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -111,7 +133,7 @@ func runDemo(ctx context.Context, e *env, which, addr, dir string, rdb *redis.Cl
 	url := "http://" + ln.Addr().String()
 	mux := http.NewServeMux()
 	if which == "board" {
-		opts := &board.Options{DataDir: dir, DemoToken: e.getenv(demoTokenEnv), Logger: logger}
+		opts := &board.Options{DataDir: dir, Database: database, DemoToken: e.getenv(demoTokenEnv), Logger: logger}
 		if rdb != nil {
 			opts.Redis = rdb
 		}
@@ -127,9 +149,9 @@ func runDemo(ctx context.Context, e *env, which, addr, dir string, rdb *redis.Cl
   token:   %s
   try:     curl -H 'Accept: application/vnd.affordances+json' -H 'Authorization: Bearer %s' %s/boards
 Press Ctrl-C to stop.
-`, url, dir, board.DemoEmail, board.DemoPassword, b.Token(), b.Token(), url)
+`, url, where, board.DemoEmail, board.DemoPassword, b.Token(), b.Token(), url)
 	} else {
-		opts := &shop.Options{DataDir: dir, DemoToken: e.getenv(demoTokenEnv), Logger: logger, MCP: "/mcp"}
+		opts := &shop.Options{DataDir: dir, Database: database, DemoToken: e.getenv(demoTokenEnv), Logger: logger, MCP: "/mcp"}
 		if rdb != nil {
 			opts.Redis = rdb
 		}
@@ -150,6 +172,14 @@ Press Ctrl-C to stop.
 `, url, s.Path(), shop.DemoEmail, shop.DemoPassword, shop.AdminEmail, shop.AdminPassword, s.Token(), s.Token(), url)
 	}
 	return serve(ctx, e, ln, mux, logger)
+}
+
+// redactURL is u without its password, for a banner or a log.
+func redactURL(u string) string {
+	if p, err := url.Parse(u); err == nil {
+		return p.Redacted()
+	}
+	return u
 }
 
 // serve serves h on ln until ctx ends, then shuts down gracefully.

@@ -55,3 +55,25 @@ func (s *Shop) SetSchemaForTest(ctx context.Context, version string) error {
 // SetClockForTest makes now the clock that decides whether an order can
 // still be cancelled. Call it before serving the shop.
 func (s *Shop) SetClockForTest(now func() time.Time) { s.now = now }
+
+// OrdersForTest reports of every order whether it is whole: it has lines,
+// and they add up to its total.
+func (s *Shop) OrdersForTest(ctx context.Context) (map[string]bool, error) {
+	rows, err := s.store.db.Query(ctx, `
+		SELECT o.id, o.total = coalesce((SELECT sum(l.quantity * l.price) FROM order_lines l WHERE l.order_id = o.id), -1)
+		FROM orders o`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	whole := map[string]bool{}
+	for rows.Next() {
+		var id string
+		var ok bool
+		if err := rows.Scan(&id, &ok); err != nil {
+			return nil, err
+		}
+		whole[id] = ok
+	}
+	return whole, rows.Err()
+}

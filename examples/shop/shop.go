@@ -167,12 +167,18 @@ func Open(ctx context.Context, opts *Options) (*Shop, error) {
 		s.Close()
 		return nil, err
 	}
+	secret, err := st.secret(ctx)
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
 	s.site = affordances.NewSite(&affordances.SiteOptions{
 		RateLimiter:  limiter,
 		Idempotency:  idem,
 		Name:         "Demo Shop",
 		Description:  "A small demo shop of clothes, bags and homeware: search the catalog, fill a cart, check out with a card on file, review what you bought.",
 		Origin:       o.Origin,
+		Secret:       secret,
 		Authenticate: s.authenticate,
 		SignInReason: signInReason,
 		Logger:       s.logger,

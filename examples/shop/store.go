@@ -54,6 +54,17 @@ func openStore(ctx context.Context, source string) (*store, error) {
 	return st, nil
 }
 
+// secret returns the key the shop signs its own cookies with, made at
+// seeding and kept in the database, so every instance sharing the database
+// signs alike and a restart keeps what was signed.
+func (st *store) secret(ctx context.Context) ([]byte, error) {
+	var h string
+	if err := st.db.QueryRow(ctx, `SELECT value FROM meta WHERE key = 'secret'`).Scan(&h); err != nil {
+		return nil, fmt.Errorf("shop: secret: %w", err)
+	}
+	return hex.DecodeString(h)
+}
+
 // where names the database for a person: the file, or the server and
 // database without a password.
 func (st *store) where() string {
@@ -204,7 +215,10 @@ func (st *store) migrate(ctx context.Context) error {
 		if err := seed(ctx, tx); err != nil {
 			return fmt.Errorf("shop: seed: %w", err)
 		}
-		_, err := tx.Exec(ctx, `INSERT INTO meta (key, value) VALUES ('seeded', $1), ('schema', $2)`, time.Now().UTC().Format(time.RFC3339), schemaVersion)
+		secret := make([]byte, 32)
+		rand.Read(secret) // never fails (crypto/rand)
+		_, err := tx.Exec(ctx, `INSERT INTO meta (key, value) VALUES ('seeded', $1), ('schema', $2), ('secret', $3)`,
+			time.Now().UTC().Format(time.RFC3339), schemaVersion, hex.EncodeToString(secret))
 		return err
 	})
 }
