@@ -2,11 +2,11 @@
 GO       ?= go
 PKGS     ?= ./...
 
-.PHONY: check deps test fmt vet race fuzz generate bench demo screenshots
+.PHONY: check deps test fmt vet race postgres fuzz generate bench demo screenshots
 
 # Under make check no test may skip for want of a tool: they fail instead.
 check: export AFFORDANCES_CHECK = 1
-check: deps fmt vet race fuzz
+check: deps fmt vet race postgres fuzz
 	@echo "make check: all passed"
 
 # What the tests need beyond Go, installed from Debian's packages when missing
@@ -43,6 +43,13 @@ UNRACED := ^(TestMutants|TestBadInput.*)$$
 race:
 	$(GO) test -race -count=1 -skip '$(UNRACED)' $(PKGS)
 	$(GO) test -count=1 -run '$(UNRACED)' ./conformance ./examples/shop ./examples/board
+
+# The shop's tests once more with its data in PostgreSQL (a throwaway
+# server, internal/servicetest): both back ends pass the same suite. The
+# browser's tests and the several-instance tests (which run both back ends
+# themselves) stay on the first run.
+postgres:
+	AFFORDANCES_TEST_POSTGRES=1 $(GO) test -count=1 -skip 'Browser|WebMCP|Screenshots|PagesLog|RacingCheckouts|KilledInstance|InstancesShare' ./examples/shop
 
 # Short runs of the fuzz targets of every network parser (STYLE.md rule 7),
 # bounded by a count of inputs rather than a duration: a duration can end
