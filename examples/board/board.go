@@ -16,7 +16,9 @@
 // Pages: /boards (your boards and the public ones), /boards/{board} (its
 // columns of tasks: create, search, move, delete, invite, delete the
 // board, export as CSV) and /login. Data lives in one SQLite file
-// (modernc.org/sqlite, no cgo), seeded on first open: alice@example.com
+// (modernc.org/sqlite, no cgo) or, with [Options.Database], in a PostgreSQL
+// database that several instances may share; either is seeded when
+// empty: alice@example.com
 // (password "alice") owns the public board "Website relaunch" and the
 // private "Team offsite"; bob@example.com ("bob") is a member of both,
 // carol@example.com ("carol") of the first only.
@@ -52,13 +54,20 @@ const (
 // Options configures [Open]. The zero value of every field is a sound
 // default.
 type Options struct {
+	// Database is a PostgreSQL URL (postgres://…): the board's data lives
+	// there, created and seeded when empty; several instances may share it.
+	// Empty: the SQLite file board.db in DataDir.
+	Database string
+
 	// DataDir is the directory of the SQLite file, board.db, created when
-	// missing. Empty: a new temporary directory, removed by [Board.Close].
+	// missing; unused when Database is set. Empty: a new temporary
+	// directory, removed by [Board.Close].
 	DataDir string
 
 	// DemoToken is alice's bearer token. Empty: a random one is made at
 	// each Open. Either way it replaces the token of the previous Open, and
-	// [Board.Token] returns it.
+	// [Board.Token] returns it. Instances sharing a database need the same
+	// one, or each replaces the other's.
 	DemoToken string
 
 	// Logger receives unexpected failures. Nil: [slog.Default].
@@ -89,9 +98,9 @@ type Board struct {
 	secure  bool   // cookies get the Secure attribute
 }
 
-// Open opens (creating and seeding when new) the board's database in
-// opts.DataDir and declares its routes. opts may be nil. The caller must
-// call [Board.Close].
+// Open opens (creating and seeding when new) the board's database,
+// opts.Database or board.db in opts.DataDir, and declares its routes. opts
+// may be nil. The caller must call [Board.Close].
 func Open(ctx context.Context, opts *Options) (*Board, error) {
 	var o Options
 	if opts != nil {
@@ -104,17 +113,21 @@ func Open(ctx context.Context, opts *Options) (*Board, error) {
 	if b.token == "" {
 		b.token = randomToken()
 	}
-	dir := o.DataDir
-	if dir == "" {
-		tmp, err := os.MkdirTemp("", "affordances-board-")
-		if err != nil {
+	source := o.Database
+	if source == "" {
+		dir := o.DataDir
+		if dir == "" {
+			tmp, err := os.MkdirTemp("", "affordances-board-")
+			if err != nil {
+				return nil, fmt.Errorf("board: %w", err)
+			}
+			dir, b.tmpDir = tmp, tmp
+		} else if err := os.MkdirAll(dir, 0o700); err != nil {
 			return nil, fmt.Errorf("board: %w", err)
 		}
-		dir, b.tmpDir = tmp, tmp
-	} else if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("board: %w", err)
+		source = filepath.Join(dir, "board.db")
 	}
-	st, err := openStore(ctx, filepath.Join(dir, "board.db"))
+	st, err := openStore(ctx, source)
 	if err != nil {
 		b.Close()
 		return nil, err
@@ -124,14 +137,20 @@ func Open(ctx context.Context, opts *Options) (*Board, error) {
 		b.Close()
 		return nil, fmt.Errorf("board: demo token: %w", err)
 	}
+	secret, err := st.secret(ctx)
+	if err != nil {
+		b.Close()
+		return nil, fmt.Errorf("board: %w", err)
+	}
 	b.views = parseViews()
 	// Idempotency-Keys live in the board's own database, so a restart
-	// forgets none; with Redis, every instance shares them and the limits.
+	// forgets none and instances sharing a PostgreSQL database share them;
+	// with Redis, every instance shares them and the limits.
 	var limiter affordances.RateLimiter
 	var idem affordances.IdempotencyStore
 	if o.Redis != nil {
 		limiter, idem = redisstore.NewRateLimiter(o.Redis, nil), redisstore.NewIdempotencyStore(o.Redis, nil)
-	} else if idem, err = affordances.NewSQLIdempotencyStore(ctx, st.db, nil); err != nil {
+	} else if idem, err = affordances.NewSQLIdempotencyStore(ctx, st.db.Pool(), nil); err != nil {
 		b.Close()
 		return nil, fmt.Errorf("board: %w", err)
 	}
@@ -141,6 +160,7 @@ func Open(ctx context.Context, opts *Options) (*Board, error) {
 		Name:         "Team Board",
 		Description:  "A demo task board: a team's tasks in three columns (to do, doing, done), on boards public or private to their members.",
 		Origin:       o.Origin,
+		Secret:       secret,
 		Authenticate: b.authenticate,
 		SignInReason: "Sign in to change this board.",
 		Logger:       b.logger,

@@ -5,16 +5,14 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"strings"
 	"time"
 
 	affordances "github.com/affordances/affordances-go"
+	"github.com/affordances/affordances-go/internal/sqldb"
 	"golang.org/x/crypto/bcrypt"
-	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
 )
 
 // bcryptCost is the cost of password hashes; tests lower it.
@@ -89,13 +87,14 @@ func invalid(path, msg string) *affordances.Error {
 	return e
 }
 
-// store is the board's data in one SQLite file. One connection serves
-// every query, so writes never wait for a lock.
+// store is the board's data, in a SQLite file or a PostgreSQL database.
+// Emails are kept, and looked up, trimmed and in lower case.
 type store struct {
-	db *sql.DB
+	db *sqldb.DB
 }
 
 const schemaSQL = `
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS users (id INTEGER PRIMARY KEY, email TEXT NOT NULL UNIQUE COLLATE NOCASE, name TEXT NOT NULL, password_hash BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS sessions (hash TEXT PRIMARY KEY, user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE, expires INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS tokens (hash TEXT PRIMARY KEY, user_id INTEGER NOT NULL UNIQUE REFERENCES users(id) ON DELETE CASCADE);
@@ -109,58 +108,63 @@ CREATE TABLE IF NOT EXISTS tasks (id INTEGER PRIMARY KEY, board_id INTEGER NOT N
 CREATE INDEX IF NOT EXISTS tasks_board ON tasks(board_id);
 `
 
-// openStore opens the file at path, creating and seeding it when new.
-func openStore(ctx context.Context, path string) (*store, error) {
-	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)"
-	db, err := sql.Open("sqlite", dsn)
+// openStore opens source, a PostgreSQL URL or a SQLite file's path, and
+// creates and seeds the tables when there are none (sqldb.Migrate: one
+// instance at a time).
+func openStore(ctx context.Context, source string) (*store, error) {
+	db, err := sqldb.Open(ctx, source)
 	if err != nil {
-		return nil, fmt.Errorf("board: open %s: %w", path, err)
+		return nil, fmt.Errorf("board: %w", err)
 	}
-	db.SetMaxOpenConns(1)
-	if err := migrate(ctx, db); err != nil {
+	err = db.Migrate(ctx, func(tx *sqldb.Tx) error {
+		if err := tx.ExecScript(ctx, db.Schema(schemaSQL)); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO meta (key, value) VALUES ('secret', $1) ON CONFLICT (key) DO NOTHING`, randomToken()); err != nil {
+			return err
+		}
+		var n int
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM users`).Scan(&n); err != nil || n > 0 {
+			return err
+		}
+		return seed(ctx, tx)
+	})
+	if err != nil {
 		db.Close()
-		return nil, fmt.Errorf("board: open %s: %w", path, err)
+		return nil, fmt.Errorf("board: create the tables: %w", err)
 	}
 	return &store{db: db}, nil
 }
 
-// migrate creates the tables, and seeds them when there is no user yet.
-func migrate(ctx context.Context, db *sql.DB) error {
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, schemaSQL); err != nil {
-		return err
-	}
-	var n int
-	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM users`).Scan(&n); err != nil || n > 0 {
-		return err
-	}
-	if err := seed(ctx, tx); err != nil {
-		return err
-	}
-	return tx.Commit()
-}
-
 func (st *store) close() error { return st.db.Close() }
 
-// exec runs one statement.
+// secret is the key the site signs its cookies with, made on first open
+// and kept in the database: every instance sharing it signs alike, and a
+// restart keeps what was signed.
+func (st *store) secret(ctx context.Context) ([]byte, error) {
+	var s string
+	err := st.db.QueryRow(ctx, `SELECT value FROM meta WHERE key = 'secret'`).Scan(&s)
+	return []byte(s), err
+}
+
+// exec runs one write statement.
 func (st *store) exec(ctx context.Context, query string, args ...any) error {
-	_, err := st.db.ExecContext(ctx, query, args...)
+	_, err := st.db.Exec(ctx, query, args...)
 	return err
 }
+
+// normEmail is an email as the store keeps it.
+func normEmail(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
 
 func hashSecret(s string) string {
 	h := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(h[:])
 }
 
-// user returns the user a query of id, email and name finds, or nil.
-func (st *store) user(ctx context.Context, query string, args ...any) (*User, error) {
+// findUser returns the user a query of id, email and name finds, or nil.
+func findUser(ctx context.Context, q sqldb.Querier, query string, args ...any) (*User, error) {
 	u := &User{}
-	err := st.db.QueryRowContext(ctx, query, args...).Scan(&u.ID, &u.Email, &u.Name)
+	err := q.QueryRow(ctx, query, args...).Scan(&u.ID, &u.Email, &u.Name)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
@@ -168,17 +172,19 @@ func (st *store) user(ctx context.Context, query string, args ...any) (*User, er
 }
 
 func (st *store) tokenUser(ctx context.Context, token string) (*User, error) {
-	return st.user(ctx, `SELECT u.id, u.email, u.name FROM tokens t JOIN users u ON u.id = t.user_id WHERE t.hash = ?`, hashSecret(token))
+	return findUser(ctx, st.db, `SELECT u.id, u.email, u.name FROM tokens t JOIN users u ON u.id = t.user_id WHERE t.hash = $1`, hashSecret(token))
 }
 
 func (st *store) sessionUser(ctx context.Context, sid string) (*User, error) {
-	return st.user(ctx, `SELECT u.id, u.email, u.name FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.hash = ? AND s.expires > ?`,
+	return findUser(ctx, st.db, `SELECT u.id, u.email, u.name FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.hash = $1 AND s.expires > $2`,
 		hashSecret(sid), time.Now().Unix())
 }
 
-// setToken makes token the one bearer token of the user with email.
+// setToken makes token the one bearer token of the user with email. Two
+// instances setting the same token both succeed.
 func (st *store) setToken(ctx context.Context, email, token string) error {
-	return st.exec(ctx, `INSERT OR REPLACE INTO tokens (hash, user_id) SELECT ?, id FROM users WHERE email = ?`, hashSecret(token), email)
+	return st.exec(ctx, `INSERT INTO tokens (hash, user_id) SELECT $1, id FROM users WHERE email = $2
+		ON CONFLICT (user_id) DO UPDATE SET hash = excluded.hash`, hashSecret(token), normEmail(email))
 }
 
 // noSuchUser is a hash no password matches, compared for an email that has
@@ -189,7 +195,7 @@ var noSuchUser, _ = bcrypt.GenerateFromPassword([]byte("no such user"), bcrypt.D
 func (st *store) signIn(ctx context.Context, email, password string) (*User, string, error) {
 	var hash []byte
 	u := &User{}
-	err := st.db.QueryRowContext(ctx, `SELECT id, email, name, password_hash FROM users WHERE email = ?`, strings.TrimSpace(email)).
+	err := st.db.QueryRow(ctx, `SELECT id, email, name, password_hash FROM users WHERE email = $1`, normEmail(email)).
 		Scan(&u.ID, &u.Email, &u.Name, &hash)
 	if errors.Is(err, sql.ErrNoRows) {
 		// Take as long as for an account that exists: the time of the
@@ -204,20 +210,20 @@ func (st *store) signIn(ctx context.Context, email, password string) (*User, str
 		return nil, "", errSignIn
 	}
 	sid := randomToken()
-	err = st.exec(ctx, `INSERT INTO sessions (hash, user_id, expires) VALUES (?, ?, ?)`, hashSecret(sid), u.ID, time.Now().Add(sessionTTL).Unix())
+	err = st.exec(ctx, `INSERT INTO sessions (hash, user_id, expires) VALUES ($1, $2, $3)`, hashSecret(sid), u.ID, time.Now().Add(sessionTTL).Unix())
 	return u, sid, err
 }
 
 func (st *store) signOut(ctx context.Context, sid string) error {
-	return st.exec(ctx, `DELETE FROM sessions WHERE hash = ?`, hashSecret(sid))
+	return st.exec(ctx, `DELETE FROM sessions WHERE hash = $1`, hashSecret(sid))
 }
 
 // boards returns the boards uid is a member of, and the public boards
 // they are not.
 func (st *store) boards(ctx context.Context, uid int64) (yours, public []boardCard, err error) {
-	rows, err := st.db.QueryContext(ctx, `
-		SELECT b.slug, b.title, b.public, (SELECT COUNT(*) FROM tasks t WHERE t.board_id = b.id),
-			EXISTS (SELECT 1 FROM members m WHERE m.board_id = b.id AND m.user_id = ?)
+	rows, err := st.db.Query(ctx, `
+		SELECT b.slug, b.title, b.public, (SELECT count(*) FROM tasks t WHERE t.board_id = b.id),
+			EXISTS (SELECT 1 FROM members m WHERE m.board_id = b.id AND m.user_id = $1)
 		FROM boards b ORDER BY b.title`, uid)
 	if err != nil {
 		return nil, nil, err
@@ -242,33 +248,44 @@ func (st *store) boards(ctx context.Context, uid int64) (yours, public []boardCa
 // board returns the board of slug as uid sees it: not found when it is
 // private and uid is not a member.
 func (st *store) board(ctx context.Context, slug string, uid int64) (*boardView, error) {
-	b := &boardView{Slug: slug}
-	var members string
-	err := st.db.QueryRowContext(ctx, `
+	b := &boardView{Slug: slug, Members: []member{}}
+	err := st.db.QueryRow(ctx, `
 		SELECT b.id, b.title, b.public, b.owner_id, o.email,
-			(SELECT COUNT(*) FROM tasks t WHERE t.board_id = b.id),
-			EXISTS (SELECT 1 FROM members m WHERE m.board_id = b.id AND m.user_id = ?),
-			(SELECT json_group_array(json_object('email', u.email, 'name', u.name) ORDER BY u.name)
-				FROM members m JOIN users u ON u.id = m.user_id WHERE m.board_id = b.id)
-		FROM boards b JOIN users o ON o.id = b.owner_id WHERE b.slug = ?`, uid, slug).
-		Scan(&b.id, &b.Title, &b.Public, &b.ownerID, &b.Owner, &b.Tasks, &b.member, &members)
+			(SELECT count(*) FROM tasks t WHERE t.board_id = b.id),
+			EXISTS (SELECT 1 FROM members m WHERE m.board_id = b.id AND m.user_id = $1)
+		FROM boards b JOIN users o ON o.id = b.owner_id WHERE b.slug = $2`, uid, slug).
+		Scan(&b.id, &b.Title, &b.Public, &b.ownerID, &b.Owner, &b.Tasks, &b.member)
 	if errors.Is(err, sql.ErrNoRows) || (err == nil && !b.Public && !b.member) {
 		return nil, errNoBoard
 	}
 	if err != nil {
 		return nil, err
 	}
-	return b, json.Unmarshal([]byte(members), &b.Members)
+	rows, err := st.db.Query(ctx, `SELECT u.email, u.name FROM members m JOIN users u ON u.id = m.user_id
+		WHERE m.board_id = $1 ORDER BY u.name, u.email`, b.id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var m member
+		if err := rows.Scan(&m.Email, &m.Name); err != nil {
+			return nil, err
+		}
+		b.Members = append(b.Members, m)
+	}
+	return b, rows.Err()
 }
 
-// tasks returns the board's tasks whose title contains q (all when q is
-// empty), by column, then due date (none last).
+// tasks returns the board's tasks whose title contains q in any case (all
+// when q is empty), by column, then due date (none last). Both sides are
+// lowered by the database, which on SQLite lowers only ASCII letters.
 func (st *store) tasks(ctx context.Context, boardID int64, q string) ([]task, error) {
 	like := "%" + strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(q) + "%"
-	rows, err := st.db.QueryContext(ctx, `
+	rows, err := st.db.Query(ctx, `
 		SELECT t.id, t.title, t.status, COALESCE(u.email, ''), COALESCE(u.name, ''), t.due
 		FROM tasks t LEFT JOIN users u ON u.id = t.assignee_id
-		WHERE t.board_id = ? AND t.title LIKE ? ESCAPE '\'
+		WHERE t.board_id = $1 AND lower(t.title) LIKE lower($2) ESCAPE '\'
 		ORDER BY CASE t.status WHEN 'todo' THEN 0 WHEN 'doing' THEN 1 ELSE 2 END, t.due = '', t.due, t.id`, boardID, like)
 	if err != nil {
 		return nil, err
@@ -289,37 +306,41 @@ func (st *store) tasks(ctx context.Context, boardID int64, q string) ([]task, er
 // not a member is invalid input.
 func (st *store) createTask(ctx context.Context, b *boardView, title, assignee, due string) (task, error) {
 	t := task{Title: title, Status: "todo", Assignee: assignee, Due: due}
-	var who any // NULL: nobody
-	if assignee != "" {
-		var id int64
-		err := st.db.QueryRowContext(ctx, `SELECT u.id, u.name FROM members m JOIN users u ON u.id = m.user_id WHERE m.board_id = ? AND u.email = ?`,
-			b.id, assignee).Scan(&id, &t.Who)
-		if errors.Is(err, sql.ErrNoRows) {
-			return t, errNotAMember
+	err := st.db.Write(ctx, func(tx *sqldb.Tx) error {
+		var who any // NULL: nobody
+		if assignee != "" {
+			var id int64
+			err := tx.QueryRow(ctx, `SELECT u.id, u.name FROM members m JOIN users u ON u.id = m.user_id WHERE m.board_id = $1 AND u.email = $2`,
+				b.id, normEmail(assignee)).Scan(&id, &t.Who)
+			if errors.Is(err, sql.ErrNoRows) {
+				return errNotAMember
+			}
+			if err != nil {
+				return err
+			}
+			who = id
 		}
-		if err != nil {
-			return t, err
-		}
-		who = id
-	}
-	err := st.db.QueryRowContext(ctx, `INSERT INTO tasks (board_id, title, status, assignee_id, due) VALUES (?, ?, 'todo', ?, ?) RETURNING id`,
-		b.id, title, who, due).Scan(&t.ID)
+		return tx.QueryRow(ctx, `INSERT INTO tasks (board_id, title, status, assignee_id, due) VALUES ($1, $2, 'todo', $3, $4) RETURNING id`,
+			b.id, title, who, due).Scan(&t.ID)
+	})
 	return t, err
 }
 
 // moveTask puts the board's task id in the column status.
 func (st *store) moveTask(ctx context.Context, boardID, id int64, status string) (task, error) {
-	return st.taskBy(ctx, `UPDATE tasks SET status = ? WHERE board_id = ? AND id = ? RETURNING id, title, status`, status, boardID, id)
+	return st.taskBy(ctx, `UPDATE tasks SET status = $1 WHERE board_id = $2 AND id = $3 RETURNING id, title, status`, status, boardID, id)
 }
 
 func (st *store) deleteTask(ctx context.Context, boardID, id int64) (task, error) {
-	return st.taskBy(ctx, `DELETE FROM tasks WHERE board_id = ? AND id = ? RETURNING id, title, status`, boardID, id)
+	return st.taskBy(ctx, `DELETE FROM tasks WHERE board_id = $1 AND id = $2 RETURNING id, title, status`, boardID, id)
 }
 
 // taskBy returns the task a statement returns: not found when none.
 func (st *store) taskBy(ctx context.Context, query string, args ...any) (task, error) {
 	var t task
-	err := st.db.QueryRowContext(ctx, query, args...).Scan(&t.ID, &t.Title, &t.Status)
+	err := st.db.Write(ctx, func(tx *sqldb.Tx) error {
+		return tx.QueryRow(ctx, query, args...).Scan(&t.ID, &t.Title, &t.Status)
+	})
 	if errors.Is(err, sql.ErrNoRows) {
 		return t, errNoTask
 	}
@@ -328,23 +349,32 @@ func (st *store) taskBy(ctx context.Context, query string, args ...any) (task, e
 
 // addMember makes the user with email a member of the board.
 func (st *store) addMember(ctx context.Context, boardID int64, email string) (*User, error) {
-	u, err := st.user(ctx, `SELECT id, email, name FROM users WHERE email = ?`, strings.TrimSpace(email))
+	var u *User
+	err := st.db.Write(ctx, func(tx *sqldb.Tx) error {
+		var err error
+		u, err = findUser(ctx, tx, `SELECT id, email, name FROM users WHERE email = $1`, normEmail(email))
+		if err != nil {
+			return err
+		}
+		if u == nil {
+			return errNoAccount
+		}
+		res, err := tx.Exec(ctx, `INSERT INTO members (board_id, user_id) VALUES ($1, $2) ON CONFLICT (board_id, user_id) DO NOTHING`, boardID, u.ID)
+		if err != nil {
+			return err
+		}
+		n, err := res.RowsAffected()
+		if err == nil && n == 0 {
+			err = errAlreadyThere
+		}
+		return err
+	})
 	if err != nil {
 		return nil, err
-	}
-	if u == nil {
-		return nil, errNoAccount
-	}
-	res, err := st.db.ExecContext(ctx, `INSERT OR IGNORE INTO members (board_id, user_id) VALUES (?, ?)`, boardID, u.ID)
-	if err != nil {
-		return nil, err
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return nil, errAlreadyThere
 	}
 	return u, nil
 }
 
 func (st *store) deleteBoard(ctx context.Context, boardID int64) error {
-	return st.exec(ctx, `DELETE FROM boards WHERE id = ?`, boardID)
+	return st.exec(ctx, `DELETE FROM boards WHERE id = $1`, boardID)
 }
