@@ -52,6 +52,16 @@ type Action struct {
 	// and the guard passed; r.Input() holds the input. Required for
 	// [ExposeConfirm] actions.
 	Summary func(ctx context.Context, r *Request) (string, error)
+	// Verify makes a confirm action human-verified (CLARIFICATIONS 10):
+	// confirm: true alone never runs it. A call without the person's
+	// approval gets confirm_required with the URL of an approval page of
+	// the site, where the person, signed in as the caller, reads the
+	// summary and the input and approves or denies; then the same call
+	// (same caller, page, action and input) with confirm: true runs, once.
+	// A person's own form on the site's page, confirmed with its button,
+	// is that approval already. Only for [ExposeConfirm] actions; see also
+	// [SiteOptions.VerifyConfirm].
+	Verify bool
 	// Visible hides the action from some requesters (an admin action from
 	// everyone else): it is then neither listed nor callable by them. It
 	// sees r.Principal, and r.Param on pages; not r.State, and in the site
@@ -140,6 +150,9 @@ func AddAction[In, Out any](rt *Route, a *Action, fn func(ctx context.Context, r
 		}
 	default:
 		panic(fmt.Sprintf("%s: unknown Expose %q", where, a.Expose))
+	}
+	if a.Verify && a.Expose != ExposeConfirm {
+		panic(where + ": Verify is for confirm actions (Expose: ExposeConfirm)")
 	}
 	if a.Limit != nil {
 		a.Limit.mustValid(where + ": Limit")

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -38,6 +39,8 @@ type call struct {
 	// answer is bound to.
 	key  string
 	body []byte
+	// form says the call is a person's form on the site's page.
+	form bool
 }
 
 // A response is the pipeline's answer, fresh or replayed: the status, the
@@ -204,17 +207,85 @@ func (s *Site) proceed(ctx context.Context, c *call, req *Request) (_ *response,
 		return s.failure(NewError(Unavailable, before[i].reason), "call"), false
 	}
 
-	// Step 6: confirm actions need confirm: true; nothing runs without it.
-	if a.Expose == ExposeConfirm && !c.confirm {
-		summary, err := a.summarize(ctx, s, req)
-		if err != nil {
-			return s.failure(err, "summary of "+a.Name), false
+	// Step 6: confirm actions need confirm: true, and a human-verified one
+	// the person's approval; nothing runs without them.
+	if a.Expose == ExposeConfirm {
+		if res := s.confirmed(ctx, c, req, input); res != nil {
+			return res, false
 		}
-		return s.failure(NewError(ConfirmRequired, summary), "call"), false
 	}
 
 	// Step 7: run, reload, answer with the delta.
 	return s.runAction(ctx, a, req, before), true
+}
+
+// confirmed is step 6 of a confirm action: nil when the call may run, or
+// the refusal. A human-verified action (CLARIFICATIONS 10) runs on
+// confirm: true only with an approval the person gave on the site's
+// approval page for this very call, taken once; or when the call is the
+// person's own form on the site's page, confirmed by its button, from
+// their browser session.
+func (s *Site) confirmed(ctx context.Context, c *call, req *Request, input json.RawMessage) *response {
+	a := c.action
+	verify := a.Verify || s.opts.VerifyConfirm
+	if c.confirm && (!verify || c.form && byPerson(req)) {
+		return nil
+	}
+	summary, err := a.summarize(ctx, s, req)
+	if err != nil {
+		return s.failure(err, "summary of "+a.Name)
+	}
+	if !verify || c.form {
+		return s.failure(NewError(ConfirmRequired, summary), "call")
+	}
+	key := approvalKey(req, a.Name, input)
+	if c.confirm {
+		taken, err := s.appr.Take(ctx, key)
+		switch {
+		case err != nil: // fail closed: never run without the store
+			return s.failure(fmt.Errorf("affordances: approvals store: %w", err), "call")
+		case taken != nil && taken.State == ApprovalApproved:
+			return nil
+		case taken != nil && taken.State == ApprovalDenied:
+			return s.failure(forbidden("The person denied this call on the approval page. Nothing ran."), "call")
+		}
+	}
+	ap, err := s.appr.Request(ctx, &Approval{ID: NewApprovalID(), Call: key, Principal: req.Principal.ID, Page: req.Page,
+		Action: a.Name, Input: input, Summary: summary, State: ApprovalPending, Expires: time.Now().Add(ApprovalTTL)})
+	if err != nil {
+		return s.failure(fmt.Errorf("affordances: approvals store: %w", err), "call")
+	}
+	res := s.failure(NewError(ConfirmRequired, summary+" A person must approve it at the approval page before confirm: true runs it."), "call")
+	res.delta.Approval = &PendingApproval{URL: ApprovalsPath + ap.ID, Expires: ap.Expires.UTC().Truncate(time.Second)}
+	return res
+}
+
+// byPerson reports whether req comes from a person's browser session: a
+// cookie, and the browser's own headers of a same-site post (which
+// [Site.checkFormOrigin] has checked), not a client that sent neither.
+func byPerson(req *Request) bool {
+	r := req.HTTP
+	return req.Principal.Method == AuthCookie && (r.Header.Get("Origin") != "" || r.Header.Get("Sec-Fetch-Site") == "same-origin")
+}
+
+// approvalKey names one call for [ApprovalStore]: its caller, page, action
+// and input, the input in canonical form (object keys sorted, no spaces),
+// so the same input approves the same call however it is written.
+func approvalKey(req *Request, action string, input json.RawMessage) string {
+	var v any
+	d := json.NewDecoder(bytes.NewReader(input))
+	d.UseNumber()
+	canonical := []byte(input)
+	if d.Decode(&v) == nil {
+		if b, err := json.Marshal(v); err == nil {
+			canonical = b
+		}
+	}
+	h := sha256.New()
+	for _, part := range []string{req.Principal.ID, req.Page, action, string(canonical)} {
+		fmt.Fprintf(h, "%d:%s", len(part), part)
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // runAction is step 7: it runs the action, loads the page again as the

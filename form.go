@@ -218,8 +218,8 @@ func (s *Site) serveForm(w http.ResponseWriter, r *http.Request, next http.Handl
 	}
 	c := &call{
 		route: rt, params: params, action: a, confirm: r.PostForm.Get(FormConfirmField) == "yes",
-		origin: s.checkFormOrigin,
-		input:  func() (json.RawMessage, []Issue) { return a.form.decode(r.PostForm) },
+		origin: s.checkFormOrigin, form: true,
+		input: func() (json.RawMessage, []Issue) { return a.form.decode(r.PostForm) },
 	}
 	if key := r.PostForm.Get(FormKeyField); validIdempotencyKey(key) {
 		values := maps.Clone(r.PostForm)

@@ -30,6 +30,8 @@ const IndexPath = "/.well-known/affordances.json"
 //   - GET or HEAD of [IndexPath]: the site index, whatever the Accept;
 //   - GET or HEAD of [aal.ManifestPath] or of a page's [FragmentPath]: the
 //     AAL manifest, or the page's fragment computed from its state;
+//   - GET, HEAD or POST under [ApprovalsPath]: the approval pages of
+//     human-verified confirmation ([Action.Verify]);
 //   - GET or HEAD of [LLMsTxtPath]: the site's llms.txt, the index in
 //     Markdown; of [WebMCPScriptPath]: the script of [WebMCPScript];
 //   - anything else: next, untouched but for Vary: Accept and the Link
@@ -44,6 +46,10 @@ func (s *Site) Handler(next http.Handler) http.Handler {
 		next = http.NotFoundHandler()
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, ApprovalsPath) {
+			s.serveApproval(w, r)
+			return
+		}
 		switch r.Method {
 		case http.MethodGet, http.MethodHead:
 			switch page, fragment := pageOfFragment(r.URL.EscapedPath()); {

@@ -53,6 +53,15 @@ type SiteOptions struct {
 	// Nil: an in-memory store from [NewMemoryIdempotencyStore].
 	Idempotency IdempotencyStore
 
+	// Approvals keeps the approvals of human-verified confirmation
+	// (CLARIFICATIONS 10). Nil: an in-memory store from
+	// [NewMemoryApprovalStore].
+	Approvals ApprovalStore
+
+	// VerifyConfirm makes every confirm action human-verified, as
+	// [Action.Verify] makes one.
+	VerifyConfirm bool
+
 	// MaxBodyBytes bounds a call's body, and the body of any form posted to
 	// a route's page, multipart included; a larger one gets invalid_input
 	// (413). Zero: 1 MiB.
@@ -80,6 +89,7 @@ type Site struct {
 	opts    SiteOptions
 	limiter RateLimiter
 	idem    IdempotencyStore
+	appr    ApprovalStore
 	routes  []*Route
 	logger  *slog.Logger
 	// formOrigin is the browser's origin rule for forms.
@@ -129,6 +139,10 @@ func NewSite(opts *SiteOptions) *Site {
 	s.idem = s.opts.Idempotency
 	if s.idem == nil {
 		s.idem = NewMemoryIdempotencyStore(0)
+	}
+	s.appr = s.opts.Approvals
+	if s.appr == nil {
+		s.appr = NewMemoryApprovalStore(0)
 	}
 	s.logger = s.opts.Logger
 	if s.logger == nil {

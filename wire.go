@@ -1,6 +1,9 @@
 package affordances
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"time"
+)
 
 // MediaType is the media type of every Affordances document: graphs, calls,
 // deltas and the site index (seed 000, "Media type").
@@ -82,6 +85,16 @@ type Delta struct {
 	Redirect       string             `json:"redirect,omitempty" jsonschema:"a path the person would have been sent to"`
 	Message        string             `json:"message,omitempty" jsonschema:"a short sentence to repeat to the user"`
 	Error          *Error             `json:"error,omitempty"`
+	// Approval, beside a confirm_required error, is where a person must
+	// approve the call before confirm: true runs it (CLARIFICATIONS 10).
+	Approval *PendingApproval `json:"approval,omitempty" jsonschema:"where a person approves this call before confirm: true runs it (human-verified confirmation)"`
+}
+
+// A PendingApproval is a call waiting for a person's approval on the
+// site's own page (CLARIFICATIONS 10, human-verified confirmation).
+type PendingApproval struct {
+	URL     string    `json:"url" jsonschema:"the approval page, a path of the site: /.well-known/affordances/approvals/<id>"`
+	Expires time.Time `json:"expires" jsonschema:"when the approval lapses, RFC 3339"`
 }
 
 // A SiteIndex lists a site's routes and their actions, enough to plan a task

@@ -1,0 +1,207 @@
+package affordances
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"html/template"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/affordances/affordances-go/aal"
+	"github.com/affordances/affordances-go/internal/mediatype"
+)
+
+// ApprovalsPath is where a site serves its approval pages, one per call
+// awaiting a person's approval: ApprovalsPath + the approval's id
+// (CLARIFICATIONS 10, human-verified confirmation).
+const ApprovalsPath = "/.well-known/affordances/approvals/"
+
+// An ApprovalStatus is an approval page asked for as JSON ([MediaType]):
+// what an agent polls, with the caller's own credentials, while the person
+// decides.
+type ApprovalStatus struct {
+	ID      string        `json:"id"`
+	State   ApprovalState `json:"state" jsonschema:"pending, approved or denied"`
+	Expires time.Time     `json:"expires"`
+	Page    string        `json:"page"`
+	Action  string        `json:"action"`
+}
+
+// serveApproval answers an approval page. GET shows the call to the person
+// who made it (their session, or their token for the JSON status): the
+// site's summary, the page, the action and its AAL classes and cost, the
+// input, and Approve and Deny buttons. POST records the decision: only
+// from that person's browser session (a cookie, and the browser's origin
+// headers, checked as for any form), never from a bearer token, so an
+// agent cannot approve its own call.
+func (s *Site) serveApproval(w http.ResponseWriter, r *http.Request) {
+	id := strings.TrimPrefix(r.URL.Path, ApprovalsPath)
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Vary", "Accept, Cookie, Authorization")
+	asJSON := mediatype.Accepts(r.Header.Values("Accept"), MediaType)
+	fail := func(e *Error) {
+		if asJSON {
+			s.writeResponse(w, r, s.failure(e, "approval"))
+			return
+		}
+		s.renderApproval(w, e.HTTPStatus(), &approvalPage{Site: s.opts.Name, Error: e.Message})
+	}
+	p, err := s.authenticate(r)
+	if err != nil {
+		fail(s.public(err, "approval"))
+		return
+	}
+	if p.Anonymous() {
+		fail(NewError(Unauthorized, "Sign in to this site in this browser, as the account that made the call, then open this link again."))
+		return
+	}
+	ctx := r.Context()
+	ap, err := s.appr.Get(ctx, id)
+	switch {
+	case err != nil:
+		fail(s.public(err, "approvals store"))
+		return
+	case ap == nil || ap.Principal != p.ID:
+		// Another account's approval is as unknown as a made-up one.
+		fail(NewError(NotFound, "This approval is unknown or has expired. Ask your agent to try again for a new link."))
+		return
+	}
+	if r.Method == http.MethodPost {
+		if err := s.checkFormOrigin(r); err != nil || !byPerson(&Request{HTTP: r, Principal: p}) {
+			fail(forbidden("Approve or deny on this page, in the browser where you are signed in."))
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, 4096)
+		decision := r.PostFormValue("decision")
+		if decision != "approve" && decision != "deny" {
+			fail(NewError(InvalidInput, "Choose Approve or Deny."))
+			return
+		}
+		if ap, err = s.appr.Decide(ctx, id, decision == "approve"); err != nil {
+			if errors.Is(err, ErrApprovalClosed) {
+				fail(&Error{Code: Unavailable, Message: "This call was decided already, or its approval expired.", status: http.StatusConflict})
+				return
+			}
+			fail(s.public(err, "approvals store"))
+			return
+		}
+	} else if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD, POST")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	if asJSON {
+		b, _ := json.Marshal(ApprovalStatus{ID: ap.ID, State: ap.State, Expires: ap.Expires.UTC().Truncate(time.Second), Page: ap.Page, Action: ap.Action})
+		w.Header().Set("Content-Type", MediaType)
+		w.Write(b)
+		return
+	}
+	s.renderApproval(w, http.StatusOK, s.approvalPage(ctx, r, p, ap))
+}
+
+// approvalPage is what the approval page shows of ap.
+func (s *Site) approvalPage(ctx context.Context, r *http.Request, p Principal, ap *Approval) *approvalPage {
+	page := &approvalPage{Site: s.opts.Name, Approval: ap, Label: ap.Action, Input: string(ap.Input),
+		Expires: ap.Expires.UTC().Format("15:04 UTC, 2 January 2006")}
+	var pretty bytes.Buffer
+	if json.Indent(&pretty, ap.Input, "", "  ") == nil {
+		page.Input = pretty.String()
+	}
+	rt, params := s.lookup((&url.URL{Path: ap.Page}).EscapedPath())
+	if rt == nil {
+		return page
+	}
+	a := rt.byName[ap.Action]
+	if a == nil {
+		return page
+	}
+	page.Description = a.Description
+	aff := a.aal.Affordance
+	if a.aal.cost != nil {
+		// The cost as the page's state says now, loaded as the person.
+		if req, err := s.load(ctx, withURL(r, func(u *url.URL) { u.Path, u.RawPath, u.RawQuery = ap.Page, "", "" }), rt, params, p); err == nil {
+			aff.Cost = a.aal.cost(req.State.Entities)
+		}
+	}
+	if aff.Label != "" {
+		page.Label = aff.Label
+	}
+	as := aal.Classify(aff, string(a.Expose))
+	for _, c := range as.Classes {
+		page.Classes = append(page.Classes, string(c))
+	}
+	if !as.Reversible {
+		page.Classes = append(page.Classes, "cannot be undone")
+	}
+	if as.Amount != nil {
+		page.Cost = as.Amount.String()
+	}
+	return page
+}
+
+// An approvalPage is the data of approvalTemplate.
+type approvalPage struct {
+	Site        string
+	Error       string // the page is a refusal
+	Approval    *Approval
+	Label       string // the action's AAL label, or its name
+	Description string
+	Input       string // indented JSON
+	Classes     []string
+	Cost        string
+	Expires     string
+}
+
+func (s *Site) renderApproval(w http.ResponseWriter, status int, page *approvalPage) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'")
+	w.Header().Set("X-Frame-Options", "DENY")
+	w.WriteHeader(status)
+	approvalTemplate.Execute(w, page)
+}
+
+// approvalTemplate is the approval page: everything on it that came from
+// the call (the input) or from other people is escaped text. It cannot be
+// framed, so no other page can trick a click on Approve.
+var approvalTemplate = template.Must(template.New("approval").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{if .Error}}Approval{{else}}Approve: {{.Label}}{{end}}{{with .Site}} · {{.}}{{end}}</title>
+<style>
+body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;color:#1d232a}
+h1{font-size:1.4rem;margin:0 0 .25rem}.site{color:#5b6570;margin:0 0 1.5rem}
+.summary{font-size:1.15rem;background:#f4f6f8;border-left:4px solid #2f6fde;padding:.75rem 1rem;margin:1rem 0}
+dl{display:grid;grid-template-columns:8rem 1fr;gap:.4rem 1rem;margin:1rem 0}dt{color:#5b6570}dd{margin:0}
+pre{background:#f4f6f8;padding:.75rem;overflow:auto;font-size:.9rem;margin:0}
+.classes span{display:inline-block;background:#fdecea;color:#8a1c12;border-radius:1rem;padding:0 .6rem;margin:0 .3rem .3rem 0;font-size:.9rem}
+.buttons{display:flex;gap:1rem;margin-top:1.5rem}.buttons form{margin:0}
+button{font:inherit;padding:.6rem 1.4rem;border-radius:.4rem;border:1px solid #1d232a;background:#fff;cursor:pointer}
+button.approve{background:#1f7a3d;border-color:#1f7a3d;color:#fff}
+.state{font-size:1.15rem;font-weight:600}.approved{color:#1f7a3d}.denied{color:#8a1c12}.error{color:#8a1c12}
+</style></head><body>
+{{if .Error}}<h1>Approval</h1>{{with .Site}}<p class="site">{{.}}</p>{{end}}<p class="error">{{.Error}}</p>
+{{else}}{{$a := .Approval}}
+<h1>Approve: {{.Label}}</h1>{{with .Site}}<p class="site">{{.}} asks you to approve a call your agent made.</p>{{end}}
+<p class="summary">{{$a.Summary}}</p>
+<dl>
+<dt>Action</dt><dd>{{.Label}}{{with .Description}} — {{.}}{{end}}</dd>
+<dt>Page</dt><dd>{{$a.Page}}</dd>
+{{with .Cost}}<dt>Cost</dt><dd>{{.}}</dd>{{end}}
+{{with .Classes}}<dt>Risk</dt><dd class="classes">{{range .}}<span>{{.}}</span>{{end}}</dd>{{end}}
+<dt>Input</dt><dd><pre>{{.Input}}</pre></dd>
+<dt>Expires</dt><dd>{{.Expires}}</dd>
+</dl>
+{{if eq (print $a.State) "pending"}}
+<p>Nothing has happened yet. Approve to let your agent's call run once; deny and it never runs.</p>
+<div class="buttons">
+<form method="post"><input type="hidden" name="decision" value="approve"><button class="approve" type="submit">Approve</button></form>
+<form method="post"><input type="hidden" name="decision" value="deny"><button type="submit">Deny</button></form>
+</div>
+{{else if eq (print $a.State) "approved"}}<p class="state approved">Approved. Your agent's call will run once when it sends it again.</p>
+{{else}}<p class="state denied">Denied. The call will not run.</p>{{end}}
+{{end}}
+</body></html>
+`))

@@ -1,0 +1,278 @@
+package affordances_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/affordances/affordances-go"
+	"github.com/affordances/affordances-go/aal"
+)
+
+// verifiedSite serves one human-verified confirm action, pay, on /pay,
+// and counts its runs. alice and bob sign in with a cookie (who=NAME) or a
+// token (NAME-token).
+func verifiedSite(t *testing.T, store affordances.ApprovalStore) (*httptest.Server, *atomic.Int32) {
+	t.Helper()
+	var runs atomic.Int32
+	site := affordances.NewSite(&affordances.SiteOptions{
+		Name:      "Verified",
+		Approvals: store,
+		Authenticate: func(r *http.Request) (affordances.Principal, error) {
+			if tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
+				return affordances.Principal{ID: strings.TrimSuffix(tok, "-token")}, nil
+			}
+			if c, err := r.Cookie("who"); err == nil {
+				return affordances.Principal{ID: c.Value}, nil
+			}
+			return affordances.Principal{}, nil
+		},
+	})
+	type payInput struct {
+		Amount int    `json:"amount" affordances:"minimum=1"`
+		To     string `json:"to"`
+	}
+	affordances.AddAction(site.Route("/pay", nil), &affordances.Action{
+		Name: "pay", Description: "Pay someone", Expose: affordances.ExposeConfirm, Verify: true,
+		Summary: func(_ context.Context, r *affordances.Request) (string, error) {
+			in := r.Input().(payInput)
+			return fmt.Sprintf("Pay %s $%d.", in.To, in.Amount), nil
+		},
+		AAL: &aal.Meta{Action: aal.Purchase, Trust: aal.TrustFinancial, Label: "Pay"},
+	}, func(context.Context, *affordances.Request, payInput) (struct{}, error) {
+		runs.Add(1)
+		return struct{}{}, nil
+	})
+	srv := httptest.NewServer(site.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("<!doctype html><title>Pay</title>"))
+	})))
+	t.Cleanup(srv.Close)
+	return srv, &runs
+}
+
+// verifiedCall makes a bearer call of pay as who.
+func verifiedCall(t *testing.T, srv *httptest.Server, who string, input string, confirm bool) (int, affordances.Delta) {
+	t.Helper()
+	body := `{"action":"pay","input":` + input + `,"confirm":` + map[bool]string{true: "true", false: "false"}[confirm] + `}`
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/pay", strings.NewReader(body))
+	req.Header.Set("Content-Type", affordances.MediaType)
+	req.Header.Set("Authorization", "Bearer "+who+"-token")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var d affordances.Delta
+	if err := json.NewDecoder(resp.Body).Decode(&d); err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, d
+}
+
+// decide posts a decision on the approval page at path; header sets how.
+func decide(t *testing.T, srv *httptest.Server, path, decision string, header map[string]string) int {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+path, strings.NewReader(url.Values{"decision": {decision}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// aliceBrowser is alice's browser posting on the site's page.
+func aliceBrowser(srv *httptest.Server) map[string]string {
+	return map[string]string{"Cookie": "who=alice", "Origin": srv.URL}
+}
+
+// TestHumanVerifiedConfirmation: a human-verified confirm call runs only
+// after its caller approved it on the site's approval page, once; a model
+// sending confirm: true without that is refused, and so is anyone but the
+// person's browser deciding (CLARIFICATIONS 10).
+func TestHumanVerifiedConfirmation(t *testing.T) {
+	srv, runs := verifiedSite(t, nil)
+	const in = `{"amount":18,"to":"Bob"}`
+
+	status, d := verifiedCall(t, srv, "alice", in, false)
+	if status != 428 || d.Error == nil || d.Error.Code != affordances.ConfirmRequired || d.Approval == nil ||
+		!strings.HasPrefix(d.Approval.URL, affordances.ApprovalsPath) || time.Until(d.Approval.Expires) < 10*time.Minute {
+		t.Fatalf("a call without confirm: got %d %+v approval %+v, want 428 confirm_required with an approval URL good for 15 minutes", status, d.Error, d.Approval)
+	}
+	link := d.Approval.URL
+	if status, d := verifiedCall(t, srv, "alice", in, true); status != 428 || d.Approval == nil || d.Approval.URL != link {
+		t.Fatalf("confirm: true before approval: got %d %+v, want 428 with the same approval", status, d.Approval)
+	}
+
+	// Nobody but alice's browser session decides.
+	for name, header := range map[string]map[string]string{
+		"alice's bearer token (her agent)":          {"Authorization": "Bearer alice-token"},
+		"alice's token with an Origin":              {"Authorization": "Bearer alice-token", "Origin": srv.URL},
+		"alice's cookie without a browser's Origin": {"Cookie": "who=alice"},
+		"alice's cookie from another site":          {"Cookie": "who=alice", "Origin": "https://evil.example"},
+		"bob's browser":                             {"Cookie": "who=bob", "Origin": srv.URL},
+		"nobody":                                    {"Origin": srv.URL},
+	} {
+		if got := decide(t, srv, link, "approve", header); got < 400 {
+			t.Errorf("approving as %s: got %d, want a refusal", name, got)
+		}
+	}
+	if status, _ := verifiedCall(t, srv, "alice", in, true); status != 428 || runs.Load() != 0 {
+		t.Fatalf("after refused approvals: got %d, %d runs; want 428 and nothing run", status, runs.Load())
+	}
+
+	// The page shows the call to alice.
+	req, _ := http.NewRequest(http.MethodGet, srv.URL+link, nil)
+	req.Header.Set("Cookie", "who=alice")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var page strings.Builder
+	buf := make([]byte, 1<<16)
+	n, _ := resp.Body.Read(buf)
+	page.Write(buf[:n])
+	resp.Body.Close()
+	for _, want := range []string{"Pay Bob $18.", "/pay", "financial", "cannot be undone", "&#34;amount&#34;: 18", `value="approve"`, `value="deny"`} {
+		if !strings.Contains(page.String(), want) {
+			t.Errorf("the approval page lacks %q:\n%s", want, page.String())
+		}
+	}
+	if resp.Header.Get("X-Frame-Options") != "DENY" {
+		t.Error("the approval page can be framed")
+	}
+
+	if got := decide(t, srv, link, "approve", aliceBrowser(srv)); got != 200 {
+		t.Fatalf("alice approving in her browser: got %d, want 200", got)
+	}
+	if got := decide(t, srv, link, "deny", aliceBrowser(srv)); got != 409 {
+		t.Errorf("deciding again: got %d, want 409", got)
+	}
+	// Only the very call runs: not another input, not another caller.
+	if status, _ := verifiedCall(t, srv, "alice", `{"amount":1800,"to":"Bob"}`, true); status != 428 {
+		t.Errorf("another input after approval: got %d, want 428", status)
+	}
+	if status, _ := verifiedCall(t, srv, "bob", in, true); status != 428 {
+		t.Errorf("another caller after approval: got %d, want 428", status)
+	}
+	if runs.Load() != 0 {
+		t.Fatalf("%d runs before the approved call, want 0", runs.Load())
+	}
+	// The same input written otherwise is the same call.
+	if status, d := verifiedCall(t, srv, "alice", `{ "to":"Bob", "amount":18 }`, true); status != 200 || !d.OK || runs.Load() != 1 {
+		t.Fatalf("the approved call: got %d %+v, %d runs; want 200 and one run", status, d.Error, runs.Load())
+	}
+	if status, d := verifiedCall(t, srv, "alice", in, true); status != 428 || d.Approval == nil || d.Approval.URL == link || runs.Load() != 1 {
+		t.Errorf("the approved call again: got %d %+v, %d runs; want 428 with a new approval, one run", status, d.Approval, runs.Load())
+	}
+}
+
+// TestHumanVerifiedDenial: a denied call never runs; the denial answers
+// once, then the call asks anew.
+func TestHumanVerifiedDenial(t *testing.T) {
+	srv, runs := verifiedSite(t, nil)
+	const in = `{"amount":5,"to":"Carol"}`
+	_, d := verifiedCall(t, srv, "alice", in, false)
+	if d.Approval == nil {
+		t.Fatal("no approval")
+	}
+	if got := decide(t, srv, d.Approval.URL, "deny", aliceBrowser(srv)); got != 200 {
+		t.Fatalf("deny: %d", got)
+	}
+	if status, d := verifiedCall(t, srv, "alice", in, true); status != 403 || d.Error == nil || !strings.Contains(d.Error.Message, "denied") {
+		t.Errorf("confirm: true after denial: got %d %+v, want 403 saying the person denied it", status, d.Error)
+	}
+	if status, d := verifiedCall(t, srv, "alice", in, true); status != 428 || d.Approval == nil {
+		t.Errorf("once more: got %d, want 428 with a new approval", status)
+	}
+	if runs.Load() != 0 {
+		t.Errorf("%d runs, want 0", runs.Load())
+	}
+}
+
+// TestHumanVerifiedExpiry: an approval not used within ApprovalTTL of its
+// decision lapses; the call then asks anew and does not run.
+func TestHumanVerifiedExpiry(t *testing.T) {
+	var now atomic.Int64
+	now.Store(time.Now().UnixNano())
+	store := affordances.NewMemoryApprovalStoreAt(0, func() time.Time { return time.Unix(0, now.Load()) })
+	srv, runs := verifiedSite(t, store)
+	const in = `{"amount":7,"to":"Dan"}`
+	_, d := verifiedCall(t, srv, "alice", in, false)
+	if got := decide(t, srv, d.Approval.URL, "approve", aliceBrowser(srv)); got != 200 {
+		t.Fatalf("approve: %d", got)
+	}
+	now.Add(int64(affordances.ApprovalTTL + time.Minute))
+	if status, _ := verifiedCall(t, srv, "alice", in, true); status != 428 || runs.Load() != 0 {
+		t.Errorf("after expiry: got %d, %d runs; want 428 and nothing run", status, runs.Load())
+	}
+}
+
+// TestHumanVerifiedStatus: the agent polls the approval as JSON with its
+// own token; another account sees nothing.
+func TestHumanVerifiedStatus(t *testing.T) {
+	srv, _ := verifiedSite(t, nil)
+	_, d := verifiedCall(t, srv, "alice", `{"amount":3,"to":"Eve"}`, false)
+	status := func(who string) (int, affordances.ApprovalStatus) {
+		req, _ := http.NewRequest(http.MethodGet, srv.URL+d.Approval.URL, nil)
+		req.Header.Set("Accept", affordances.MediaType)
+		req.Header.Set("Authorization", "Bearer "+who+"-token")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var st affordances.ApprovalStatus
+		json.NewDecoder(resp.Body).Decode(&st)
+		return resp.StatusCode, st
+	}
+	if code, st := status("alice"); code != 200 || st.State != affordances.ApprovalPending || st.Action != "pay" {
+		t.Errorf("alice polling: got %d %+v, want 200 pending", code, st)
+	}
+	decide(t, srv, d.Approval.URL, "approve", aliceBrowser(srv))
+	if code, st := status("alice"); code != 200 || st.State != affordances.ApprovalApproved {
+		t.Errorf("alice polling after approval: got %d %+v, want approved", code, st)
+	}
+	if code, _ := status("bob"); code != 404 {
+		t.Errorf("bob polling alice's approval: got %d, want 404", code)
+	}
+}
+
+// TestHumanVerifiedForm: the person's own form on the site's page,
+// confirmed with its button in their browser, runs the call: that is the
+// approval. A form sent with a bearer token does not.
+func TestHumanVerifiedForm(t *testing.T) {
+	srv, runs := verifiedSite(t, nil)
+	post := func(header map[string]string) int {
+		form := url.Values{affordances.FormActionField: {"pay"}, affordances.FormConfirmField: {"yes"}, "amount": {"9"}, "to": {"Fay"}}
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/pay", strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		for k, v := range header {
+			req.Header.Set(k, v)
+		}
+		c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if got := post(map[string]string{"Authorization": "Bearer alice-token", "Origin": srv.URL}); got == http.StatusSeeOther || runs.Load() != 0 {
+		t.Errorf("a form with a bearer token: got %d, %d runs; want it not run", got, runs.Load())
+	}
+	if got := post(aliceBrowser(srv)); got != http.StatusSeeOther || runs.Load() != 1 {
+		t.Errorf("alice's confirmed form: got %d, %d runs; want 303 and one run", got, runs.Load())
+	}
+}
