@@ -59,6 +59,16 @@ type ClientOptions struct {
 
 	// UserAgent is sent on every request. Empty: "affordances-go".
 	UserAgent string
+
+	// ApprovalTimeout bounds the wait for a person's decision on the site's
+	// approval page (human-verified confirmation). Zero: until the
+	// approval expires.
+	ApprovalTimeout time.Duration
+
+	// OnApprovalWait, when set, is called at each check of a pending
+	// approval, with the time waited so far: a command line shows progress
+	// with it.
+	OnApprovalWait func(req *ApprovalRequest, waited time.Duration)
 }
 
 // A Client reads and operates an Affordances site for an agent: the site
@@ -321,6 +331,14 @@ type ApprovalRequest struct {
 	// will happen. Empty for an action that is not a confirm action, about
 	// which the client asks before sending anything.
 	Message string
+	// URL, when set, is the site's approval page for this call
+	// (human-verified confirmation, CLARIFICATIONS 10): the person must
+	// open it in their own browser, signed in, and approve there; a yes
+	// from the Approver alone does not run the call. The Approver's job is
+	// then to send the person there; its true means "wait for them".
+	URL string
+	// Expires is when the approval page lapses; zero without URL.
+	Expires time.Time
 	// Reasons explain the classes, in sentences.
 	Reasons []string
 }
@@ -387,8 +405,20 @@ func (p *Page) Call(ctx context.Context, action string, input any) (*Delta, erro
 		if !slices.Contains(req.Classes, aal.ClassConfirm) {
 			req.Classes = append(req.Classes, aal.ClassConfirm)
 		}
+		if delta.Approval != nil {
+			// Human-verified: the person decides on the site's page.
+			if req.URL, err = c.approvalURL(delta.Approval.URL); err != nil {
+				return delta, err
+			}
+			req.Expires = delta.Approval.Expires
+		}
 		if err := c.approve(ctx, req); err != nil {
 			return delta, err
+		}
+		if req.URL != "" {
+			if err := c.awaitApproval(ctx, req); err != nil {
+				return delta, err
+			}
 		}
 		// The person said yes to this very call: only now confirm: true.
 		if delta, err = c.send(ctx, p.path, Call{Action: action, Input: in, Confirm: true}); err != nil {
@@ -417,6 +447,76 @@ func (p *Page) Call(ctx context.Context, action string, input any) (*Delta, erro
 		p.refreshFragment(ctx)
 	}
 	return delta, nil
+}
+
+// ErrApprovalTimeout: the person did not decide on the site's approval
+// page in time; the call did not run.
+var ErrApprovalTimeout = errors.New("affordances: no decision on the approval page in time")
+
+// approvalURL resolves the approval page's path; it must be a page of the
+// site under [ApprovalsPath], where the client's own credentials may go.
+func (c *Client) approvalURL(path string) (string, error) {
+	if !strings.HasPrefix(path, ApprovalsPath) || strings.ContainsAny(path, "?#\\") || strings.Contains(path, "..") {
+		return "", fmt.Errorf("%w: the approval page %q is not a path under %s", ErrProtocol, path, ApprovalsPath)
+	}
+	return c.resolve(path), nil
+}
+
+// awaitApproval polls the approval page's status until the person decided,
+// it expired, or ApprovalTimeout passed: nil once approved.
+func (c *Client) awaitApproval(ctx context.Context, req *ApprovalRequest) error {
+	deadline := req.Expires
+	if c.opts.ApprovalTimeout > 0 {
+		deadline = time.Now().Add(c.opts.ApprovalTimeout)
+	}
+	if deadline.IsZero() {
+		deadline = time.Now().Add(ApprovalTTL)
+	}
+	start := time.Now()
+	for wait := time.Second; ; wait = min(wait*2, 5*time.Second) {
+		state, err := c.approvalState(ctx, req.URL)
+		switch {
+		case err != nil:
+			return err
+		case state == ApprovalApproved:
+			return nil
+		case state == ApprovalDenied:
+			return fmt.Errorf("%w: the person denied %s on the approval page", ErrNotApproved, req.Action)
+		}
+		if c.opts.OnApprovalWait != nil {
+			c.opts.OnApprovalWait(req, time.Since(start))
+		}
+		if time.Now().Add(wait).After(deadline) {
+			return fmt.Errorf("%w: %s waited %s at %s", ErrApprovalTimeout, req.Action, time.Since(start).Round(time.Second), req.URL)
+		}
+		if err := sleep(ctx, wait); err != nil {
+			return err
+		}
+	}
+}
+
+// approvalState reads the approval page as JSON ([ApprovalStatus]), with the
+// client's credentials: the page is the site's own.
+func (c *Client) approvalState(ctx context.Context, u string) (ApprovalState, error) {
+	hr, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return "", err
+	}
+	hr.Header.Set("Accept", MediaType)
+	c.authorize(hr)
+	res, err := c.hc.Do(hr)
+	if err != nil {
+		return "", fmt.Errorf("affordances: checking the approval: %w", err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode == http.StatusNotFound {
+		return "", fmt.Errorf("%w: the approval page %s is gone (expired)", ErrApprovalTimeout, u)
+	}
+	var st ApprovalStatus
+	if err := json.NewDecoder(io.LimitReader(res.Body, 1<<16)).Decode(&st); err != nil || res.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("%w: the approval page %s answered %d", ErrProtocol, u, res.StatusCode)
+	}
+	return st.State, nil
 }
 
 func (c *Client) approve(ctx context.Context, req *ApprovalRequest) error {

@@ -56,6 +56,7 @@ affordances inspect --token secret http://127.0.0.1:8081/boards/website-relaunch
 		addr := fs.String("addr", "127.0.0.1:8080", "`host:port` to listen on")
 		data := fs.String("data", "", "`directory` of the demo's SQLite file (default: $XDG_DATA_HOME/affordances-demo, or ~/.local/share/affordances-demo; the board's in board/ there)")
 		database := fs.String("database", "", "keep the demo's data in the PostgreSQL database at `URL` (postgres://user@host/db), created and seeded when empty, instead of the SQLite file; several instances may share it")
+		noApproval := fs.Bool("no-approval", false, "the shop places an order on an agent's confirm: true alone; by default the person approves each order on the shop's approval page, in their browser")
 		redisURL := fs.String("redis", "", "keep rate limits and Idempotency-Keys in the Redis at `URL` (redis://127.0.0.1:6379/0), shared by every instance")
 		return func(ctx context.Context, e *env, args []string) error {
 			which := "shop"
@@ -86,7 +87,7 @@ affordances inspect --token secret http://127.0.0.1:8081/boards/website-relaunch
 					return fmt.Errorf("--redis %s: %w", *redisURL, err)
 				}
 			}
-			return runDemo(ctx, e, which, *addr, *data, *database, rdb)
+			return runDemo(ctx, e, which, demoSettings{addr: *addr, dir: *data, database: *database, noApproval: *noApproval}, rdb)
 		}
 	},
 }
@@ -108,7 +109,14 @@ func dataDir(e *env) (string, error) {
 
 // runDemo opens the demo which ("shop" or "board") and serves it on addr
 // until ctx ends or the process is interrupted.
-func runDemo(ctx context.Context, e *env, which, addr, dir, database string, rdb *redis.Client) error {
+// demoSettings are the demo command's flags.
+type demoSettings struct {
+	addr, dir, database string
+	noApproval          bool
+}
+
+func runDemo(ctx context.Context, e *env, which string, set demoSettings, rdb *redis.Client) error {
+	addr, dir, database := set.addr, set.dir, set.database
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if dir == "" {
@@ -151,7 +159,7 @@ func runDemo(ctx context.Context, e *env, which, addr, dir, database string, rdb
 Press Ctrl-C to stop.
 `, url, where, board.DemoEmail, board.DemoPassword, b.Token(), b.Token(), url)
 	} else {
-		opts := &shop.Options{DataDir: dir, Database: database, DemoToken: e.getenv(demoTokenEnv), Logger: logger, MCP: "/mcp"}
+		opts := &shop.Options{DataDir: dir, Database: database, DemoToken: e.getenv(demoTokenEnv), Logger: logger, MCP: "/mcp", NoApproval: set.noApproval}
 		if rdb != nil {
 			opts.Redis = rdb
 		}

@@ -73,7 +73,7 @@ func startInstance(t *testing.T, token string, args ...string) *instance {
 	addr := l.Addr().String()
 	l.Close()
 	in := &instance{t: t, URL: "http://" + addr,
-		args: append([]string{"demo", "shop", "--addr", addr}, args...),
+		args: append([]string{"demo", "shop", "--addr", addr, "--no-approval"}, args...),
 		env:  append(os.Environ(), "AFFORDANCES_DEMO_TOKEN="+token, "HOME="+t.TempDir())}
 	in.start()
 	t.Cleanup(in.kill)
@@ -215,11 +215,11 @@ func newFleet(t *testing.T, instances int, shared bool, users, stock int) *fleet
 	if shared {
 		db := servicetest.SharedPostgres(t).NewDatabase(t)
 		rdb := servicetest.StartRedis(t)
-		opts = &shop.Options{Database: db, DemoToken: f.token}
+		opts = &shop.Options{Database: db, DemoToken: f.token, NoApproval: true}
 		f.args = []string{"--database", db, "--redis", "redis://" + rdb.Addr + "/0"}
 	} else {
 		dir := t.TempDir()
-		opts = &shop.Options{DataDir: dir, DemoToken: f.token}
+		opts = &shop.Options{DataDir: dir, DemoToken: f.token, NoApproval: true}
 		f.args = []string{"--data", dir}
 	}
 	s, err := shop.Open(ctx, opts)

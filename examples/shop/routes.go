@@ -150,9 +150,12 @@ func (s *Shop) declare() {
 		Name:        "placeOrder",
 		Description: "Order the cart, pay with the chosen card, ship to the chosen address",
 		Expose:      affordances.ExposeConfirm,
-		Effects:     []string{"cart"},
-		GuardText:   "the cart is not empty",
-		Guard:       guard(cartNotEmpty),
+		// The person approves each order on the shop's own page, in their
+		// browser: an agent's confirm: true alone never places one.
+		Verify:    !s.noApproval,
+		Effects:   []string{"cart"},
+		GuardText: "the cart is not empty",
+		Guard:     guard(cartNotEmpty),
 		Summary: func(ctx context.Context, r *affordances.Request) (string, error) {
 			return checkoutSummary(r.State), nil
 		},

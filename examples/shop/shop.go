@@ -101,6 +101,12 @@ type Options struct {
 	// PostgreSQL database share them) and the limits in memory.
 	Redis redis.UniversalClient
 
+	// NoApproval lets placeOrder run on confirm: true alone. By default an
+	// order is human-verified (CLARIFICATIONS 10): the agent's call gets
+	// the URL of the shop's approval page, the person approves there,
+	// signed in, and only then does the call run.
+	NoApproval bool
+
 	// MCP is the path of the shop's MCP endpoint, advertised as "mcp" in
 	// its site index; the caller mounts the endpoint there (the demo
 	// command mounts mcpbridge.Handler at /mcp). Empty: none.
@@ -117,7 +123,9 @@ type Shop struct {
 	token   string
 	tmpDir  string // removed by Close when Open made it
 	secure  bool   // cookies get the Secure attribute
-	views   *views
+	// noApproval is Options.NoApproval.
+	noApproval bool
+	views      *views
 	// now is the clock of order cancelling (the 30 minutes); tests set
 	// it.
 	now func() time.Time
@@ -131,7 +139,7 @@ func Open(ctx context.Context, opts *Options) (*Shop, error) {
 	if opts != nil {
 		o = *opts
 	}
-	s := &Shop{logger: o.Logger, now: time.Now}
+	s := &Shop{logger: o.Logger, now: time.Now, noApproval: o.NoApproval}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}
@@ -162,7 +170,7 @@ func Open(ctx context.Context, opts *Options) (*Shop, error) {
 		s.secure = u == "https"
 	}
 	s.views = mustParseViews()
-	limiter, idem, err := stores(ctx, o.Redis, st.db.Pool())
+	limiter, idem, approvals, err := stores(ctx, o.Redis, st.db.Pool())
 	if err != nil {
 		s.Close()
 		return nil, err
@@ -175,6 +183,7 @@ func Open(ctx context.Context, opts *Options) (*Shop, error) {
 	s.site = affordances.NewSite(&affordances.SiteOptions{
 		RateLimiter:  limiter,
 		Idempotency:  idem,
+		Approvals:    approvals,
 		Name:         "Demo Shop",
 		Description:  "A small demo shop of clothes, bags and homeware: search the catalog, fill a cart, check out with a card on file, review what you bought.",
 		Origin:       o.Origin,
@@ -211,17 +220,22 @@ func (s *Shop) source(o *Options) (string, error) {
 	return filepath.Join(dir, "shop.db"), nil
 }
 
-// stores returns the site's rate limiter and idempotency store: in Redis
-// when rdb is set, else the limiter in memory and the keys in db.
-func stores(ctx context.Context, rdb redis.UniversalClient, db *sql.DB) (affordances.RateLimiter, affordances.IdempotencyStore, error) {
+// stores returns the site's rate limiter, idempotency store and approvals
+// store: in Redis when rdb is set, else the limiter in memory and the
+// others in db.
+func stores(ctx context.Context, rdb redis.UniversalClient, db *sql.DB) (affordances.RateLimiter, affordances.IdempotencyStore, affordances.ApprovalStore, error) {
 	if rdb != nil {
-		return redisstore.NewRateLimiter(rdb, nil), redisstore.NewIdempotencyStore(rdb, nil), nil
+		return redisstore.NewRateLimiter(rdb, nil), redisstore.NewIdempotencyStore(rdb, nil), redisstore.NewApprovalStore(rdb, nil), nil
 	}
 	idem, err := affordances.NewSQLIdempotencyStore(ctx, db, nil)
 	if err != nil {
-		return nil, nil, fmt.Errorf("shop: %w", err)
+		return nil, nil, nil, fmt.Errorf("shop: %w", err)
 	}
-	return nil, idem, nil
+	approvals, err := affordances.NewSQLApprovalStore(ctx, db, nil)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("shop: %w", err)
+	}
+	return nil, idem, approvals, nil
 }
 
 // Handler returns the shop's HTTP handler: the Affordances site, which

@@ -34,12 +34,15 @@ func TestMain(m *testing.M) { os.Exit(servicetest.Main(m)) }
 
 // options is a fresh shop's Options: a new SQLite file, or a new database
 // on the shared PostgreSQL server when $AFFORDANCES_TEST_POSTGRES is set.
+// Orders need no approval on the approval page: the tests of placing
+// orders confirm with confirm: true, and approval_test.go tests the
+// approval.
 func options(t *testing.T) *shop.Options {
 	t.Helper()
 	if os.Getenv(postgresEnv) != "" {
-		return &shop.Options{Database: servicetest.SharedPostgres(t).NewDatabase(t), DemoToken: demoToken}
+		return &shop.Options{Database: servicetest.SharedPostgres(t).NewDatabase(t), DemoToken: demoToken, NoApproval: true}
 	}
-	return &shop.Options{DataDir: t.TempDir(), DemoToken: demoToken}
+	return &shop.Options{DataDir: t.TempDir(), DemoToken: demoToken, NoApproval: true}
 }
 
 // newShop opens a shop on a fresh database and serves it.
