@@ -44,9 +44,9 @@ const (
 	private    = "/boards/team-offsite"
 )
 
-func newBadFixture(t *testing.T) *badFixture {
+func newBadFixture(t *testing.T, backEnd string) *badFixture {
 	t.Helper()
-	b, srv := newBoard(t)
+	b, srv := newBoard(t, backEnd)
 	ctx := t.Context()
 	noRedirect := func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	f := &badFixture{b: b, base: srv.URL, plain: &http.Client{CheckRedirect: noRedirect}}
@@ -155,10 +155,11 @@ func (f *badFixture) send(t *testing.T, c badCase) (*http.Response, []byte) {
 // and to at most perFixture cases: few enough calls that no principal meets
 // the rate limit. The parent test owns them.
 type fixturePool struct {
-	parent *testing.T
-	mu     sync.Mutex
-	idle   []*badFixture
-	used   map[*badFixture]int
+	parent  *testing.T
+	backEnd string
+	mu      sync.Mutex
+	idle    []*badFixture
+	used    map[*badFixture]int
 }
 
 const perFixture = 8
@@ -172,7 +173,7 @@ func (p *fixturePool) get() *badFixture {
 		return f
 	}
 	p.mu.Unlock()
-	return newBadFixture(p.parent)
+	return newBadFixture(p.parent, p.backEnd)
 }
 
 func (p *fixturePool) put(f *badFixture) {
@@ -183,16 +184,16 @@ func (p *fixturePool) put(f *badFixture) {
 	}
 }
 
-// runBadCases runs each case on a demo shared with other cases, or on a
-// fresh one when the case has a setup of its own.
-func runBadCases(t *testing.T, cases []badCase) {
-	pool := &fixturePool{parent: t, used: map[*badFixture]int{}}
+// runBadCases runs each case on a demo of backEnd shared with other cases,
+// or on a fresh one when the case has a setup of its own.
+func runBadCases(t *testing.T, backEnd string, cases []badCase) {
+	pool := &fixturePool{parent: t, backEnd: backEnd, used: map[*badFixture]int{}}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			var f *badFixture
 			if c.setup != nil {
-				f = newBadFixture(t)
+				f = newBadFixture(t, backEnd)
 				c.setup(t, f)
 			} else {
 				f = pool.get()
@@ -368,7 +369,7 @@ func TestBadInputBoard(t *testing.T) {
 				header: http.Header{"Content-Type": {formType}, "Origin": {"http://evil.example"}}, body: fm.values.Encode(), status: 403})
 	}
 	t.Cleanup(func() { t.Logf("%d cases in %v", len(cases), time.Since(start)) })
-	runBadCases(t, cases)
+	onEachBackEnd(t, func(t *testing.T, backEnd string) { runBadCases(t, backEnd, cases) })
 }
 
 // TestBadInputControls proves the matrix able to fail: each state-changing
@@ -385,10 +386,16 @@ func TestBadInputControls(t *testing.T) {
 		cases = append(cases, badCase{name: "form " + fm.values.Get("_action") + " on " + fm.path, as: fm.as, method: "POST", path: fm.path,
 			header: http.Header{"Content-Type": {formType}, "Sec-Fetch-Site": {"same-origin"}}, body: fm.values.Encode()})
 	}
+	onEachBackEnd(t, func(t *testing.T, backEnd string) { runControlCases(t, backEnd, cases) })
+}
+
+// runControlCases runs each case on a fresh demo of backEnd and wants a
+// change in the snapshot.
+func runControlCases(t *testing.T, backEnd string, cases []badCase) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			f := newBadFixture(t)
+			f := newBadFixture(t, backEnd)
 			before := f.snapshot(t)
 			resp, body := f.send(t, c)
 			if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusSeeOther {

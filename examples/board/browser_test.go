@@ -179,7 +179,7 @@ func (x *person) signIn(email, password string) {
 // confirmation page; every page she sees reads well to a screen reader.
 func TestBrowserJourney(t *testing.T) {
 	b := browsertest.Start(t)
-	_, srv := newBoard(t)
+	_, srv := newBoard(t, sqlite)
 	agent := newClient(t, srv, demoToken)
 	const page = "/boards/website-relaunch"
 	alice := newPerson(t, b, srv)
@@ -234,7 +234,7 @@ func TestBrowserJourney(t *testing.T) {
 // each with 403 and nothing changes.
 func TestBrowserForgery(t *testing.T) {
 	b := browsertest.Start(t)
-	_, srv := newBoard(t)
+	_, srv := newBoard(t, sqlite)
 	target := srv.URL + "/boards/team-offsite"
 	evil := http.NewServeMux()
 	form := func(fields string) http.HandlerFunc {
@@ -280,7 +280,7 @@ func TestBrowserForgery(t *testing.T) {
 // nothing. Either way no page is wider than the phone.
 func TestScreenshots(t *testing.T) {
 	b := browsertest.Start(t)
-	_, srv := newBoard(t)
+	_, srv := newBoard(t, sqlite)
 	alice := newPerson(t, b, srv)
 	alice.signIn(board.DemoEmail, board.DemoPassword)
 	ctx := t.Context()

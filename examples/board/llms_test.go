@@ -45,7 +45,7 @@ func (c *client) get(path, accept string) (int, string) {
 // reads it, with the route's description and every action the index
 // lists there; every link in it answers 200 to the same requester.
 func TestLLMsTxt(t *testing.T) {
-	_, srv := newBoard(t)
+	_, srv := newBoard(t, sqlite)
 	alice := newClient(t, srv, "")
 	if resp, _ := alice.post("/login", url.Values{"_action": {"signIn"}, "email": {board.DemoEmail}, "password": {board.DemoPassword}}); resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("alice signs in: got %d, want 303", resp.StatusCode)

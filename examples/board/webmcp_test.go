@@ -207,7 +207,7 @@ var boardPages = []struct {
 // hints of their declarations; no page logs an error.
 func TestWebMCPTools(t *testing.T) {
 	b := browsertest.StartWith(t, &browser.Options{Features: []string{"WebMCPTesting"}})
-	_, srv := newBoard(t)
+	_, srv := newBoard(t, sqlite)
 	for _, who := range boardPages {
 		x := newPerson(t, b, srv)
 		if err := browsertest.Record(t.Context(), x.p); err != nil {
@@ -233,7 +233,7 @@ func TestWebMCPTools(t *testing.T) {
 // away, and signing in again brings it back.
 func TestWebMCPCalls(t *testing.T) {
 	b := browsertest.StartWith(t, &browser.Options{Features: []string{"WebMCPTesting"}})
-	_, srv := newBoard(t)
+	_, srv := newBoard(t, sqlite)
 	agent := newClient(t, srv, demoToken)
 	const public, private = "/boards/website-relaunch", "/boards/team-offsite"
 
@@ -430,7 +430,7 @@ func TestWebMCPOtherOrigin(t *testing.T) {
 // for each person, and none logs an error or an exception.
 func TestPagesLogNoErrors(t *testing.T) {
 	b := browsertest.Start(t)
-	_, srv := newBoard(t)
+	_, srv := newBoard(t, sqlite)
 	for _, who := range boardPages {
 		x := newPerson(t, b, srv)
 		if who.who != "" {
