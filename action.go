@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/affordances/affordances-go/aal"
 	"github.com/affordances/affordances-go/internal/schema"
@@ -34,7 +35,11 @@ type Action struct {
 	GuardText string
 	// Effects lists the entity keys the action changes; the delta then
 	// carries exactly those keys. Nil: the delta carries every entity whose
-	// value changed (CLARIFICATIONS 5).
+	// value changed (CLARIFICATIONS 5). A key no state of the route has had
+	// since the site started is likely a mistake: the delta says null for
+	// it, as for a key that is gone, and the site logs an error naming it,
+	// once. States are loaded per request, so this is found at the first
+	// call, not at start-up.
 	Effects []string
 	// ReadOnly says the action changes nothing.
 	ReadOnly bool
@@ -97,6 +102,9 @@ type action struct {
 	form        *formSchema                                        // how a person's form reads into input
 	decode      func(input json.RawMessage) (any, error)           // into an In
 	run         func(ctx context.Context, r *Request) (any, error) // with r.Input() from decode
+	// unknownEffects are the Effects found missing from the state, each
+	// logged once.
+	unknownEffects sync.Map
 }
 
 var actionName = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9_]*$`)

@@ -280,6 +280,11 @@ func (s *Site) loadState(ctx context.Context, req *Request) (err error) {
 	if st == nil {
 		st = &State{}
 	}
+	for k := range st.Entities {
+		if _, ok := rt.entities.Load(k); !ok {
+			rt.entities.Store(k, true)
+		}
+	}
 	req.State = st
 	return nil
 }

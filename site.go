@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/affordances/affordances-go/aal"
 )
@@ -182,6 +183,9 @@ type State struct {
 // A Route is a page pattern of a [Site], such as "/products/[slug]", with its
 // state loader and actions.
 type Route struct {
+	// entities are the entity keys the route's states have had, for the
+	// check of Effects.
+	entities sync.Map
 	site     *Site
 	pattern  string    // the wire form, with [param] segments
 	segments []segment // none for "/"
