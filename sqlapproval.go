@@ -31,7 +31,7 @@ func NewSQLApprovalStore(ctx context.Context, db *sql.DB, opts *SQLOptions) (App
 	if !sqlName.MatchString(o.Table) {
 		return nil, fmt.Errorf("affordances: SQL approval store: table %q is not a plain name", o.Table)
 	}
-	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS `+o.Table+` (
+	if err := createTable(ctx, db, `CREATE TABLE IF NOT EXISTS `+o.Table+` (
 		id TEXT PRIMARY KEY,
 		call_key TEXT NOT NULL UNIQUE,
 		principal TEXT NOT NULL,

@@ -55,7 +55,7 @@ func NewSQLIdempotencyStore(ctx context.Context, db *sql.DB, opts *SQLOptions) (
 	if !sqlName.MatchString(o.Table) {
 		return nil, fmt.Errorf("affordances: SQL idempotency store: table %q is not a plain name", o.Table)
 	}
-	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS `+o.Table+` (
+	if err := createTable(ctx, db, `CREATE TABLE IF NOT EXISTS `+o.Table+` (
 		id TEXT PRIMARY KEY,
 		body_hash TEXT NOT NULL,
 		answer TEXT,
@@ -75,6 +75,25 @@ func NewSQLIdempotencyStore(ctx context.Context, db *sql.DB, opts *SQLOptions) (
 		return nil, fmt.Errorf("affordances: SQL idempotency store: %w", err)
 	}
 	return s, nil
+}
+
+// createTable runs ddl, a CREATE TABLE IF NOT EXISTS. PostgreSQL lets two
+// such statements race (instances starting together on an empty database:
+// one fails on a unique index of its catalog), so a failure is tried again
+// a few times: once the other's table exists, IF NOT EXISTS holds.
+func createTable(ctx context.Context, db *sql.DB, ddl string) error {
+	var err error
+	for attempt := range 4 {
+		if _, err = db.ExecContext(ctx, ddl); err == nil {
+			return nil
+		}
+		select {
+		case <-time.After(time.Duration(attempt+1) * 50 * time.Millisecond):
+		case <-ctx.Done():
+			return err
+		}
+	}
+	return err
 }
 
 // prepare prepares each statement, TABLE in its text naming table, and
