@@ -66,6 +66,12 @@ type Options struct {
 	// only calls that must be refused are sent.
 	AllowWrites bool
 
+	// Cookies are the session cookies of a test account, sent instead of
+	// Token on the requests the suite makes as that account (with the
+	// site's Origin, as a browser sends it); the checks that need Token
+	// still skip without it. Ignored when Token is set.
+	Cookies []*http.Cookie
+
 	// HTTPClient sends every request. Nil: a client with a 20-second
 	// timeout. It must not follow redirects for the suite to see them;
 	// the suite does not rely on it.

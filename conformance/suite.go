@@ -198,8 +198,16 @@ func (s *suite) get(path, accept string, asUser bool) *exchange {
 }
 
 func (s *suite) authorize(h http.Header) {
-	if s.opts.Token != "" {
+	switch {
+	case s.opts.Token != "":
 		h.Set("Authorization", "Bearer "+s.opts.Token)
+	case len(s.opts.Cookies) > 0:
+		var pairs []string
+		for _, c := range s.opts.Cookies {
+			pairs = append(pairs, c.Name+"="+c.Value)
+		}
+		h.Set("Cookie", strings.Join(pairs, "; "))
+		h.Set("Origin", s.base)
 	}
 }
 

@@ -43,6 +43,7 @@ affordances conform --json http://127.0.0.1:8080 | jq '.checks[] | select(.outco
 		writes := fs.Bool("allow-writes", false, "let the suite run real, harmless actions (needs --token)")
 		asJSON := fs.Bool("json", false, "print the report as JSON, with the evidence of each check")
 		maxPages := fs.Int("max-pages", 50, "discover at most `n` pages")
+		jarFile := fs.String("cookie-jar", "", "Netscape cookie `file` (curl's format) of a test account's session: the suite reads the site as that account with it when no token is given")
 		return func(ctx context.Context, e *env, args []string) error {
 			if len(args) != 1 {
 				return usagef("name one URL")
@@ -50,8 +51,12 @@ affordances conform --json http://127.0.0.1:8080 | jq '.checks[] | select(.outco
 			if !strings.HasPrefix(args[0], "http://") && !strings.HasPrefix(args[0], "https://") {
 				return usagef("not an http(s) URL: %q", args[0])
 			}
-			if *token == "" {
+			if *token == "" && *jarFile == "" {
 				*token = e.getenv(tokenEnv)
+			}
+			cookies, err := siteCookies(*jarFile, args[0])
+			if err != nil {
+				return err
 			}
 			if *writes && *token == "" {
 				return usagef("--allow-writes needs --token (or $%s)", tokenEnv)
@@ -60,7 +65,7 @@ affordances conform --json http://127.0.0.1:8080 | jq '.checks[] | select(.outco
 				return usagef("--max-pages must be at least 1")
 			}
 			rep := conformance.Run(ctx, args[0], &conformance.Options{
-				Token: *token, AllowWrites: *writes, MaxPages: *maxPages, Progress: e.stderr,
+				Token: *token, Cookies: cookies, AllowWrites: *writes, MaxPages: *maxPages, Progress: e.stderr,
 				HTTPClient: &http.Client{Timeout: 20 * time.Second},
 			})
 			if *asJSON {

@@ -248,3 +248,24 @@ func (c cookieEntry) line() string {
 	}
 	return strings.Join([]string{domain, upper(c.Subdomains), c.Path, upper(c.Secure), strconv.FormatInt(c.Expires, 10), c.Name, c.Value}, "\t") + "\n"
 }
+
+// siteCookies returns the cookies the Netscape cookie file at path holds
+// for the site at rawURL; none when path is empty.
+func siteCookies(path, rawURL string) ([]*http.Cookie, error) {
+	if path == "" {
+		return nil, nil
+	}
+	jar, err := loadCookieFile(path)
+	if err != nil {
+		return nil, usagef("--cookie-jar: %v", err)
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return nil, usagef("%q is not a URL", rawURL)
+	}
+	cookies := jar.Cookies(u)
+	if len(cookies) == 0 {
+		return nil, usagef("--cookie-jar: %s holds no cookie for %s", path, u.Host)
+	}
+	return cookies, nil
+}

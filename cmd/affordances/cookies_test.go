@@ -156,3 +156,30 @@ func TestParseCookieFileErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestLintAndConformWithACookieJar: lint and conform read a site as the
+// person whose session a cookie file holds (issue 14): lint checks the
+// signed-in pages' documents, conform passes, and neither sends
+// $AFFORDANCES_TOKEN when given a file.
+func TestLintAndConformWithACookieJar(t *testing.T) {
+	demo := startDemo(t, "jar-lint-token")
+	jar := filepath.Join(t.TempDir(), "jar.txt")
+	if code, out, errOut := cli(t, nil, "call", "--cookie-jar", jar, demo+"/login", "signIn", `{"email":"alice@example.com","password":"alice"}`); code != exitOK {
+		t.Fatalf("signIn: exit %d\n%s%s", code, out, errOut)
+	}
+	code, anon, _ := cli(t, nil, "lint", demo+"/cart")
+	if code != exitOK {
+		t.Fatalf("lint /cart anonymously: exit %d\n%s", code, anon)
+	}
+	code, signedIn, errOut := cli(t, map[string]string{tokenEnv: "wrong"}, "lint", "--cookie-jar", jar, demo+"/cart")
+	if code != exitOK || strings.Count(signedIn, "ok ") <= strings.Count(anon, "ok ") {
+		t.Errorf("lint --cookie-jar: exit %d, want 0 and more documents checked than anonymously\nsigned in:\n%s%s\nanonymous:\n%s", code, signedIn, errOut, anon)
+	}
+	code, out, errOut := cli(t, map[string]string{tokenEnv: "wrong"}, "conform", "--cookie-jar", jar, demo)
+	if code != exitOK {
+		t.Errorf("conform --cookie-jar: exit %d, want 0\n%s%s", code, out, errOut)
+	}
+	if code, _, errOut := cli(t, nil, "conform", "--cookie-jar", filepath.Join(t.TempDir(), "none.txt"), demo); code != exitUsage || !strings.Contains(errOut, "--cookie-jar") {
+		t.Errorf("conform with a missing cookie file: exit %d, want a usage error naming the flag\n%s", code, errOut)
+	}
+}

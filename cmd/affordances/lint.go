@@ -41,6 +41,7 @@ Exit status: 0 no problems, 1 problems (or the site could not be read),
 		token := fs.String("token", "", "bearer `token` to read a site as a signed-in user (default: $"+tokenEnv+")")
 		asJSON := fs.Bool("json", false, "print the findings as JSON")
 		maxPages := fs.Int("max-pages", 100, "visit at most `n` pages of a site")
+		jarFile := fs.String("cookie-jar", "", "Netscape cookie `file` (curl's format) of a session: read the site as that person (when no token is given)")
 		return func(ctx context.Context, e *env, args []string) error {
 			if len(args) == 0 {
 				return usagef("name a URL or at least one FILE")
@@ -48,10 +49,17 @@ Exit status: 0 no problems, 1 problems (or the site could not be read),
 			if *maxPages < 1 {
 				return usagef("--max-pages must be at least 1")
 			}
-			if *token == "" {
+			if *token == "" && *jarFile == "" {
 				*token = e.getenv(tokenEnv)
 			}
 			l := &linter{token: *token, maxPages: *maxPages, client: &http.Client{Timeout: 20 * time.Second}}
+			if *jarFile != "" {
+				jar, err := loadCookieFile(*jarFile)
+				if err != nil {
+					return usagef("--cookie-jar: %v", err)
+				}
+				l.client.Jar = jar // read only: lint never writes it back
+			}
 			for _, arg := range args {
 				if strings.HasPrefix(arg, "http://") || strings.HasPrefix(arg, "https://") {
 					if err := l.site(ctx, arg); err != nil {
