@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"time"
 
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/aal"
@@ -57,6 +58,7 @@ const (
 	secC3        = "CLARIFICATIONS 3"
 	secC4        = "CLARIFICATIONS 4"
 	secC5        = "CLARIFICATIONS 5"
+	secC10       = "CLARIFICATIONS 10"
 	secC11       = "CLARIFICATIONS 11"
 )
 
@@ -854,6 +856,57 @@ func init() {
 				return fail(ax, "the page changed after confirm_required: something ran")
 			}
 			return pass(x, "confirm_required, nothing ran")
+		}},
+
+		{"v0.ext.human-verified", secC10, "Human-verified confirmation: a confirm_required delta's approval is a page of the site under /.well-known/affordances/approvals/ with a future expiry; the caller reads its status; confirm: true before the person approved is refused and runs nothing; the caller's token cannot approve.", Must, func(s *suite) verdict {
+			if s.opts.Token == "" {
+				return skip("needs --token")
+			}
+			t, in := s.freshConfirm(true)
+			if t == nil {
+				return skip("no confirm action is available to this requester")
+			}
+			x := s.userCall(t, in, false)
+			d := x.delta()
+			if d == nil || d.Approval == nil {
+				return skip("the site does not ask for human-verified confirmation")
+			}
+			ap := d.Approval
+			if !strings.HasPrefix(ap.URL, affordances.ApprovalsPath) || len(ap.URL) == len(affordances.ApprovalsPath) || strings.ContainsAny(ap.URL, "?#") {
+				return fail(x, "the approval URL %q is not a page under %s", ap.URL, affordances.ApprovalsPath)
+			}
+			if until := time.Until(ap.Expires); until <= 0 || until > 24*time.Hour {
+				return fail(x, "the approval expires at %s, want within the next 24 hours", ap.Expires.Format(time.RFC3339))
+			}
+			state := func() (string, *exchange) {
+				sx := s.get(ap.URL, affordances.MediaType, true)
+				var st affordances.ApprovalStatus
+				if sx.status != 200 || json.Unmarshal(sx.body, &st) != nil {
+					return "", sx
+				}
+				return string(st.State), sx
+			}
+			if st, sx := state(); st != string(affordances.ApprovalPending) {
+				return fail(sx, "the approval's status as the caller: got %d %q, want 200 and state pending", sx.status, st)
+			}
+			before, _ := s.entitiesNow(t.page.path)
+			cx := s.userCall(t, in, true)
+			if cd := cx.delta(); cd == nil || cd.Error == nil || cd.Error.Code != affordances.ConfirmRequired {
+				return fail(cx, "confirm: true before the person approved got code %q, want confirm_required", cx.code())
+			}
+			h := http.Header{"Content-Type": {"application/x-www-form-urlencoded"}, "Accept": {affordances.MediaType}, "Origin": {s.base}}
+			s.authorize(h)
+			px := s.do(http.MethodPost, ap.URL, h, []byte("decision=approve"))
+			if px.status < 400 {
+				return fail(px, "the caller's own token approved the call (status %d)", px.status)
+			}
+			if after, ax := s.entitiesNow(t.page.path); after != before {
+				return fail(ax, "the page changed: something ran without the person's approval")
+			}
+			if st, sx := state(); st != string(affordances.ApprovalPending) {
+				return fail(sx, "after the token's attempt to approve, the state is %q, want pending", st)
+			}
+			return pass(cx, "approval page pending; confirm: true refused; the token cannot approve")
 		}},
 
 		// Statuses of every code seen, and the shape of every delta.

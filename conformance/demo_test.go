@@ -16,7 +16,7 @@ import (
 
 // seeded is a freshly seeded shop database that every demo starts from a
 // copy of: seeding hashes the demo passwords with bcrypt, which under -race
-// cost each of the 60 broken servers about two seconds.
+// cost each of the 64 broken servers about two seconds.
 var seeded = sync.OnceValues(func() ([]byte, error) {
 	dir, err := os.MkdirTemp("", "conformance-seed-")
 	if err != nil {
@@ -38,6 +38,13 @@ var seeded = sync.OnceValues(func() ([]byte, error) {
 // returns its URL and the demo user's token.
 func demo(t *testing.T, mutate func(http.Handler) http.Handler) (string, string) {
 	t.Helper()
+	return demoWith(t, mutate, false)
+}
+
+// demoWith is demo, with placeOrder run on confirm: true alone (no
+// approval page) when noApproval is set.
+func demoWith(t *testing.T, mutate func(http.Handler) http.Handler, noApproval bool) (string, string) {
+	t.Helper()
 	db, err := seeded()
 	if err != nil {
 		t.Fatal(err)
@@ -46,7 +53,7 @@ func demo(t *testing.T, mutate func(http.Handler) http.Handler) (string, string)
 	if err := os.WriteFile(filepath.Join(dir, "shop.db"), db, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s, err := shop.Open(context.Background(), &shop.Options{DataDir: dir, DemoToken: "conformance-demo-token"})
+	s, err := shop.Open(context.Background(), &shop.Options{DataDir: dir, DemoToken: "conformance-demo-token", NoApproval: noApproval})
 	if err != nil {
 		t.Fatal(err)
 	}

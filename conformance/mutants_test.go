@@ -111,6 +111,20 @@ func callOf(body []byte) map[string]any {
 // confirmAction is the demo's one confirm action.
 const confirmAction = "placeOrder"
 
+// noApproval are the mutants served by a shop whose placeOrder runs on
+// confirm: true alone: they break seed 000's confirm rule, which
+// human-verified confirmation would otherwise hold for them.
+var noApproval = map[string]bool{"confirm runs without confirm: true": true}
+
+// rewriteJSON changes the JSON object of res's body with edit.
+func rewriteJSON(res *response, edit func(m map[string]any)) {
+	var m map[string]any
+	if json.Unmarshal(res.body, &m) == nil {
+		edit(m)
+		res.body, _ = json.Marshal(m)
+	}
+}
+
 var mutants = []struct {
 	name   string
 	breaks string
@@ -406,6 +420,20 @@ var mutants = []struct {
 			*body, _ = json.Marshal(c)
 		}
 	})},
+	{"approval page off the approvals path", "v0.ext.human-verified", onResponse(func(_ *http.Request, _ []byte, res *response) {
+		if res.code() == "confirm_required" {
+			rewriteJSON(res, func(m map[string]any) {
+				if ap, ok := m["approval"].(map[string]any); ok {
+					ap["url"] = "/approve?id=1"
+				}
+			})
+		}
+	})},
+	{"approval status says approved before the person did", "v0.ext.human-verified", onResponse(func(r *http.Request, _ []byte, res *response) {
+		if r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, affordances.ApprovalsPath) && res.isDoc() {
+			rewriteJSON(res, func(m map[string]any) { m["state"] = "approved" })
+		}
+	})},
 	{"confirm_required with 400", "v0.status.confirm-required", onResponse(func(_ *http.Request, _ []byte, res *response) {
 		if res.code() == "confirm_required" {
 			res.status = 400
@@ -584,7 +612,7 @@ func TestMutants(t *testing.T) {
 	for _, m := range mutants {
 		t.Run(m.name, func(t *testing.T) {
 			t.Parallel()
-			url, token := demo(t, m.wrap)
+			url, token := demoWith(t, m.wrap, noApproval[m.name])
 			rep := conformance.Run(t.Context(), url, &conformance.Options{Token: token, AllowWrites: true})
 			res, ok := rep.Result(m.breaks)
 			if !ok {
