@@ -66,17 +66,21 @@
 //
 // # Several instances
 //
-// Rate limits and Idempotency-Keys live behind [RateLimiter] and
-// [IdempotencyStore]: in memory by default, in the application's own
-// database with [NewSQLIdempotencyStore] (a restart forgets no key), in
-// Redis with package redisstore (every instance shares them).
+// Rate limits, Idempotency-Keys and approvals live behind [RateLimiter],
+// [IdempotencyStore] and [ApprovalStore]: in memory by default, in the
+// application's own database with [NewSQLIdempotencyStore] and
+// [NewSQLApprovalStore] (SQLite or PostgreSQL; a restart forgets nothing,
+// and instances sharing a PostgreSQL database share them), in Redis with
+// package redisstore (every instance shares them, limits included).
 //
 // # Consuming
 //
 // A [Client] reads and operates any Affordances site for an agent: the site
 // index, a [Page] with its graph and AAL fragment, and [Page.Call], which
 // asks the aal gate and, when it must, an [Approver] (a person) before
-// anything risky is sent; it never sends confirm: true on its own. Every
+// anything risky is sent; it never sends confirm: true on its own, and for a
+// human-verified action hands the person the approval page and waits for
+// their decision there. Every
 // call carries an Idempotency-Key, which [Site.Handler] honours
 // ([SiteOptions.Idempotency]).
 //
@@ -96,7 +100,11 @@
 // Only actions that declare [Expose] are reachable. A cookie call must carry
 // the site's Origin ([Site.CheckOrigin]); a bearer call is exempt. A
 // [ExposeConfirm] action never runs without confirm: true, and answers
-// confirm_required with its Summary for the person who approves. A call
+// confirm_required with its Summary for the person who approves; a
+// human-verified one ([Action.Verify], CLARIFICATIONS 10) runs only after
+// the person approved that very call on the site's approval page
+// ([ApprovalsPath]) in their browser session, so a model that sends
+// confirm: true on its own is refused. A call
 // with an Idempotency-Key runs at most once for its principal, page and key,
 // and a retry with the same body gets the first delta back
 // ([IdempotencyStore]). Errors that are not an [*Error] reach the requester
