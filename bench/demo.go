@@ -33,8 +33,9 @@ func password(email string) string {
 // StartDemo starts a fresh demo of site ("shop" or "board") on a loopback
 // port of its own, with the seeded data and nothing else, and signs in as
 // the seeded user as ("" for nobody) through the site's sign-in form. The
-// returned stop closes the server and the database and removes the data;
-// it must be called once d is no longer used.
+// shop runs with human-verified confirmation off ([shop.Options.NoApproval]).
+// The returned stop closes the server and the database and removes the
+// data; it must be called once d is no longer used.
 //
 // Every demo starts from a copy of one database seeded once per process:
 // seeding hashes the demo passwords with bcrypt, which would dominate a
@@ -104,7 +105,11 @@ func openSite(ctx context.Context, site, dir, base string) (http.Handler, func()
 	quiet := slog.New(slog.DiscardHandler)
 	switch site {
 	case "shop":
-		s, err := shop.Open(ctx, &shop.Options{DataDir: dir, Origin: base, Logger: quiet})
+		// The bench measures what an agent perceives, not consent: its
+		// confirm is the person's, so the shop places an order on
+		// confirm: true alone, as demo --no-approval does, where by default
+		// the person approves it on the shop's approval page.
+		s, err := shop.Open(ctx, &shop.Options{DataDir: dir, Origin: base, Logger: quiet, NoApproval: true})
 		if err != nil {
 			return nil, nil, fmt.Errorf("bench: %w", err)
 		}
