@@ -49,7 +49,7 @@ race:
 # browser's tests and the several-instance tests (which run both back ends
 # themselves) stay on the first run.
 postgres:
-	AFFORDANCES_TEST_POSTGRES=1 $(GO) test -count=1 -skip 'Browser|WebMCP|Screenshots|PagesLog|RacingCheckouts|KilledInstance|InstancesShare' ./examples/shop
+	AFFORDANCES_TEST_POSTGRES=1 $(GO) test -count=1 -skip 'Browser|WebMCP|Screenshots|PagesLog|InBrowser|RefusesOthers|RacingCheckouts|KilledInstance|InstancesShare' ./examples/shop
 
 # Short runs of the fuzz targets of every network parser (STYLE.md rule 7),
 # bounded by a count of inputs rather than a duration: a duration can end

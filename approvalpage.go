@@ -181,7 +181,7 @@ pre{background:#f4f6f8;padding:.75rem;overflow:auto;font-size:.9rem;margin:0}
 button{font:inherit;padding:.6rem 1.4rem;border-radius:.4rem;border:1px solid #1d232a;background:#fff;cursor:pointer}
 button.approve{background:#1f7a3d;border-color:#1f7a3d;color:#fff}
 .state{font-size:1.15rem;font-weight:600}.approved{color:#1f7a3d}.denied{color:#8a1c12}.error{color:#8a1c12}
-</style></head><body>
+</style></head><body><main>
 {{if .Error}}<h1>Approval</h1>{{with .Site}}<p class="site">{{.}}</p>{{end}}<p class="error">{{.Error}}</p>
 {{else}}{{$a := .Approval}}
 <h1>Approve: {{.Label}}</h1>{{with .Site}}<p class="site">{{.}} asks you to approve a call your agent made.</p>{{end}}
@@ -203,5 +203,5 @@ button.approve{background:#1f7a3d;border-color:#1f7a3d;color:#fff}
 {{else if eq (print $a.State) "approved"}}<p class="state approved">Approved. Your agent's call will run once when it sends it again.</p>
 {{else}}<p class="state denied">Denied. The call will not run.</p>{{end}}
 {{end}}
-</body></html>
+</main></body></html>
 `))
