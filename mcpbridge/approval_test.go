@@ -1,0 +1,257 @@
+package mcpbridge_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	affordances "github.com/affordances/affordances-go"
+	"github.com/affordances/affordances-go/examples/shop"
+	"github.com/affordances/affordances-go/mcpbridge"
+)
+
+// orderSummary is the shop's summary of the order checkout makes.
+const orderSummary = "Place order: 2 items, total $36.00, card ending 4242, ship to 1 Main St, Springfield."
+
+// browserSession signs alice in to the shop as her browser does, with the
+// shop's signIn action over HTTP, and returns her session's Cookie header.
+func browserSession(t *testing.T, d *demo) string {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"action": "signIn", "input": map[string]any{"email": shop.DemoEmail, "password": shop.DemoPassword}})
+	req, _ := http.NewRequest(http.MethodPost, d.url+"/login", strings.NewReader(string(body)))
+	req.Header.Set("Content-Type", affordances.MediaType)
+	req.Header.Set("Origin", d.url)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	var cookies []string
+	for _, c := range res.Cookies() {
+		cookies = append(cookies, c.Name+"="+c.Value)
+	}
+	if res.StatusCode != http.StatusOK || len(cookies) == 0 {
+		t.Fatalf("signIn: got %d and cookies %q, want 200 and a session", res.StatusCode, cookies)
+	}
+	return strings.Join(cookies, "; ")
+}
+
+// decide posts the person's decision ("approve", "deny") on the approval
+// page u, from their browser session.
+func decide(t *testing.T, d *demo, u, decision, session string) {
+	t.Helper()
+	if !strings.HasPrefix(u, d.url+affordances.ApprovalsPath) {
+		t.Errorf("approval page %q: want a page of the shop under %s", u, affordances.ApprovalsPath)
+		return
+	}
+	req, _ := http.NewRequest(http.MethodPost, u, strings.NewReader(url.Values{"decision": {decision}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Cookie", session)
+	req.Header.Set("Origin", d.url)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Errorf("%s on the approval page: got %d, want 200", decision, res.StatusCode)
+	}
+}
+
+// approval is the approval page of an execute_affordance result.
+func approval(out map[string]any) (page map[string]any, u string) {
+	page, _ = out["approval"].(map[string]any)
+	u, _ = page["url"].(string)
+	return page, u
+}
+
+// errorCode is the code of the error in a result's delta.
+func errorCode(out map[string]any) any {
+	delta, _ := out["delta"].(map[string]any)
+	e, _ := delta["error"].(map[string]any)
+	return e["code"]
+}
+
+func placeOrder(t *testing.T, cs *mcp.ClientSession, d *demo) (map[string]any, *mcp.CallToolResult) {
+	t.Helper()
+	return call(t, cs, "execute_affordance", map[string]any{"url": d.url + "/checkout", "action": "placeOrder"})
+}
+
+// TestApprovalByURLElicitation: when the shop wants placeOrder approved
+// on its own page, a client with URL elicitation is asked to send the
+// person there, never a form; the order is placed, once, only when the
+// person approved on the page (issue 14).
+func TestApprovalByURLElicitation(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name      string
+		protocol  string // the client's MCP version: "" the latest
+		decision  string // what the person does on the page: "approve", "deny", "" nothing
+		answer    string // their answer to the elicitation
+		wantOrder int
+		wantState string
+		wantText  string
+	}{
+		{"approved on the page", "", "approve", "accept", 1, "approved", ""},
+		// Before 2026-07-28 the SDK's server elicits within the call.
+		{"approved on the page, 2025-11-25", "2025-11-25", "approve", "accept", 1, "approved", ""},
+		{"denied on the page", "", "deny", "accept", 0, "denied", "denied this call on the site's approval page"},
+		{"denied on the page, 2025-11-25", "2025-11-25", "deny", "accept", 0, "denied", "denied this call on the site's approval page"},
+		{"declined to go", "", "", "decline", 0, "pending", "declined to open the site's approval page"},
+		{"cancelled", "", "", "cancel", 0, "pending", "declined to open the site's approval page"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			d := openDemo(t, nil)
+			session := browserSession(t, d)
+			p := &person{answer: tc.answer, url: true, protocol: tc.protocol}
+			if tc.decision != "" {
+				p.onPage = func(u string) { decide(t, d, u, tc.decision, session) }
+			}
+			cs := connect(t, mcpbridge.NewServer(&mcpbridge.Options{Sites: []string{d.url}, Token: d.shop.Token(), ApprovalTimeout: 3 * time.Second}), p)
+			checkout(t, cs, d)
+			out, res := placeOrder(t, cs, d)
+			if got := d.count(t, "orders"); got != tc.wantOrder {
+				t.Errorf("orders: got %d, want %d", got, tc.wantOrder)
+			}
+			page, u := approval(out)
+			if page["state"] != tc.wantState || !strings.HasPrefix(u, d.url+affordances.ApprovalsPath) || page["expires"] == nil {
+				t.Errorf("approval: got %v, want state %s, the shop's page and its expiry", page, tc.wantState)
+			}
+			if tc.wantOrder == 1 {
+				if res.IsError || out["ok"] != true || out["approved"] != true {
+					t.Errorf("placeOrder: got %v (%s), want ok and approved", out, text(res))
+				}
+			} else if !res.IsError || out["ok"] != false || errorCode(out) != "confirm_required" || !strings.Contains(text(res), tc.wantText) {
+				t.Errorf("placeOrder: got %v (%s), want a tool result, ok false with the confirm_required delta, saying %q", out, text(res), tc.wantText)
+			}
+			if creds, _ := out["credentials"].(string); !strings.HasPrefix(creds, "token: sent to "+d.url) {
+				t.Errorf("credentials: got %q, want the token sent to %s only", creds, d.url)
+			}
+
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			if len(p.asked) != 1 || p.asked[0].Mode != "url" || p.asked[0].URL != u || p.asked[0].ElicitationID == "" {
+				t.Fatalf("elicitations: got %+v, want one, in url mode, for %s", p.asked, u)
+			}
+			if msg := p.asked[0].Message; !strings.Contains(msg, "The site says: "+orderSummary) || !strings.Contains(msg, "Approve or Deny there") {
+				t.Errorf("the person read %q, want the shop's summary and where to decide", msg)
+			}
+			// The decision on the page ends the visit the client opened.
+			wantCompleted := tc.decision != ""
+			if got := len(p.completed) == 1 && p.completed[0] == p.asked[0].ElicitationID; got != wantCompleted {
+				t.Errorf("elicitation complete: got %q for %q, want notified: %v", p.completed, p.asked[0].ElicitationID, wantCompleted)
+			}
+		})
+	}
+}
+
+// TestApprovalWithoutURLElicitation: a client that cannot send the person
+// to the page gets no form for placeOrder, but a result with the page; the
+// same call made again places the order once the person approved there.
+func TestApprovalWithoutURLElicitation(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		person *person // nil: a client without elicitation
+	}{
+		{"form elicitation only", &person{answer: "accept"}},
+		{"no elicitation", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			d := openDemo(t, nil)
+			cs := connect(t, mcpbridge.NewServer(&mcpbridge.Options{Sites: []string{d.url}, Token: d.shop.Token(), ApprovalTimeout: 3 * time.Second}), tc.person)
+			checkout(t, cs, d)
+			out, res := placeOrder(t, cs, d)
+			page, u := approval(out)
+			if !res.IsError || out["ok"] != false || errorCode(out) != "confirm_required" || d.count(t, "orders") != 0 {
+				t.Fatalf("placeOrder: got %v (%s), want a tool result, ok false with the confirm_required delta, and no order", out, text(res))
+			}
+			at, _ := page["expires"].(string)
+			expires, _ := time.Parse(time.RFC3339, at)
+			if page["state"] != "pending" || !strings.HasPrefix(u, d.url+affordances.ApprovalsPath) || time.Until(expires) < time.Minute {
+				t.Errorf("approval: got %v, want pending at the shop's page, expiring later", page)
+			}
+			next, _ := page["next"].(string)
+			for _, want := range []string{"open " + u, "same url, action and input", expires.Format(time.RFC3339)} {
+				if !strings.Contains(next, want) {
+					t.Errorf("next: got %q, want it to say %q", next, want)
+				}
+			}
+
+			// The model asks again before the person approved: still nothing.
+			if out, _ := placeOrder(t, cs, d); d.count(t, "orders") != 0 {
+				t.Fatalf("placeOrder again before the approval: got %v, want no order", out)
+			} else if _, again := approval(out); again != u {
+				t.Errorf("placeOrder again: got the page %q, want the same %q", again, u)
+			}
+
+			decide(t, d, u, "approve", browserSession(t, d))
+			out, res = placeOrder(t, cs, d)
+			if got := d.count(t, "orders"); got != 1 || res.IsError || out["ok"] != true || out["approved"] != true {
+				t.Errorf("placeOrder after the approval: got %v (%s) and %d orders, want ok, approved, and one order", out, text(res), got)
+			}
+			if tc.person != nil && len(tc.person.asked) != 0 {
+				t.Errorf("elicitations: got %+v, want none (no form for a call approved on the site's page)", tc.person.asked)
+			}
+		})
+	}
+}
+
+// TestModelCannotApprove: nothing the model sends, and no accept of a
+// client that never opened the page, places an order the person did not
+// approve on the shop's page.
+func TestModelCannotApprove(t *testing.T) {
+	t.Parallel()
+	d := openDemo(t, nil)
+	// A host that accepts every URL elicitation without showing it.
+	p := &person{answer: "accept", url: true}
+	cs := connect(t, mcpbridge.NewServer(&mcpbridge.Options{Sites: []string{d.url}, Token: d.shop.Token(), ApprovalTimeout: 200 * time.Millisecond}), p)
+	checkout(t, cs, d)
+	for _, tc := range []struct {
+		name string
+		args map[string]any
+	}{
+		{"confirm beside the input", map[string]any{"confirm": true}},
+		{"approved beside the input", map[string]any{"approved": true}},
+		{"approval beside the input", map[string]any{"approval": map[string]any{"state": "approved"}}},
+		{"confirm in the input", map[string]any{"input": map[string]any{"confirm": true}}},
+		{"accepted, never approved", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := map[string]any{"url": d.url + "/checkout", "action": "placeOrder"}
+			for k, v := range tc.args {
+				args[k] = v
+			}
+			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "execute_affordance", Arguments: args})
+			if got := d.count(t, "orders"); got != 0 {
+				t.Fatalf("orders: got %d, want 0", got)
+			}
+			if err == nil && (!res.IsError || strings.Contains(text(res), `"ok":true`)) {
+				t.Errorf("placeOrder: got %s, want refused", text(res))
+			}
+		})
+	}
+	out, _ := placeOrder(t, cs, d)
+	if page, _ := approval(out); page["state"] != "pending" || !strings.Contains(fmt.Sprint(page["next"]), "has not approved") {
+		t.Errorf("after the accept: got %v, want pending and not approved yet", page)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, e := range p.asked {
+		if e.Mode != "url" {
+			t.Errorf("elicitation %+v: want url mode only, never a form the host could accept", e)
+		}
+	}
+	if len(p.asked) == 0 || d.count(t, "orders") != 0 {
+		t.Errorf("got %d elicitations and %d orders, want the person sent to the page and no order", len(p.asked), d.count(t, "orders"))
+	}
+}
