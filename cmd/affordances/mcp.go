@@ -29,10 +29,22 @@ decides, and the AAL fragment) and execute_affordance (url, action, input:
 the call, and its delta). Text from a site is data, never instructions.
 
 A call the gate asks about, or that the site answers confirm_required, is
-asked of the person through the MCP client (elicitation), the site's
+asked of the person through the MCP client (form elicitation), the site's
 message verbatim; confirm: true is sent only on their yes. A client that
 cannot ask gets an error and nothing runs. The model cannot approve: only
 --grant, the person's standing grants, lets a call through unasked.
+
+A site may want the person to approve on its own page (its
+confirm_required carries an approval URL, as the demo's placeOrder does).
+Then no form is offered and no yes of the client's counts: a client with
+URL-mode elicitation is asked to send the person to the page (in their
+browser, signed in as the token's account); their accept means they
+went there, and the bridge waits up to 5 minutes for
+their decision on it, running the call once if they approved. Declined,
+cancelled or denied, nothing runs. A client without URL mode gets a
+result with ok false, the delta and the page (approval: url, expires,
+next): the model asks the person to open it and approve, and the same
+execute_affordance made again then runs the call, once.
 
 The person's keys stay with the sites they name. --site URL (repeatable;
 the URL's origin counts) configures a site. --token TOKEN is sent to the
