@@ -38,8 +38,9 @@ vet:
 # bad-input matrices (TestBadInput*, 200-odd refused requests) check
 # verdicts, not concurrency: under -race they cost a minute and more of
 # SQLite in pure Go under checkptr, so they run without it, and every other
-# test with it.
-UNRACED := ^(TestMutants|TestBadInput.*)$$
+# test with it. So do the shop's several-instance tests: their concurrency
+# is between demo processes, which the race detector cannot see.
+UNRACED := ^(TestMutants|TestBadInput.*|TestRacingCheckouts|TestKilledInstance|TestInstancesShare)$$
 race:
 	$(GO) test -race -count=1 -skip '$(UNRACED)' $(PKGS)
 	$(GO) test -count=1 -run '$(UNRACED)' ./conformance ./examples/shop ./examples/board
