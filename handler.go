@@ -2,6 +2,8 @@ package affordances
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -178,7 +180,30 @@ func (s *Site) serveGraph(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	*buf = body
+	// The graph's ETag names its bytes, so an agent that polls a page
+	// sends If-None-Match and pays nothing while nothing changed.
+	sum := sha256.Sum256(body)
+	etag := `"` + base64.RawURLEncoding.EncodeToString(sum[:16]) + `"`
+	w.Header().Set("ETag", etag)
+	if etagMatches(r.Header.Values("If-None-Match"), etag) {
+		s.writeBody(w, &http.Request{Method: http.MethodHead}, http.StatusNotModified, nil)
+		return
+	}
 	s.writeBody(w, r, http.StatusOK, body)
+}
+
+// etagMatches reports whether an If-None-Match header lists etag, or is
+// "*" (RFC 9110, section 13.1.2: the weak comparison).
+func etagMatches(lines []string, etag string) bool {
+	for _, line := range lines {
+		for tag := range strings.SplitSeq(line, ",") {
+			tag = strings.TrimPrefix(strings.TrimSpace(tag), "W/")
+			if tag == etag || tag == "*" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // serveIndex answers GET /.well-known/affordances.json with the site index

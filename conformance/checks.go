@@ -410,6 +410,21 @@ func init() {
 				return verdict{}, true
 			})
 		}},
+		{"v0.headers.etag", "RFC 9110, 13.1.2", "A graph should carry an ETag, and a GET with If-None-Match listing it should answer 304 with no body: an agent that polls a page then pays nothing while nothing changed.", Should, func(s *suite) verdict {
+			p := s.each()[0]
+			first := s.get(p.path, affordances.MediaType, true)
+			etag := first.header.Get("ETag")
+			if etag == "" {
+				return fail(first, "the graph of %s has no ETag", p.path)
+			}
+			h := http.Header{"Accept": {affordances.MediaType}, "If-None-Match": {etag}}
+			s.authorize(h)
+			x := s.do(http.MethodGet, p.path, h, nil)
+			if x.status != http.StatusNotModified || len(x.body) != 0 {
+				return fail(x, "a GET with If-None-Match: %s got %d and %d bytes, want 304 and none", etag, x.status, len(x.body))
+			}
+			return pass(x, "ETag %s, 304 on If-None-Match", etag)
+		}},
 		{"v0.headers.delta", secC3, "Graph and delta responses: Content-Type: application/vnd.affordances+json, Vary: Accept, Cache-Control: private, no-store.", Must, func(s *suite) verdict {
 			x, why := s.anonymousCall(nil, false)
 			if x == nil {

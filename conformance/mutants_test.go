@@ -420,6 +420,11 @@ var mutants = []struct {
 			*body, _ = json.Marshal(c)
 		}
 	})},
+	{"graph without ETag", "v0.headers.etag", onResponse(func(r *http.Request, _ []byte, res *response) {
+		if isGraphGET(r, res) {
+			res.header.Del("ETag")
+		}
+	})},
 	{"approval page off the approvals path", "v0.ext.human-verified", onResponse(func(_ *http.Request, _ []byte, res *response) {
 		if res.code() == "confirm_required" {
 			rewriteJSON(res, func(m map[string]any) {
