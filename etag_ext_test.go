@@ -21,7 +21,10 @@ func TestGraphETag(t *testing.T) {
 		return &affordances.State{Entities: map[string]any{"count": count}}, nil
 	}})
 	affordances.AddAction(rt, &affordances.Action{Name: "bump", Description: "Bump", Expose: affordances.ExposePublic},
-		func(context.Context, *affordances.Request, struct{}) (struct{}, error) { count++; return struct{}{}, nil })
+		func(context.Context, *affordances.Request, struct{}) (struct{}, error) {
+			count++
+			return struct{}{}, nil
+		})
 	srv := httptest.NewServer(site.Handler(nil))
 	defer srv.Close()
 	get := func(inm string) (int, string, string) {
