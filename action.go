@@ -41,7 +41,8 @@ type Action struct {
 	// once. States are loaded per request, so this is found at the first
 	// call, not at start-up.
 	Effects []string
-	// ReadOnly says the action changes nothing.
+	// ReadOnly says the action changes nothing. Its delta then carries
+	// no changes: the page is not loaded again after it runs.
 	ReadOnly bool
 	// Secret says the action's answer carries a secret (a new bearer token,
 	// a session's Set-Cookie) that no store may keep (CLARIFICATIONS 10): a

@@ -51,7 +51,6 @@ type response struct {
 	header http.Header
 	delta  *Delta   // nil for a replay
 	body   []byte   // the encoded delta, once encoded
-	req    *Request // the page as the call left it; nil before step 2
 }
 
 // failure is the response of a call refused or failed with err: its status
@@ -295,7 +294,7 @@ func (s *Site) runAction(ctx context.Context, a *action, req *Request, before []
 	// action may change values the loader shared with it.
 	var beforeEntities map[string][]byte
 	var err error
-	if a.Effects == nil {
+	if a.Effects == nil && !a.ReadOnly {
 		if beforeEntities, err = encodeEach(req.State.Entities); err != nil {
 			return s.failure(err, "state of "+req.route.pattern)
 		}
@@ -313,6 +312,15 @@ func (s *Site) runAction(ctx context.Context, a *action, req *Request, before []
 		req.Principal = *req.principal
 	}
 	delta := &Delta{OK: true, Output: out, Redirect: req.redirect, Message: req.message}
+	header := req.header
+	if header == nil {
+		header = http.Header{}
+	}
+	if a.ReadOnly && req.principal == nil {
+		// It changed nothing, so the page is as it was: no reload, and
+		// nothing changed to say.
+		return &response{status: http.StatusOK, header: header, delta: delta}
+	}
 	if err := s.loadState(ctx, req); err != nil {
 		if CodeOf(err) != NotFound {
 			return fail(err, "reload")
@@ -335,10 +343,6 @@ func (s *Site) runAction(ctx context.Context, a *action, req *Request, before []
 		}
 	}
 	delta.ActionsAdded, delta.ActionsRemoved = actionChanges(before, after)
-	header := req.header
-	if header == nil {
-		header = http.Header{}
-	}
 	return &response{status: http.StatusOK, header: header, delta: delta}
 }
 
