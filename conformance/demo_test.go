@@ -16,7 +16,7 @@ import (
 
 // seeded is a freshly seeded shop database that every demo starts from a
 // copy of: seeding hashes the demo passwords with bcrypt, which under -race
-// cost each of the 64 broken servers about two seconds.
+// cost each of the 65 broken servers about two seconds.
 var seeded = sync.OnceValues(func() ([]byte, error) {
 	dir, err := os.MkdirTemp("", "conformance-seed-")
 	if err != nil {
