@@ -411,7 +411,11 @@ func init() {
 			})
 		}},
 		{"v0.headers.etag", "RFC 9110, 13.1.2", "A graph should carry an ETag, and a GET with If-None-Match listing it should answer 304 with no body: an agent that polls a page then pays nothing while nothing changed.", Should, func(s *suite) verdict {
-			p := s.each()[0]
+			pages := s.each()
+			if len(pages) == 0 {
+				return skip("no page with a graph")
+			}
+			p := pages[0]
 			first := s.get(p.path, affordances.MediaType, true)
 			etag := first.header.Get("ETag")
 			if etag == "" {
