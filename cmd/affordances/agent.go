@@ -32,8 +32,9 @@ const exitCodesHelp = `Exit status:
   0  done
   1  the site answered an error delta (its code and message are printed)
   2  usage: a missing or extra argument, a bad flag, input that is not JSON
-  3  the call needed a person's approval and did not get it, or the gate
-     refused it; nothing that could run was done
+  3  the call needed a person's approval and did not get it (they said no,
+     denied it on the site's approval page, or did not decide in time), or
+     the gate refused it; nothing that could run was done
   4  network or protocol failure: nothing listens there, or the answer is
      not an Affordances document`
 
@@ -52,6 +53,9 @@ type agentFlags struct {
 	cookieJar  string
 	grants     grantList
 	unattended bool
+	// approvalTimeout bounds the wait on a site's approval page (call's
+	// --approval-timeout); zero: until the approval expires.
+	approvalTimeout time.Duration
 }
 
 // declare adds the flags to fs; withGate adds --grant and --unattended.
@@ -80,8 +84,9 @@ type site struct {
 }
 
 // open checks the URL, the grants and the cookie file, and builds the
-// client. Mistakes are usage errors.
-func (f *agentFlags) open(e *env, rawURL string, approver affordances.Approver) (*site, error) {
+// client, with ap as its approver when ap is not nil. Mistakes are usage
+// errors.
+func (f *agentFlags) open(e *env, rawURL string, ap *approval) (*site, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, usagef("%q is not an http(s) URL; write it as http://127.0.0.1:8080/path", rawURL)
@@ -93,7 +98,10 @@ func (f *agentFlags) open(e *env, rawURL string, approver affordances.Approver) 
 	if u.RawQuery != "" {
 		path += "?" + u.RawQuery
 	}
-	opts := &affordances.ClientOptions{Token: f.token, Approver: approver}
+	opts := &affordances.ClientOptions{Token: f.token, ApprovalTimeout: f.approvalTimeout}
+	if ap != nil {
+		opts.Approver, opts.OnApprovalWait = ap, ap.waiting
+	}
 	if opts.Token == "" && f.cookieJar == "" {
 		opts.Token = e.getenv(tokenEnv)
 	}

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/aal"
@@ -33,6 +34,21 @@ needs approval (on stderr, or as JSON with --json) and exits 3, nothing
 done. --approve is the person's explicit approval of this one call; never
 give it on a model's behalf. --unattended refuses instead of asking.
 
+Approval on the site's own page (human-verified confirmation,
+CLARIFICATIONS 10; the demo shop asks it for every order): a site may have
+the person approve a confirm call on its approval page, in their own
+browser. Then --approve, --grant and a y typed here do not approve the
+call, and nothing is asked here: the call prints the site's summary and the
+page's URL on stderr, and waits, showing how long, while the person opens
+the URL signed in as the account that made the call, and approves or
+denies. Approved, the call is sent with confirm: true and runs once.
+Denied, or not decided within --approval-timeout (by default, until the
+page expires), nothing is done and the exit status is 3. The same call run
+again finds the same page while it lasts: approved there late, it runs;
+denied, it stays denied. --unattended does not wait. With --json the
+output carries the page as "approvalPage": its url, expires and outcome
+(approved, denied, timeout, or pending when not waited for).
+
 The delta is printed on stdout: ok or the error's code and message, each
 changed entity on one line, the output, the actions added and removed, the
 redirect, the site's message; --json prints the delta itself.
@@ -44,17 +60,25 @@ redirect, the site's message; --json prints the delta itself.
 affordances call http://127.0.0.1:8080/ search '{"q":"tote"}' --json
 # sign in with a cookie session kept in jar.txt, then use it
 affordances call --cookie-jar jar.txt http://127.0.0.1:8080/login signIn @credentials.json
-affordances call --cookie-jar jar.txt http://127.0.0.1:8080/checkout placeOrder   # asks Approve? [y/N]
+# the demo shop has the person approve each order on its approval page: this
+# prints the page's URL and waits, at most 5 minutes, for their decision there
+affordances call --cookie-jar jar.txt --approval-timeout 5m http://127.0.0.1:8080/checkout placeOrder
+# on a site without an approval page of its own, the person answers here
+affordances call --token demo http://127.0.0.1:8080/checkout placeOrder   # asks Approve? [y/N]
 # the person's standing grants (purchases up to 50 USD on this site) let the gate
 # through; the site still answers confirm_required, and its summary is asked about
 affordances call --token demo --grant financial:50USD --grant destructive --grant confirm http://127.0.0.1:8080/checkout placeOrder`,
 	Flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		var f agentFlags
 		f.declare(fs, true)
-		approve := fs.Bool("approve", false, "the person's explicit approval of this one call; never give it on a model's behalf")
+		approve := fs.Bool("approve", false, "the person's explicit approval of this one call; never give it on a model's behalf\n(it does not approve a call the site has the person approve on its own page)")
+		fs.DurationVar(&f.approvalTimeout, "approval-timeout", 0, "how long to wait for the person's decision on a site's approval page\n(default: until the page expires, 15 minutes on sites of this library)")
 		return func(ctx context.Context, e *env, args []string) (err error) {
 			if len(args) < 2 || len(args) > 3 {
 				return usagef("call takes URL ACTION and at most one input (JSON, @FILE or -); got %d arguments", len(args))
+			}
+			if f.approvalTimeout < 0 {
+				return usagef("--approval-timeout %s: want a positive duration such as 5m", f.approvalTimeout)
 			}
 			var input json.RawMessage
 			if len(args) == 3 {
@@ -62,7 +86,7 @@ affordances call --token demo --grant financial:50USD --grant destructive --gran
 					return err
 				}
 			}
-			ap := &approval{e: e, approve: *approve}
+			ap := &approval{e: e, approve: *approve, unattended: f.unattended}
 			s, err := f.open(e, args[0], ap)
 			if err != nil {
 				return err
@@ -78,17 +102,28 @@ affordances call --token demo --grant financial:50USD --grant destructive --gran
 }
 
 // approval is the call's [affordances.Approver]: --approve says yes, a
-// person on a terminal is asked, and with neither the answer is no. It
-// keeps the request it was asked about, to print it.
+// person on a terminal is asked, and with neither the answer is no. A call
+// the site has the person approve on its approval page is never approved
+// here: the person is sent to the page, and the answer is "wait"
+// (unless --unattended). It keeps the request it was asked about, to print
+// it, and shows the wait ([approval.waiting]).
 type approval struct {
-	e       *env
-	approve bool
-	asked   *affordances.ApprovalRequest
+	e          *env
+	approve    bool
+	unattended bool
+	asked      *affordances.ApprovalRequest
+
+	// The progress of the wait on the approval page.
+	shown    bool          // a progress line was printed
+	lastShow time.Duration // the wait it showed
+	open     bool          // the terminal's progress line ends without a newline
 }
 
 func (a *approval) Approve(_ context.Context, req *affordances.ApprovalRequest) (bool, error) {
 	a.asked = req
 	switch {
+	case req.URL != "":
+		return a.sendToPage(req), nil
 	case a.approve:
 		describeApproval(a.e.stderr, req)
 		fmt.Fprintln(a.e.stderr, "Approved with --approve.")
@@ -99,8 +134,52 @@ func (a *approval) Approve(_ context.Context, req *affordances.ApprovalRequest) 
 	return false, nil
 }
 
+// sendToPage tells the person to decide on the site's approval page and
+// reports whether to wait for them: not with --unattended.
+func (a *approval) sendToPage(req *affordances.ApprovalRequest) bool {
+	w := a.e.stderr
+	describeApproval(w, req)
+	fmt.Fprintln(w, "This site has the person approve this call on its own page: --approve, --grant and a y typed here do not approve it.")
+	if a.unattended {
+		fmt.Fprintf(w, "--unattended: not waiting for a decision on the approval page %s\n", aal.Visible(req.URL))
+		return false
+	}
+	fmt.Fprintf(w, "Open this page in your browser, signed in as the account that made the call, and approve or deny:\n\n  %s\n\n", aal.Visible(req.URL))
+	if !req.Expires.IsZero() {
+		fmt.Fprintf(w, "Nothing is done until you approve there. The page expires at %s.\n", clock(req.Expires))
+	}
+	return true
+}
+
+// waiting is the client's OnApprovalWait: on a terminal one line,
+// rewritten at each check; otherwise a line at most every 10 seconds.
+func (a *approval) waiting(_ *affordances.ApprovalRequest, waited time.Duration) {
+	line := "waiting for your decision on the approval page… " + waited.Round(time.Second).String()
+	if a.e.stderrTerminal() {
+		fmt.Fprintf(a.e.stderr, "\r%s\033[K", line)
+		a.open = true
+		return
+	}
+	if a.shown && waited-a.lastShow < 10*time.Second {
+		return
+	}
+	a.shown, a.lastShow = true, waited
+	fmt.Fprintln(a.e.stderr, line)
+}
+
+// endWait ends the terminal's progress line, before the outcome.
+func (a *approval) endWait() {
+	if a.open {
+		fmt.Fprintln(a.e.stderr)
+		a.open = false
+	}
+}
+
 // noPerson says nobody could be asked: no --approve and no terminal.
 func (a *approval) noPerson() bool { return !a.approve && !a.e.terminal() }
+
+// clock is t as the approval messages print it, in UTC.
+func clock(t time.Time) string { return t.UTC().Format("15:04:05 UTC") }
 
 // runCall calls action on page and prints the outcome.
 func runCall(ctx context.Context, e *env, f *agentFlags, page *affordances.Page, action string, input json.RawMessage, ap *approval) error {
@@ -110,23 +189,49 @@ func runCall(ctx context.Context, e *env, f *agentFlags, page *affordances.Page,
 		in = input
 	}
 	delta, err := page.Call(ctx, action, in)
+	ap.endWait()
+	var onPage *approvalPageJSON // the approval page, when the site had one
+	if ap.asked != nil && ap.asked.URL != "" {
+		onPage = &approvalPageJSON{URL: ap.asked.URL, Expires: ap.asked.Expires}
+	}
+	var de *affordances.Error
 	switch {
 	case errors.Is(err, affordances.ErrRefused):
 		return reportRefused(e, f.json, page, action, verdict)
+	case onPage != nil && errors.Is(err, affordances.ErrApprovalTimeout):
+		onPage.Outcome = "timeout"
+		return reportNotApproved(e, f, ap, onPage)
 	case errors.Is(err, affordances.ErrNotApproved):
-		return reportNotApproved(e, f.json, ap.asked, ap.noPerson())
+		if onPage != nil {
+			onPage.Outcome = "denied"
+			if ap.unattended {
+				onPage.Outcome = "pending"
+			}
+		}
+		return reportNotApproved(e, f, ap, onPage)
+	case onPage != nil && err != nil && !errors.As(err, &de) && delta != nil && !delta.OK:
+		// Waiting failed (the page could not be checked): confirm: true
+		// was not sent; the delta is the first answer, confirm_required.
+		fmt.Fprintln(e.stderr, "Checking the approval page failed; nothing was done.")
+		return reportSiteError(e, f.json, err)
+	case onPage != nil:
+		// The person approved on the page; the call went with confirm: true.
+		onPage.Outcome = "approved"
+		fmt.Fprintln(e.stderr, "Approved on the approval page: the call was sent with confirm: true.")
+	}
+	switch {
 	case delta != nil && delta.OK && err != nil:
 		// The call ran; only reloading the page after it failed.
 		fmt.Fprintf(e.stderr, "affordances call: the call succeeded, then reloading the page failed: %v\n", err)
 	case delta != nil && !delta.OK:
-		if werr := printDelta(e, f.json, delta); werr != nil {
+		if werr := printDelta(e, f.json, delta, onPage); werr != nil {
 			return werr
 		}
 		return errFailed
 	case err != nil:
 		return reportSiteError(e, f.json, err)
 	}
-	return printDelta(e, f.json, delta)
+	return printDelta(e, f.json, delta, onPage)
 }
 
 // readInput reads a call's input: JSON text, @FILE, or - for stdin.
@@ -234,36 +339,82 @@ type approvalJSON struct {
 	Reasons []string        `json:"reasons,omitempty"`
 }
 
+// An approvalPageJSON is a site's approval page as --json prints it: where
+// the person decides, until when, and what came of it (approved, denied,
+// timeout, or pending when the call did not wait).
+type approvalPageJSON struct {
+	URL     string    `json:"url"`
+	Expires time.Time `json:"expires,omitzero"`
+	Outcome string    `json:"outcome"`
+}
+
 const approveHint = "Nothing was done. If the person approves this very call, run it again with --approve: " +
 	"the person's explicit approval of this one call; never give it on a model's behalf."
 
+// pageHint says, for a call the site has the person approve on its
+// approval page, why nothing was done and what may be done next.
+func pageHint(p *approvalPageJSON, timeout time.Duration) string {
+	until, open := "", ""
+	if !p.Expires.IsZero() {
+		until, open = " until "+clock(p.Expires), " (open until "+clock(p.Expires)+")"
+	}
+	switch p.Outcome {
+	case "denied":
+		return "Nothing was done: the person denied this call on the approval page."
+	case "timeout":
+		if timeout > 0 && time.Now().Before(p.Expires) {
+			return "Nothing was done: nobody decided on the approval page within " + timeout.String() + ". The page stays open" + until +
+				"; once the person approves there, run the same call again to send it."
+		}
+		return "Nothing was done: nobody decided on the approval page before it expired. Run the call again for a new one."
+	}
+	return "Nothing was done. The person approves or denies on the approval page, in their browser" + open +
+		"; --approve and --grant do not approve it. Run the call without --unattended to wait for their decision."
+}
+
 // reportNotApproved prints what needed approval and returns errNotApproved
-// (exit 3). noPerson says nobody could be asked (no terminal).
-func reportNotApproved(e *env, asJSON bool, req *affordances.ApprovalRequest, noPerson bool) error {
+// (exit 3). onPage, when set, is the site's approval page and the outcome
+// there.
+func reportNotApproved(e *env, f *agentFlags, ap *approval, onPage *approvalPageJSON) error {
+	req := ap.asked
 	if req == nil { // cannot happen: the call has an approver
 		fmt.Fprintln(e.stderr, "affordances call: the call needs a person's approval")
 		return errNotApproved
 	}
-	if asJSON {
+	hint := approveHint
+	if onPage != nil {
+		hint = pageHint(onPage, f.approvalTimeout)
+	}
+	if f.json {
 		classes := req.Classes
 		if classes == nil {
 			classes = []aal.Class{}
 		}
+		asked := !ap.noPerson()
+		if onPage != nil {
+			asked = onPage.Outcome != "pending" // the person was sent to the page
+		}
 		out := struct {
-			Approved bool         `json:"approved"`
-			Asked    bool         `json:"asked"`
-			Approval approvalJSON `json:"approval"`
-			Hint     string       `json:"hint"`
-		}{false, !noPerson, approvalJSON{req.Origin, req.Page, req.Action, req.Label, req.Input, classes, req.Amount, req.Message, req.Reasons}, approveHint}
+			Approved     bool              `json:"approved"`
+			Asked        bool              `json:"asked"`
+			Approval     approvalJSON      `json:"approval"`
+			ApprovalPage *approvalPageJSON `json:"approvalPage,omitempty"`
+			Hint         string            `json:"hint"`
+		}{false, asked, approvalJSON{req.Origin, req.Page, req.Action, req.Label, req.Input, classes, req.Amount, req.Message, req.Reasons}, onPage, hint}
 		if err := writeJSON(e.stdout, out); err != nil {
 			return err
 		}
 		return errNotApproved
 	}
-	if noPerson {
+	switch {
+	case onPage != nil && onPage.Outcome == "denied":
+		fmt.Fprintln(e.stderr, "Denied on the approval page: nothing was done.")
+	case onPage != nil:
+		fmt.Fprintln(e.stderr, hint)
+	case ap.noPerson():
 		describeApproval(e.stderr, req)
-		fmt.Fprintln(e.stderr, "No terminal to ask on. "+approveHint)
-	} else {
+		fmt.Fprintln(e.stderr, "No terminal to ask on. "+hint)
+	default:
 		fmt.Fprintln(e.stderr, "Not approved: nothing was done.")
 	}
 	return errNotApproved
@@ -298,8 +449,16 @@ func reportRefused(e *env, asJSON bool, page *affordances.Page, action string, v
 	return errNotApproved
 }
 
-// printDelta prints a delta on stdout, for a person or as JSON.
-func printDelta(e *env, asJSON bool, d *affordances.Delta) error {
+// printDelta prints a delta on stdout, for a person or as JSON; as JSON
+// with onPage, the approval page the person decided on, beside the
+// delta's own fields.
+func printDelta(e *env, asJSON bool, d *affordances.Delta, onPage *approvalPageJSON) error {
+	if asJSON && onPage != nil {
+		return writeJSON(e.stdout, struct {
+			*affordances.Delta
+			ApprovalPage *approvalPageJSON `json:"approvalPage"`
+		}{d, onPage})
+	}
 	if asJSON {
 		return writeJSON(e.stdout, d)
 	}

@@ -17,8 +17,9 @@
 //	1  the command ran and failed: the site answered an error delta
 //	   (inspect, call, index), lint found problems, or a must of conform failed
 //	2  the command line was wrong (a missing argument, input that is not JSON)
-//	3  the call needed a person's approval and did not get it, or the gate
-//	   refused it; nothing that could run was done
+//	3  the call needed a person's approval and did not get it (they said no,
+//	   denied it on the site's approval page, or did not decide in time), or
+//	   the gate refused it; nothing that could run was done
 //	4  a network or protocol failure: the site could not be reached, or
 //	   answered something that is not an Affordances document
 package main
@@ -53,6 +54,9 @@ type env struct {
 	// isTerminal reports whether stdin is a person's terminal, so a
 	// command may ask them; nil means it is not.
 	isTerminal func() bool
+	// stderrIsTerminal reports whether stderr is a terminal, where a line
+	// of progress may be rewritten in place; nil means it is not.
+	stderrIsTerminal func() bool
 }
 
 func (e *env) input() io.Reader {
@@ -63,6 +67,8 @@ func (e *env) input() io.Reader {
 }
 
 func (e *env) terminal() bool { return e.isTerminal != nil && e.isTerminal() }
+
+func (e *env) stderrTerminal() bool { return e.stderrIsTerminal != nil && e.stderrIsTerminal() }
 
 // A command is one subcommand: its name, a one-line summary, and how to run
 // it. Usage and Example teach it in "affordances help <name>".
@@ -111,7 +117,8 @@ func usagef(format string, args ...any) error {
 }
 
 func main() {
-	e := &env{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, stdin: os.Stdin, isTerminal: stdinIsTerminal}
+	e := &env{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, stdin: os.Stdin,
+		isTerminal: func() bool { return isTerminal(os.Stdin) }, stderrIsTerminal: func() bool { return isTerminal(os.Stderr) }}
 	os.Exit(run(context.Background(), e, os.Args[1:]))
 }
 
@@ -212,13 +219,13 @@ func interspersed(fs *flag.FlagSet, args []string) []string {
 	return append(flags, rest...)
 }
 
-// stdinIsTerminal reports whether standard input is a person's terminal
-// rather than a pipe or a file: a character device other than the null
-// device (an agent's harness often gives /dev/null, a character device
-// too). The module does not require golang.org/x/term, whose ioctl check
-// would also tell a terminal from other character devices.
-func stdinIsTerminal() bool {
-	fi, err := os.Stdin.Stat()
+// isTerminal reports whether f (standard input or error) is a person's
+// terminal rather than a pipe or a file: a character device other than the
+// null device (an agent's harness often gives /dev/null, a character
+// device too). The module does not require golang.org/x/term, whose ioctl
+// check would also tell a terminal from other character devices.
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
 	if err != nil || fi.Mode()&os.ModeCharDevice == 0 {
 		return false
 	}
