@@ -111,10 +111,12 @@ func TestExitCodes(t *testing.T) {
 // cart is unchanged in a fresh inspect); with grants covering every class
 // the site's confirm_required message is shown verbatim and still nothing
 // is ordered; --unattended is refused; $AFFORDANCES_TOKEN authenticates;
-// --approve places exactly this order (issue 4, CLI).
+// --approve places exactly this order (issue 4, CLI). The shop asks on no
+// approval page of its own here (demo --no-approval): TestApprovalPage
+// covers the shop that does.
 func TestPlaceOrderApproval(t *testing.T) {
 	const tok = "approval-token"
-	demo := startDemo(t, tok)
+	demo := startDemo(t, tok, "--no-approval")
 	checkout := demo + "/checkout"
 	if code, _, errOut := cli(t, nil, "call", "--token", tok, demo+"/products/canvas-tote", "addToCart", `{"sku":"TOTE-NAT","quantity":2}`); code != exitOK {
 		t.Fatalf("addToCart: exit %d\n%s", code, errOut)
@@ -179,13 +181,14 @@ func TestPlaceOrderApproval(t *testing.T) {
 }
 
 // TestPromptApproval runs call as on a terminal (stdin and the terminal
-// check injected): "n" orders nothing and exits 3, "y" places the order.
-// The real terminal check, stdinIsTerminal, is a one-line os.Stdin.Stat;
+// check injected): "n" orders nothing and exits 3, "y" places the order,
+// on a shop that asks on no approval page of its own (demo --no-approval).
+// The real terminal check, isTerminal, is a one-line Stat of the file;
 // there is no pseudo-terminal package in the module's graph to drive the
 // built binary, so the prompt is tested here and in TestAskApproval.
 func TestPromptApproval(t *testing.T) {
 	const tok = "prompt-token"
-	demo := startDemo(t, tok)
+	demo := startDemo(t, tok, "--no-approval")
 	checkout := demo + "/checkout"
 	if code, _, errOut := cli(t, nil, "call", "--token", tok, demo+"/products/canvas-tote", "addToCart", `{"sku":"TOTE-NAT"}`); code != exitOK {
 		t.Fatalf("addToCart: exit %d\n%s", code, errOut)
