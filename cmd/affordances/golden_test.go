@@ -24,10 +24,16 @@ const goldenToken = "golden-token"
 //
 // and review the diff. What changes from run to run is replaced before
 // comparing, as testdata/golden/README.md says: the demo's URL by $DEMO,
-// order ids by <order-id>.
+// order ids by <order-id>, approval ids by <approval-id> and the time an
+// approval expires by <expires>. The demo asks on no approval page of its
+// own (--no-approval), so the steps show the prompt, --approve and the
+// grants; the steps named call-place-order-verified-* run on a second demo,
+// which has the person approve each order on its approval page.
 func TestGolden(t *testing.T) {
-	demo := startDemo(t, goldenToken)
+	demo := startDemo(t, goldenToken, "--no-approval")
+	verified := startDemo(t, goldenToken)
 	product, checkout := demo+"/products/canvas-tote", demo+"/checkout"
+	vcheckout := verified + "/checkout"
 	tok := []string{"--token", goldenToken}
 	cat := func(parts ...[]string) []string {
 		var out []string
@@ -64,6 +70,10 @@ func TestGolden(t *testing.T) {
 		{"call-place-order-unattended-json", cat([]string{"call", "--unattended", "--json"}, tok, []string{checkout, "placeOrder"}), exitNotApproved},
 		{"call-place-order-approve", cat([]string{"call"}, tok, []string{checkout, "placeOrder", "--approve"}), exitOK},
 		{"inspect-checkout-after", cat([]string{"inspect"}, tok, []string{checkout}), exitOK},
+		{"call-place-order-verified-add-to-cart", cat([]string{"call"}, tok, []string{verified + "/products/canvas-tote", "addToCart", `{"sku":"TOTE-NAT"}`}), exitOK},
+		{"call-place-order-verified-timeout", cat([]string{"call"}, tok, []string{vcheckout, "placeOrder", "--approve", "--approval-timeout", "1s"}), exitNotApproved},
+		{"call-place-order-verified-timeout-json", cat([]string{"call", "--json"}, tok, []string{vcheckout, "placeOrder", "--approval-timeout", "1s"}), exitNotApproved},
+		{"call-place-order-verified-unattended", cat([]string{"call", "--unattended"}, tok, allGrants, []string{vcheckout, "placeOrder"}), exitNotApproved},
 	} {
 		t.Run(step.name, func(t *testing.T) {
 			e, out, errOut := testEnv(nil)
@@ -71,7 +81,7 @@ func TestGolden(t *testing.T) {
 			if code != step.code {
 				t.Errorf("exit code: got %d, want %d\nstdout: %s\nstderr: %s", code, step.code, out, errOut)
 			}
-			got := normalize(goldenRecord(step.args, code, out.String(), errOut.String()), demo)
+			got := normalize(normalize(goldenRecord(step.args, code, out.String(), errOut.String()), demo), verified)
 			path := filepath.Join("testdata", "golden", step.name+".txt")
 			if *update {
 				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
@@ -111,12 +121,22 @@ func goldenRecord(args []string, code int, stdout, stderr string) string {
 // orderID finds the demo's random order ids: eight characters of base32.
 var orderID = regexp.MustCompile(`(?:/orders/|"orderId": ?"|Order )([a-z2-7]{8})\b`)
 
+// approvalID finds approval ids: 26 characters of base32, in the
+// approval page's URL.
+var approvalID = regexp.MustCompile(`/approvals/[a-z2-7]{26}\b`)
+
+// expiry finds when an approval expires: RFC 3339 in JSON, a time of day
+// in UTC in text.
+var expiry = regexp.MustCompile(`\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ|\b\d\d:\d\d:\d\d UTC\b`)
+
 // normalize replaces what changes from run to run: the demo's URL (its
-// port) with $DEMO, and each order id with <order-id>.
+// port) with $DEMO, each order id with <order-id>, each approval id with
+// <approval-id> and each expiry with <expires>.
 func normalize(s, demo string) string {
 	s = strings.ReplaceAll(s, demo, "$DEMO")
 	for _, m := range orderID.FindAllStringSubmatch(s, -1) {
 		s = strings.ReplaceAll(s, m[1], "<order-id>")
 	}
-	return s
+	s = approvalID.ReplaceAllString(s, "/approvals/<approval-id>")
+	return expiry.ReplaceAllString(s, "<expires>")
 }
