@@ -237,7 +237,7 @@ func (s *Site) confirmed(ctx context.Context, c *call, req *Request, input json.
 	if !verify || c.form {
 		return s.failure(NewError(ConfirmRequired, summary), "call")
 	}
-	key := approvalKey(req, a.Name, input)
+	key := approvalKey(req, a.Name, input, summary)
 	if c.confirm {
 		taken, err := s.appr.Take(ctx, key)
 		switch {
@@ -249,8 +249,18 @@ func (s *Site) confirmed(ctx context.Context, c *call, req *Request, input json.
 			return s.failure(forbidden("The person denied this call on the approval page. Nothing ran."), "call")
 		}
 	}
-	ap, err := s.appr.Request(ctx, &Approval{ID: NewApprovalID(), Call: key, Principal: req.Principal.ID, Page: req.Page,
-		Action: a.Name, Input: input, Summary: summary, State: ApprovalPending, Expires: time.Now().Add(ApprovalTTL)})
+	ask := func() (*Approval, error) {
+		return s.appr.Request(ctx, &Approval{ID: NewApprovalID(), Call: key, Principal: req.Principal.ID, Page: req.Page,
+			Action: a.Name, Input: input, Summary: summary, State: ApprovalPending, Expires: time.Now().Add(ApprovalTTL)})
+	}
+	ap, err := ask()
+	if err == nil && ap.State != ApprovalPending {
+		// Decided, and asked again without confirm: true: the person
+		// decides anew on a new page.
+		if _, err = s.appr.Take(ctx, key); err == nil {
+			ap, err = ask()
+		}
+	}
 	if err != nil {
 		return s.failure(fmt.Errorf("affordances: approvals store: %w", err), "call")
 	}
@@ -269,8 +279,10 @@ func byPerson(req *Request) bool {
 
 // approvalKey names one call for [ApprovalStore]: its caller, page, action
 // and input, the input in canonical form (object keys sorted, no spaces),
-// so the same input approves the same call however it is written.
-func approvalKey(req *Request, action string, input json.RawMessage) string {
+// so the same input approves the same call however it is written; and the
+// summary the person read, so that a call whose summary changed since
+// (another cart, another total) is not the call they approved.
+func approvalKey(req *Request, action string, input json.RawMessage, summary string) string {
 	var v any
 	d := json.NewDecoder(bytes.NewReader(input))
 	d.UseNumber()
@@ -281,7 +293,7 @@ func approvalKey(req *Request, action string, input json.RawMessage) string {
 		}
 	}
 	h := sha256.New()
-	for _, part := range []string{req.Principal.ID, req.Page, action, string(canonical)} {
+	for _, part := range []string{req.Principal.ID, req.Page, action, string(canonical), summary} {
 		fmt.Fprintf(h, "%d:%s", len(part), part)
 	}
 	return hex.EncodeToString(h.Sum(nil))

@@ -486,10 +486,12 @@ func (c *Client) awaitApproval(ctx context.Context, req *ApprovalRequest) error 
 		if c.opts.OnApprovalWait != nil {
 			c.opts.OnApprovalWait(req, time.Since(start))
 		}
-		if time.Now().Add(wait).After(deadline) {
+		left := time.Until(deadline)
+		if left <= 0 {
 			return fmt.Errorf("%w: %s waited %s at %s", ErrApprovalTimeout, req.Action, time.Since(start).Round(time.Second), req.URL)
 		}
-		if err := sleep(ctx, wait); err != nil {
+		// The last check falls on the deadline itself.
+		if err := sleep(ctx, min(wait, left)); err != nil {
 			return err
 		}
 	}

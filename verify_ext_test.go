@@ -17,6 +17,12 @@ import (
 	"github.com/affordances/affordances-go/aal"
 )
 
+// summaryNote ends pay's summary: a test changes it to change what the
+// person would read, as another cart changes a checkout's summary.
+var summaryNote atomic.Value
+
+func init() { summaryNote.Store("") }
+
 // verifiedSite serves one human-verified confirm action, pay, on /pay,
 // and counts its runs. alice and bob sign in with a cookie (who=NAME) or a
 // token (NAME-token).
@@ -44,7 +50,7 @@ func verifiedSite(t *testing.T, store affordances.ApprovalStore) (*httptest.Serv
 		Name: "pay", Description: "Pay someone", Expose: affordances.ExposeConfirm, Verify: true,
 		Summary: func(_ context.Context, r *affordances.Request) (string, error) {
 			in := r.Input().(payInput)
-			return fmt.Sprintf("Pay %s $%d.", in.To, in.Amount), nil
+			return fmt.Sprintf("Pay %s $%d.%s", in.To, in.Amount, summaryNote.Load()), nil
 		},
 		AAL: &aal.Meta{Action: aal.Purchase, Trust: aal.TrustFinancial, Label: "Pay"},
 	}, func(context.Context, *affordances.Request, payInput) (struct{}, error) {
@@ -197,8 +203,30 @@ func TestHumanVerifiedDenial(t *testing.T) {
 	if status, d := verifiedCall(t, srv, "alice", in, true); status != 428 || d.Approval == nil {
 		t.Errorf("once more: got %d, want 428 with a new approval", status)
 	}
+	// Denied, then asked again without confirm: a new page to decide on.
+	_, d = verifiedCall(t, srv, "alice", `{"amount":6,"to":"Carol"}`, false)
+	first := d.Approval.URL
+	decide(t, srv, first, "deny", aliceBrowser(srv))
+	if _, d := verifiedCall(t, srv, "alice", `{"amount":6,"to":"Carol"}`, false); d.Approval == nil || d.Approval.URL == first {
+		t.Errorf("asked again after a denial: got approval %+v, want a new page", d.Approval)
+	}
 	if runs.Load() != 0 {
 		t.Errorf("%d runs, want 0", runs.Load())
+	}
+}
+
+// TestHumanVerifiedSummaryChanged: an approval is of the call as its
+// summary described it; once the summary changed (another cart, another
+// total), confirm: true asks anew and nothing runs.
+func TestHumanVerifiedSummaryChanged(t *testing.T) {
+	srv, runs := verifiedSite(t, nil)
+	defer summaryNote.Store("")
+	const in = `{"amount":8,"to":"Hal"}`
+	_, d := verifiedCall(t, srv, "alice", in, false)
+	decide(t, srv, d.Approval.URL, "approve", aliceBrowser(srv))
+	summaryNote.Store(" Plus a fee.")
+	if status, d2 := verifiedCall(t, srv, "alice", in, true); status != 428 || d2.Approval == nil || d2.Approval.URL == d.Approval.URL || runs.Load() != 0 {
+		t.Errorf("after the summary changed: got %d %+v, %d runs; want 428 with a new approval and nothing run", status, d2.Approval, runs.Load())
 	}
 }
 
