@@ -249,18 +249,11 @@ func (s *Site) confirmed(ctx context.Context, c *call, req *Request, input json.
 			return s.failure(forbidden("The person denied this call on the approval page. Nothing ran."), "call")
 		}
 	}
-	ask := func() (*Approval, error) {
-		return s.appr.Request(ctx, &Approval{ID: NewApprovalID(), Call: key, Principal: req.Principal.ID, Page: req.Page,
-			Action: a.Name, Input: input, Summary: summary, State: ApprovalPending, Expires: time.Now().Add(ApprovalTTL)})
-	}
-	ap, err := ask()
-	if err == nil && ap.State != ApprovalPending {
-		// Decided, and asked again without confirm: true: the person
-		// decides anew on a new page.
-		if _, err = s.appr.Take(ctx, key); err == nil {
-			ap, err = ask()
-		}
-	}
+	// A decided approval is answered as it stands: a client asks without
+	// confirm first, then confirms what the person approved, or reads the
+	// denial. A denial stands until the approval expires.
+	ap, err := s.appr.Request(ctx, &Approval{ID: NewApprovalID(), Call: key, Principal: req.Principal.ID, Page: req.Page,
+		Action: a.Name, Input: input, Summary: summary, State: ApprovalPending, Expires: time.Now().Add(ApprovalTTL)})
 	if err != nil {
 		return s.failure(fmt.Errorf("affordances: approvals store: %w", err), "call")
 	}
