@@ -39,11 +39,15 @@ vet:
 # verdicts, not concurrency: under -race they cost a minute and more of
 # SQLite in pure Go under checkptr, so they run without it, and every other
 # test with it. So do the shop's several-instance tests: their concurrency
-# is between demo processes, which the race detector cannot see.
-UNRACED := ^(TestMutants|TestBadInput.*|TestRacingCheckouts|TestKilledInstance|TestInstancesShare)$$
+# is between demo processes, which the race detector cannot see; and the
+# shop's approval tests in Chromium, whose concurrency is the browser's
+# (the library's approvals are raced in its own tests). The bench drives
+# browsers and demo processes too, and runs unraced.
+UNRACED := ^(TestMutants|TestBadInput.*|TestRacingCheckouts|TestKilledInstance|TestInstancesShare|TestApprovalInBrowser|TestDenyInBrowser|TestApprovalPageRefusesOthers)$$
 race:
-	$(GO) test -race -count=1 -skip '$(UNRACED)' $(PKGS)
+	$(GO) test -race -count=1 -skip '$(UNRACED)' $$($(GO) list $(PKGS) | grep -v '/bench$$')
 	$(GO) test -count=1 -run '$(UNRACED)' ./conformance ./examples/shop ./examples/board
+	$(GO) test -count=1 ./bench
 
 # The shop's tests once more with its data in PostgreSQL (a throwaway
 # server, internal/servicetest): both back ends pass the same suite. The
@@ -57,10 +61,10 @@ postgres:
 # while the fuzzer minimises a new input, which Go reports as a failure
 # ("context deadline exceeded") on a busy machine. Each is a few seconds.
 fuzz:
-	$(GO) test -run '^$$' -fuzz '^FuzzAccepts$$' -fuzztime 200000x ./internal/mediatype
-	$(GO) test -run '^$$' -fuzz '^FuzzDecodeCall$$' -fuzztime 30000x .
-	$(GO) test -run '^$$' -fuzz '^FuzzValidate$$' -fuzztime 30000x ./aal
-	$(GO) test -run '^$$' -fuzz '^FuzzInputLine$$' -fuzztime 15000x ./cmd/affordances
+	$(GO) test -run '^$$' -fuzz '^FuzzAccepts$$' -fuzztime 100000x ./internal/mediatype
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodeCall$$' -fuzztime 15000x .
+	$(GO) test -run '^$$' -fuzz '^FuzzValidate$$' -fuzztime 15000x ./aal
+	$(GO) test -run '^$$' -fuzz '^FuzzInputLine$$' -fuzztime 8000x ./cmd/affordances
 
 # Regenerate schemas/ from the Go types (a test fails when they drift).
 generate:
