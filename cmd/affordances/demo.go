@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/affordances/affordances-go/examples/board"
 	"github.com/affordances/affordances-go/examples/shop"
+	"github.com/affordances/affordances-go/internal/sqldb"
 	"github.com/affordances/affordances-go/mcpbridge"
 	"github.com/redis/go-redis/v9"
 )
@@ -130,7 +130,7 @@ func runDemo(ctx context.Context, e *env, which string, set demoSettings, rdb *r
 	}
 	where := dir // where the data lives, for the banner
 	if database != "" {
-		where = redactURL(database)
+		where = sqldb.Redact(database)
 	}
 	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	ln, err := net.Listen("tcp", addr)
@@ -180,14 +180,6 @@ Press Ctrl-C to stop.
 `, url, s.Path(), shop.DemoEmail, shop.DemoPassword, shop.AdminEmail, shop.AdminPassword, s.Token(), s.Token(), url)
 	}
 	return serve(ctx, e, ln, mux, logger)
-}
-
-// redactURL is u without its password, for a banner or a log.
-func redactURL(u string) string {
-	if p, err := url.Parse(u); err == nil {
-		return p.Redacted()
-	}
-	return u
 }
 
 // serve serves h on ln until ctx ends, then shuts down gracefully.

@@ -9,7 +9,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -67,12 +66,7 @@ func (st *store) secret(ctx context.Context) ([]byte, error) {
 
 // where names the database for a person: the file, or the server and
 // database without a password.
-func (st *store) where() string {
-	if u, err := url.Parse(st.source); err == nil && st.db.Postgres {
-		return u.Redacted()
-	}
-	return st.source
-}
+func (st *store) where() string { return sqldb.Redact(st.source) }
 
 func (st *store) close() error {
 	if err := st.db.Close(); err != nil {

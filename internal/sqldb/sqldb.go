@@ -74,7 +74,7 @@ func Open(ctx context.Context, source string) (*DB, error) {
 	}
 	if err != nil {
 		db.Close()
-		return nil, fmt.Errorf("open %s: %w", redact(source), err)
+		return nil, fmt.Errorf("open %s: %w", Redact(source), err)
 	}
 	return db, nil
 }
@@ -86,8 +86,8 @@ func sqliteDSN(path string, extra string) string {
 		"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&" + extra
 }
 
-// redact is source without a password, for errors and logs.
-func redact(source string) string {
+// Redact is source without a password, for errors, logs and banners.
+func Redact(source string) string {
 	if u, err := url.Parse(source); err == nil && u.User != nil {
 		return u.Redacted()
 	}
