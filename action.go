@@ -219,6 +219,7 @@ func AddAction[In, Out any](rt *Route, a *Action, fn func(ctx context.Context, r
 	act.summaryJSON = enc[:len(enc)-1]
 	rt.actions = append(rt.actions, act)
 	rt.byName[a.Name] = act
+	rt.hasEffects = rt.hasEffects || a.Effects != nil
 }
 
 // schemaFor returns given, or the schema inferred from T.

@@ -305,9 +305,11 @@ func (s *Site) loadState(ctx context.Context, req *Request) (err error) {
 	if st == nil {
 		st = &State{}
 	}
-	for k := range st.Entities {
-		if _, ok := rt.entities.Load(k); !ok {
-			rt.entities.Store(k, true)
+	if rt.hasEffects {
+		for k := range st.Entities {
+			if _, ok := rt.entities.Load(k); !ok {
+				rt.entities.Store(k, true)
+			}
 		}
 	}
 	req.State = st

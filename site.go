@@ -184,15 +184,16 @@ type State struct {
 // state loader and actions.
 type Route struct {
 	// entities are the entity keys the route's states have had, for the
-	// check of Effects.
-	entities sync.Map
-	site     *Site
-	pattern  string    // the wire form, with [param] segments
-	segments []segment // none for "/"
-	literals int
-	opts     RouteOptions
-	actions  []*action
-	byName   map[string]*action
+	// check of Effects; kept only when an action declares Effects.
+	entities   sync.Map
+	hasEffects bool
+	site       *Site
+	pattern    string    // the wire form, with [param] segments
+	segments   []segment // none for "/"
+	literals   int
+	opts       RouteOptions
+	actions    []*action
+	byName     map[string]*action
 }
 
 // A segment is one segment of a route's pattern: a literal, a parameter
