@@ -136,6 +136,16 @@ func TestApprovalByURLElicitation(t *testing.T) {
 				t.Errorf("credentials: got %q, want the token sent to %s only", creds, d.url)
 			}
 
+			// The complete notification travels on its own, after the tool
+			// result: give it a moment to arrive.
+			for deadline := time.Now().Add(5 * time.Second); tc.decision != "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+				p.mu.Lock()
+				n := len(p.completed)
+				p.mu.Unlock()
+				if n > 0 {
+					break
+				}
+			}
 			p.mu.Lock()
 			defer p.mu.Unlock()
 			if len(p.asked) != 1 || p.asked[0].Mode != "url" || p.asked[0].URL != u || p.asked[0].ElicitationID == "" {
