@@ -11,7 +11,7 @@ check: deps fmt vet race postgres fuzz
 
 # What the tests need beyond Go, installed from Debian's packages when missing
 # (a package is there when its command is, or dpkg knows it): curl for the
-# README's tour, chromium and a font for the browser tests (package browser,
+# README's tour, chromium and a font for the browser tests (internal/browser,
 # examples/shop/browser_test.go), redis-server and postgresql for the
 # stores' and the demos' tests (internal/servicetest starts throwaway
 # servers on loopback ports of their own and stops them), nodejs and npm for

@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"github.com/affordances/affordances-go/aal"
-	"github.com/affordances/affordances-go/browser"
+	"github.com/affordances/affordances-go/internal/browser"
 )
 
 // PlaywrightVersion is the playwright-core the axtree mode installs from

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/affordances/affordances-go/bench"
-	"github.com/affordances/affordances-go/browser"
+	"github.com/affordances/affordances-go/internal/browser"
 )
 
 // TestAXTreeMode: the axtree mode performs a task through the same UI

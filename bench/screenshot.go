@@ -14,7 +14,7 @@ import (
 
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/aal"
-	"github.com/affordances/affordances-go/browser"
+	"github.com/affordances/affordances-go/internal/browser"
 )
 
 // The viewport of both browser modes, in CSS pixels at one device pixel
@@ -29,7 +29,7 @@ const (
 const confirmButton = `form:has(input[name="` + affordances.FormConfirmField + `"][value="yes"]) button:not([type="button"]):not([type="reset"])`
 
 // ScreenshotMode is the browser agent that sees pages as screenshots: in
-// headless Chromium (through package browser) at 1280×800, it performs each
+// headless Chromium (through internal/browser) at 1280×800, it performs each
 // step of a plan as UI interactions (going to the step's page, filling a
 // field, choosing an option, clicking the element the step's AAL
 // affordance selects) and looks at a screenshot of the viewport after

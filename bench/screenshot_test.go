@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/affordances/affordances-go/bench"
-	"github.com/affordances/affordances-go/browser"
+	"github.com/affordances/affordances-go/internal/browser"
 )
 
 // task returns the bench's fixture id.

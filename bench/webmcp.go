@@ -10,7 +10,7 @@ import (
 	"sync"
 
 	affordances "github.com/affordances/affordances-go"
-	"github.com/affordances/affordances-go/browser"
+	"github.com/affordances/affordances-go/internal/browser"
 )
 
 // WebMCPMode is the agent that lives in the browser (CLARIFICATIONS 12):

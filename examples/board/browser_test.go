@@ -20,8 +20,8 @@ import (
 	"time"
 
 	"github.com/affordances/affordances-go/aal"
-	"github.com/affordances/affordances-go/browser"
-	"github.com/affordances/affordances-go/browser/browsertest"
+	"github.com/affordances/affordances-go/internal/browser"
+	"github.com/affordances/affordances-go/internal/browsertest"
 	"github.com/affordances/affordances-go/examples/board"
 )
 

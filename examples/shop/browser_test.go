@@ -1,6 +1,6 @@
 package shop_test
 
-// Tests in real Chromium (package browser): a person's journey through the
+// Tests in real Chromium (internal/browser): a person's journey through the
 // shop, what the browser is sent, forged calls from another origin, and the
 // screenshots of the README. Without Chromium they skip; under make check
 // (AFFORDANCES_CHECK) they fail instead.
@@ -25,8 +25,8 @@ import (
 
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/aal"
-	"github.com/affordances/affordances-go/browser"
-	"github.com/affordances/affordances-go/browser/browsertest"
+	"github.com/affordances/affordances-go/internal/browser"
+	"github.com/affordances/affordances-go/internal/browsertest"
 	"github.com/affordances/affordances-go/examples/shop"
 )
 

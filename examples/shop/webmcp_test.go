@@ -21,8 +21,8 @@ import (
 
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/aal"
-	"github.com/affordances/affordances-go/browser"
-	"github.com/affordances/affordances-go/browser/browsertest"
+	"github.com/affordances/affordances-go/internal/browser"
+	"github.com/affordances/affordances-go/internal/browsertest"
 	"github.com/affordances/affordances-go/examples/shop"
 )
 

@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/affordances/affordances-go/aal"
-	"github.com/affordances/affordances-go/browser"
-	"github.com/affordances/affordances-go/browser/browsertest"
+	"github.com/affordances/affordances-go/internal/browser"
+	"github.com/affordances/affordances-go/internal/browsertest"
 )
 
 func newPage(t *testing.T, b *browser.Browser) *browser.Page {

@@ -11,7 +11,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/affordances/affordances-go/browser"
+	"github.com/affordances/affordances-go/internal/browser"
 )
 
 // Start starts headless Chromium for one test and closes it when the test
