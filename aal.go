@@ -9,39 +9,13 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
-	"unicode"
 
 	"github.com/affordances/affordances-go/aal"
 )
 
-// AALID returns the AAL affordance id of a seed 000 action name: its kebab
-// case, "addToCart" is "add-to-cart", and a run of capitals is one word,
-// "placeOrderURL" is "place-order-url" (CLARIFICATIONS 9).
-func AALID(action string) string {
-	rs := []rune(action)
-	var b strings.Builder
-	for i, r := range rs {
-		if unicode.IsUpper(r) {
-			lowerBefore := i > 0 && !unicode.IsUpper(rs[i-1]) && rs[i-1] != '_'
-			wordAfter := i > 0 && unicode.IsUpper(rs[i-1]) && i+1 < len(rs) && unicode.IsLower(rs[i+1])
-			if lowerBefore || wordAfter {
-				b.WriteByte('-')
-			}
-			r = unicode.ToLower(r)
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-// AALSelector returns the default selector of an action's affordance,
-// [data-aal="add-to-cart"]: the attribute [TemplateFuncs]' aal helper puts
-// on the element.
-func AALSelector(action string) string { return `[data-aal="` + AALID(action) + `"]` }
-
 // label returns an action's name in words: "addToCart" is "Add to cart".
 func label(action string) string {
-	words := strings.ReplaceAll(AALID(action), "-", " ")
+	words := strings.ReplaceAll(aal.ID(action), "-", " ")
 	words = strings.ReplaceAll(words, "_", " ")
 	return strings.ToUpper(words[:1]) + words[1:]
 }
@@ -61,12 +35,12 @@ func affordanceOf(a *Action, output json.RawMessage) (*publishedAffordance, erro
 		m = *a.AAL
 	}
 	p := &publishedAffordance{cost: m.Cost, Affordance: aal.Affordance{
-		ID: AALID(a.Name), Selector: m.Selector, Action: m.Action, Label: m.Label,
+		ID: aal.ID(a.Name), Selector: m.Selector, Action: m.Action, Label: m.Label,
 		Destructive: m.Destructive, Reversible: m.Reversible, Trust: m.Trust,
 		Preconditions: m.Preconditions, SuccessSchema: m.SuccessSchema,
 	}}
 	if p.Selector == "" {
-		p.Selector = AALSelector(a.Name)
+		p.Selector = aal.Selector(a.Name)
 	}
 	if p.Action == "" {
 		p.Action = aal.Submit
@@ -141,19 +115,7 @@ func (s *Site) fragment(req *Request, ls []listed) (*aal.Fragment, error) {
 	return f, nil
 }
 
-// FragmentPath returns the path of a page's AAL fragment: "/" is
-// /.well-known/agent-affordances/index.json, "/products/canvas-tote" is
-// /.well-known/agent-affordances/products/canvas-tote.json. Route patterns
-// map the same way. A page with a query asks for its fragment with the
-// same query ("/?q=tee" is index.json?q=tee): the state may depend on it.
-func FragmentPath(page string) string {
-	if page == "/" {
-		page = "/index"
-	}
-	return aal.FragmentPrefix + page + ".json"
-}
-
-// pageOfFragment is the inverse of FragmentPath.
+// pageOfFragment is the inverse of [aal.FragmentPath].
 func pageOfFragment(path string) (string, bool) {
 	rest, ok := strings.CutPrefix(path, aal.FragmentPrefix+"/")
 	if !ok {
@@ -177,7 +139,7 @@ func (s *Site) serveManifest(w http.ResponseWriter, r *http.Request) {
 		m.Site.Name = r.Host
 	}
 	for _, rt := range s.routes {
-		m.Routes = append(m.Routes, aal.ManifestRoute{Route: rt.pattern, Fragment: FragmentPath(rt.pattern)})
+		m.Routes = append(m.Routes, aal.ManifestRoute{Route: rt.pattern, Fragment: aal.FragmentPath(rt.pattern)})
 	}
 	s.writeAAL(w, r, &m)
 }
@@ -253,7 +215,7 @@ func AALLink(ctx context.Context) template.HTML {
 	if !ok || loaded.err != nil {
 		return ""
 	}
-	href := FragmentPath(loaded.req.HTTP.URL.EscapedPath())
+	href := aal.FragmentPath(loaded.req.HTTP.URL.EscapedPath())
 	if q := loaded.req.HTTP.URL.RawQuery; q != "" {
 		href += "?" + q
 	}

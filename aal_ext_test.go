@@ -229,15 +229,6 @@ func TestAALDeclarationsChecked(t *testing.T) {
 	}
 }
 
-func TestAALID(t *testing.T) {
-	for name, want := range map[string]string{"addToCart": "add-to-cart", "placeOrder": "place-order", "signIn": "sign-in", "search": "search", "getV2": "get-v2", "snake_case": "snake_case",
-		"placeOrderURL": "place-order-url", "URLParser": "url-parser", "getHTTPSLink": "get-https-link", "a": "a", "A": "a", "snake_Case": "snake_case"} {
-		if got := affordances.AALID(name); got != want {
-			t.Errorf("AALID(%q): got %q, want %q", name, got, want)
-		}
-	}
-}
-
 // TestActionsFrom: the HTML handler reads the graph's listing, guards
 // evaluated once for the page and its inline fragment.
 func TestActionsFrom(t *testing.T) {

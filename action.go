@@ -86,7 +86,7 @@ type Action struct {
 	// AAL publishes the action as an AAL 0.1.1 affordance of its pages'
 	// fragments (CLARIFICATIONS 9): its type, trust, cost and the rest. Nil:
 	// the defaults of a zero [aal.Meta]. Every listed action has its
-	// affordance, with id [AALID] of its name.
+	// affordance, with id [aal.ID] of its name.
 	AAL *aal.Meta
 }
 

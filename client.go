@@ -261,13 +261,13 @@ func (p *Page) Action(name string) (ActionDescriptor, bool) {
 	return ActionDescriptor{}, false
 }
 
-// Affordance returns the AAL affordance of the named action (id [AALID] of
+// Affordance returns the AAL affordance of the named action (id [aal.ID] of
 // the name) when the page's fragment has one.
 func (p *Page) Affordance(action string) (aal.Affordance, bool) {
 	if p.Fragment == nil {
 		return aal.Affordance{}, false
 	}
-	id := AALID(action)
+	id := aal.ID(action)
 	for _, a := range p.Fragment.Affordances {
 		if a.ID == id {
 			return a, true

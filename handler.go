@@ -30,7 +30,7 @@ const IndexPath = "/.well-known/affordances.json"
 //     [FormActionField]: the same call, for a person (see [FormFrom]); a
 //     form naming no action of the route goes to next, its body parsed;
 //   - GET or HEAD of [IndexPath]: the site index, whatever the Accept;
-//   - GET or HEAD of [aal.ManifestPath] or of a page's [FragmentPath]: the
+//   - GET or HEAD of [aal.ManifestPath] or of a page's [aal.FragmentPath]: the
 //     AAL manifest, or the page's fragment computed from its state;
 //   - GET, HEAD or POST under [ApprovalsPath]: the approval pages of
 //     human-verified confirmation ([Action.Verify]);

@@ -69,7 +69,7 @@ func TemplateFuncs() template.FuncMap {
 // aalAttrs writes the data-aal attribute of action's element, and
 // data-aal-input from name/value pairs when there are any.
 func aalAttrs(action string, pairs ...any) (template.HTMLAttr, error) {
-	attr := `data-aal="` + template.HTMLEscapeString(AALID(action)) + `"`
+	attr := `data-aal="` + template.HTMLEscapeString(aal.ID(action)) + `"`
 	if len(pairs) == 0 {
 		return template.HTMLAttr(attr), nil
 	}

@@ -224,7 +224,7 @@ type segment struct {
 func (s *Site) Route(pattern string, opts *RouteOptions) *Route {
 	segs, err := parsePattern(pattern)
 	if err == nil && len(segs) == 1 && segs[0].literal == "index" {
-		err = fmt.Errorf("its AAL fragment path would be the one of /, %s", FragmentPath("/"))
+		err = fmt.Errorf("its AAL fragment path would be the one of /, %s", aal.FragmentPath("/"))
 	}
 	if err != nil {
 		panic(fmt.Sprintf("affordances: Route(%q): %v", pattern, err))

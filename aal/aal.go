@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // Version is the AAL version this package reads and writes, the value of
@@ -195,6 +196,44 @@ type Meta struct {
 	// SuccessSchema names the fields of a success. Nil: the top-level
 	// properties of the action's output schema and their types.
 	SuccessSchema map[string]string
+}
+
+// ID returns the affordance id of a seed 000 action name: its kebab case,
+// "addToCart" is "add-to-cart", and a run of capitals is one word,
+// "placeOrderURL" is "place-order-url" (CLARIFICATIONS 9).
+func ID(action string) string {
+	rs := []rune(action)
+	var b strings.Builder
+	for i, r := range rs {
+		if unicode.IsUpper(r) {
+			lowerBefore := i > 0 && !unicode.IsUpper(rs[i-1]) && rs[i-1] != '_'
+			wordAfter := i > 0 && unicode.IsUpper(rs[i-1]) && i+1 < len(rs) && unicode.IsLower(rs[i+1])
+			if lowerBefore || wordAfter {
+				b.WriteByte('-')
+			}
+			r = unicode.ToLower(r)
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// Selector returns the default selector of an action's affordance,
+// [data-aal="add-to-cart"] for addToCart: the attribute a publisher puts on
+// the element (the root package's aal template helper writes it).
+func Selector(action string) string { return `[data-aal="` + ID(action) + `"]` }
+
+// FragmentPath returns the path of a page's fragment: "/" is
+// /.well-known/agent-affordances/index.json, "/products/canvas-tote" is
+// /.well-known/agent-affordances/products/canvas-tote.json. Route patterns
+// map the same way ("/products/[slug]" is .../products/[slug].json). A page
+// with a query asks for its fragment with the same query ("/?q=tee" is
+// index.json?q=tee): the state may depend on it.
+func FragmentPath(page string) string {
+	if page == "/" {
+		page = "/index"
+	}
+	return FragmentPrefix + page + ".json"
 }
 
 // FragmentFor returns the fragment path of a concrete page from its

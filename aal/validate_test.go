@@ -484,3 +484,22 @@ func TestMixedScriptWords(t *testing.T) {
 		}
 	}
 }
+
+// TestID: an action's affordance id is its name in kebab case, a run of
+// capitals one word (CLARIFICATIONS 9).
+func TestID(t *testing.T) {
+	for name, want := range map[string]string{"addToCart": "add-to-cart", "placeOrder": "place-order", "signIn": "sign-in", "search": "search", "getV2": "get-v2", "snake_case": "snake_case",
+		"placeOrderURL": "place-order-url", "URLParser": "url-parser", "getHTTPSLink": "get-https-link", "a": "a", "A": "a", "snake_Case": "snake_case"} {
+		if got := aal.ID(name); got != want {
+			t.Errorf("ID(%q): got %q, want %q", name, got, want)
+		}
+	}
+	if got, want := aal.Selector("addToCart"), `[data-aal="add-to-cart"]`; got != want {
+		t.Errorf("Selector(addToCart): got %s, want %s", got, want)
+	}
+	for page, want := range map[string]string{"/": "/.well-known/agent-affordances/index.json", "/products/canvas-tote": "/.well-known/agent-affordances/products/canvas-tote.json", "/products/[slug]": "/.well-known/agent-affordances/products/[slug].json"} {
+		if got := aal.FragmentPath(page); got != want {
+			t.Errorf("FragmentPath(%q): got %q, want %q", page, got, want)
+		}
+	}
+}

@@ -255,7 +255,7 @@ func (a *apiAgent) gateAsks(ctx context.Context, s Step, desc affordances.Action
 	if err := json.Unmarshal(body, &f); err != nil {
 		return fmt.Errorf("bench: %s: %w", path, err)
 	}
-	id := affordances.AALID(s.Action)
+	id := aal.ID(s.Action)
 	for _, af := range f.Affordances {
 		if af.ID != id {
 			continue
@@ -274,9 +274,9 @@ func (a *apiAgent) gateAsks(ctx context.Context, s Step, desc affordances.Action
 func fragmentPath(page string) string {
 	p, q, ok := strings.Cut(page, "?")
 	if ok {
-		return affordances.FragmentPath(p) + "?" + q
+		return aal.FragmentPath(p) + "?" + q
 	}
-	return affordances.FragmentPath(p)
+	return aal.FragmentPath(p)
 }
 
 func descriptor(g *affordances.Graph, action string) (affordances.ActionDescriptor, bool) {

@@ -372,9 +372,9 @@ func pageOf(address string) string {
 // page does not list is, for a step the site must refuse, its default
 // selector.
 func lookUp(ctx context.Context, d *Demo, s Step) (aal.Affordance, affordances.Expose, error) {
-	id := affordances.AALID(s.Action)
+	id := aal.ID(s.Action)
 	path, query, _ := strings.Cut(s.Page, "?")
-	fragment := affordances.FragmentPath(path)
+	fragment := aal.FragmentPath(path)
 	if query != "" {
 		fragment += "?" + query
 	}
@@ -398,7 +398,7 @@ func lookUp(ctx context.Context, d *Demo, s Step) (aal.Affordance, affordances.E
 		}
 	}
 	if s.Outcome == Refused {
-		return aal.Affordance{ID: id, Selector: affordances.AALSelector(s.Action)}, expose, nil
+		return aal.Affordance{ID: id, Selector: aal.Selector(s.Action)}, expose, nil
 	}
 	return aal.Affordance{}, "", fmt.Errorf("the page's AAL fragment has no affordance %s", id)
 }

@@ -1027,7 +1027,7 @@ func init() {
 					return verdict{}, true
 				}
 				for _, a := range p.graph.Actions {
-					id := affordances.AALID(a.Name)
+					id := aal.ID(a.Name)
 					if !slices.ContainsFunc(p.fragment.Affordances, func(f aal.Affordance) bool { return f.ID == id }) {
 						return fail(p.fragX, "action %q of %s has no affordance %q", a.Name, p.path, id), false
 					}

@@ -220,7 +220,7 @@ func (s *suite) harmless(p *page, name string) bool {
 		return false
 	}
 	for _, a := range p.fragment.Affordances {
-		if a.ID == affordances.AALID(name) {
+		if a.ID == aal.ID(name) {
 			return a.Reversible && !a.Destructive && (a.Trust == aal.TrustSafe || a.Trust == aal.TrustUser) &&
 				a.Action != aal.Purchase && a.Action != aal.Delete && (a.Cost == nil || a.Cost.Amount == 0)
 		}

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	affordances "github.com/affordances/affordances-go"
+	"github.com/affordances/affordances-go/aal"
 	"github.com/affordances/affordances-go/conformance"
 )
 
@@ -577,7 +578,7 @@ func withoutElements(available bool) func(http.Handler) http.Handler {
 		json.Unmarshal(serve(h, get).body, &g)
 		for _, a := range g.Actions {
 			if a.Available == available {
-				attr := `data-aal="` + affordances.AALID(a.Name) + `"`
+				attr := `data-aal="` + aal.ID(a.Name) + `"`
 				res.body = bytes.ReplaceAll(res.body, []byte(attr), []byte("data-hidden"))
 			}
 		}

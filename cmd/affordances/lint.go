@@ -329,7 +329,7 @@ func (l *linter) page(ctx context.Context, origin, page string, fragments map[st
 		ids[a.ID] = true
 	}
 	for i, a := range g.Actions {
-		if id := affordances.AALID(a.Name); !ids[id] {
+		if id := aal.ID(a.Name); !ids[id] {
 			l.problem(where, "graph", fmt.Sprintf("/actions/%d", i), fmt.Sprintf("action %q has no affordance %q in the page's AAL fragment (CLARIFICATIONS 9)", a.Name, id))
 		}
 	}

@@ -20,9 +20,9 @@ import (
 	"time"
 
 	"github.com/affordances/affordances-go/aal"
+	"github.com/affordances/affordances-go/examples/board"
 	"github.com/affordances/affordances-go/internal/browser"
 	"github.com/affordances/affordances-go/internal/browsertest"
-	"github.com/affordances/affordances-go/examples/board"
 )
 
 var screenshotsDir = flag.String("screenshots", "", "TestScreenshots writes its PNGs to this `directory` (make screenshots: docs/screenshots)")

@@ -23,9 +23,9 @@ import (
 
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/aal"
+	"github.com/affordances/affordances-go/examples/board"
 	"github.com/affordances/affordances-go/internal/browser"
 	"github.com/affordances/affordances-go/internal/browsertest"
-	"github.com/affordances/affordances-go/examples/board"
 )
 
 // untrusted are the board's actions whose results carry text other people
@@ -144,7 +144,7 @@ func checkTools(t *testing.T, x *person) {
 		if !strings.HasPrefix(tool.Description, a.Description) || !sameJSON(tool.InputSchema, a.Input) {
 			t.Errorf("%s: tool %s is %q with %s, want the action's description %q and schema %s", path, a.Name, tool.Description, tool.InputSchema, a.Description, a.Input)
 		}
-		i := slices.IndexFunc(f.Affordances, func(af aal.Affordance) bool { return af.ID == affordances.AALID(a.Name) })
+		i := slices.IndexFunc(f.Affordances, func(af aal.Affordance) bool { return af.ID == aal.ID(a.Name) })
 		if i < 0 {
 			t.Errorf("%s: the AAL fragment has no affordance of %s", path, a.Name)
 			continue

@@ -22,14 +22,14 @@ func (a *agent) fragment(page string) (*http.Response, []byte) {
 	return a.do(http.MethodGet, fragmentURL(page), nil, nil)
 }
 
-// fragmentURL returns where the fragment of page is: its FragmentPath and
+// fragmentURL returns where the fragment of page is: its aal.FragmentPath and
 // its query.
 func fragmentURL(page string) string {
 	path, query, _ := strings.Cut(page, "?")
 	if query != "" {
-		return affordances.FragmentPath(path) + "?" + query
+		return aal.FragmentPath(path) + "?" + query
 	}
-	return affordances.FragmentPath(path)
+	return aal.FragmentPath(path)
 }
 
 // inlineAAL finds the fragments inlined in a page.
@@ -197,7 +197,7 @@ func checkAALPage(t *testing.T, a *agent, page string, nobody bool) {
 	}
 	var fromGraph, fromFragment []string
 	for _, d := range g.Actions {
-		fromGraph = append(fromGraph, affordances.AALID(d.Name))
+		fromGraph = append(fromGraph, aal.ID(d.Name))
 	}
 	for _, af := range f.Affordances {
 		fromFragment = append(fromFragment, af.ID)
@@ -221,8 +221,8 @@ func checkAALPage(t *testing.T, a *agent, page string, nobody bool) {
 	marked := 0 // elements that an affordance's selector matches
 	for i, af := range f.Affordances {
 		d := g.Actions[i]
-		if af.Selector != affordances.AALSelector(d.Name) {
-			t.Errorf("%s: got selector %q, want %q", af.ID, af.Selector, affordances.AALSelector(d.Name))
+		if af.Selector != aal.Selector(d.Name) {
+			t.Errorf("%s: got selector %q, want %q", af.ID, af.Selector, aal.Selector(d.Name))
 		}
 		inputs, err := doc.Inputs(af.Selector)
 		if err != nil {
@@ -325,7 +325,7 @@ func TestAALManifest(t *testing.T) {
 	}
 	for _, r := range m.Routes {
 		listed = append(listed, r.Route)
-		if want := affordances.FragmentPath(r.Route); r.Fragment != want {
+		if want := aal.FragmentPath(r.Route); r.Fragment != want {
 			t.Errorf("route %s: got fragment %s, want %s", r.Route, r.Fragment, want)
 		}
 	}

@@ -72,7 +72,7 @@ func TestAdminIsForAdmins(t *testing.T) {
 			if !slices.Equal(names, adminActions[page]) {
 				t.Errorf("%s: got actions %v, want %v", page, names, adminActions[page])
 			}
-			see(t, admin, page, "Admin", `data-aal="`+affordances.AALID(adminActions[page][0])+`"`)
+			see(t, admin, page, "Admin", `data-aal="`+aal.ID(adminActions[page][0])+`"`)
 		}
 		see(t, admin, "/", `<a href="/admin">Admin</a>`)
 		if _, g := admin.graph("/"); !slices.ContainsFunc(g.Nav, func(l affordances.NavLink) bool { return l.To == "/admin" }) {

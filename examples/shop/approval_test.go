@@ -20,8 +20,8 @@ import (
 
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/aal"
-	"github.com/affordances/affordances-go/internal/browsertest"
 	"github.com/affordances/affordances-go/examples/shop"
+	"github.com/affordances/affordances-go/internal/browsertest"
 )
 
 // approvalShop opens the shop with orders human-verified, its default (no

@@ -25,9 +25,9 @@ import (
 
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/aal"
+	"github.com/affordances/affordances-go/examples/shop"
 	"github.com/affordances/affordances-go/internal/browser"
 	"github.com/affordances/affordances-go/internal/browsertest"
-	"github.com/affordances/affordances-go/examples/shop"
 )
 
 var screenshotsDir = flag.String("screenshots", "", "TestScreenshots writes its PNGs to this `directory` (make screenshots: docs/screenshots)")

@@ -21,9 +21,9 @@ import (
 
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/aal"
+	"github.com/affordances/affordances-go/examples/shop"
 	"github.com/affordances/affordances-go/internal/browser"
 	"github.com/affordances/affordances-go/internal/browsertest"
-	"github.com/affordances/affordances-go/examples/shop"
 )
 
 // startWebMCP starts Chromium with WebMCP on.
@@ -182,7 +182,7 @@ func registered(t *testing.T, x *person) map[string]browsertest.Tool {
 // runs, from its affordance in the page's fragment (CLARIFICATIONS 8).
 func asks(t *testing.T, f *aal.Fragment, a affordances.ActionDescriptor) bool {
 	t.Helper()
-	i := slices.IndexFunc(f.Affordances, func(af aal.Affordance) bool { return af.ID == affordances.AALID(a.Name) })
+	i := slices.IndexFunc(f.Affordances, func(af aal.Affordance) bool { return af.ID == aal.ID(a.Name) })
 	if i < 0 {
 		t.Errorf("%s: the AAL fragment has no affordance of %s", f.Page, a.Name)
 		return false

@@ -73,7 +73,7 @@ type SelectorProblem struct {
 func (p *Page) CheckSelectors(actions []affordances.ActionDescriptor, f *aal.Fragment) []SelectorProblem {
 	available := map[string]bool{} // affordance id -> its action's availability
 	for _, a := range actions {
-		available[affordances.AALID(a.Name)] = a.Available
+		available[aal.ID(a.Name)] = a.Available
 	}
 	var out []SelectorProblem
 	for i, a := range f.Affordances {
