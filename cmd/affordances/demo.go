@@ -11,11 +11,14 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
 	"github.com/affordances/affordances-go/examples/board"
+	"github.com/affordances/affordances-go/examples/plain"
 	"github.com/affordances/affordances-go/examples/shop"
 	"github.com/affordances/affordances-go/internal/sqldb"
 	"github.com/affordances/affordances-go/mcpbridge"
@@ -28,8 +31,8 @@ const demoTokenEnv = "AFFORDANCES_DEMO_TOKEN"
 
 var demoCommand = &command{
 	Name:    "demo",
-	Args:    "[shop|board]",
-	Summary: "Run a demo site: HTML for people and Affordances graphs for agents on one URL.",
+	Args:    "[shop|board|plain]",
+	Summary: "Run a demo site: the shop or the board (HTML and Affordances graphs on one URL), or plain (AAL only).",
 	Details: `Two demos: the shop (the default), a small real shop with a checkout, and the
 board, a team task board: the short one to learn the library from
 (examples/board). Each keeps its data in an SQLite file under --data, or with
@@ -41,7 +44,17 @@ prints where it listens, who can sign in and alice's bearer token
 Several instances of one demo share one PostgreSQL database and one Redis:
 start each with the same --database, --redis and $` + demoTokenEnv + `, on
 its own --addr, behind any reverse proxy. Sessions, tokens, orders,
-Idempotency-Keys and rate limits are then the same on every instance.`,
+Idempotency-Keys and rate limits are then the same on every instance.
+
+The third demo, plain, is a small notebook site written without this library
+(examples/plain), the shape a PHP or Rails site has: static HTML pages, plain
+form handlers, and AAL written by hand (a manifest at
+/.well-known/agent-affordances.json, a fragment per page, data-aal attributes),
+with no Affordances graph. Its forms: search, a newsletter signup, add a note,
+delete a note (destructive and irreversible), a contact form and a sign-in
+(ada@example.com / ada). inspect, call and the MCP bridge read and operate it
+in headless Chromium; it prints every form it receives, and keeps everything
+in memory (it takes only --addr).`,
 	Example: `affordances demo --addr 127.0.0.1:8080
 # in another terminal, as an agent:
 curl -H 'Accept: application/vnd.affordances+json' http://127.0.0.1:8080/
@@ -51,7 +64,11 @@ affordances demo --addr 127.0.0.1:8081 --database postgres://demo@127.0.0.1/shop
 affordances demo --addr 127.0.0.1:8082 --database postgres://demo@127.0.0.1/shop --redis redis://127.0.0.1:6379/0 &
 # the task board, with a fixed token for alice@example.com:
 AFFORDANCES_DEMO_TOKEN=secret affordances demo board --addr 127.0.0.1:8081
-affordances inspect --token secret http://127.0.0.1:8081/boards/website-relaunch`,
+affordances inspect --token secret http://127.0.0.1:8081/boards/website-relaunch
+# the plain site, which publishes AAL only; add a note through its form:
+affordances demo plain --addr 127.0.0.1:8082
+affordances inspect http://127.0.0.1:8082/notes
+affordances call http://127.0.0.1:8082/notes add-note '{"title":"Tea","body":"Green, at four."}'`,
 	Flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		addr := fs.String("addr", "127.0.0.1:8080", "`host:port` to listen on")
 		data := fs.String("data", "", "`directory` of the demo's SQLite file (default: $XDG_DATA_HOME/affordances-demo, or ~/.local/share/affordances-demo; the board's in board/ there)")
@@ -64,10 +81,14 @@ affordances inspect --token secret http://127.0.0.1:8081/boards/website-relaunch
 				which = args[0]
 			}
 			switch {
-			case which != "shop" && which != "board":
-				return usagef("unexpected argument %q: the demo is shop or board", args[0])
+			case which != "shop" && which != "board" && which != "plain":
+				return usagef("unexpected argument %q: the demo is shop, board or plain", args[0])
 			case len(args) > 1:
 				return usagef("unexpected argument %q", args[1])
+			case which == "plain" && (*data != "" || *database != "" || *redisURL != "" || *noApproval):
+				return usagef("the plain demo keeps everything in memory and takes only --addr")
+			case which == "plain":
+				return runPlain(ctx, e, *addr)
 			}
 			if *database != "" && !strings.HasPrefix(*database, "postgres://") && !strings.HasPrefix(*database, "postgresql://") {
 				return usagef("--database %q: want a PostgreSQL URL, postgres://user@host/db", *database)
@@ -180,6 +201,52 @@ Press Ctrl-C to stop.
 `, url, s.Path(), shop.DemoEmail, shop.DemoPassword, shop.AdminEmail, shop.AdminPassword, s.Token(), s.Token(), url)
 	}
 	return serve(ctx, e, ln, mux, logger)
+}
+
+// runPlain serves the plain demo (examples/plain) on addr until ctx ends
+// or the process is interrupted, printing each form it receives.
+func runPlain(ctx context.Context, e *env, addr string) error {
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	url := "http://" + ln.Addr().String()
+	var mu sync.Mutex // the banner and the received forms, one line at a time
+	s := plain.New(&plain.Options{OnReceive: func(sub plain.Submission) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintln(e.stdout, receivedLine(sub))
+	}})
+	mu.Lock()
+	fmt.Fprintf(e.stdout, `Demo plain site (no Affordances library: static pages, form handlers, AAL by hand) listening on %s
+  AAL:     %s%s and a fragment per page
+  sign in: %s / %s
+  try:     affordances inspect %s/notes
+Press Ctrl-C to stop.
+`, url, url, plain.ManifestPath, plain.DemoEmail, plain.DemoPassword, url)
+	mu.Unlock()
+	return serve(ctx, e, ln, s.Handler(), logger)
+}
+
+// receivedLine is what the plain demo prints of a form it received:
+// `received POST /notes: "body"="Green" "title"="Tea" (signed in as
+// ada@example.com)`, the site's text quoted as Go does, so a control
+// character cannot reach the terminal.
+func receivedLine(sub plain.Submission) string {
+	line := "received " + sub.Method + " " + sub.Path + ":"
+	for _, k := range sortedKeys(sub.Form) {
+		for _, v := range sub.Form[k] {
+			line += " " + strconv.Quote(k) + "=" + strconv.Quote(v)
+		}
+	}
+	if sub.User != "" {
+		line += " (signed in as " + sub.User + ")"
+	}
+	return line
 }
 
 // serve serves h on ln until ctx ends, then shuts down gracefully.

@@ -129,8 +129,8 @@ func TestDemoBoard(t *testing.T) {
 	}
 }
 
-// TestDemoArgs: the demo is the shop or the board; anything else is a
-// usage error, and the help shows both.
+// TestDemoArgs: the demo is the shop, the board or plain; anything else
+// is a usage error, and the help shows them.
 func TestDemoArgs(t *testing.T) {
 	for _, tc := range []struct {
 		args       []string
@@ -138,10 +138,12 @@ func TestDemoArgs(t *testing.T) {
 		wantStdout string
 		wantStderr string
 	}{
-		{[]string{"demo", "cafe"}, exitUsage, "", `unexpected argument "cafe": the demo is shop or board`},
+		{[]string{"demo", "cafe"}, exitUsage, "", `unexpected argument "cafe": the demo is shop, board or plain`},
 		{[]string{"demo", "board", "extra"}, exitUsage, "", `unexpected argument "extra"`},
+		{[]string{"demo", "plain", "--data", "/tmp/x"}, exitUsage, "", "the plain demo keeps everything in memory and takes only --addr"},
 		{[]string{"help", "demo"}, exitOK, "affordances demo board", ""},
-		{[]string{"demo", "board", "--help"}, exitOK, "Usage: affordances demo [flags] [shop|board]", ""},
+		{[]string{"help", "demo"}, exitOK, "affordances demo plain --addr", ""},
+		{[]string{"demo", "board", "--help"}, exitOK, "Usage: affordances demo [flags] [shop|board|plain]", ""},
 	} {
 		e, out, errOut := testEnv(nil)
 		if code := run(t.Context(), e, tc.args); code != tc.wantCode {
