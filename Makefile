@@ -34,7 +34,7 @@ fmt:
 vet:
 	$(GO) vet $(PKGS)
 
-# The conformance suite's 65 broken servers (TestMutants) and the demos'
+# The conformance suite's 82 broken servers (TestMutants) and the demos'
 # bad-input matrices (TestBadInput*, 200-odd refused requests) check
 # verdicts, not concurrency: under -race they cost a minute and more of
 # SQLite in pure Go under checkptr, so they run without it, and every other

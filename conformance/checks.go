@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"reflect"
 	"slices"
 	"strings"
@@ -538,25 +539,7 @@ func init() {
 			}
 			return pass(s.indexX, "every route without parameters answered")
 		}},
-		{"v0.consistency.routes-reached", secIndex, "Every route of the index has reachable graphs (through the nav from /).", Should, func(s *suite) verdict {
-			if s.index == nil {
-				return skip("no site index")
-			}
-			reached := map[string]bool{}
-			for _, p := range s.each() {
-				reached[p.graph.Route] = true
-			}
-			var missing []string
-			for _, r := range s.index.Routes {
-				if !reached[r.Route] && strings.Contains(r.Route, "[") {
-					missing = append(missing, r.Route)
-				}
-			}
-			if len(missing) > 0 {
-				return skip("no page of %s was reached from / as this requester", strings.Join(missing, ", "))
-			}
-			return pass(s.indexX, "every route with parameters reached")
-		}},
+		{"v0.consistency.routes-reached", secIndex, "Every route of the index has reachable graphs (through the nav from /): a page of a route that the HTML links to is in some graph's nav too.", Should, routesReached},
 		{"v0.consistency.actions-in-index", secIndex, "The index is enough to plan a task: every action of a graph is in the index summary of its route.", Must, func(s *suite) verdict {
 			if s.index == nil {
 				return skip("no site index")
@@ -1103,6 +1086,79 @@ func init() {
 		// Last, as it spends this client's quota on one route.
 		{"v0.status.rate-limited", secC2, "rate_limited: 429, Retry-After header in whole seconds.", Must, rateLimited},
 	}
+}
+
+// maxLinkedProbes bounds the pages of one unreached route that
+// routesReached asks for the graph of.
+const maxLinkedProbes = 3
+
+// routesReached looks for the routes with parameters that no discovered
+// page is of. A route is unreached when the site has no such page for this
+// requester (a fresh account has no order): that is a skip. It is a
+// failure when the HTML of a discovered page links to a page of the route
+// that answers its graph: a person can get there, an agent following the
+// nav cannot.
+func routesReached(s *suite) verdict {
+	if s.index == nil {
+		return skip("no site index")
+	}
+	reached := map[string]bool{}
+	for _, p := range s.each() {
+		reached[p.graph.Route] = true
+	}
+	var missing []string
+	for _, r := range s.index.Routes {
+		if !reached[r.Route] && strings.Contains(r.Route, "[") {
+			missing = append(missing, r.Route)
+		}
+	}
+	if len(missing) == 0 {
+		return pass(s.indexX, "every route with parameters reached")
+	}
+	for _, route := range missing {
+		tried := map[string]bool{}
+		for _, p := range s.each() {
+			for _, to := range s.htmlLinks(p) {
+				if tried[to] || len(tried) == maxLinkedProbes || !routeMatches(route, pathOnly(to)) {
+					continue
+				}
+				tried[to] = true
+				x := s.get(to, affordances.MediaType, true)
+				var g affordances.Graph
+				if x.status == 200 && json.Unmarshal(x.body, &g) == nil && g.Route == route {
+					return fail(x, "the HTML of %s links to %s, a page of %s with a graph, but no graph's nav leads to a page of %s", p.path, to, route, route)
+				}
+			}
+		}
+	}
+	return skip("no page of %s was reached from / as this requester, and no page's HTML links to one", strings.Join(missing, ", "))
+}
+
+// htmlLinks returns the local paths the a[href] elements of a page's HTML
+// link to, resolved against the page, without their fragments.
+func (s *suite) htmlLinks(p *page) []string {
+	doc, err := parseHTML(s.html(p).body)
+	if err != nil {
+		return nil
+	}
+	hrefs, _ := doc.Attrs("a[href]", "href")
+	base, err := url.Parse(s.base + p.path)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, h := range hrefs {
+		u, err := base.Parse(h)
+		if err != nil || u.Host != base.Host || u.Scheme != base.Scheme {
+			continue
+		}
+		to := u.EscapedPath()
+		if u.RawQuery != "" {
+			to += "?" + u.RawQuery
+		}
+		out = append(out, to)
+	}
+	return out
 }
 
 // maxRateProbes bounds the calls rateLimited sends to reach a limit.

@@ -16,7 +16,7 @@ import (
 
 // seeded is a freshly seeded shop database that every demo starts from a
 // copy of: seeding hashes the demo passwords with bcrypt, which under -race
-// cost each of the 65 broken servers about two seconds.
+// cost each of the broken servers about two seconds.
 var seeded = sync.OnceValues(func() ([]byte, error) {
 	dir, err := os.MkdirTemp("", "conformance-seed-")
 	if err != nil {
@@ -33,6 +33,9 @@ var seeded = sync.OnceValues(func() ([]byte, error) {
 	}
 	return os.ReadFile(path)
 })
+
+// demoToken is the bearer token of the demo user of every demo.
+const demoToken = "conformance-demo-token"
 
 // demo serves a fresh demo shop, wrapped in mutate when not nil, and
 // returns its URL and the demo user's token.
@@ -53,7 +56,7 @@ func demoWith(t *testing.T, mutate func(http.Handler) http.Handler, noApproval b
 	if err := os.WriteFile(filepath.Join(dir, "shop.db"), db, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s, err := shop.Open(context.Background(), &shop.Options{DataDir: dir, DemoToken: "conformance-demo-token", NoApproval: noApproval})
+	s, err := shop.Open(context.Background(), &shop.Options{DataDir: dir, DemoToken: demoToken, NoApproval: noApproval})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -303,7 +303,9 @@ func (s *suite) discover() {
 		path := queue[0]
 		queue = queue[1:]
 		x := s.get(path, affordances.MediaType, true)
-		if x.err != nil || x.status != 200 || !x.isDocument() {
+		// A graph served as other JSON is still found: that it is not an
+		// Affordances document is v0.negotiation.content-type's to say.
+		if x.err != nil || x.status != 200 || !x.isJSON() {
 			continue
 		}
 		var g affordances.Graph

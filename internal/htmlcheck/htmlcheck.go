@@ -57,6 +57,26 @@ func (p *Page) Inputs(selector string) ([]*string, error) {
 	return inputs, nil
 }
 
+// Attrs returns the value of the attribute name of each element of p the
+// CSS selector matches that has it, in document order: the href of every
+// a[href], say.
+func (p *Page) Attrs(selector, name string) ([]string, error) {
+	sel, err := cascadia.Parse(selector)
+	if err != nil {
+		return nil, fmt.Errorf("selector %q: %w", selector, err)
+	}
+	var vals []string
+	for _, n := range cascadia.QueryAll(p.root, sel) {
+		for _, attr := range n.Attr {
+			if attr.Namespace == "" && attr.Key == name {
+				vals = append(vals, attr.Val)
+				break
+			}
+		}
+	}
+	return vals, nil
+}
+
 // A SelectorProblem is what is wrong with the elements one affordance's
 // selector matches on a page (CLARIFICATIONS 11).
 type SelectorProblem struct {
