@@ -19,6 +19,7 @@ import (
 
 	"github.com/affordances/affordances-go/aal"
 	"github.com/affordances/affordances-go/internal/mediatype"
+	"github.com/affordances/affordances-go/internal/weborigin"
 )
 
 // ClientOptions configures a [Client]. The zero value of every field is a
@@ -112,9 +113,9 @@ func NewClient(hc *http.Client, baseURL string, opts *ClientOptions) (*Client, e
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("affordances: NewClient: %q is not an http(s) URL", baseURL)
 	}
-	origin, err := normalizeOrigin(u.Scheme + "://" + u.Host)
+	origin, err := weborigin.Parse(u.Scheme + "://" + u.Host)
 	if err != nil {
-		return nil, fmt.Errorf("affordances: NewClient: %w", err)
+		return nil, fmt.Errorf("affordances: NewClient: %q: %w", baseURL, err)
 	}
 	if hc == nil {
 		hc = http.DefaultClient

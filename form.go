@@ -22,6 +22,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/affordances/affordances-go/internal/mediatype"
+	"github.com/affordances/affordances-go/internal/weborigin"
 )
 
 // The fields a form binds to an action with ([TemplateFuncs] writes them).
@@ -322,7 +323,7 @@ func (s *Site) checkFormOrigin(r *http.Request) error {
 		return errFormOrigin
 	}
 	if got := r.Header.Get("Origin"); s.opts.Origin != "" && got != "" {
-		if o, err := normalizeOrigin(got); err != nil || o != s.opts.Origin {
+		if o, err := weborigin.Parse(got); err != nil || o != s.opts.Origin {
 			return errFormOrigin
 		}
 	}

@@ -1,11 +1,10 @@
 package affordances
 
 import (
-	"errors"
-	"net"
 	"net/http"
-	"net/url"
 	"strings"
+
+	"github.com/affordances/affordances-go/internal/weborigin"
 )
 
 // callKind classifies a call by its credentials (CLARIFICATIONS 4).
@@ -48,12 +47,8 @@ func (s *Site) CheckOrigin(r *http.Request) error {
 	if len(origins) != 1 || origins[0] == "" || origins[0] == "null" {
 		return errOrigin // none, or two (a reader of the second would see another)
 	}
-	got := origins[0]
-	got, err := normalizeOrigin(got)
-	if err != nil {
-		return errOrigin
-	}
-	if got != s.origin(r) {
+	got, err := weborigin.Parse(origins[0])
+	if err != nil || got != s.origin(r) {
 		return errOrigin
 	}
 	return nil
@@ -68,32 +63,9 @@ func (s *Site) origin(r *http.Request) string {
 	if r.TLS != nil {
 		scheme = "https"
 	}
-	o, err := normalizeOrigin(scheme + "://" + r.Host)
+	o, err := weborigin.Parse(scheme + "://" + r.Host)
 	if err != nil {
 		return ""
 	}
 	return o
-}
-
-// normalizeOrigin returns scheme://host[:port] in lower case, without the
-// scheme's default port.
-func normalizeOrigin(o string) (string, error) {
-	u, err := url.Parse(o)
-	if err != nil {
-		return "", err
-	}
-	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
-		(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
-		return "", errors.New("an origin is http(s)://host[:port]")
-	}
-	scheme, host, port := strings.ToLower(u.Scheme), strings.ToLower(u.Hostname()), u.Port()
-	if (scheme == "http" && port == "80") || (scheme == "https" && port == "443") {
-		port = ""
-	}
-	if port != "" {
-		host = net.JoinHostPort(host, port)
-	} else if strings.Contains(host, ":") {
-		host = "[" + host + "]"
-	}
-	return scheme + "://" + host, nil
 }

@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/affordances/affordances-go/aal"
+	"github.com/affordances/affordances-go/internal/weborigin"
 )
 
 // SiteOptions configures a [Site]. The zero value of every field is a sound
@@ -111,7 +112,7 @@ func NewSite(opts *SiteOptions) *Site {
 		rand.Read(s.secret) // never fails (crypto/rand)
 	}
 	if s.opts.Origin != "" {
-		o, err := normalizeOrigin(s.opts.Origin)
+		o, err := weborigin.Parse(s.opts.Origin)
 		if err == nil {
 			err = s.formOrigin.AddTrustedOrigin(o)
 		}

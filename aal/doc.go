@@ -29,6 +29,6 @@
 // instructions for a model.
 //
 // The package imports only the standard library, the JSON Schema library
-// (github.com/santhosh-tekuri/jsonschema/v6) and golang.org/x/text for its
-// messages.
+// (github.com/santhosh-tekuri/jsonschema/v6), golang.org/x/text for its
+// messages and golang.org/x/net/idna for the hosts of origins.
 package aal

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"net/url"
+
 	"regexp"
 	"slices"
 	"strconv"
@@ -14,6 +14,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/affordances/affordances-go/internal/weborigin"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -218,8 +219,10 @@ func words(s string) []string {
 // optionally expiring.
 //
 // A grant covers an affordance's class when the class matches, the
-// origins match after normalising (scheme and host compared without case,
-// a default port dropped: https://Shop.Example:443 is https://shop.example),
+// origins match as RFC 6454 serialises them (scheme and host compared
+// without case, a default port dropped: https://Shop.Example:443 is
+// https://shop.example; a host with letters beyond ASCII compared by its
+// A-labels),
 // it has not expired, and, when Max is set, the action's amount is known,
 // in Max's currency, and at most Max's amount (an unknown amount or another
 // currency is not covered). A grant with an empty Origin covers nothing:
@@ -308,35 +311,14 @@ func grantOrigin(s string) (string, error) {
 	if s == "" {
 		return "", errors.New(`nothing after "@"; write a site origin such as https://shop.example`)
 	}
-	u, err := url.Parse(s)
-	if err != nil || u.Scheme == "" || u.Host == "" {
-		return "", fmt.Errorf("the origin %s is not an origin such as https://shop.example", quote(s))
+	o, err := weborigin.Parse(s)
+	if err == nil {
+		return o, nil
 	}
-	if (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
-		return "", fmt.Errorf("the origin %s has more than a scheme, a host and a port; write %s", quote(s), quote(u.Scheme+"://"+u.Host))
+	if o, err2 := weborigin.Of(s); err2 == nil {
+		return "", fmt.Errorf("the origin %s has more than a scheme, a host and a port; write %s", quote(s), quote(o))
 	}
-	return normalizeOrigin(s)
-}
-
-// normalizeOrigin returns the origin of an origin or a URL, scheme and
-// host in lowercase and without a default port.
-func normalizeOrigin(s string) (string, error) {
-	u, err := url.Parse(s)
-	if err != nil || u.Scheme == "" || u.Host == "" || u.Opaque != "" {
-		return "", fmt.Errorf("%s is not an origin such as https://shop.example", quote(s))
-	}
-	scheme := strings.ToLower(u.Scheme)
-	host, port := strings.ToLower(u.Hostname()), u.Port()
-	if (scheme == "http" && port == "80") || (scheme == "https" && port == "443") {
-		port = ""
-	}
-	if strings.Contains(host, ":") {
-		host = "[" + host + "]"
-	}
-	if port != "" {
-		host += ":" + port
-	}
-	return scheme + "://" + host, nil
+	return "", fmt.Errorf("the origin %s is not an origin such as https://shop.example: %v", quote(s), err)
 }
 
 // String writes g in the syntax [ParseGrant] reads.
@@ -380,7 +362,7 @@ func (g Grant) covers(class Class, origin string, amount *Cost, now time.Time) (
 	if g.Origin == "" {
 		return false, fmt.Sprintf("%s names no site origin, so it covers none.", capitalize(g.describe()))
 	}
-	o, err := normalizeOrigin(g.Origin)
+	o, err := weborigin.Of(g.Origin)
 	if err != nil || o != origin {
 		return false, fmt.Sprintf("%s is for another site.", capitalize(g.describe()))
 	}
@@ -477,7 +459,7 @@ func (g *Gate) Decide(origin string, a Affordance, expose string) Verdict {
 		now = g.Now
 	}
 	t := now()
-	o, err := normalizeOrigin(origin)
+	o, err := weborigin.Of(origin)
 	if err != nil {
 		v.Reasons = append(v.Reasons, fmt.Sprintf("The site's origin %s is not an origin, so no grant covers it.", quote(origin)))
 	}

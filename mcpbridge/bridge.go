@@ -17,6 +17,7 @@ import (
 
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/aal"
+	"github.com/affordances/affordances-go/internal/weborigin"
 )
 
 // Options configures the bridge: the person's own configuration. The zero
@@ -116,19 +117,20 @@ func mustOrigin(field, s string) string {
 }
 
 // SiteOrigin returns the origin of an http(s) URL as the bridge compares
-// origins: scheme and host in lower case, without the scheme's default
-// port (HTTPS://Shop.example:443/x is https://shop.example). It is how
+// origins, serialised as RFC 6454 says: scheme and host in lower case,
+// without the scheme's default port (HTTPS://Shop.example:443/x is
+// https://shop.example). A URL with userinfo is refused. It is how
 // [Options.Sites] and [Options.Tokens] are read.
 func SiteOrigin(s string) (string, error) {
 	u, err := url.Parse(s)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+	if err != nil || u.User != nil {
 		return "", fmt.Errorf("mcpbridge: %q is not an http(s) URL such as https://shop.example", aal.Visible(s))
 	}
-	scheme, host := strings.ToLower(u.Scheme), strings.ToLower(u.Host)
-	if (scheme == "http" && strings.HasSuffix(host, ":80")) || (scheme == "https" && strings.HasSuffix(host, ":443")) {
-		host = host[:strings.LastIndexByte(host, ':')]
+	o, err := weborigin.Of(s)
+	if err != nil {
+		return "", fmt.Errorf("mcpbridge: %q is not an http(s) URL such as https://shop.example: %v", aal.Visible(s), err)
 	}
-	return scheme + "://" + host, nil
+	return o, nil
 }
 
 func (b *bridge) server() *mcp.Server {
@@ -568,13 +570,11 @@ func (b *bridge) resolve(target string) (origin, path string, err error) {
 	return origin, path, nil
 }
 
+// sameOrigin reports whether two URLs have one origin.
 func sameOrigin(a, b string) bool {
-	strip := func(s string) string {
-		s = strings.ToLower(s)
-		s = strings.TrimSuffix(strings.TrimSuffix(s, ":80"), ":443")
-		return s
-	}
-	return strip(a) == strip(b)
+	oa, errA := weborigin.Of(a)
+	ob, errB := weborigin.Of(b)
+	return errA == nil && errB == nil && oa == ob
 }
 
 // siteErr words a client error for the model: site text through Visible.

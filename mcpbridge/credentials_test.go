@@ -203,6 +203,9 @@ func TestSiteOrigin(t *testing.T) {
 		{"shop.example", ""},
 		{"ftp://shop.example", ""},
 		{"https://alice@shop.example", ""},
+		{"https://shop.example:0443", "https://shop.example"},
+		{"https://BÜCHER.example", "https://xn--bcher-kva.example"},
+		{"https://shop.example:70000", ""},
 	} {
 		t.Run(tc.in, func(t *testing.T) {
 			got, err := mcpbridge.SiteOrigin(tc.in)
