@@ -57,13 +57,21 @@ type Options struct {
 	// Features are Chromium features to turn on (--enable-features), such
 	// as "WebMCPTesting", which exposes WebMCP's navigator.modelContext.
 	Features []string
+
+	// Profile is a Chromium profile directory (--user-data-dir) the
+	// person chose, with their sessions: every [Page] opens in its own
+	// browser context, with its cookies, and [Browser.Close] leaves it in
+	// place. A profile that another Chromium has open cannot be started.
+	// Empty: a fresh directory, removed by Close, and a browser context
+	// of its own for each page.
+	Profile string
 }
 
 // A Browser is one headless Chromium process with its own user-data-dir.
 // Its methods are safe for concurrent use; each [Page] is not.
 type Browser struct {
 	opts        Options
-	dataDir     string
+	dataDir     string          // the temporary user-data-dir Close removes; "" for a profile
 	ctx         context.Context // the browser's chromedp context
 	cancelAlloc context.CancelFunc
 	cancelCtx   context.CancelFunc
@@ -71,8 +79,8 @@ type Browser struct {
 	closeErr    error
 }
 
-// Start launches headless Chromium with [Flags] and a fresh user-data-dir,
-// and waits until it answers. ctx bounds the start only: the browser runs
+// Start launches headless Chromium with [Flags] and a fresh user-data-dir
+// (or the person's [Options.Profile]), and waits until it answers. ctx bounds the start only: the browser runs
 // until [Browser.Close]. opts may be nil. When there is no Chromium to run,
 // the error wraps [ErrNoChromium].
 func Start(ctx context.Context, opts *Options) (*Browser, error) {
@@ -96,9 +104,13 @@ func Start(ctx context.Context, opts *Options) (*Browser, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "affordances-chromium-")
-	if err != nil {
-		return nil, fmt.Errorf("browser: %w", err)
+	dir, temporary := o.Profile, o.Profile == ""
+	if temporary {
+		if dir, err = os.MkdirTemp("", "affordances-chromium-"); err != nil {
+			return nil, fmt.Errorf("browser: %w", err)
+		}
+	} else if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("browser: the profile %s is not a directory", dir)
 	}
 	allocOpts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(path),
@@ -122,7 +134,10 @@ func Start(ctx context.Context, opts *Options) (*Browser, error) {
 	if len(o.Features) > 0 {
 		allocOpts = append(allocOpts, chromedp.Flag("enable-features", strings.Join(o.Features, ",")))
 	}
-	b := &Browser{opts: o, dataDir: dir}
+	b := &Browser{opts: o}
+	if temporary {
+		b.dataDir = dir
+	}
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), allocOpts...)
 	logf := func(format string, args ...any) { o.Logger.Debug("chromedp: " + fmt.Sprintf(format, args...)) }
 	errf := func(format string, args ...any) { o.Logger.Warn("chromedp: " + fmt.Sprintf(format, args...)) }
@@ -163,13 +178,23 @@ func chromiumPath(path string) (string, error) {
 }
 
 // Close stops Chromium, waits for it to exit and removes its
-// user-data-dir. It closes every [Page] of the browser. Calling it again
+// user-data-dir, unless it is the person's [Options.Profile]. It closes
+// every [Page] of the browser. Calling it again
 // returns the first call's result.
 func (b *Browser) Close() error {
 	b.closeOnce.Do(func() {
+		if b.opts.Profile != "" {
+			// Closed gracefully, Chromium writes the profile's cookies
+			// before it exits.
+			ctx, cancel := context.WithTimeout(b.ctx, 10*time.Second)
+			chromedp.Cancel(ctx)
+			cancel()
+		}
 		b.cancelCtx()
 		b.cancelAlloc() // waits for the process to exit
-		b.closeErr = os.RemoveAll(b.dataDir)
+		if b.dataDir != "" {
+			b.closeErr = os.RemoveAll(b.dataDir)
+		}
 	})
 	return b.closeErr
 }

@@ -7,10 +7,18 @@
 // its form's fields filled from the call's input first, one interaction at
 // a time).
 //
+// [Page.Ready] does what Operate does before the click and checks the form
+// as the browser would before sending it (a required field left empty is
+// an error), leaving the click ([Ready.Click]) for after a person's
+// approval: how the consumer operates a page that publishes AAL without an
+// Affordances graph (package internal/aalpage).
+//
 // [Start] launches Debian's /usr/bin/chromium (or $CHROMIUM) headless, with
 // a fresh user-data-dir; [Browser.Close] stops it and removes that
 // directory. Each [Page] is a tab in a browser context of its own, so two
-// pages are two people with their own cookies. A page records every HTTP
+// pages are two people with their own cookies. With [Options.Profile],
+// the person's own profile directory, pages share its cookies and Close
+// leaves it in place. A page records every HTTP
 // response Chromium receives ([Page.Responses]), so a test can say what
 // the browser was sent, not only what it shows.
 //

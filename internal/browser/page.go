@@ -56,11 +56,16 @@ type Response struct {
 // start before they decide the click loads nothing.
 const navigationGrace = 500 * time.Millisecond
 
-// NewPage opens a new tab in a new browser context, with the browser's
-// viewport ([Options.Width] by [Options.Height]). The caller must call
-// [Page.Close]; [Browser.Close] closes it too.
+// NewPage opens a new tab in a new browser context, or in the profile's
+// own when the browser runs the person's [Options.Profile], with the
+// browser's viewport ([Options.Width] by [Options.Height]). The caller
+// must call [Page.Close]; [Browser.Close] closes it too.
 func (b *Browser) NewPage(ctx context.Context) (*Page, error) {
-	tctx, cancel := chromedp.NewContext(b.ctx, chromedp.WithNewBrowserContext())
+	var opts []chromedp.ContextOption
+	if b.opts.Profile == "" {
+		opts = append(opts, chromedp.WithNewBrowserContext())
+	}
+	tctx, cancel := chromedp.NewContext(b.ctx, opts...)
 	p := &Page{b: b, ctx: tctx, cancel: cancel}
 	// The first Run on a chromedp context opens its tab, which lives as
 	// long as the context of that Run: it must be tctx itself.
@@ -503,11 +508,15 @@ func (p *Page) HTML(ctx context.Context) (string, error) {
 }
 
 // SetCookie stores c in the page's browser context as the response of
-// url would (url's host and scheme apply when c has no Domain).
+// url would (url's host and scheme apply when c has no Domain); c
+// without Expires is a session cookie.
 func (p *Page) SetCookie(ctx context.Context, url string, c *http.Cookie) error {
 	params := network.SetCookieParams{
 		Name: c.Name, Value: c.Value, URL: url, Domain: c.Domain, Path: c.Path,
 		Secure: &c.Secure, HTTPOnly: &c.HttpOnly,
+	}
+	if !c.Expires.IsZero() {
+		params.Expires = cdp.TimeSinceEpoch(float64(c.Expires.UnixMilli()) / 1000)
 	}
 	switch c.SameSite {
 	case http.SameSiteLaxMode:
@@ -630,17 +639,39 @@ func (p *Page) Prepare(ctx context.Context, a aal.Affordance, input map[string]a
 // the click that submits it is left.
 type operation struct {
 	trigger chromedp.Action[chromedp.Void]
+	// submitter is the index, in the form's elements, of the button that
+	// submits the form instead of the element, or -1.
+	submitter int
 }
 
 // jsFormOf is a JavaScript function returning the form of the element el:
 // el itself when it is a <form>, else its form owner or enclosing form.
 const jsFormOf = `(el) => el.tagName === "FORM" ? el : (el.form || el.closest("form"))`
 
+// jsLabels is a JavaScript function returning what labels the control c,
+// each as a key: the text of its <label> elements (without the controls
+// in them) and its aria-label, whitespace collapsed, a trailing ":" or
+// "*" dropped, in lower case.
+const jsLabels = `(c) => {
+	const key = s => s.replace(/\s+/g, " ").trim().replace(/\s*[:*]$/, "").toLowerCase();
+	const out = [];
+	for (const l of c.labels || []) {
+		const copy = l.cloneNode(true);
+		copy.querySelectorAll("input, textarea, select, button").forEach(n => n.remove());
+		out.push(key(copy.textContent));
+	}
+	if (c.hasAttribute("aria-label")) out.push(key(c.getAttribute("aria-label")));
+	return out;
+}`
+
 // jsOperation is a JavaScript function that works out how to fill in the
 // form of the element el with fields ({name, text, value} each) and click
-// it. It returns JSON: the problems, or the interactions (a control's
-// index in the form's elements, its kind and whether it must change) and
-// the submit button among the form's elements (-1: el itself).
+// it. A field is the control of its name, else the one its label or
+// aria-label names (case aside); two fields for one control are a
+// problem. It returns JSON: the problems, or the interactions (a
+// control's index in the form's elements, its kind and whether it must
+// change) and the submit button among the form's elements (-1: el
+// itself).
 const jsOperation = `(el, fields) => {
 	const isSubmit = c => (c.tagName === "BUTTON" && (c.type || "submit") === "submit") || (c.tagName === "INPUT" && (c.type === "submit" || c.type === "image"));
 	const form = (` + jsFormOf + `)(el);
@@ -650,14 +681,21 @@ const jsOperation = `(el, fields) => {
 		return JSON.stringify(out);
 	}
 	const controls = [...form.elements];
+	const labelKey = s => s.replace(/\s+/g, " ").trim().replace(/\s*[:*]$/, "").toLowerCase();
 	const values = c => [...new Set(c.map(x => JSON.stringify(x.value)))].join(", ");
+	const push = step => {
+		const other = out.steps.find(s => s.index === step.index);
+		if (other) out.problems.push(other.name + " and " + step.name + " both name the field " + controls[step.index].name);
+		else out.steps.push(step);
+	};
 	for (const f of fields) {
 		const q = JSON.stringify(f.text);
 		if (el !== form && el.name === f.name && isSubmit(el)) {
 			if (el.value !== f.text) out.problems.push("the element submits " + f.name + "=" + JSON.stringify(el.value) + ", not " + q);
 			continue;
 		}
-		const named = controls.filter(c => c.name === f.name);
+		let named = controls.filter(c => c.name === f.name);
+		if (named.length === 0) named = controls.filter(c => c.name && (` + jsLabels + `)(c).includes(labelKey(f.name)));
 		if (named.length === 0) {
 			out.problems.push("the form has no field " + f.name + " (its fields: " + [...new Set(controls.filter(c => c.name).map(c => c.name))].join(", ") + ")");
 			continue;
@@ -671,14 +709,14 @@ const jsOperation = `(el, fields) => {
 		if (radios.length) {
 			const r = radios.find(c => c.value === f.text);
 			if (!r) out.problems.push("no radio button " + f.name + " has the value " + q + " (the values: " + values(radios) + ")");
-			else out.steps.push({name: f.name, kind: "radio", index: controls.indexOf(r), change: !r.checked});
+			else push({name: f.name, kind: "radio", index: controls.indexOf(r), change: !r.checked});
 			continue;
 		}
 		const boxes = named.filter(c => c.type === "checkbox");
 		if (boxes.length) {
 			if (boxes.length !== 1) out.problems.push("the form has " + boxes.length + " checkboxes " + f.name + ", want one");
 			else if (typeof f.value !== "boolean") out.problems.push("the checkbox " + f.name + " takes true or false, not " + q);
-			else out.steps.push({name: f.name, kind: "checkbox", index: controls.indexOf(boxes[0]), change: boxes[0].checked !== f.value, on: f.value});
+			else push({name: f.name, kind: "checkbox", index: controls.indexOf(boxes[0]), change: boxes[0].checked !== f.value, on: f.value});
 			continue;
 		}
 		const submits = named.filter(isSubmit);
@@ -700,7 +738,7 @@ const jsOperation = `(el, fields) => {
 			out.problems.push("no option of " + f.name + " has the value " + q + " (the values: " + values([...c.options]) + ")");
 			continue;
 		}
-		out.steps.push({name: f.name, kind: c.tagName === "SELECT" ? "select" : "fill", index: controls.indexOf(c), change: c.value !== f.text});
+		push({name: f.name, kind: c.tagName === "SELECT" ? "select" : "fill", index: controls.indexOf(c), change: c.value !== f.text});
 	}
 	return JSON.stringify(out);
 }`
@@ -802,11 +840,11 @@ func (p *Page) prepare(ctx context.Context, a aal.Affordance, input map[string]a
 	// field's value, or (for a <form>) its submission.
 	switch {
 	case plan.Submitter >= 0:
-		return &operation{chromedp.Click(chromedp.JSPath(fmt.Sprintf("%s.elements[%d]", form, plan.Submitter)))}, nil
+		return &operation{chromedp.Click(chromedp.JSPath(fmt.Sprintf("%s.elements[%d]", form, plan.Submitter))), plan.Submitter}, nil
 	case t.form:
-		return &operation{chromedp.Evaluate[chromedp.Void](el + ".requestSubmit()")}, nil
+		return &operation{chromedp.Evaluate[chromedp.Void](el + ".requestSubmit()"), -1}, nil
 	}
-	return &operation{chromedp.Click(chromedp.JSPath(el))}, nil
+	return &operation{chromedp.Click(chromedp.JSPath(el)), -1}, nil
 }
 
 // FormValue returns v, the value of one field of a call's input, as a

@@ -1,0 +1,263 @@
+package aalpage_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"reflect"
+	"strings"
+	"testing"
+
+	affordances "github.com/affordances/affordances-go"
+	"github.com/affordances/affordances-go/aal"
+	"github.com/affordances/affordances-go/examples/plain"
+	"github.com/affordances/affordances-go/examples/shop"
+	"github.com/affordances/affordances-go/internal/aalpage"
+	"github.com/affordances/affordances-go/internal/browsertest"
+)
+
+func startPlain(t *testing.T) (*plain.Site, string) {
+	t.Helper()
+	s := plain.New(nil)
+	srv := httptest.NewServer(s.Handler())
+	t.Cleanup(srv.Close)
+	return s, srv.URL
+}
+
+// TestLoad: a page of the plain site is read through AAL alone: the
+// fragment it links, inlines, or the manifest names (seed 003,
+// CLARIFICATIONS 7), and for each affordance the elements and form
+// fields the HTML has for it, as the input schema a call gives
+// (CLARIFICATIONS 11's data-aal-input picking a note).
+func TestLoad(t *testing.T) {
+	_, base := startPlain(t)
+	ctx := t.Context()
+	for _, tc := range []struct {
+		path, from, route string
+		ids               []string
+	}{
+		{"/", aalpage.FromLink, "/", []string{"search", "newsletter-signup", "open-notes", "open-contact"}},
+		{"/notes", aalpage.FromLink, "/notes", []string{"add-note", "delete-note"}},
+		{"/contact", aalpage.FromInline, "/contact", []string{"send-message"}},
+		{"/search?q=garden", aalpage.FromLink, "/search", []string{"search"}},
+	} {
+		p, err := aalpage.Load(ctx, nil, base+tc.path)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.path, err)
+		}
+		if p.From != tc.from || p.Route != tc.route || !reflect.DeepEqual(p.IDs(), tc.ids) || p.Manifest == nil || p.Manifest.Site.Name != "Corner Notes" {
+			t.Errorf("%s: from %q, route %q, ids %q, manifest %v; want %q, %q, %q and the site's", tc.path, p.From, p.Route, p.IDs(), p.Manifest, tc.from, tc.route, tc.ids)
+		}
+	}
+
+	p, err := aalpage.Load(ctx, nil, base+"/notes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Title != "Notes - Corner Notes" || !strings.HasPrefix(p.Summary, "Notes Welcome This notebook is a plain website") {
+		t.Errorf("title %q, summary %q", p.Title, p.Summary)
+	}
+	add, del := p.Elements["add-note"], p.Elements["delete-note"]
+	if add.Matches != 1 || add.Method != "POST" || add.Action != base+"/notes" || len(add.Fields) != 2 {
+		t.Errorf("add-note: %+v", add)
+	}
+	if got, want := string(add.Input), `{"type":"object","properties":{"title":{"maxLength":80,"minLength":1,"title":"Title","type":"string"},"body":{"maxLength":2000,"minLength":1,"title":"Note","type":"string"}},"required":["title","body"]}`; got != want {
+		t.Errorf("add-note's input:\n got %s\nwant %s", got, want)
+	}
+	if del.Matches != 2 || del.Problems != nil || !reflect.DeepEqual(del.Items, []map[string]any{{"id": "n-1"}, {"id": "n-2"}}) {
+		t.Errorf("delete-note: %+v", del)
+	}
+	if got, want := string(del.Input), `{"type":"object","properties":{"id":{"description":"picks one of the elements the selector finds (their data-aal-input)","enum":["n-1","n-2"]}},"required":["id"]}`; got != want {
+		t.Errorf("delete-note's input:\n got %s\nwant %s", got, want)
+	}
+	c, err := aalpage.Load(ctx, nil, base+"/contact")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var schema struct {
+		Properties map[string]map[string]any
+		Required   []string
+	}
+	json.Unmarshal(c.Elements["send-message"].Input, &schema)
+	if !reflect.DeepEqual(schema.Required, []string{"name", "email", "message"}) || schema.Properties["copy"]["type"] != "boolean" ||
+		!reflect.DeepEqual(schema.Properties["topic"]["enum"], []any{"question", "feedback", "other"}) || schema.Properties["topic"]["title"] != "Topic" {
+		t.Errorf("send-message's input: %s", c.Elements["send-message"].Input)
+	}
+	if nav := p.Elements["open-notes"]; nav != nil {
+		t.Errorf("/notes has open-notes: %+v", nav)
+	}
+	home, _ := aalpage.Load(ctx, nil, base+"/")
+	if nav := home.Elements["open-notes"]; nav.Href != base+"/notes" || string(nav.Input) != `{"type":"object","properties":{},"additionalProperties":false}` {
+		t.Errorf("open-notes: %+v", nav)
+	}
+
+	// Pages without AAL, and pages with a graph.
+	if p, err := aalpage.Load(ctx, nil, base+"/contact/sent"); !errors.Is(err, aalpage.ErrNoAAL) || p == nil || p.Title != "Message sent - Corner Notes" {
+		t.Errorf("/contact/sent: %v, %+v; want ErrNoAAL with the page", err, p)
+	}
+	if _, err := aalpage.Load(ctx, nil, base+"/nowhere"); err == nil || !strings.Contains(err.Error(), "404") {
+		t.Errorf("/nowhere: %v, want its 404", err)
+	}
+	s, err := shop.Open(ctx, &shop.Options{DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	srv := httptest.NewServer(s.Handler())
+	defer srv.Close()
+	if _, err := aalpage.Load(ctx, nil, srv.URL+"/"); !errors.Is(err, aalpage.ErrGraph) {
+		t.Errorf("the shop's /: %v, want ErrGraph", err)
+	}
+}
+
+// TestLoadInvalid: a fragment that breaks AAL's rules is not read, and
+// says why; a fragment of another origin is not read either.
+func TestLoadInvalid(t *testing.T) {
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"aal":"0.1","page":"/","affordances":[]}`))
+	}))
+	defer other.Close()
+	mux := http.NewServeMux()
+	page := func(head string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			w.Write([]byte(`<!doctype html><title>T</title>` + head + `<main><button data-aal="go">Go</button></main>`))
+		}
+	}
+	mux.HandleFunc("/bad", page(`<script type="application/aal+json">{"aal":"0.1","page":"/bad","affordances":[{"id":"Go","selector":"[data-aal=go]","action":"submit","label":"Go\u200b","trust":"safe"}]}</script>`))
+	mux.HandleFunc("/elsewhere", page(`<link rel="agent-affordances" href="`+other.URL+`/f.json">`))
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	for path, want := range map[string]string{
+		"/bad":       "is not valid AAL 0.1, so nothing acts on it: /affordances/0/id",
+		"/elsewhere": "another origin; only a fragment of the page's own origin is read",
+	} {
+		if _, err := aalpage.Load(t.Context(), nil, srv.URL+path); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", path, err, want)
+		}
+	}
+}
+
+// TestMatchRoute: the manifest's route patterns (CLARIFICATIONS 7).
+func TestMatchRoute(t *testing.T) {
+	for _, tc := range []struct {
+		route, path string
+		want        bool
+	}{
+		{"/", "/", true},
+		{"/", "/notes", false},
+		{"/notes", "/notes?x=1", true},
+		{"/notes", "/notes/", false},
+		{"/products/[slug]", "/products/tote", true},
+		{"/products/[slug]", "/products/", false},
+		{"/products/[slug]", "/products/a/b", false},
+		{"/files/[...path]", "/files/a/b", true},
+		{"/files/[...path]", "/files/", false},
+		{"/files/[...path]", "/files", false},
+	} {
+		if got := aalpage.MatchRoute(tc.route, tc.path); got != tc.want {
+			t.Errorf("MatchRoute(%q, %q) = %v, want %v", tc.route, tc.path, got, tc.want)
+		}
+	}
+}
+
+// approver records what it is asked and answers yes or no.
+type approver struct {
+	yes   bool
+	asked []*affordances.ApprovalRequest
+}
+
+func (a *approver) Approve(_ context.Context, r *affordances.ApprovalRequest) (bool, error) {
+	a.asked = append(a.asked, r)
+	return a.yes, nil
+}
+
+// TestExecute: in real Chromium, a form affordance of the plain site is
+// filled from the input (by name and by label) and clicked, and the site
+// receives exactly that form; the next page and its affordances come
+// back. A destructive, irreversible delete is asked of the person first
+// (CLARIFICATIONS 8) and, without their yes, nothing is posted; with it,
+// the note their input picks (CLARIFICATIONS 11) is deleted. A field the
+// form lacks, or a required field left empty, fails before anything is
+// clicked.
+func TestExecute(t *testing.T) {
+	b := browsertest.Start(t)
+	s, base := startPlain(t)
+	ctx := t.Context()
+	op := &aalpage.Operator{Browser: b, Origin: base}
+
+	r, err := op.Execute(ctx, base+"/notes", "add-note", map[string]any{"title": "Tea", "Note": "Green, at four."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []plain.Submission{{Method: "POST", Path: "/notes", Form: url.Values{"title": {"Tea"}, "body": {"Green, at four."}}}}
+	if got := s.Received(); !reflect.DeepEqual(got, want) {
+		t.Errorf("the site received %+v, want %+v", got, want)
+	}
+	if r.Status != 200 || r.Next.URL != base+"/notes" || r.Next.Title != "Notes - Corner Notes" || !reflect.DeepEqual(r.Next.IDs(), []string{"add-note", "delete-note"}) ||
+		!strings.Contains(r.Next.Summary, "Tea Green, at four. by anonymous") || r.Verdict.Decision != aal.Allow || r.Approved ||
+		!reflect.DeepEqual(r.Did, []string{"fill Note", "fill title", "click add-note"}) || r.Method != "POST" || r.Sent != base+"/notes" {
+		t.Errorf("the result: %+v; next %+v", r, r.Next)
+	}
+
+	for _, tc := range []struct {
+		name  string
+		input map[string]any
+		want  string
+	}{
+		{"no such field", map[string]any{"title": "X", "body": "Y", "colour": "red"}, "the form has no field colour (its fields: title, body)"},
+		{"required left empty", map[string]any{"title": "X"}, `the form is not ready to send: body ("note") is required and left empty; nothing was clicked`},
+		{"longer than its maxlength", map[string]any{"title": strings.Repeat("x", 81), "body": "Y"}, `title ("title"): takes at most 80 characters, not 81; nothing was clicked`},
+		{"one field twice, by name and by label", map[string]any{"title": "X", "body": "Y", "Title": "Z"}, `Title and title both name the field title`},
+	} {
+		if _, err := op.Execute(ctx, base+"/notes", "add-note", tc.input); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	if got := len(s.Received()); got != 1 {
+		t.Errorf("after the refused inputs the site received %d forms, want still 1", got)
+	}
+
+	// The destructive delete: asked, no, nothing posted.
+	no := &approver{}
+	op.Approver = no
+	_, err = op.Execute(ctx, base+"/notes", "delete-note", map[string]any{"id": "n-2"})
+	if !errors.Is(err, affordances.ErrNotApproved) || len(no.asked) != 1 {
+		t.Fatalf("delete-note, the person says no: %v, asked %d times; want ErrNotApproved after one question", err, len(no.asked))
+	}
+	if q := no.asked[0]; q.Action != "delete-note" || q.Label != "Delete note" || !reflect.DeepEqual(q.Classes, []aal.Class{aal.ClassDestructive}) || string(q.Input) != `{"id":"n-2"}` || q.Page != "/notes" || q.Origin != base {
+		t.Errorf("the question: %+v", q)
+	}
+	op.Approver = nil
+	if _, err := op.Execute(ctx, base+"/notes", "delete-note", map[string]any{"id": "n-2"}); !errors.Is(err, affordances.ErrNotApproved) {
+		t.Errorf("delete-note with nobody to ask: %v, want ErrNotApproved", err)
+	}
+	op.Gate = &aal.Gate{Unattended: true}
+	if _, err := op.Execute(ctx, base+"/notes", "delete-note", map[string]any{"id": "n-2"}); !errors.Is(err, affordances.ErrRefused) {
+		t.Errorf("delete-note unattended: %v, want ErrRefused", err)
+	}
+	if got := len(s.Received()); got != 1 || len(s.Notes()) != 3 {
+		t.Errorf("after the refused deletes: %d forms, %d notes; want 1 and 3", got, len(s.Notes()))
+	}
+
+	// Yes: the note the input picks, and only it.
+	op.Gate, op.Approver = nil, &approver{yes: true}
+	r, err = op.Execute(ctx, base+"/notes", "delete-note", map[string]any{"id": "n-2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Received(); len(got) != 2 || !reflect.DeepEqual(got[1].Form, url.Values{"id": {"n-2"}}) || !r.Approved {
+		t.Errorf("after the approved delete: %+v, approved %v", got, r.Approved)
+	}
+	var titles []string
+	for _, n := range s.Notes() {
+		titles = append(titles, n.Title)
+	}
+	if !reflect.DeepEqual(titles, []string{"Welcome", "Tea"}) {
+		t.Errorf("the notes: %q, want Welcome and Tea", titles)
+	}
+}

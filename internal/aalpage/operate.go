@@ -1,0 +1,284 @@
+package aalpage
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	affordances "github.com/affordances/affordances-go"
+	"github.com/affordances/affordances-go/aal"
+	"github.com/affordances/affordances-go/internal/browser"
+)
+
+// An Operator performs the affordances of AAL pages in headless Chromium,
+// as the person would, for one site: the one they named. It is safe for
+// concurrent use when its Browser is and its fields are not changed.
+type Operator struct {
+	// Browser runs the pages. Each call opens a page of its own (in a
+	// browser context of its own, unless the browser runs the person's
+	// profile) and closes it.
+	Browser *browser.Browser
+	// Profile says Browser runs the person's own Chromium profile
+	// ([browser.Options.Profile]), whose cookies the browser sends
+	// wherever it goes: pages of another origin than Origin are then not
+	// opened, and links to one not followed.
+	Profile bool
+	// HTTP reads the manifest and the fragments pages link to; its Jar,
+	// if any, should hold the person's cookies for Origin only. Nil:
+	// http.DefaultClient.
+	HTTP *http.Client
+	// Origin is the site the person named, such as https://notes.example:
+	// the only origin Cookies are given to.
+	Origin string
+	// Cookies are the person's session on Origin, set in the page's
+	// browser context before it loads a page of Origin; never for another.
+	Cookies []*http.Cookie
+	// Gate decides what needs the person's authority (CLARIFICATIONS 8).
+	// Nil: the zero gate, which asks for everything that does.
+	Gate *aal.Gate
+	// Approver is asked, before anything is clicked, about what the gate
+	// asks for. Nil: such calls fail with [affordances.ErrNotApproved].
+	Approver affordances.Approver
+}
+
+// A Result is what performing one affordance did.
+type Result struct {
+	// Affordance is the one performed, as the page's fragment said it.
+	Affordance aal.Affordance
+	// Verdict is the gate's decision on it.
+	Verdict aal.Verdict
+	// Approved says the person approved this very call.
+	Approved bool
+	// Did lists what was done on the page, in order: "fill title",
+	// "check copy", "click add-note".
+	Did []string
+	// Method and Sent say where the click sent the page: the form's
+	// method and action, or GET and a link's address; Sent is "" when the
+	// page's own script decided.
+	Method, Sent string
+	// Status is the HTTP status of the page the click loaded; 0 when no
+	// page loaded (the page's own script acted, and Next is the same
+	// page as it is now).
+	Status int
+	// Next is the page after the click, read as [Load] reads a page: its
+	// URL, title, fragment (nil when it publishes no AAL, and Notes say
+	// why) and the summary of its main content as the browser renders it.
+	Next *Page
+	// Cookies are those the browser holds for Origin after the click (a
+	// sign-in sets a session), for the person's cookie jar; none when the
+	// page is of another origin.
+	Cookies []*http.Cookie
+}
+
+// Execute performs the affordance id of the page at pageURL with input,
+// in this order, and stops at the first failure:
+//
+//  1. It opens the page in the browser, with the person's Cookies when
+//     the page is of Origin, and reads its fragment from what loaded.
+//  2. The gate decides (expose ""). Refuse: [affordances.ErrRefused].
+//  3. The fields of the element's form are filled from input, by name,
+//     else by label, and checked as the browser checks them before
+//     sending: a field the form lacks, a value it refuses, or a required
+//     field left empty is an error. A form that would send its fields to
+//     another origin than the page's is an error too.
+//  4. When the gate asks, the Approver is asked, with the affordance's id
+//     and label verbatim; no, or no Approver, is
+//     [affordances.ErrNotApproved].
+//  5. Exactly the element the selector names is clicked (among several,
+//     the one whose data-aal-input input picks), and the page that loads
+//     is read.
+//
+// Nothing is clicked before step 5: an error before it leaves the site
+// untouched.
+func (o *Operator) Execute(ctx context.Context, pageURL, id string, input map[string]any) (*Result, error) {
+	u, err := url.Parse(pageURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("aalpage: %q is not an http(s) URL", aal.Visible(pageURL))
+	}
+	own := sameOrigin(origin(u), o.Origin)
+	if o.Profile && !own {
+		return nil, fmt.Errorf("aalpage: %s is not of %s, the site the person named; with their browser profile no other site is opened", aal.Visible(pageURL), aal.Visible(o.Origin))
+	}
+	bp, err := o.Browser.NewPage(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer bp.Close()
+	if own {
+		for _, c := range o.Cookies {
+			if err := bp.SetCookie(ctx, o.Origin+"/", c); err != nil {
+				return nil, err
+			}
+		}
+	}
+	resp, err := bp.Navigate(ctx, pageURL)
+	if err != nil {
+		return nil, err
+	}
+	if resp != nil && resp.Status != http.StatusOK {
+		return nil, fmt.Errorf("aalpage: GET %s answered %d", aal.Visible(pageURL), resp.Status)
+	}
+	page, err := o.read(ctx, bp)
+	if err != nil {
+		return nil, err
+	}
+	if o.Profile && !sameOrigin(page.Origin(), o.Origin) {
+		return nil, fmt.Errorf("aalpage: %s led to %s, another site than %s; with the person's browser profile nothing is done there", aal.Visible(pageURL), aal.Visible(page.URL), aal.Visible(o.Origin))
+	}
+	a, ok := page.Affordance(id)
+	if !ok {
+		return nil, fmt.Errorf("aalpage: the page %s has no affordance %q; its affordances: %s", aal.Visible(page.URL), aal.Visible(id), aal.Visible(strings.Join(page.IDs(), ", ")))
+	}
+	r := &Result{Affordance: a, Verdict: o.Gate.Decide(page.Origin(), a, "")}
+	if r.Verdict.Decision == aal.Refuse {
+		return r, fmt.Errorf("%w: %s", affordances.ErrRefused, strings.Join(r.Verdict.Reasons, " "))
+	}
+	each := func(what string) error { r.Did = append(r.Did, what); return nil }
+	ready, err := bp.Ready(ctx, a, input, each)
+	if err != nil {
+		return r, err
+	}
+	r.Method, r.Sent = ready.Method, ready.URL
+	if ready.URL != "" {
+		to, err := url.Parse(ready.URL)
+		switch {
+		case err != nil:
+			return r, fmt.Errorf("aalpage: %s sends the page to %s, which is not a URL; nothing was clicked", aal.Visible(id), aal.Visible(ready.URL))
+		case ready.Submits && !sameOrigin(origin(to), page.Origin()):
+			return r, fmt.Errorf("aalpage: %s's form sends its fields to %s, another origin than the page's; nothing was clicked", aal.Visible(id), aal.Visible(origin(to)))
+		case o.Profile && !sameOrigin(origin(to), o.Origin):
+			return r, fmt.Errorf("aalpage: %s leads to %s, another site than %s; with the person's browser profile nothing is clicked", aal.Visible(id), aal.Visible(origin(to)), aal.Visible(o.Origin))
+		}
+	}
+	if r.Verdict.Decision == aal.Ask {
+		if err := o.approve(ctx, page, a, r.Verdict, input); err != nil {
+			return r, err
+		}
+		r.Approved = true
+	}
+	loaded, err := ready.Click(ctx)
+	if err != nil {
+		return r, err
+	}
+	r.Did = append(r.Did, "click "+a.ID)
+	if loaded != nil {
+		r.Status = loaded.Status
+	}
+	if own {
+		r.Cookies, _ = bp.Cookies(ctx, o.Origin+"/") // the click is done either way
+	}
+	r.Next, err = o.read(ctx, bp)
+	if err != nil {
+		// The click is done: what follows is only what the next page says.
+		loc, _ := bp.URL(ctx)
+		r.Next = &Page{URL: loc, Notes: []string{"The page could not be read: " + aal.Visible(err.Error()) + "."}}
+		r.Next.Title, _ = bp.Title(ctx)
+	}
+	return r, nil
+}
+
+// read reads the page the browser has loaded: its fragment from its
+// document as it is now, its title and main text as the browser renders
+// them.
+func (o *Operator) read(ctx context.Context, bp *browser.Page) (*Page, error) {
+	loc, err := bp.URL(ctx)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := bp.HTML(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p, err := Read(ctx, o.httpClient(loc), loc, []byte(doc))
+	if errors.Is(err, ErrNoAAL) {
+		p.Notes = append(p.Notes, "This page publishes no AAL.")
+		err = nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if t, err := bp.Title(ctx); err == nil {
+		p.Title = strings.Join(strings.Fields(t), " ")
+	}
+	if text, err := bp.MainText(ctx); err == nil {
+		p.Summary = cut(text, SummaryLength)
+	}
+	return p, nil
+}
+
+// httpClient returns the client that reads the fragments of the page at
+// loc: the person's for their site, one without cookies for another.
+func (o *Operator) httpClient(loc string) *http.Client {
+	hc := o.HTTP
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	if u, err := url.Parse(loc); err != nil || !sameOrigin(origin(u), o.Origin) {
+		anon := *hc
+		anon.Jar = nil
+		return &anon
+	}
+	return hc
+}
+
+// approve asks the person about a, with its id and label verbatim.
+func (o *Operator) approve(ctx context.Context, page *Page, a aal.Affordance, v aal.Verdict, input map[string]any) error {
+	req := &affordances.ApprovalRequest{Origin: page.Origin(), Page: pathOf(page.URL), Action: a.ID, Label: aal.Visible(a.Label),
+		Classes: v.Classes, Amount: v.Amount}
+	for _, r := range v.Reasons {
+		req.Reasons = append(req.Reasons, aal.Visible(r))
+	}
+	if input != nil {
+		req.Input, _ = json.Marshal(input) // the input came from JSON
+	}
+	if o.Approver == nil {
+		return fmt.Errorf("%w: %s on %s (%s)", affordances.ErrNotApproved, aal.Visible(a.ID), aal.Visible(req.Page), classNames(v.Classes))
+	}
+	yes, err := o.Approver.Approve(ctx, req)
+	if err != nil {
+		return fmt.Errorf("aalpage: asking for approval: %w", err)
+	}
+	if !yes {
+		return fmt.Errorf("%w: the person said no to %s", affordances.ErrNotApproved, aal.Visible(a.ID))
+	}
+	return nil
+}
+
+// pathOf returns the path and query of a URL.
+func pathOf(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return s
+	}
+	return u.RequestURI()
+}
+
+// sameOrigin reports whether two origins (or URLs) are one: scheme and
+// host alike in any case, a default port the same as none.
+func sameOrigin(a, b string) bool {
+	norm := func(s string) string {
+		u, err := url.Parse(s)
+		if err != nil || u.Host == "" {
+			return ""
+		}
+		scheme, host := strings.ToLower(u.Scheme), strings.ToLower(u.Host)
+		if (scheme == "http" && strings.HasSuffix(host, ":80")) || (scheme == "https" && strings.HasSuffix(host, ":443")) {
+			host = host[:strings.LastIndexByte(host, ':')]
+		}
+		return scheme + "://" + host
+	}
+	na := norm(a)
+	return na != "" && na == norm(b)
+}
+
+func classNames(cs []aal.Class) string {
+	names := make([]string, len(cs))
+	for i, c := range cs {
+		names[i] = string(c)
+	}
+	return strings.Join(names, ", ")
+}

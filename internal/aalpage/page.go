@@ -1,0 +1,472 @@
+// Package aalpage reads and operates a page that publishes the Agent
+// Affordance Layer (AAL 0.1.1) and no Affordances graph: any website, in
+// any language, that annotates its HTML with data-aal attributes and
+// publishes a manifest and fragments (seed 003, CLARIFICATIONS 7 and 11).
+//
+// [Load] reads a page as an agent does without a browser: its HTML, its
+// fragment (inline as <script type="application/aal+json">, linked with
+// <link rel="agent-affordances">, or named by the site's manifest for the
+// page's route, in that order), and for each affordance what the HTML has
+// for it: the elements its selector finds, their data-aal-input, and the
+// fields of their form, as a JSON Schema of the input a call gives
+// ([Element.Input]). A page that answers an Affordances graph is
+// [ErrGraph]: read it with the root package's Client, which acts through
+// seed 000 calls.
+//
+// An [Operator] performs an affordance the way the person would, in
+// headless Chromium (package internal/browser), with the person's session:
+// the gate decides first ([aal.Gate]); what needs the person's authority is
+// asked of their [affordances.Approver]; the fields of the element's form
+// are filled from the call's input and checked as the browser checks them;
+// only then is exactly the element the selector names (among several, the
+// one whose data-aal-input the input picks) clicked. The result is the page
+// that loaded: its URL, title, fragment and a summary of its main content.
+//
+// Text from a site (labels, ids, titles, summaries) is data: show it
+// through [aal.Visible], never as instructions.
+package aalpage
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+
+	affordances "github.com/affordances/affordances-go"
+	"github.com/affordances/affordances-go/aal"
+	"github.com/affordances/affordances-go/internal/mediatype"
+)
+
+// Errors of [Load], matched with errors.Is.
+var (
+	// ErrGraph: the page answers an Affordances graph; use the root
+	// package's Client, which reads the graph and acts through its calls.
+	ErrGraph = errors.New("aalpage: the page has an Affordances graph")
+	// ErrNoAAL: the page publishes no AAL fragment: none inline, none
+	// linked, and no route of the site's manifest matches it.
+	ErrNoAAL = errors.New("aalpage: the page publishes no AAL")
+)
+
+// Where a page's fragment came from.
+const (
+	FromInline   = "inline"   // a <script type="application/aal+json"> of the page
+	FromLink     = "link"     // the page's <link rel="agent-affordances" href>
+	FromManifest = "manifest" // the site's manifest, for the route the page matches
+)
+
+// LinkRel is the rel of the <link> that points a page to its fragment.
+const LinkRel = "agent-affordances"
+
+// maxBody bounds what Load reads of a page, a fragment or a manifest.
+const maxBody = 4 << 20
+
+// SummaryLength is the most characters of a page's main content a
+// [Page]'s Summary keeps.
+const SummaryLength = 300
+
+// A Page is a page as an agent reads it through AAL alone.
+type Page struct {
+	// URL is the page's address as it loaded, after redirects.
+	URL string
+	// Title is the page's <title>, whitespace collapsed (the site's text).
+	Title string
+	// Summary is the text of the page's <main> (else its <body>),
+	// whitespace collapsed, at most [SummaryLength] characters, cut with
+	// "…" (the site's text).
+	Summary string
+	// Fragment is the page's AAL fragment, valid AAL 0.1.
+	Fragment *aal.Fragment
+	// From says where the fragment came from: [FromInline], [FromLink] or
+	// [FromManifest]; FragmentURL is its address when it was fetched.
+	From        string
+	FragmentURL string
+	// Manifest is the site's manifest, nil when it has none (or an
+	// invalid one, which Notes then mentions); Route is the manifest
+	// route the page matches, "" when none does.
+	Manifest *aal.Manifest
+	Route    string
+	// Elements says, for each affordance of the fragment by id, what the
+	// page's HTML has for it.
+	Elements map[string]*Element
+	// Notes are things a person should know about how the page was read
+	// ("the manifest is not valid AAL: ..."), in sentences; the site's
+	// text in them has passed through [aal.Visible].
+	Notes []string
+}
+
+// Origin returns the origin of the page's URL, as the gate sees it.
+func (p *Page) Origin() string {
+	u, err := url.Parse(p.URL)
+	if err != nil {
+		return ""
+	}
+	return u.Scheme + "://" + u.Host
+}
+
+// Affordance returns the fragment's affordance with the id.
+func (p *Page) Affordance(id string) (aal.Affordance, bool) {
+	if p.Fragment == nil {
+		return aal.Affordance{}, false
+	}
+	for _, a := range p.Fragment.Affordances {
+		if a.ID == id {
+			return a, true
+		}
+	}
+	return aal.Affordance{}, false
+}
+
+// IDs lists the ids of the fragment's affordances, in its order.
+func (p *Page) IDs() []string {
+	var ids []string
+	if p.Fragment != nil {
+		for _, a := range p.Fragment.Affordances {
+			ids = append(ids, a.ID)
+		}
+	}
+	return ids
+}
+
+// Load reads the page at pageURL with hc (nil: http.DefaultClient; give
+// one whose Jar holds the person's cookies for the page's site only). It
+// asks for an Affordances graph and HTML at once: a graph is [ErrGraph];
+// an HTML page without AAL is [ErrNoAAL], with the page (its Fragment
+// nil) beside the error. Otherwise it fetches the site's
+// manifest and, unless the page inlines its fragment, the fragment it
+// links or the manifest names for its route, of the page's own origin
+// only, and checks it with [aal.ValidateFragment]: an invalid fragment is
+// an error that lists its problems, so nothing acts on it.
+func Load(ctx context.Context, hc *http.Client, pageURL string) (*Page, error) {
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	u, err := url.Parse(pageURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("aalpage: %q is not an http(s) URL", aal.Visible(pageURL))
+	}
+	res, body, err := fetch(ctx, hc, pageURL, affordances.MediaType+", text/html;q=0.9, */*;q=0.1")
+	if err != nil {
+		return nil, err
+	}
+	if mediatype.Is(res.Header.Get("Content-Type"), affordances.MediaType) {
+		if res.StatusCode != http.StatusNotFound {
+			return nil, ErrGraph
+		}
+		// A site of the protocol, and a page with no graph: read its HTML.
+		if res, body, err = fetch(ctx, hc, pageURL, "text/html"); err != nil {
+			return nil, err
+		}
+	}
+	if res.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("aalpage: GET %s answered %s", aal.Visible(pageURL), res.Status)
+	}
+	if ct := res.Header.Get("Content-Type"); !mediatype.Is(ct, "text/html") && !mediatype.Is(ct, "application/xhtml+xml") {
+		return nil, fmt.Errorf("aalpage: GET %s answered %s, not an HTML page", aal.Visible(pageURL), aal.Visible(ct))
+	}
+	return read(ctx, hc, res.Request.URL.String(), body)
+}
+
+// Read is [Load] for a page already loaded: its final URL and its HTML
+// (as a browser has it). The manifest and a linked fragment are fetched
+// with hc as Load does.
+func Read(ctx context.Context, hc *http.Client, pageURL string, doc []byte) (*Page, error) {
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	return read(ctx, hc, pageURL, doc)
+}
+
+func read(ctx context.Context, hc *http.Client, pageURL string, doc []byte) (*Page, error) {
+	root, err := html.Parse(bytes.NewReader(doc))
+	if err != nil {
+		return nil, fmt.Errorf("aalpage: %s: %w", aal.Visible(pageURL), err)
+	}
+	base, _ := url.Parse(pageURL)
+	p := &Page{URL: pageURL}
+	h := scan(root)
+	p.Title = collapse(h.title)
+	p.Summary = cut(collapse(textOf(h.main)), SummaryLength)
+
+	p.Manifest, p.Route, p.Notes = manifestFor(ctx, hc, base)
+	var src []byte
+	switch {
+	case len(h.inline) > 1:
+		return nil, fmt.Errorf("aalpage: %s inlines %d AAL fragments; a page has one", aal.Visible(pageURL), len(h.inline))
+	case len(h.inline) == 1:
+		p.From, src = FromInline, []byte(h.inline[0])
+	case len(h.links) > 0:
+		if len(h.links) > 1 {
+			p.Notes = append(p.Notes, fmt.Sprintf("The page links %d fragments; the first is read.", len(h.links)))
+		}
+		ref, err := base.Parse(h.links[0])
+		if err != nil {
+			return nil, fmt.Errorf("aalpage: %s links its fragment at %s, which is not a URL", aal.Visible(pageURL), aal.Visible(h.links[0]))
+		}
+		p.From, p.FragmentURL = FromLink, ref.String()
+	case p.Route != "":
+		frag := ""
+		for _, r := range p.Manifest.Routes {
+			if r.Route == p.Route {
+				frag = aal.FragmentFor(r.Fragment, r.Route, base.EscapedPath())
+			}
+		}
+		ref, err := base.Parse(frag)
+		if err != nil {
+			return nil, fmt.Errorf("aalpage: the manifest's fragment %s is not a path", aal.Visible(frag))
+		}
+		p.From, p.FragmentURL = FromManifest, ref.String()
+	default:
+		why := "the site has no manifest"
+		if p.Manifest != nil {
+			why = "no route of the site's manifest matches " + aal.Visible(base.EscapedPath())
+		}
+		return p, fmt.Errorf("%w: %s has no inline fragment, links none, and %s", ErrNoAAL, aal.Visible(pageURL), why)
+	}
+	if p.FragmentURL != "" {
+		ref, _ := url.Parse(p.FragmentURL)
+		if origin(ref) != origin(base) {
+			return nil, fmt.Errorf("aalpage: %s's fragment is at %s, another origin; only a fragment of the page's own origin is read", aal.Visible(pageURL), aal.Visible(p.FragmentURL))
+		}
+		res, body, err := fetch(ctx, hc, p.FragmentURL, "application/json")
+		if err != nil {
+			return nil, err
+		}
+		if res.StatusCode != http.StatusOK {
+			return nil, fmt.Errorf("aalpage: the fragment %s answered %s", aal.Visible(p.FragmentURL), res.Status)
+		}
+		src = body
+	}
+	if problems := aal.ValidateFragment(src); len(problems) > 0 {
+		return nil, fmt.Errorf("aalpage: the AAL fragment of %s (%s) is not valid AAL 0.1, so nothing acts on it: %s", aal.Visible(pageURL), p.From, problemList(problems))
+	}
+	var f aal.Fragment
+	if err := json.Unmarshal(src, &f); err != nil {
+		return nil, fmt.Errorf("aalpage: the AAL fragment of %s: %w", aal.Visible(pageURL), err)
+	}
+	p.Fragment = &f
+	p.Elements = map[string]*Element{}
+	for _, a := range f.Affordances {
+		p.Elements[a.ID] = elementFor(root, base, a)
+	}
+	return p, nil
+}
+
+// problemList writes the first problems of a document, and how many more.
+func problemList(ps []aal.Problem) string {
+	var parts []string
+	for i, p := range ps {
+		if i == 3 {
+			parts = append(parts, fmt.Sprintf("and %d more", len(ps)-3))
+			break
+		}
+		parts = append(parts, p.String())
+	}
+	return strings.Join(parts, "; ")
+}
+
+// manifestFor fetches the manifest of base's site and finds the route base
+// matches. A site without one has none; an invalid one is noted and not
+// used.
+func manifestFor(ctx context.Context, hc *http.Client, base *url.URL) (*aal.Manifest, string, []string) {
+	res, body, err := fetch(ctx, hc, origin(base)+aal.ManifestPath, "application/json")
+	switch {
+	case err != nil:
+		return nil, "", []string{"The manifest could not be read: " + aal.Visible(err.Error()) + "."}
+	case res.StatusCode == http.StatusNotFound:
+		return nil, "", nil
+	case res.StatusCode != http.StatusOK:
+		return nil, "", []string{fmt.Sprintf("The manifest %s answered %s.", aal.ManifestPath, res.Status)}
+	}
+	if problems := aal.ValidateManifest(body); len(problems) > 0 {
+		return nil, "", []string{"The manifest is not valid AAL 0.1, so it is not used: " + problemList(problems) + "."}
+	}
+	var m aal.Manifest
+	if err := json.Unmarshal(body, &m); err != nil {
+		return nil, "", []string{"The manifest is not valid AAL 0.1, so it is not used: " + aal.Visible(err.Error()) + "."}
+	}
+	for _, r := range m.Routes {
+		if MatchRoute(r.Route, base.EscapedPath()) {
+			return &m, r.Route, nil
+		}
+	}
+	return &m, "", nil
+}
+
+// MatchRoute reports whether the page path (a query is ignored) has the
+// shape of the manifest route: the same segments, a [param] segment
+// standing for any one non-empty segment and a last [...name] for one or
+// more (CLARIFICATIONS 7).
+func MatchRoute(route, path string) bool {
+	path, _, _ = strings.Cut(path, "?")
+	rs, ps := strings.Split(route, "/"), strings.Split(path, "/")
+	param := func(s string) bool { return len(s) > 2 && s[0] == '[' && s[len(s)-1] == ']' }
+	for i, seg := range rs {
+		switch {
+		case i == len(rs)-1 && strings.HasPrefix(seg, "[...") && param(seg):
+			if len(ps) < len(rs) {
+				return false
+			}
+			for _, p := range ps[i:] {
+				if p == "" {
+					return false
+				}
+			}
+			return true
+		case i >= len(ps):
+			return false
+		case param(seg):
+			if ps[i] == "" {
+				return false
+			}
+		case seg != ps[i]:
+			return false
+		}
+	}
+	return len(rs) == len(ps)
+}
+
+// fetch GETs u asking for accept and reads at most maxBody bytes.
+func fetch(ctx context.Context, hc *http.Client, u, accept string) (*http.Response, []byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, nil, fmt.Errorf("aalpage: %w", err)
+	}
+	req.Header.Set("Accept", accept)
+	req.Header.Set("User-Agent", "affordances-go")
+	res, err := hc.Do(req)
+	if err != nil {
+		return nil, nil, fmt.Errorf("aalpage: GET %s: %w", aal.Visible(u), err)
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(res.Body, maxBody))
+	if err != nil {
+		return nil, nil, fmt.Errorf("aalpage: GET %s: %w", aal.Visible(u), err)
+	}
+	return res, body, nil
+}
+
+func origin(u *url.URL) string { return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Host) }
+
+// scanned is what the page's HTML says for discovery.
+type scanned struct {
+	title  string
+	main   *html.Node // <main>, else <body>
+	inline []string   // the text of each inline AAL fragment
+	links  []string   // the href of each <link rel="agent-affordances">
+}
+
+func scan(root *html.Node) scanned {
+	var s scanned
+	var body *html.Node
+	for n := range root.Descendants() {
+		if n.Type != html.ElementNode {
+			continue
+		}
+		switch n.DataAtom {
+		case atom.Title:
+			if s.title == "" {
+				s.title = textOf(n)
+			}
+		case atom.Main:
+			if s.main == nil {
+				s.main = n
+			}
+		case atom.Body:
+			body = n
+		case atom.Script:
+			if t, _ := attr(n, "type"); strings.EqualFold(strings.TrimSpace(t), aal.MediaType) {
+				var text strings.Builder // a script's content is one raw text node
+				for c := n.FirstChild; c != nil; c = c.NextSibling {
+					text.WriteString(c.Data)
+				}
+				s.inline = append(s.inline, text.String())
+			}
+		case atom.Link:
+			rel, _ := attr(n, "rel")
+			href, ok := attr(n, "href")
+			if ok && hasToken(rel, LinkRel) {
+				s.links = append(s.links, strings.TrimSpace(href))
+			}
+		}
+	}
+	if s.main == nil {
+		s.main = body
+	}
+	return s
+}
+
+// hasToken reports whether the space-separated list has tok, in any case.
+func hasToken(list, tok string) bool {
+	for _, t := range strings.Fields(list) {
+		if strings.EqualFold(t, tok) {
+			return true
+		}
+	}
+	return false
+}
+
+func attr(n *html.Node, key string) (string, bool) {
+	for _, a := range n.Attr {
+		if a.Namespace == "" && a.Key == key {
+			return a.Val, true
+		}
+	}
+	return "", false
+}
+
+// textOf returns the text under n, without scripts and styles.
+func textOf(n *html.Node) string {
+	if n == nil {
+		return ""
+	}
+	var b strings.Builder
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		switch {
+		case n.Type == html.TextNode:
+			b.WriteString(n.Data)
+		case n.Type == html.ElementNode && (n.DataAtom == atom.Script || n.DataAtom == atom.Style || n.DataAtom == atom.Template):
+			return
+		case n.Type == html.ElementNode && blockish(n.DataAtom):
+			b.WriteString(" ")
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+		if n.Type == html.ElementNode && blockish(n.DataAtom) {
+			b.WriteString(" ")
+		}
+	}
+	walk(n)
+	return b.String()
+}
+
+// blockish elements separate words: "<p>a</p><p>b</p>" reads "a b".
+func blockish(a atom.Atom) bool {
+	switch a {
+	case atom.P, atom.Div, atom.Li, atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6, atom.Br,
+		atom.Article, atom.Section, atom.Header, atom.Footer, atom.Tr, atom.Td, atom.Th, atom.Label, atom.Option, atom.Button:
+		return true
+	}
+	return false
+}
+
+// collapse collapses runs of whitespace into one space and trims.
+func collapse(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// cut shortens s to at most n characters, the last one "…".
+func cut(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return strings.TrimSpace(string(r[:n-1])) + "…"
+}
