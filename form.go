@@ -21,6 +21,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/affordances/affordances-go/internal/jsonptr"
 	"github.com/affordances/affordances-go/internal/mediatype"
 	"github.com/affordances/affordances-go/internal/weborigin"
 )
@@ -100,7 +101,7 @@ func (f *Form) Issue(name string) string {
 	if f == nil || f.Error == nil {
 		return ""
 	}
-	for _, ptr := range []string{"/" + escapePointer(name), fieldPointer(name)} {
+	for _, ptr := range []string{jsonptr.Append("", name), fieldPointer(name)} {
 		for _, is := range f.Error.Issues {
 			if is.Path == ptr || strings.HasPrefix(is.Path, ptr+"/") {
 				return is.Message
@@ -145,14 +146,9 @@ func fieldPointer(name string) string {
 	var b strings.Builder
 	for part := range strings.SplitSeq(name, ".") {
 		b.WriteByte('/')
-		b.WriteString(escapePointer(part))
+		b.WriteString(jsonptr.Escape(part))
 	}
 	return b.String()
-}
-
-// escapePointer escapes a property name as a JSON Pointer token (RFC 6901).
-func escapePointer(name string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(name, "~", "~0"), "/", "~1")
 }
 
 // isForm reports whether a POST's body is an HTML form.

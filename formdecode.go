@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/affordances/affordances-go/internal/jsonptr"
 )
 
 // A formSchema is the part of an input schema that says how to read a
@@ -89,7 +91,7 @@ func (fs *formSchema) object(values url.Values, prefix, ptr string, issues *[]Is
 			}
 		}
 	}) {
-		p, field, path := fs.Properties[name], prefix+name, ptr+"/"+escapePointer(name)
+		p, field, path := fs.Properties[name], prefix+name, jsonptr.Append(ptr, name)
 		vs := values[field]
 		switch p.kind() {
 		case "object":

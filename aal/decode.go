@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/affordances/affordances-go/internal/jsonptr"
 )
 
 // maxDepth bounds how deeply a document may nest; an AAL document nests
@@ -102,7 +104,7 @@ func (d *decoder) value(ptr string, depth int) (tree, error) {
 					return nil, err
 				}
 				key, _ := k.(string)
-				at := ptr + "/" + escapeToken(key)
+				at := jsonptr.Append(ptr, key)
 				if _, dup := obj[key]; dup {
 					d.add(at, ruleDuplicate, "the property %s appears more than once in this object; readers disagree on which one counts", quote(key))
 				}
@@ -202,12 +204,4 @@ func invalidUTF8(doc []byte) int {
 		i += size
 	}
 	return -1
-}
-
-// escapeToken escapes a reference token of a JSON Pointer (RFC 6901).
-func escapeToken(s string) string {
-	if !strings.ContainsAny(s, "~/") {
-		return s
-	}
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/affordances/affordances-go/internal/jsonptr"
 )
 
 // The rules a problem breaks. A schema error and a code check that find
@@ -333,7 +335,7 @@ func (c *checker) successSchema(at string, v tree) {
 	}
 	for _, k := range slices.Sorted(maps.Keys(obj)) {
 		if s, ok := obj[k].(string); !ok || !slices.Contains(successTypes, s) {
-			c.add(at+"/"+escapeToken(k), ruleEnum, "the type of %s is %s; it must be one of %s", quote(k), val(obj[k]), strings.Join(successTypes, ", "))
+			c.add(jsonptr.Append(at, k), ruleEnum, "the type of %s is %s; it must be one of %s", quote(k), val(obj[k]), strings.Join(successTypes, ", "))
 		}
 	}
 }
@@ -349,7 +351,7 @@ func (c *checker) object(at string, v tree, the, noun string, props []string, re
 	}
 	for _, k := range slices.Sorted(maps.Keys(obj)) {
 		if !slices.Contains(props, k) {
-			c.add(at+"/"+escapeToken(k), ruleUnknown, "%s is not a property of %s %s in AAL 0.1; unknown properties are refused", quote(k), article(noun), noun)
+			c.add(jsonptr.Append(at, k), ruleUnknown, "%s is not a property of %s %s in AAL 0.1; unknown properties are refused", quote(k), article(noun), noun)
 		}
 	}
 	for _, k := range required {

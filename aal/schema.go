@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/affordances/affordances-go/internal/jsonptr"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
@@ -88,7 +89,7 @@ func schemaProblems(s *jsonschema.Schema, v tree) []problem {
 			}
 			return
 		}
-		ptr := pointer(e.InstanceLocation)
+		ptr := jsonptr.Format(e.InstanceLocation)
 		msg := e.ErrorKind.LocalizedString(printer)
 		switch k := e.ErrorKind.(type) {
 		case *kind.Required:
@@ -98,7 +99,7 @@ func schemaProblems(s *jsonschema.Schema, v tree) []problem {
 			return
 		case *kind.AdditionalProperties:
 			for _, name := range k.Properties {
-				out = append(out, problem{Problem{ptr + "/" + escapeToken(name), fmt.Sprintf("property %s is not allowed", quote(name))}, ruleUnknown})
+				out = append(out, problem{Problem{jsonptr.Append(ptr, name), fmt.Sprintf("property %s is not allowed", quote(name))}, ruleUnknown})
 			}
 			return
 		}
@@ -127,14 +128,4 @@ func schemaRule(k jsonschema.ErrorKind) string {
 		return ruleScript
 	}
 	return "schema:" + strings.Join(k.KeywordPath(), "/")
-}
-
-// pointer renders reference tokens as a JSON Pointer (RFC 6901).
-func pointer(tokens []string) string {
-	var b strings.Builder
-	for _, t := range tokens {
-		b.WriteByte('/')
-		b.WriteString(escapeToken(t))
-	}
-	return b.String()
 }

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/affordances/affordances-go/internal/jsonptr"
 )
 
 // A Problem is one way a document breaks the rules of AAL 0.1
@@ -265,7 +267,7 @@ func invalidStrings(at string, a Affordance) []problem {
 		if !utf8.ValidString(k) {
 			out = append(out, problem{Problem{at + "/success_schema", fmt.Sprintf("the name %s is not valid UTF-8", quote(k))}, ruleUTF8})
 		}
-		out = append(out, utf8Problem(at+"/success_schema/"+escapeToken(k), v)...)
+		out = append(out, utf8Problem(jsonptr.Append(at+"/success_schema", k), v)...)
 	}
 	return out
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/affordances/affordances-go/internal/jsonptr"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/affordances/affordances-go/schemas"
@@ -197,11 +198,7 @@ func locations(err error) []string {
 	var walk func(*jsonschema.ValidationError)
 	walk = func(e *jsonschema.ValidationError) {
 		if len(e.Causes) == 0 {
-			var b strings.Builder
-			for _, tok := range e.InstanceLocation {
-				b.WriteString("/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(tok))
-			}
-			out = append(out, b.String())
+			out = append(out, jsonptr.Format(e.InstanceLocation))
 		}
 		for _, c := range e.Causes {
 			walk(c)
@@ -220,14 +217,9 @@ func without(doc, ptr string) string { return patch(doc, ptr, nil, true) }
 
 // at returns the value at ptr in doc, as JSON.
 func at(doc, ptr string) string {
-	v := decode(doc)
-	for _, tok := range tokens(ptr) {
-		switch x := v.(type) {
-		case map[string]any:
-			v = x[tok]
-		case []any:
-			v = x[index(tok)]
-		}
+	v, ok := jsonptr.Get(decode(doc), ptr)
+	if !ok {
+		panic("at: nothing at " + ptr)
 	}
 	return encode(v)
 }
@@ -262,9 +254,9 @@ func patch(doc, ptr string, v any, remove bool) string {
 }
 
 func tokens(ptr string) []string {
-	toks := strings.Split(ptr, "/")[1:]
-	for i, t := range toks {
-		toks[i] = strings.NewReplacer("~1", "/", "~0", "~").Replace(t)
+	toks, err := jsonptr.Split(ptr)
+	if err != nil {
+		panic(err)
 	}
 	return toks
 }

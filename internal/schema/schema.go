@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/affordances/affordances-go/internal/jsonptr"
 	"github.com/google/jsonschema-go/jsonschema"
 	sjs "github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
@@ -269,12 +270,12 @@ func leaves(e *sjs.ValidationError, out *[]Issue) {
 		switch k := e.ErrorKind.(type) {
 		case *kind.Required:
 			for _, name := range k.Missing {
-				*out = append(*out, Issue{Path: pointer(append(slices.Clip(e.InstanceLocation), name)), Message: "is required"})
+				*out = append(*out, Issue{Path: jsonptr.Format(append(slices.Clip(e.InstanceLocation), name)), Message: "is required"})
 			}
 		case *kind.Format:
-			*out = append(*out, Issue{Path: pointer(e.InstanceLocation), Message: formatMessage(k.Want)})
+			*out = append(*out, Issue{Path: jsonptr.Format(e.InstanceLocation), Message: formatMessage(k.Want)})
 		default:
-			*out = append(*out, Issue{Path: pointer(e.InstanceLocation), Message: e.ErrorKind.LocalizedString(printer)})
+			*out = append(*out, Issue{Path: jsonptr.Format(e.InstanceLocation), Message: e.ErrorKind.LocalizedString(printer)})
 		}
 		return
 	}
@@ -300,15 +301,4 @@ func formatMessage(format string) string {
 		return "must be a UUID"
 	}
 	return "must be a valid " + format
-}
-
-// pointer renders tokens as a JSON Pointer (RFC 6901).
-func pointer(tokens []string) string {
-	var b strings.Builder
-	for _, t := range tokens {
-		b.WriteByte('/')
-		t = strings.ReplaceAll(t, "~", "~0")
-		b.WriteString(strings.ReplaceAll(t, "/", "~1"))
-	}
-	return b.String()
 }

@@ -7,11 +7,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
 
+	"github.com/affordances/affordances-go/internal/jsonptr"
 	"github.com/affordances/affordances-go/internal/schema"
 	"github.com/affordances/affordances-go/schemas"
 )
@@ -108,26 +108,9 @@ var compile = sync.OnceValues(func() (map[string]*schema.Schema, error) {
 // scalarAt returns the value at ptr in doc as short JSON when it is a
 // string, number, boolean or null, and "" otherwise.
 func scalarAt(doc any, ptr string) string {
-	v := doc
-	if ptr != "" {
-		for _, tok := range strings.Split(ptr[1:], "/") {
-			tok = strings.NewReplacer("~1", "/", "~0", "~").Replace(tok)
-			switch x := v.(type) {
-			case map[string]any:
-				var ok bool
-				if v, ok = x[tok]; !ok {
-					return "" // absent: a missing property
-				}
-			case []any:
-				i, err := strconv.Atoi(tok)
-				if err != nil || i < 0 || i >= len(x) {
-					return ""
-				}
-				v = x[i]
-			default:
-				return ""
-			}
-		}
+	v, ok := jsonptr.Get(doc, ptr)
+	if !ok {
+		return "" // absent: a missing property
 	}
 	switch v.(type) {
 	case map[string]any, []any:
