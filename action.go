@@ -12,6 +12,7 @@ import (
 
 	"github.com/affordances/affordances-go/aal"
 	"github.com/affordances/affordances-go/internal/schema"
+	"github.com/affordances/affordances-go/internal/typeschema"
 )
 
 // An Action declares what a route lets a requester do. It becomes the seed
@@ -230,7 +231,7 @@ func schemaFor[T any](given json.RawMessage) (json.RawMessage, error) {
 		}
 		return given, nil
 	}
-	return schema.For(reflect.TypeFor[T]())
+	return typeschema.For(reflect.TypeFor[T]())
 }
 
 func compact(b []byte) json.RawMessage {

@@ -1,18 +1,12 @@
 package aal
 
 import (
-	"bytes"
 	_ "embed"
-	"errors"
 	"fmt"
-	"strings"
 	"sync"
 
 	"github.com/affordances/affordances-go/internal/jsonptr"
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/santhosh-tekuri/jsonschema/v6/kind"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
+	"github.com/affordances/affordances-go/internal/schema"
 )
 
 // Schema is the JSON Schema (2020-12) of AAL 0.1 documents,
@@ -30,31 +24,17 @@ const SchemaID = "https://affordances.dev/schemas/aal-0.1.json"
 
 // compiled holds the schemas the validators use.
 type compiled struct {
-	fragment, manifest, affordance *jsonschema.Schema
+	fragment, manifest, affordance *schema.Schema
 }
 
 // schemas compiles [Schema] once; the compiled schemas are safe for
 // concurrent use.
 var schemas = sync.OnceValues(func() (*compiled, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(Schema))
+	ss, err := schema.CompileDefs(SchemaID, Schema, "fragment", "manifest", "affordance")
 	if err != nil {
 		return nil, err
 	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	if err := c.AddResource(SchemaID, doc); err != nil {
-		return nil, err
-	}
-	var out compiled
-	for _, s := range []struct {
-		def string
-		dst **jsonschema.Schema
-	}{{"fragment", &out.fragment}, {"manifest", &out.manifest}, {"affordance", &out.affordance}} {
-		if *s.dst, err = c.Compile(SchemaID + "#/$defs/" + s.def); err != nil {
-			return nil, err
-		}
-	}
-	return &out, nil
+	return &compiled{fragment: ss[0], manifest: ss[1], affordance: ss[2]}, nil
 })
 
 // mustSchemas returns the compiled schemas; the embedded schema is part of
@@ -67,65 +47,53 @@ func mustSchemas() *compiled {
 	return s
 }
 
-var printer = message.NewPrinter(language.English)
-
 // schemaProblems validates v against s and returns a problem for every
 // leaf error, each with the rule that code checks name the same way.
-func schemaProblems(s *jsonschema.Schema, v tree) []problem {
-	err := s.Validate(v)
-	if err == nil {
-		return nil
-	}
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return []problem{{Problem{"", "the schema could not check the document: " + err.Error()}, "schema"}}
-	}
+func schemaProblems(s *schema.Schema, v tree) []problem {
 	var out []problem
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) > 0 {
-			for _, c := range e.Causes {
-				walk(c)
-			}
-			return
+	for _, is := range s.ValidateValue(v) {
+		switch is.Keyword {
+		case "":
+			out = append(out, problem{Problem{"", "the schema could not check the document: " + is.Message}, "schema"})
+		case "required": // at the missing property's pointer
+			parent, name := splitLast(is.Path)
+			out = append(out, problem{Problem{parent, fmt.Sprintf("missing property %q", name)}, ruleRequired + name})
+		case "additionalProperties":
+			_, name := splitLast(is.Path)
+			out = append(out, problem{Problem{is.Path, fmt.Sprintf("property %s is not allowed", quote(name))}, ruleUnknown})
+		default:
+			out = append(out, problem{Problem{is.Path, is.Message}, schemaRule(is.Keyword)})
 		}
-		ptr := jsonptr.Format(e.InstanceLocation)
-		msg := e.ErrorKind.LocalizedString(printer)
-		switch k := e.ErrorKind.(type) {
-		case *kind.Required:
-			for _, name := range k.Missing {
-				out = append(out, problem{Problem{ptr, fmt.Sprintf("missing property %q", name)}, ruleRequired + name})
-			}
-			return
-		case *kind.AdditionalProperties:
-			for _, name := range k.Properties {
-				out = append(out, problem{Problem{jsonptr.Append(ptr, name), fmt.Sprintf("property %s is not allowed", quote(name))}, ruleUnknown})
-			}
-			return
-		}
-		out = append(out, problem{Problem{ptr, msg}, schemaRule(e.ErrorKind)})
 	}
-	walk(ve)
 	return out
 }
 
-// schemaRule names the rule a schema error breaks, as code checks name it.
-func schemaRule(k jsonschema.ErrorKind) string {
-	switch k.(type) {
-	case *kind.Type:
+// splitLast splits a pointer into its parent's pointer and its last token.
+func splitLast(ptr string) (parent, name string) {
+	toks, _ := jsonptr.Split(ptr) // the validator's pointers are well formed
+	if len(toks) == 0 {
+		return "", ""
+	}
+	return jsonptr.Format(toks[:len(toks)-1]), toks[len(toks)-1]
+}
+
+// schemaRule names the rule a schema keyword breaks, as code checks name it.
+func schemaRule(keyword string) string {
+	switch keyword {
+	case "type":
 		return ruleType
-	case *kind.MinLength, *kind.MaxLength:
+	case "minLength", "maxLength":
 		return ruleLength
-	case *kind.Pattern:
+	case "pattern":
 		return rulePattern
-	case *kind.Enum, *kind.Const:
+	case "enum", "const":
 		return ruleEnum
-	case *kind.Minimum, *kind.Maximum, *kind.ExclusiveMinimum, *kind.ExclusiveMaximum:
+	case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum":
 		return ruleRange
-	case *kind.MinItems, *kind.MaxItems, *kind.MinProperties, *kind.MaxProperties:
+	case "minItems", "maxItems", "minProperties", "maxProperties":
 		return ruleCount
-	case *kind.Not: // the schema's one not: a label word mixing scripts
+	case "not": // the schema's one not: a label word mixing scripts
 		return ruleScript
 	}
-	return "schema:" + strings.Join(k.KeywordPath(), "/")
+	return "schema:" + keyword
 }

@@ -1,5 +1,18 @@
-// Package schema infers JSON Schemas from Go types, compiles them once, and
-// validates JSON against them with JSON Pointer issues.
+// Package schema compiles JSON Schemas (2020-12 unless they say
+// otherwise) once and validates JSON against them, each failure an issue
+// at its JSON Pointer. It is the one validator of the root package and
+// package aal.
+//
+// Two JSON Schema libraries, each for what the other lacks: validation is
+// github.com/santhosh-tekuri/jsonschema/v6's, which reports every leaf
+// failure with its place and keyword and asserts formats, but infers
+// nothing from Go types; inferring a schema from a Go type is
+// github.com/google/jsonschema-go's (internal/typeschema, and
+// internal/schemagen for package schemas' files), whose validator stops at
+// the first failure with no instance location and asserts no "format". It
+// is also the MCP Go SDK's, so mcpbridge keeps it in the module graph
+// anyway. Inference lives in its own package so that package aal, which
+// only validates, links one library.
 package schema
 
 import (
@@ -7,199 +20,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/affordances/affordances-go/internal/jsonptr"
-	"github.com/google/jsonschema-go/jsonschema"
 	sjs "github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 )
-
-// Draft is the JSON Schema dialect every schema is compiled as.
-const Draft = "https://json-schema.org/draft/2020-12/schema"
-
-// For infers the schema of t: encoding/json names, required unless omitempty
-// or omitzero, no additional properties on structs, the jsonschema tag as
-// description, and bounds from the affordances tag.
-func For(t reflect.Type) (json.RawMessage, error) {
-	s, err := jsonschema.ForType(t, &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
-		reflect.TypeFor[json.RawMessage](): {},
-	}})
-	if err != nil {
-		return nil, err
-	}
-	if err := applyBounds(t, s); err != nil {
-		return nil, err
-	}
-	return json.Marshal(s)
-}
-
-// applyBounds walks t and s together and applies affordances tags; an error
-// names the Go field by its path from t (Order.Lines.Quantity).
-func applyBounds(t reflect.Type, s *jsonschema.Schema) error {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	return walkBounds(t, s, t.Name())
-}
-
-func walkBounds(t reflect.Type, s *jsonschema.Schema, path string) error {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if s == nil {
-		return nil
-	}
-	switch t.Kind() {
-	case reflect.Slice, reflect.Array:
-		return walkBounds(t.Elem(), s.Items, path)
-	case reflect.Map:
-		return walkBounds(t.Elem(), s.AdditionalProperties, path)
-	case reflect.Struct:
-		for _, f := range reflect.VisibleFields(t) {
-			if !f.IsExported() || f.Anonymous {
-				continue
-			}
-			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-			if name == "-" {
-				continue
-			}
-			if name == "" {
-				name = f.Name
-			}
-			ps := s.Properties[name]
-			if ps == nil {
-				continue
-			}
-			field := f.Name
-			if path != "" {
-				field = path + "." + f.Name
-			}
-			if tag, ok := f.Tag.Lookup("affordances"); ok {
-				if err := bounds(ps, f.Type, tag); err != nil {
-					return fmt.Errorf("Go field %s: %w", field, err)
-				}
-			}
-			if err := walkBounds(f.Type, ps, field); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// splitEscaped splits s at each sep not preceded by a backslash; a
-// backslash before sep is dropped, any other backslash is kept (a regex's
-// \d stays \d). A backslash ending s is an unbalanced escape.
-func splitEscaped(s string, sep byte) ([]string, error) {
-	var parts []string
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		switch {
-		case s[i] == '\\' && i+1 == len(s):
-			return nil, fmt.Errorf("unbalanced escape: %q ends in a lone \\", s)
-		case s[i] == '\\' && s[i+1] == sep:
-			b.WriteByte(sep)
-			i++
-		case s[i] == sep:
-			parts = append(parts, b.String())
-			b.Reset()
-		default:
-			b.WriteByte(s[i])
-		}
-	}
-	return append(parts, b.String()), nil
-}
-
-// enumValue parses v as a value of the JSON type of Go type t.
-func enumValue(t reflect.Type, v string) (any, error) {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	switch t.Kind() {
-	case reflect.String:
-		return v, nil
-	case reflect.Bool:
-		return strconv.ParseBool(v)
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return strconv.ParseInt(v, 10, t.Bits())
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return strconv.ParseUint(v, 10, t.Bits())
-	case reflect.Float32, reflect.Float64:
-		return strconv.ParseFloat(v, 64)
-	}
-	return nil, fmt.Errorf("enum on a field of type %s, want a string, number or bool", t)
-}
-
-// bounds applies tag to s, the schema of a field of Go type t.
-func bounds(s *jsonschema.Schema, t reflect.Type, tag string) error {
-	kvs, err := splitEscaped(tag, ',')
-	if err != nil {
-		return fmt.Errorf("affordances tag %q: %w", tag, err)
-	}
-	for _, kv := range kvs {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok {
-			return fmt.Errorf("affordances tag %q: %q: want key=value", tag, kv)
-		}
-		var err error
-		num := func(dst **float64) {
-			var f float64
-			f, err = strconv.ParseFloat(v, 64)
-			*dst = &f
-		}
-		integer := func(dst **int) {
-			var n int
-			n, err = strconv.Atoi(v)
-			*dst = &n
-		}
-		switch k {
-		case "minimum":
-			num(&s.Minimum)
-		case "maximum":
-			num(&s.Maximum)
-		case "exclusiveMinimum":
-			num(&s.ExclusiveMinimum)
-		case "exclusiveMaximum":
-			num(&s.ExclusiveMaximum)
-		case "minLength":
-			integer(&s.MinLength)
-		case "maxLength":
-			integer(&s.MaxLength)
-		case "minItems":
-			integer(&s.MinItems)
-		case "maxItems":
-			integer(&s.MaxItems)
-		case "pattern":
-			s.Pattern = v
-		case "format":
-			s.Format = v
-		case "enum":
-			var vals []string
-			if vals, err = splitEscaped(v, '|'); err != nil {
-				break
-			}
-			for _, e := range vals {
-				var ev any
-				if ev, err = enumValue(t, e); err != nil {
-					break
-				}
-				s.Enum = append(s.Enum, ev)
-			}
-		default:
-			return fmt.Errorf("affordances tag %q: unknown key %q", kv, k)
-		}
-		if err != nil {
-			return fmt.Errorf("affordances tag %q: %w", kv, err)
-		}
-	}
-	return nil
-}
 
 // A Schema is a compiled JSON Schema. It is safe for concurrent use.
 type Schema struct{ s *sjs.Schema }
@@ -207,27 +36,57 @@ type Schema struct{ s *sjs.Schema }
 // Compile compiles a JSON Schema given as JSON, as 2020-12 when it names no
 // $schema.
 func Compile(doc json.RawMessage) (*Schema, error) {
+	ss, err := compile("input.json", doc, "")
+	if err != nil {
+		return nil, err
+	}
+	return ss[0], nil
+}
+
+// CompileDefs compiles doc, a schema whose $id is id, and returns the
+// schemas of the named members of its $defs, in order.
+func CompileDefs(id string, doc []byte, defs ...string) ([]*Schema, error) {
+	fragments := make([]string, len(defs))
+	for i, d := range defs {
+		fragments[i] = "#/$defs/" + jsonptr.Escape(d)
+	}
+	return compile(id, doc, fragments...)
+}
+
+// compile compiles doc as the resource id and returns the schema at each
+// of fragments ("" is the whole document). A "format" the schema publishes
+// is a rule, not a hint.
+func compile(id string, doc []byte, fragments ...string) ([]*Schema, error) {
 	v, err := sjs.UnmarshalJSON(bytes.NewReader(doc))
 	if err != nil {
 		return nil, fmt.Errorf("not valid JSON: %w", err)
 	}
 	c := sjs.NewCompiler()
 	c.DefaultDraft(sjs.Draft2020)
-	c.AssertFormat() // a "format" the schema publishes is a rule, not a hint
-	if err := c.AddResource("input.json", v); err != nil {
+	c.AssertFormat()
+	if err := c.AddResource(id, v); err != nil {
 		return nil, err
 	}
-	s, err := c.Compile("input.json")
-	if err != nil {
-		return nil, err
+	out := make([]*Schema, len(fragments))
+	for i, f := range fragments {
+		s, err := c.Compile(id + f)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = &Schema{s: s}
 	}
-	return &Schema{s: s}, nil
+	return out, nil
 }
 
 // An Issue is one place where a document fails its schema.
 type Issue struct {
 	Path    string // a JSON Pointer into the document
-	Message string
+	Message string // what is wrong there, in English
+	// Keyword is the keyword that failed: "type", "pattern", "required" (at
+	// the missing property's pointer), "additionalProperties" (at the
+	// property's), "not", "false" for a false schema; "" when the
+	// validator could not run.
+	Keyword string
 }
 
 var printer = message.NewPrinter(language.English)
@@ -261,27 +120,43 @@ func (s *Schema) ValidateValue(v any) []Issue {
 // json.Number).
 func Decode(doc []byte) (any, error) { return sjs.UnmarshalJSON(bytes.NewReader(doc)) }
 
-// leaves lists the leaf problems of e. A missing required property is an
-// issue at the property's own pointer, where a form shows it beside its
+// leaves lists the leaf problems of e. A missing or an unknown property is
+// an issue at the property's own pointer, where a form shows it beside its
 // field; a value that breaks its format says what it must be, in words a
 // person reads beside the field.
 func leaves(e *sjs.ValidationError, out *[]Issue) {
-	if len(e.Causes) == 0 {
-		switch k := e.ErrorKind.(type) {
-		case *kind.Required:
-			for _, name := range k.Missing {
-				*out = append(*out, Issue{Path: jsonptr.Format(append(slices.Clip(e.InstanceLocation), name)), Message: "is required"})
-			}
-		case *kind.Format:
-			*out = append(*out, Issue{Path: jsonptr.Format(e.InstanceLocation), Message: formatMessage(k.Want)})
-		default:
-			*out = append(*out, Issue{Path: jsonptr.Format(e.InstanceLocation), Message: e.ErrorKind.LocalizedString(printer)})
+	if len(e.Causes) > 0 {
+		for _, c := range e.Causes {
+			leaves(c, out)
 		}
 		return
 	}
-	for _, c := range e.Causes {
-		leaves(c, out)
+	at := func(name string) string { return jsonptr.Format(append(slices.Clip(e.InstanceLocation), name)) }
+	switch k := e.ErrorKind.(type) {
+	case *kind.Required:
+		for _, name := range k.Missing {
+			*out = append(*out, Issue{Path: at(name), Message: "is required", Keyword: "required"})
+		}
+	case *kind.AdditionalProperties:
+		for _, name := range k.Properties {
+			*out = append(*out, Issue{Path: at(name), Message: "is not allowed", Keyword: "additionalProperties"})
+		}
+	case *kind.Format:
+		*out = append(*out, Issue{Path: jsonptr.Format(e.InstanceLocation), Message: formatMessage(k.Want), Keyword: "format"})
+	default:
+		*out = append(*out, Issue{Path: jsonptr.Format(e.InstanceLocation), Message: k.LocalizedString(printer), Keyword: keyword(k)})
 	}
+}
+
+// keyword names the keyword of a leaf error.
+func keyword(k sjs.ErrorKind) string {
+	switch k.(type) {
+	case *kind.Not:
+		return "not"
+	case *kind.FalseSchema:
+		return "false"
+	}
+	return strings.Join(k.KeywordPath(), "/")
 }
 
 // formatMessage says what a value of format must be.
