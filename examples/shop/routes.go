@@ -365,10 +365,6 @@ func (s *Shop) catalogState(ctx context.Context, p affordances.Principal, v url.
 	if err != nil {
 		return nil, err
 	}
-	cats, err := s.store.categories(ctx)
-	if err != nil {
-		return nil, err
-	}
 	cart, err := s.store.cart(ctx, userID(p))
 	if err != nil {
 		return nil, err
@@ -377,7 +373,7 @@ func (s *Shop) catalogState(ctx context.Context, p affordances.Principal, v url.
 		"query":      cq.q,
 		"results":    results,
 		"total":      total,
-		"categories": slugs(cats),
+		"categories": slugs(s.store.categories()),
 		"cart":       cart.summary(),
 	}
 	if cq.category != "" {

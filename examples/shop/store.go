@@ -36,6 +36,7 @@ const sessionTTL = 30 * 24 * time.Hour
 type store struct {
 	source string // the SQLite file's path, or the PostgreSQL URL
 	db     *sqldb.DB
+	cats   []categoryView // the categories, which nothing changes after seeding
 }
 
 // openStore opens source (a SQLite file's path or a PostgreSQL URL),
@@ -47,6 +48,10 @@ func openStore(ctx context.Context, source string) (*store, error) {
 	}
 	st := &store{source: source, db: db}
 	if err := st.migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if st.cats, err = st.readCategories(ctx); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -92,6 +97,7 @@ CREATE TABLE IF NOT EXISTS products (
 	tone INTEGER NOT NULL DEFAULT 0,
 	position INTEGER NOT NULL
 );
+CREATE INDEX IF NOT EXISTS products_position ON products(position);
 CREATE TABLE IF NOT EXISTS variants (
 	sku TEXT PRIMARY KEY,
 	product_id INTEGER NOT NULL REFERENCES products(id),
@@ -322,7 +328,9 @@ func (c cardView) String() string { return c.Brand + ", " + payment(c.Last4) }
 const catalogPageSize = 6
 
 // catalog returns one page (from 1) of the products matching every word of
-// q, in category when not empty, and how many match in all.
+// q, in category when not empty, and how many match in all. A word matches
+// a product whose name, description or category's name contains it, in any
+// case (the database lowers them, which SQLite does for ASCII letters only).
 func (st *store) catalog(ctx context.Context, q, category string, page int) ([]productCard, int, error) {
 	where := []string{"1=1"}
 	var args []any
@@ -334,18 +342,19 @@ func (st *store) catalog(ctx context.Context, q, category string, page int) ([]p
 		where = append(where, "p.category = "+arg(category))
 	}
 	for w := range strings.FieldsSeq(q) {
-		like := arg("%" + likeEscape(strings.ToLower(w)) + "%")
-		where = append(where, `(lower(p.name) LIKE `+like+` ESCAPE '\' OR lower(p.description) LIKE `+like+` ESCAPE '\' OR lower(c.name) LIKE `+like+` ESCAPE '\')`)
+		word := arg(strings.ToLower(w))
+		where = append(where, "("+st.db.Contains("lower(p.name)", word)+" OR "+
+			st.db.Contains("lower(p.description)", word)+" OR "+st.db.Contains("lower(c.name)", word)+")")
 	}
 	cond := strings.Join(where, " AND ")
-	var total int
-	if err := st.db.QueryRow(ctx, `SELECT count(*) FROM products p JOIN categories c ON c.slug = p.category WHERE `+cond, args...).Scan(&total); err != nil {
-		return nil, 0, fmt.Errorf("shop: catalog: %w", err)
-	}
+	// Each row carries the count of all that match, so that one query (one
+	// read of the database) answers both.
+	count := `SELECT count(*) FROM products p JOIN categories c ON c.slug = p.category WHERE ` + cond
 	limit, offset := arg(catalogPageSize), arg((max(page, 1)-1)*catalogPageSize)
 	rows, err := st.db.Query(ctx, `
 		SELECT p.slug, p.name, p.price, p.tone, c.name,
-		       EXISTS (SELECT 1 FROM variants v WHERE v.product_id = p.id AND v.stock > 0)
+		       EXISTS (SELECT 1 FROM variants v WHERE v.product_id = p.id AND v.stock > 0),
+		       (`+count+`)
 		FROM products p JOIN categories c ON c.slug = p.category
 		WHERE `+cond+` ORDER BY p.position LIMIT `+limit+` OFFSET `+offset, args...)
 	if err != nil {
@@ -353,9 +362,10 @@ func (st *store) catalog(ctx context.Context, q, category string, page int) ([]p
 	}
 	defer rows.Close()
 	cards := []productCard{}
+	total := 0
 	for rows.Next() {
 		var c productCard
-		if err := rows.Scan(&c.Slug, &c.Name, &c.Price, &c.Tone, &c.Category, &c.InStock); err != nil {
+		if err := rows.Scan(&c.Slug, &c.Name, &c.Price, &c.Tone, &c.Category, &c.InStock, &total); err != nil {
 			return nil, 0, fmt.Errorf("shop: catalog: %w", err)
 		}
 		cards = append(cards, c)
@@ -363,15 +373,20 @@ func (st *store) catalog(ctx context.Context, q, category string, page int) ([]p
 	if err := rows.Err(); err != nil {
 		return nil, 0, fmt.Errorf("shop: catalog: %w", err)
 	}
+	if len(cards) == 0 && page > 1 { // past the last page, no row carries the count
+		if err := st.db.QueryRow(ctx, count, args[:len(args)-2]...).Scan(&total); err != nil {
+			return nil, 0, fmt.Errorf("shop: catalog: %w", err)
+		}
+	}
 	return cards, total, nil
 }
 
-func likeEscape(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
-}
+// categories lists the categories in shop order. They are fixed at
+// seeding, so [openStore] reads them once.
+func (st *store) categories() []categoryView { return st.cats }
 
-// categories lists the categories in shop order.
-func (st *store) categories(ctx context.Context) ([]categoryView, error) {
+// readCategories reads the categories in shop order.
+func (st *store) readCategories(ctx context.Context) ([]categoryView, error) {
 	rows, err := st.db.Query(ctx, `SELECT slug, name FROM categories ORDER BY position`)
 	if err != nil {
 		return nil, fmt.Errorf("shop: categories: %w", err)

@@ -256,12 +256,8 @@ func (s *Shop) catalogPage(d *pageData, r *http.Request) {
 		d.Title = "Search: " + d.Catalog.q
 	}
 	// The graph lists category slugs; people read their names too.
-	cats, err := s.store.categories(r.Context())
-	if err != nil {
-		s.logger.Error("shop: categories", "err", err)
-	}
-	d.Categories = cats
-	for _, c := range cats {
+	d.Categories = s.store.categories()
+	for _, c := range d.Categories {
 		if c.Slug == d.Catalog.category {
 			d.CatName = c.Name
 		}

@@ -126,6 +126,18 @@ func (db *DB) Schema(ddl string) string {
 	).Replace(ddl)
 }
 
+// Contains is an SQL condition true when the text sub occurs in the text s,
+// both SQL expressions: instr on SQLite, strpos on PostgreSQL. Unlike a
+// LIKE pattern, sub has no wildcards to escape, and on SQLite a query with
+// it stays prepared: SQLite prepares a query again each time a LIKE
+// pattern in it is bound.
+func (db *DB) Contains(s, sub string) string {
+	if db.Postgres {
+		return "strpos(" + s + ", " + sub + ") > 0"
+	}
+	return "instr(" + s + ", " + sub + ") > 0"
+}
+
 // A Querier runs queries: the database outside a transaction, or a [Tx].
 type Querier interface {
 	Query(ctx context.Context, query string, args ...any) (*sql.Rows, error)
