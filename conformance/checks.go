@@ -12,6 +12,7 @@ import (
 
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/aal"
+	"github.com/affordances/affordances-go/internal/crawl"
 	"github.com/affordances/affordances-go/internal/wirecheck"
 	"github.com/affordances/affordances-go/schemas"
 )
@@ -533,6 +534,10 @@ func init() {
 					continue
 				}
 				x := s.get(r.Route, affordances.MediaType, true)
+				var g affordances.Graph
+				if x.status == 200 && x.isJSON() && json.Unmarshal(x.body, &g) == nil && g.Route == r.Route {
+					continue // not discovered: past MaxPages
+				}
 				if x.code() != affordances.NotFound && x.status != 404 {
 					return fail(x, "route %s of the index answered neither its graph nor not_found", r.Route)
 				}
@@ -1115,10 +1120,17 @@ func routesReached(s *suite) verdict {
 	if len(missing) == 0 {
 		return pass(s.indexX, "every route with parameters reached")
 	}
+	if s.bounded {
+		return skip("no page of %s was reached within the %d pages discovered", strings.Join(missing, ", "), s.opts.MaxPages)
+	}
 	for _, route := range missing {
 		tried := map[string]bool{}
 		for _, p := range s.each() {
-			for _, to := range s.htmlLinks(p) {
+			base, err := url.Parse(s.base + p.path)
+			if err != nil {
+				continue
+			}
+			for _, to := range crawl.HTMLLinks(base, s.html(p).body) {
 				if tried[to] || len(tried) == maxLinkedProbes || !routeMatches(route, pathOnly(to)) {
 					continue
 				}
@@ -1132,33 +1144,6 @@ func routesReached(s *suite) verdict {
 		}
 	}
 	return skip("no page of %s was reached from / as this requester, and no page's HTML links to one", strings.Join(missing, ", "))
-}
-
-// htmlLinks returns the local paths the a[href] elements of a page's HTML
-// link to, resolved against the page, without their fragments.
-func (s *suite) htmlLinks(p *page) []string {
-	doc, err := parseHTML(s.html(p).body)
-	if err != nil {
-		return nil
-	}
-	hrefs, _ := doc.Attrs("a[href]", "href")
-	base, err := url.Parse(s.base + p.path)
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, h := range hrefs {
-		u, err := base.Parse(h)
-		if err != nil || u.Host != base.Host || u.Scheme != base.Scheme {
-			continue
-		}
-		to := u.EscapedPath()
-		if u.RawQuery != "" {
-			to += "?" + u.RawQuery
-		}
-		out = append(out, to)
-	}
-	return out
 }
 
 // maxRateProbes bounds the calls rateLimited sends to reach a limit.

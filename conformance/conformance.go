@@ -3,8 +3,9 @@
 // with the decisions of CLARIFICATIONS.md) and AAL 0.1.1 (seed 003)
 // correctly, as h2spec does for HTTP/2.
 //
-// [Run] discovers a site from its index (/.well-known/affordances.json) and
-// the graphs' nav from "/", then runs every check and returns a [Report].
+// [Run] discovers a site from its index (/.well-known/affordances.json),
+// its AAL manifest and the graphs' nav from "/", then runs every check and
+// returns a [Report].
 // Each [Result] names its check by a stable id ("v0.negotiation.vary"),
 // quotes the rule it tests, says whether the rule is a must or a should,
 // and keeps the exchange that decided it.
@@ -84,8 +85,8 @@ type Options struct {
 	// one's rate-limit probe.
 	Progress io.Writer
 
-	// MaxPages bounds the pages discovered through the graphs' nav.
-	// Zero: 50.
+	// MaxPages bounds the pages the suite asks for their graph while it
+	// discovers the site. Zero: 50.
 	MaxPages int
 }
 

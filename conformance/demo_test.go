@@ -95,6 +95,26 @@ var inherentSkip = map[string]bool{
 	"v0.consistency.routes-reached": true,
 }
 
+// TestFewPages: with MaxPages below the demo's pages, the routes that were
+// not discovered are not failures: a route of the index answers its graph,
+// and a route the HTML links to but discovery did not reach is a skip.
+func TestFewPages(t *testing.T) {
+	t.Parallel()
+	url, token := demo(t, nil)
+	rep := conformance.Run(t.Context(), url, &conformance.Options{Token: token, MaxPages: 3})
+	if len(rep.Pages) != 3 {
+		t.Errorf("got pages %q, want 3", rep.Pages)
+	}
+	for _, c := range rep.Checks {
+		if c.Outcome == conformance.Fail {
+			t.Errorf("%s (%s) failed: %s", c.ID, c.Level, c.Reason)
+		}
+	}
+	if c, _ := rep.Result("v0.consistency.routes-reached"); c.Outcome != conformance.Skip {
+		t.Errorf("v0.consistency.routes-reached: got %s (%s), want skip", c.Outcome, c.Reason)
+	}
+}
+
 // TestRunsAreRepeatable: the suite run twice in a row against the same
 // demo passes both times; the first run's rate-limit probe, which empties
 // a bucket of the site's limiter, must not starve the second (the second

@@ -16,6 +16,7 @@ import (
 
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/aal"
+	"github.com/affordances/affordances-go/internal/crawl"
 	"github.com/affordances/affordances-go/internal/wirecheck"
 )
 
@@ -127,7 +128,9 @@ type suite struct {
 	manifest *aal.Manifest
 	pages    map[string]*page
 	order    []string
-	deltas   []*exchange // every response to a call
+	// bounded is true when discovery stopped at MaxPages with pages left.
+	bounded bool
+	deltas  []*exchange // every response to a call
 	// snapshot holds each page's entities before the refused calls.
 	snapshot map[string]string
 	// wrote records the writes, for the checks that read them.
@@ -272,8 +275,9 @@ func (s *suite) retryAfter(x *exchange) (time.Duration, bool) {
 	return wait, true
 }
 
-// discover reads the index and the manifest, then the graphs from "/"
-// through their nav, and the param-less routes of the index.
+// discover reads the index and the manifest, then walks the graphs from
+// "/" and the routes of the index and the manifest that need no parameter,
+// through their nav (internal/crawl).
 func (s *suite) discover() {
 	s.indexX = s.get(affordances.IndexPath, affordances.MediaType, true)
 	if s.indexX.err == nil && s.indexX.status == 200 {
@@ -289,49 +293,22 @@ func (s *suite) discover() {
 			s.manifest = &m
 		}
 	}
-	queue := []string{"/"}
-	seen := map[string]bool{"/": true}
-	if s.index != nil {
-		for _, r := range s.index.Routes {
-			if !strings.Contains(r.Route, "[") && !seen[r.Route] {
-				seen[r.Route] = true
-				queue = append(queue, r.Route)
-			}
-		}
-	}
-	for len(queue) > 0 && len(s.order) < s.opts.MaxPages {
-		path := queue[0]
-		queue = queue[1:]
+	start := append([]string{"/"}, crawl.Routes(s.index, s.manifest)...)
+	s.bounded = crawl.Walk(start, s.opts.MaxPages, func(path string) []string {
 		x := s.get(path, affordances.MediaType, true)
 		// A graph served as other JSON is still found: that it is not an
 		// Affordances document is v0.negotiation.content-type's to say.
 		if x.err != nil || x.status != 200 || !x.isJSON() {
-			continue
+			return nil
 		}
 		var g affordances.Graph
 		if json.Unmarshal(x.body, &g) != nil {
-			continue
+			return nil
 		}
 		s.pages[path] = &page{path: path, graphX: x, graph: &g}
 		s.order = append(s.order, path)
-		for _, n := range g.Nav {
-			to := localPath(n.To)
-			if to != "" && !seen[to] {
-				seen[to] = true
-				queue = append(queue, to)
-			}
-		}
-	}
-}
-
-// localPath returns to when it is a path of this site ("/x", "/x?y"),
-// without its fragment, and "" otherwise.
-func localPath(to string) string {
-	if !strings.HasPrefix(to, "/") || strings.HasPrefix(to, "//") {
-		return ""
-	}
-	to, _, _ = strings.Cut(to, "#")
-	return to
+		return crawl.Nav(&g)
+	})
 }
 
 // each returns the discovered pages in discovery order.
@@ -362,23 +339,17 @@ func (s *suite) html(p *page) *exchange {
 // fragmentOf fetches a page's AAL fragment, once; nil without a manifest
 // entry for its route.
 func (s *suite) fragmentOf(p *page) *exchange {
-	if p.fragX != nil || s.manifest == nil {
+	if p.fragX != nil {
 		return p.fragX
 	}
-	for _, r := range s.manifest.Routes {
-		if r.Route != p.graph.Route {
-			continue
-		}
-		path, query, _ := strings.Cut(p.path, "?")
-		u := aal.FragmentFor(r.Fragment, r.Route, path)
-		if query != "" {
-			u += "?" + query
-		}
-		p.fragX = s.get(u, "application/json", true)
-		var f aal.Fragment
-		if p.fragX.status == 200 && json.Unmarshal(p.fragX.body, &f) == nil {
-			p.fragment = &f
-		}
+	u := crawl.Fragment(s.manifest, p.graph.Route, p.path)
+	if u == "" {
+		return nil
+	}
+	p.fragX = s.get(u, "application/json", true)
+	var f aal.Fragment
+	if p.fragX.status == 200 && json.Unmarshal(p.fragX.body, &f) == nil {
+		p.fragment = &f
 	}
 	return p.fragX
 }

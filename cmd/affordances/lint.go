@@ -16,6 +16,7 @@ import (
 
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/aal"
+	"github.com/affordances/affordances-go/internal/crawl"
 	"github.com/affordances/affordances-go/internal/htmlcheck"
 	"github.com/affordances/affordances-go/internal/wirecheck"
 	"github.com/affordances/affordances-go/schemas"
@@ -226,9 +227,9 @@ func sniff(doc []byte) string {
 }
 
 // site lints a site: its index, its AAL manifest, and every page reachable
-// from the start URL through the graphs' nav. When the start URL is the
-// site's root and the index has no route "/", the walk starts from the
-// index's routes without parameters.
+// from the start URL through the graphs' nav (internal/crawl). When the
+// start URL is the site's root and the index has no route "/", the walk
+// starts from the index's routes without parameters.
 func (l *linter) site(ctx context.Context, start string) error {
 	base, err := url.Parse(start)
 	if err != nil || base.Host == "" {
@@ -240,14 +241,12 @@ func (l *linter) site(ctx context.Context, start string) error {
 		l.document(origin+affordances.IndexPath, "site index", body)
 		json.Unmarshal(body, &index) // document reported it if it is not one
 	}
-	fragments := map[string]string{} // route pattern -> fragment pattern
+	var manifest *aal.Manifest
 	if body, ok := l.fetch(ctx, origin+aal.ManifestPath, "application/json", "manifest"); ok {
 		l.document(origin+aal.ManifestPath, "manifest", body)
 		var m aal.Manifest
 		if json.Unmarshal(body, &m) == nil {
-			for _, r := range m.Routes {
-				fragments[r.Route] = r.Fragment
-			}
+			manifest = &m
 		}
 	}
 	first := base.EscapedPath()
@@ -261,33 +260,15 @@ func (l *linter) site(ctx context.Context, start string) error {
 	if first == "/" && !slices.ContainsFunc(index.Routes, func(r affordances.RouteSummary) bool { return r.Route == "/" }) && len(index.Routes) > 0 {
 		// The site's root is no page of it (a redirect): start from the
 		// index's routes that need no parameter, as an agent would.
-		queue = nil
-		for _, r := range index.Routes {
-			if !strings.Contains(r.Route, "[") {
-				queue = append(queue, r.Route)
-			}
-		}
+		queue = crawl.Routes(&index, nil)
 	}
-	seen := map[string]bool{}
-	for _, p := range queue {
-		seen[p] = true
-	}
-	for len(queue) > 0 && len(seen) <= l.maxPages+len(queue) {
-		page := queue[0]
-		queue = queue[1:]
-		for _, next := range l.page(ctx, origin, page, fragments) {
-			if !seen[next] && len(seen) < l.maxPages {
-				seen[next] = true
-				queue = append(queue, next)
-			}
-		}
-	}
+	crawl.Walk(queue, l.maxPages, func(page string) []string { return l.page(ctx, origin, page, manifest) })
 	return nil
 }
 
 // page lints one page's graph, fragment and selectors, and returns the
-// paths its nav links to.
-func (l *linter) page(ctx context.Context, origin, page string, fragments map[string]string) []string {
+// targets of its nav.
+func (l *linter) page(ctx context.Context, origin, page string, manifest *aal.Manifest) []string {
 	where := origin + page
 	body, ok := l.fetch(ctx, where, affordances.MediaType, "graph")
 	if !ok {
@@ -298,23 +279,15 @@ func (l *linter) page(ctx context.Context, origin, page string, fragments map[st
 	if json.Unmarshal(body, &g) != nil {
 		return nil
 	}
-	var next []string
-	for _, n := range g.Nav {
-		if strings.HasPrefix(n.To, "/") && !strings.HasPrefix(n.To, "//") {
-			next = append(next, n.To)
-		}
-	}
-	pattern, ok := fragments[g.Route]
-	if !ok {
-		if len(fragments) > 0 {
+	next := crawl.Nav(&g)
+	frag := crawl.Fragment(manifest, g.Route, page)
+	if frag == "" {
+		if manifest != nil && len(manifest.Routes) > 0 {
 			l.problem(where, "manifest", "", fmt.Sprintf("the manifest has no fragment for route %q", g.Route))
 		}
 		return next
 	}
-	fragURL := origin + aal.FragmentFor(pattern, g.Route, page)
-	if _, query, ok := strings.Cut(page, "?"); ok {
-		fragURL += "?" + query // the page's state, and so its fragment, may depend on it
-	}
+	fragURL := origin + frag
 	fbody, ok := l.fetch(ctx, fragURL, "application/json", "fragment")
 	if !ok {
 		return next
