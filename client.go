@@ -86,8 +86,8 @@ type Client struct {
 	manifest      *aal.Manifest
 }
 
-// SupportedVersions lists the protocol majors this client reads.
-var SupportedVersions = []string{Version}
+// supportedVersions lists the protocol majors this client reads.
+var supportedVersions = []string{Version}
 
 // Errors of the client, matched with errors.Is.
 var (
@@ -695,12 +695,12 @@ func (c *Client) authorize(req *http.Request) {
 func (c *Client) resolve(path string) string { return c.base.Scheme + "://" + c.base.Host + path }
 
 func checkVersion(v, where string) error {
-	for _, s := range SupportedVersions {
+	for _, s := range supportedVersions {
 		if v == s {
 			return nil
 		}
 	}
-	return fmt.Errorf("%w: %s speaks Affordances v%q; this client reads v%s", ErrUnsupportedVersion, where, v, strings.Join(SupportedVersions, ", v"))
+	return fmt.Errorf("%w: %s speaks Affordances v%q; this client reads v%s", ErrUnsupportedVersion, where, v, strings.Join(supportedVersions, ", v"))
 }
 
 func newKey() string {

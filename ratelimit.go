@@ -17,9 +17,9 @@ type Limit struct {
 	Burst int
 }
 
-// DefaultLimit is the limit of a site that sets none: 60 calls a minute,
-// burst 20 (CLARIFICATIONS 5).
-var DefaultLimit = Limit{Calls: 60, Per: time.Minute, Burst: 20}
+// DefaultLimit returns the limit of a site that sets none: 60 calls a
+// minute, burst 20 (CLARIFICATIONS 5).
+func DefaultLimit() Limit { return Limit{Calls: 60, Per: time.Minute, Burst: 20} }
 
 func (l Limit) mustValid(where string) {
 	if l.Calls <= 0 || l.Per <= 0 || l.Burst <= 0 {

@@ -125,7 +125,7 @@ func NewSite(opts *SiteOptions) *Site {
 		s.opts.Auth = []AuthMethod{AuthCookie, AuthBearer}
 	}
 	if s.opts.Limit == (Limit{}) {
-		s.opts.Limit = DefaultLimit
+		s.opts.Limit = DefaultLimit()
 	}
 	s.opts.Limit.mustValid("SiteOptions.Limit")
 	if s.opts.MaxBodyBytes == 0 {

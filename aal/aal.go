@@ -153,8 +153,11 @@ const (
 	Authenticate ActionType = "authenticate"
 )
 
-// ActionTypes lists every [ActionType], in the order of CLARIFICATIONS 7.
-var ActionTypes = []ActionType{Navigate, Search, Fill, Select, Toggle, Submit, Create, Update, Delete, Purchase, Download, Authenticate}
+// ActionTypes returns every [ActionType], in the order of CLARIFICATIONS 7,
+// in a new slice.
+func ActionTypes() []ActionType {
+	return []ActionType{Navigate, Search, Fill, Select, Toggle, Submit, Create, Update, Delete, Purchase, Download, Authenticate}
+}
 
 // Trust is the closed set of what an affordance touches (CLARIFICATIONS 7).
 type Trust string
@@ -168,8 +171,11 @@ const (
 	TrustAdmin     Trust = "admin"     // acts on other users or the site
 )
 
-// Trusts lists every [Trust], in the order of CLARIFICATIONS 7.
-var Trusts = []Trust{TrustSafe, TrustUser, TrustPersonal, TrustFinancial, TrustAdmin}
+// Trusts returns every [Trust], in the order of CLARIFICATIONS 7, in a new
+// slice.
+func Trusts() []Trust {
+	return []Trust{TrustSafe, TrustUser, TrustPersonal, TrustFinancial, TrustAdmin}
+}
 
 // Meta is what a publisher declares beside a seed 000 action to publish it
 // as an AAL affordance (CLARIFICATIONS 9). The zero value publishes a

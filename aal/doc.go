@@ -6,7 +6,7 @@
 //
 // # Validation
 //
-// [Schema] is schema/aal-0.1.json (JSON Schema 2020-12), embedded.
+// [Schema] returns schema/aal-0.1.json (JSON Schema 2020-12), embedded.
 // [ValidateFragment], [ValidateManifest] and [Validate] run it and check
 // every rule of CLARIFICATIONS 7 again in code, with what a schema cannot
 // say (refused characters whatever the regex dialect, unique ids,

@@ -256,10 +256,10 @@ func fixtures() []fixture {
 	valid("label-latin-accents", frag(setAff("label", "Caf\u00e9 cr\u00e8me br\u00fbl\u00e9e")))
 
 	// CLARIFICATIONS 7: closed sets of action and trust.
-	for _, a := range aal.ActionTypes {
+	for _, a := range aal.ActionTypes() {
 		valid("action-"+string(a), frag(setAff("action", string(a))))
 	}
-	for _, t := range aal.Trusts {
+	for _, t := range aal.Trusts() {
 		valid("trust-"+string(t), frag(setAff("trust", string(t))))
 	}
 	invalid("action-unknown", frag(setAff("action", "pay")), "/affordances/0/action")

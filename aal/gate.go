@@ -35,8 +35,9 @@ const (
 	ClassConfirm Class = "confirm"
 )
 
-// Classes lists every [Class] in the order [Classify] lists them.
-var Classes = []Class{ClassDestructive, ClassFinancial, ClassAdmin, ClassConfirm}
+// Classes returns every [Class] in the order [Classify] lists them, in a
+// new slice.
+func Classes() []Class { return []Class{ClassDestructive, ClassFinancial, ClassAdmin, ClassConfirm} }
 
 // An Assessment is what an affordance risks once the overrides of
 // CLARIFICATIONS 8 have tightened what its publisher declared.
@@ -266,7 +267,7 @@ func ParseGrant(s string) (Grant, error) {
 	switch {
 	case class == "":
 		return fail("no class; write destructive, financial, admin or confirm first, as in financial:50EUR@https://shop.example")
-	case !slices.Contains(Classes, g.Class):
+	case !slices.Contains(Classes(), g.Class):
 		return fail("unknown class %s; want destructive, financial, admin or confirm", quote(class))
 	}
 	if hasCap {

@@ -211,7 +211,7 @@ func (c *checker) affordance(at string, v tree) {
 		c.text(at+"/selector", x, "the selector", MaxSelector)
 	}
 	if x, ok := obj["action"]; ok {
-		c.enum(at+"/action", x, "the action", "an AAL 0.1 action type", strs(ActionTypes))
+		c.enum(at+"/action", x, "the action", "an AAL 0.1 action type", strs(ActionTypes()))
 	}
 	if x, ok := obj["label"]; ok {
 		c.text(at+"/label", x, "the label", MaxLabel)
@@ -229,7 +229,7 @@ func (c *checker) affordance(at string, v tree) {
 		}
 	}
 	if x, ok := obj["trust"]; ok {
-		c.enum(at+"/trust", x, "the trust", "an AAL 0.1 trust class", strs(Trusts))
+		c.enum(at+"/trust", x, "the trust", "an AAL 0.1 trust class", strs(Trusts()))
 	}
 	if x, ok := obj["cost"]; ok {
 		c.cost(at+"/cost", x)

@@ -3,21 +3,24 @@ package aal
 import (
 	_ "embed"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/affordances/affordances-go/internal/jsonptr"
 	"github.com/affordances/affordances-go/internal/schema"
 )
 
-// Schema is the JSON Schema (2020-12) of AAL 0.1 documents,
+// Schema returns the JSON Schema (2020-12) of AAL 0.1 documents,
 // schema/aal-0.1.json: at its top a fragment or a manifest, and in $defs
 // the fragment, manifest, affordance, flow and cost. It enforces every cap,
 // closed set and pattern of CLARIFICATIONS 7 that a schema can carry; the
 // size of a fragment, the uniqueness of ids and of >= step are checked in
-// code ([ValidateFragment]). Do not modify it; it is shared.
-//
+// code ([ValidateFragment]). The bytes are a copy: changing them changes
+// nothing the package validates.
+func Schema() []byte { return slices.Clone(schemaDoc) }
+
 //go:embed schema/aal-0.1.json
-var Schema []byte
+var schemaDoc []byte
 
 // SchemaID is the $id of [Schema].
 const SchemaID = "https://affordances.dev/schemas/aal-0.1.json"
@@ -30,7 +33,7 @@ type compiled struct {
 // schemas compiles [Schema] once; the compiled schemas are safe for
 // concurrent use.
 var schemas = sync.OnceValues(func() (*compiled, error) {
-	ss, err := schema.CompileDefs(SchemaID, Schema, "fragment", "manifest", "affordance")
+	ss, err := schema.CompileDefs(SchemaID, schemaDoc, "fragment", "manifest", "affordance")
 	if err != nil {
 		return nil, err
 	}

@@ -17,7 +17,7 @@ import (
 // Schema 2020-12 (the compiler checks it against the draft's metaschema)
 // and that the EXAMPLES fragment and a manifest pass its top-level oneOf.
 func TestSchemaCompiles(t *testing.T) {
-	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(string(aal.Schema)))
+	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(string(aal.Schema())))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func TestSchemaCompiles(t *testing.T) {
 		OneOf  []json.RawMessage `json:"oneOf"`
 		Defs   map[string]any    `json:"$defs"`
 	}
-	if err := json.Unmarshal(aal.Schema, &top); err != nil {
+	if err := json.Unmarshal(aal.Schema(), &top); err != nil {
 		t.Fatal(err)
 	}
 	if top.Schema != "https://json-schema.org/draft/2020-12/schema" || len(top.OneOf) != 2 {
@@ -72,7 +72,7 @@ func TestSchemaPatterns(t *testing.T) {
 			}
 		} `json:"$defs"`
 	}
-	if err := json.Unmarshal(aal.Schema, &s); err != nil {
+	if err := json.Unmarshal(aal.Schema(), &s); err != nil {
 		t.Fatal(err)
 	}
 	var class strings.Builder
@@ -466,7 +466,7 @@ func TestMixedScriptWords(t *testing.T) {
 			}
 		} `json:"$defs"`
 	}
-	if err := json.Unmarshal(aal.Schema, &s); err != nil {
+	if err := json.Unmarshal(aal.Schema(), &s); err != nil {
 		t.Fatal(err)
 	}
 	re := regexp.MustCompile(s.Defs.Affordance.Properties.Label.Not.Pattern)

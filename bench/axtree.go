@@ -144,7 +144,7 @@ func (m *AXTreeMode) start(ctx context.Context) (*nodeHelper, error) {
 	if err != nil {
 		return nil, err
 	}
-	args := append(slices.Clone(browser.Flags), "--disable-dev-shm-usage", "--hide-scrollbars", "--force-color-profile=srgb")
+	args := append(browser.Flags(), "--disable-dev-shm-usage", "--hide-scrollbars", "--force-color-profile=srgb")
 	err = h.call(ctx, map[string]any{"op": "launch", "executablePath": chromium, "args": args, "timeout": m.opts.Timeout.Milliseconds()}, nil)
 	if err != nil {
 		h.close()

@@ -54,7 +54,7 @@ func (r *Report) Chart() string {
 		return left + plotW*(math.Log10(v)-math.Log10(min10))/(math.Log10(max10)-math.Log10(min10))
 	}
 	sites := 0
-	for _, s := range Sites {
+	for _, s := range Sites() {
 		for _, t := range r.Tasks {
 			if t.Site == s {
 				sites++
@@ -103,7 +103,7 @@ func (r *Report) Chart() string {
 		}
 	}
 	y := top
-	for _, s := range Sites {
+	for _, s := range Sites() {
 		first := true
 		for _, t := range r.Tasks {
 			if t.Site != s {

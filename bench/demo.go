@@ -20,8 +20,9 @@ import (
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
 )
 
-// Sites are the demo sites the bench runs on, in report order.
-var Sites = []string{"shop", "board"}
+// Sites returns the demo sites the bench runs on, in report order, in a
+// new slice.
+func Sites() []string { return []string{"shop", "board"} }
 
 // passwords are the seeded users' passwords: each demo's password is the
 // part of the email before the @.
@@ -43,7 +44,7 @@ func password(email string) string {
 func StartDemo(ctx context.Context, site, as string) (d *Demo, stop func(), err error) {
 	seeded, ok := templates[site]
 	if !ok {
-		return nil, nil, fmt.Errorf("bench: no demo site %q (the sites are %s)", site, strings.Join(Sites, ", "))
+		return nil, nil, fmt.Errorf("bench: no demo site %q (the sites are %s)", site, strings.Join(Sites(), ", "))
 	}
 	db, err := seeded()
 	if err != nil {

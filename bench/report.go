@@ -216,7 +216,7 @@ func (r *Report) Markdown(b *Breakdown) string {
 	}
 	p("\n")
 
-	for _, site := range Sites {
+	for _, site := range Sites() {
 		var tasks []*Task
 		for _, t := range r.Tasks {
 			if t.Site == site {

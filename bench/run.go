@@ -296,8 +296,8 @@ func History(obs []Observation, tokens func(Observation) int) int {
 // in ids (all when empty); an unknown site or id is an error.
 func selectTasks(sites, ids []string) ([]*Task, error) {
 	for _, s := range sites {
-		if !slices.Contains(Sites, s) {
-			return nil, fmt.Errorf("bench: no site %q (the sites are %s)", s, strings.Join(Sites, ", "))
+		if !slices.Contains(Sites(), s) {
+			return nil, fmt.Errorf("bench: no site %q (the sites are %s)", s, strings.Join(Sites(), ", "))
 		}
 	}
 	all := Tasks()

@@ -36,7 +36,7 @@ func TestTasks(t *testing.T) {
 			stops++
 		}
 	}
-	for _, site := range bench.Sites {
+	for _, site := range bench.Sites() {
 		if perSite[site] < 12 {
 			t.Errorf("%s: got %d tasks, want at least 12", site, perSite[site])
 		}

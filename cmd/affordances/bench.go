@@ -50,7 +50,7 @@ affordances bench --sites shop --modes affordances --out /tmp/bench
 # two tasks, to see what they read
 affordances bench --tasks shop-checkout,board-move-task --out /tmp/bench && less /tmp/bench/report.md`,
 	Flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
-		sites := fs.String("sites", strings.Join(bench.Sites, ","), "comma-separated `sites` to run tasks on")
+		sites := fs.String("sites", strings.Join(bench.Sites(), ","), "comma-separated `sites` to run tasks on")
 		tasks := fs.String("tasks", "", "comma-separated task `ids` (default: every task of the sites)")
 		modes := fs.String("modes", strings.Join(bench.ModeNames(), ","), "comma-separated `modes` to run")
 		out := fs.String("out", "bench-results", "`directory` the report and observations go to")
@@ -60,8 +60,8 @@ affordances bench --tasks shop-checkout,board-move-task --out /tmp/bench && less
 			}
 			opts := &bench.Options{Sites: list(*sites), Tasks: list(*tasks), Modes: list(*modes), Out: *out, Progress: e.stderr}
 			for _, s := range opts.Sites {
-				if !slices.Contains(bench.Sites, s) {
-					return usagef("no site %q: the sites are %s", s, strings.Join(bench.Sites, ", "))
+				if !slices.Contains(bench.Sites(), s) {
+					return usagef("no site %q: the sites are %s", s, strings.Join(bench.Sites(), ", "))
 				}
 			}
 			for _, m := range opts.Modes {

@@ -410,7 +410,7 @@ func TestInstancesShare(t *testing.T) {
 	})
 
 	t.Run("a burst over both instances gets one instance's budget", func(t *testing.T) {
-		limit := affordances.DefaultLimit // the shop's limit for search
+		limit := affordances.DefaultLimit() // the shop's limit for search
 		const calls = 60
 		start := time.Now()
 		var allowed, limited atomic.Int32

@@ -21,18 +21,20 @@ const DefaultPath = "/usr/bin/chromium"
 // run. Tests match it with [errors.Is] to say why they skip.
 var ErrNoChromium = errors.New("browser: Chromium is not installed: install Debian's chromium (apt-get install chromium) or set $CHROMIUM")
 
-// Flags are the command-line flags every browser [Start] launches gets,
-// beside --headless and a fresh --user-data-dir: no sandbox (tests run as
-// root in containers), no GPU, and nothing that talks to the network on its
-// own, so a test's only traffic is its own.
-var Flags = []string{
-	"--no-sandbox",
-	"--disable-gpu",
-	"--disable-background-networking",
-	"--disable-component-update",
-	"--no-first-run",
-	"--disable-sync",
-	"--disable-quic",
+// Flags returns the command-line flags every browser [Start] launches
+// gets, beside --headless and a fresh --user-data-dir, in a new slice: no
+// sandbox (tests run as root in containers), no GPU, and nothing that talks
+// to the network on its own, so a test's only traffic is its own.
+func Flags() []string {
+	return []string{
+		"--no-sandbox",
+		"--disable-gpu",
+		"--disable-background-networking",
+		"--disable-component-update",
+		"--no-first-run",
+		"--disable-sync",
+		"--disable-quic",
+	}
 }
 
 // Options configures [Start]. The zero value of every field is a sound
@@ -128,7 +130,7 @@ func Start(ctx context.Context, opts *Options) (*Browser, error) {
 		chromedp.Flag("use-mock-keychain", true),
 		chromedp.Flag("no-default-browser-check", true),
 	}
-	for _, f := range Flags {
+	for _, f := range Flags() {
 		allocOpts = append(allocOpts, chromedp.Flag(f[2:], true))
 	}
 	if len(o.Features) > 0 {

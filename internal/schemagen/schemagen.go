@@ -99,7 +99,7 @@ func typeSchemas() map[reflect.Type]*jsonschema.Schema {
 		},
 		reflect.TypeFor[affordances.Code](): {
 			Type:        "string",
-			Enum:        strings2any(affordances.Codes...),
+			Enum:        strings2any(affordances.Codes()...),
 			Description: "why the call or page request failed; authoritative over the HTTP status (CLARIFICATIONS 2)",
 		},
 		reflect.TypeFor[affordances.AuthMethod](): {
