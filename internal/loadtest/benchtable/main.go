@@ -1,0 +1,168 @@
+// Command benchtable copies the output of go test -bench from its standard
+// input to its standard output and then prints, for every benchmark that
+// reports x-static (package loadtest), its ratios to the static baseline,
+// their median over the runs (-count), and its budget (budget-x):
+//
+//	go test -run '^$' -bench . -count 3 ./... | go run ./internal/loadtest/benchtable
+//
+// It exits with status 1 when a test or benchmark failed or none ran;
+// never because a ratio is below its budget (a timing is not a test).
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+func main() {
+	rows, failed, err := read(os.Stdin, os.Stdout)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "benchtable:", err)
+		os.Exit(1)
+	}
+	if len(rows) == 0 {
+		fmt.Fprintln(os.Stderr, "benchtable: no benchmark reported x-static")
+		os.Exit(1)
+	}
+	printTable(os.Stdout, rows)
+	if failed {
+		fmt.Fprintln(os.Stderr, "benchtable: a test or benchmark failed (above)")
+		os.Exit(1)
+	}
+}
+
+// A row is one benchmark's ratios over the runs.
+type row struct {
+	pkg, name string
+	ratios    []float64
+	cost      []float64 // the subject's ns/req or cpu-ns/req
+	costUnit  string
+	budget    float64 // 0: none
+}
+
+var cpuSuffix = regexp.MustCompile(`-\d+$`)
+
+// read copies in to out and collects the rows, in the order they first
+// appear, and whether a failure was reported.
+func read(in io.Reader, out io.Writer) ([]*row, bool, error) {
+	var rows []*row
+	byName := map[string]*row{}
+	pkg, pending, failed := "", "", false
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		fmt.Fprintln(out, line)
+		if strings.HasPrefix(line, "pkg: ") {
+			pkg = strings.TrimPrefix(line, "pkg: ")
+			continue
+		}
+		if strings.HasPrefix(line, "FAIL") || strings.HasPrefix(line, "--- FAIL") || strings.HasPrefix(line, "panic: ") {
+			failed = true
+			continue
+		}
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		if strings.HasPrefix(f[0], "Benchmark") {
+			// The name comes first; its results follow on the same line,
+			// or on a later one when something printed in between.
+			pending, f = f[0], f[1:]
+		}
+		if pending == "" {
+			continue
+		}
+		metrics, ok := parse(f)
+		if !ok {
+			continue
+		}
+		name := cpuSuffix.ReplaceAllString(strings.TrimPrefix(pending, "Benchmark"), "")
+		pending = ""
+		ratio, ok := metrics["x-static"]
+		if !ok {
+			continue
+		}
+		key := pkg + " " + name
+		r := byName[key]
+		if r == nil {
+			r = &row{pkg: pkg, name: name}
+			byName[key] = r
+			rows = append(rows, r)
+		}
+		r.ratios = append(r.ratios, ratio)
+		r.budget = metrics["budget-x"]
+		for _, unit := range []string{"ns/req", "cpu-ns/req"} {
+			if v, ok := metrics[unit]; ok {
+				r.cost, r.costUnit = append(r.cost, v), unit
+			}
+		}
+	}
+	return rows, failed, sc.Err()
+}
+
+// parse reads the results of a benchmark: the iterations, then values and
+// their units.
+func parse(f []string) (map[string]float64, bool) {
+	if len(f) < 3 || len(f)%2 != 1 {
+		return nil, false
+	}
+	if _, err := strconv.Atoi(f[0]); err != nil {
+		return nil, false
+	}
+	metrics := map[string]float64{}
+	for i := 1; i+1 < len(f); i += 2 {
+		v, err := strconv.ParseFloat(f[i], 64)
+		if err != nil {
+			return nil, false
+		}
+		metrics[f[i+1]] = v
+	}
+	return metrics, true
+}
+
+func median(v []float64) float64 {
+	s := slices.Sorted(slices.Values(v))
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+func printTable(out io.Writer, rows []*row) {
+	fmt.Fprintln(out)
+	fmt.Fprintln(out, "Ratio to the static baseline (x-static: its cost per request over the subject's), same run:")
+	fmt.Fprintf(out, "%-30s %7s  %-22s %7s  %s\n", "benchmark", "median", "runs", "budget", "cost of the subject (median)")
+	pkg := ""
+	for _, r := range rows {
+		if r.pkg != pkg {
+			pkg = r.pkg
+			fmt.Fprintf(out, "%s\n", pkg)
+		}
+		runs := make([]string, len(r.ratios))
+		for i, x := range r.ratios {
+			runs[i] = fmt.Sprintf("%.2f", x)
+		}
+		m := median(r.ratios)
+		budget, verdict := "", ""
+		if r.budget > 0 {
+			budget = fmt.Sprintf(">= %.2f", r.budget)
+			verdict = "ok"
+			if m < r.budget {
+				verdict = "BELOW"
+			}
+		}
+		cost := ""
+		if len(r.cost) > 0 {
+			cost = fmt.Sprintf("%.0f %s", median(r.cost), r.costUnit)
+		}
+		fmt.Fprintf(out, "  %-28s %7.2f  %-22s %7s %-5s  %s\n", r.name, m, strings.Join(runs, " "), budget, verdict, cost)
+	}
+}

@@ -1,0 +1,147 @@
+package loadtest
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestMain(m *testing.M) {
+	code := Main(m, serveTest)
+	for _, dir := range tempDirs {
+		os.RemoveAll(dir)
+	}
+	os.Exit(code)
+}
+
+// tempDirs are the directories the benchmarks made, removed at the end.
+var tempDirs []string
+
+// tempDir makes a directory for the benchmarks.
+func tempDir() (string, error) {
+	dir, err := os.MkdirTemp("", "affordances-bench-")
+	if err == nil {
+		tempDirs = append(tempDirs, dir)
+	}
+	return dir, err
+}
+
+// serveTest is what the servers of these tests serve: "burn" spends the
+// CPU time its query's ms asks for, then answers; "files:<dir>" serves the
+// files of dir.
+func serveTest(name string) (http.Handler, error) {
+	if dir, ok := strings.CutPrefix(name, "files:"); ok {
+		return http.FileServer(http.Dir(dir)), nil
+	}
+	if name != "burn" {
+		return nil, fmt.Errorf("no server %q", name)
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var ms int
+		fmt.Sscan(r.URL.Query().Get("ms"), &ms)
+		for start := time.Now(); time.Since(start) < time.Duration(ms)*time.Millisecond; {
+		}
+		io.WriteString(w, "burnt")
+	}), nil
+}
+
+// TestStatic: the baseline answers what was captured, status, headers and
+// body, whatever the request, and reads the request's body.
+func TestStatic(t *testing.T) {
+	subject := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/vnd.affordances+json")
+		w.Header().Add("Vary", "Accept")
+		w.Header().Add("Vary", "Origin")
+		w.Header().Set("ETag", `"x"`)
+		w.WriteHeader(http.StatusCreated)
+		io.WriteString(w, `{"ok":true}`)
+	})
+	res := Capture(subject, httptest.NewRequest(http.MethodGet, "/", nil))
+	body := strings.NewReader("a call's body")
+	rec := httptest.NewRecorder()
+	Static(res).ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/other", body))
+	if rec.Code != http.StatusCreated || rec.Body.String() != `{"ok":true}` {
+		t.Errorf("got %d %q, want 201 {\"ok\":true}", rec.Code, rec.Body)
+	}
+	for name, want := range map[string][]string{"Content-Type": {"application/vnd.affordances+json"}, "Vary": {"Accept", "Origin"}, "Etag": {`"x"`}} {
+		if got := rec.Header()[name]; !slices.Equal(got, want) {
+			t.Errorf("%s: got %q, want %q", name, got, want)
+		}
+	}
+	if len(rec.Header()) != 3 {
+		t.Errorf("headers: got %v, want 3", rec.Header())
+	}
+	if body.Len() != 0 {
+		t.Errorf("%d bytes of the request's body left unread", body.Len())
+	}
+}
+
+// TestServerCPU: a server started in its own process, on one core, counts
+// the CPU time its requests spent, as /proc/<pid>/stat does, finer; and it
+// serves files, as the demo's baseline does.
+func TestServerCPU(t *testing.T) {
+	s, err := Start("burn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop()
+	before, err := s.CPU()
+	if err != nil {
+		t.Skip(err)
+	}
+	res, err := http.Get(s.URL + "/?ms=300")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	after, err := s.CPU()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The handler spins for 300 ms of wall time: on a busy machine it is
+	// scheduled for less of it, never more.
+	if spent := after - before; spent < 50*time.Millisecond || spent > 400*time.Millisecond {
+		t.Errorf("the server spent %v of CPU on a request that spins for 300 ms", spent)
+	}
+	stat, err := statCPU(s.cmd.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := after - stat; d < -20*time.Millisecond || d > 20*time.Millisecond {
+		t.Errorf("CPU clock %v, /proc/<pid>/stat %v: more than two ticks apart", after, stat)
+	}
+	if s.Pinned >= 0 {
+		status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := fmt.Sprintf("Cpus_allowed_list:\t%d\n", s.Pinned); !strings.Contains(string(status), want) {
+			t.Errorf("pinned to CPU %d, but its status has no %q", s.Pinned, want)
+		}
+	}
+
+	dir := t.TempDir()
+	if err := os.WriteFile(dir+"/graph.json", []byte(`{"v":"0"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	files, err := Start("files:" + dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer files.Stop()
+	res, err = http.Post(files.URL+"/graph.json", "application/json", strings.NewReader("{}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK || string(b) != `{"v":"0"}` {
+		t.Errorf("POST of a file: got %d %q", res.StatusCode, b)
+	}
+}
