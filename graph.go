@@ -2,7 +2,6 @@ package affordances
 
 import (
 	"context"
-	"encoding/json"
 	"sync"
 )
 
@@ -82,18 +81,17 @@ var buffers = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b 
 func encodeGraph(dst []byte, req *Request, actions []listed) ([]byte, error) {
 	st := req.State
 	dst = append(dst, `{"v":"0","page":`...)
-	dst = appendJSON(dst, req.Page)
+	dst = appendString(dst, req.Page)
 	dst = append(dst, `,"route":`...)
-	dst = appendJSON(dst, req.route.pattern)
+	dst = appendString(dst, req.route.pattern)
 	dst = append(dst, `,"entities":`...)
 	if st.Entities == nil {
 		dst = append(dst, "{}"...)
 	} else {
-		ents, err := json.Marshal(st.Entities)
-		if err != nil {
+		var err error
+		if dst, err = appendObject(dst, st.Entities); err != nil {
 			return nil, err
 		}
-		dst = append(dst, ents...)
 	}
 	dst = append(dst, `,"actions":[`...)
 	for i, l := range actions {
@@ -108,27 +106,18 @@ func encodeGraph(dst []byte, req *Request, actions []listed) ([]byte, error) {
 		dst = append(dst, `,"available":false`...)
 		if l.reason != "" {
 			dst = append(dst, `,"reason":`...)
-			dst = appendJSON(dst, l.reason)
+			dst = appendString(dst, l.reason)
 		}
 		dst = append(dst, '}')
 	}
 	dst = append(dst, ']')
 	if len(st.Nav) > 0 {
-		nav, err := json.Marshal(st.Nav)
-		if err != nil {
-			return nil, err
-		}
 		dst = append(dst, `,"nav":`...)
-		dst = append(dst, nav...)
+		dst = appendNav(dst, st.Nav)
 	}
 	if st.MD != "" {
 		dst = append(dst, `,"md":`...)
-		dst = appendJSON(dst, st.MD)
+		dst = appendString(dst, st.MD)
 	}
 	return append(dst, '}'), nil
-}
-
-func appendJSON(dst []byte, s string) []byte {
-	b, _ := json.Marshal(s) // a string always encodes
-	return append(dst, b...)
 }
