@@ -183,8 +183,11 @@ func (s *Site) serveGraph(w http.ResponseWriter, r *http.Request) {
 	// The graph's ETag names its bytes, so an agent that polls a page
 	// sends If-None-Match and pays nothing while nothing changed.
 	sum := sha256.Sum256(body)
-	etag := `"` + base64.RawURLEncoding.EncodeToString(sum[:16]) + `"`
-	w.Header().Set("ETag", etag)
+	var quoted [24]byte // "22 characters of base64"
+	quoted[0], quoted[23] = '"', '"'
+	base64.RawURLEncoding.Encode(quoted[1:23], sum[:16])
+	etag := string(quoted[:])
+	w.Header()["Etag"] = []string{etag} // Set's canonical key
 	if etagMatches(r.Header.Values("If-None-Match"), etag) {
 		s.writeBody(w, &http.Request{Method: http.MethodHead}, http.StatusNotModified, nil)
 		return
@@ -348,15 +351,28 @@ func (s *Site) writeDocument(w http.ResponseWriter, r *http.Request, status int,
 
 // writeBody writes an encoded Affordances document.
 func (s *Site) writeBody(w http.ResponseWriter, r *http.Request, status int, body []byte) {
+	// What Set and Add would store, without their canonicalisation and a
+	// new slice per header: the values are shared, read-only (Set and
+	// Add replace or copy a slice of one, never write into it).
 	h := w.Header()
-	h.Set("Content-Type", MediaType)
-	h.Add("Vary", "Accept")
-	h.Set("Cache-Control", "private, no-store")
-	h.Set("X-Content-Type-Options", "nosniff")
+	h["Content-Type"] = documentHeader.contentType
+	if vary, ok := h["Vary"]; ok {
+		h["Vary"] = append(vary, "Accept")
+	} else {
+		h["Vary"] = documentHeader.vary
+	}
+	h["Cache-Control"] = documentHeader.cacheControl
+	h["X-Content-Type-Options"] = documentHeader.nosniff
 	w.WriteHeader(status)
 	if r.Method != http.MethodHead {
 		w.Write(body)
 	}
+}
+
+// documentHeader holds the values of the headers of every document
+// (CLARIFICATIONS 3), each a slice of one, its length its capacity.
+var documentHeader = struct{ contentType, vary, cacheControl, nosniff []string }{
+	[]string{MediaType}, []string{"Accept"}, []string{"private, no-store"}, []string{"nosniff"},
 }
 
 // writeError writes err as an error delta with its status.
