@@ -50,7 +50,7 @@ func shopSite() *affordances.Site {
 	}
 	affordances.AddAction(checkout, &affordances.Action{
 		Name: "placeOrder", Description: "Place the order", Expose: affordances.ExposeConfirm,
-		Summary: func(ctx context.Context, r *affordances.Request) (string, error) { return "Pay.", nil },
+		Summary: affordances.Summarize(func(ctx context.Context, r *affordances.Request, _ struct{}) (string, error) { return "Pay.", nil }),
 		AAL: &aal.Meta{Action: aal.Purchase, Trust: aal.TrustFinancial, Destructive: true, Label: "Place order",
 			Preconditions: []string{"cart.non_empty"},
 			Cost: func(e map[string]any) *aal.Cost {

@@ -54,11 +54,10 @@ type Action struct {
 	// people wrote (reviews, messages, task titles): an in-page agent's
 	// WebMCP tool says so (untrustedContentHint, CLARIFICATIONS 12).
 	UntrustedContent bool
-	// Summary is the message of confirm_required: what will happen, written
-	// for the person who approves it. It runs after the input is validated
-	// and the guard passed; r.Input() holds the input. Required for
+	// Summary writes the message of confirm_required: what will happen,
+	// for the person who approves it. Made with [Summarize]; required for
 	// [ExposeConfirm] actions.
-	Summary func(ctx context.Context, r *Request) (string, error)
+	Summary *Summary
 	// Verify makes a confirm action human-verified (CLARIFICATIONS 10):
 	// confirm: true alone never runs it. A call without the person's
 	// approval gets confirm_required with the URL of an approval page of
@@ -89,6 +88,27 @@ type Action struct {
 	// the defaults of a zero [aal.Meta]. Every listed action has its
 	// affordance, with id [aal.ID] of its name.
 	AAL *aal.Meta
+}
+
+// A Summary writes the message of an action's confirm_required (see
+// [Summarize]). It is safe for concurrent use.
+type Summary struct {
+	in reflect.Type
+	fn func(ctx context.Context, r *Request, in any) (string, error)
+}
+
+// Summarize returns the [Summary] fn writes. fn runs after the input is
+// validated and the guard passed, with the call's input decoded into In,
+// which must be the In of the action's [AddAction] (AddAction panics
+// otherwise). It panics if fn is nil.
+func Summarize[In any](fn func(ctx context.Context, r *Request, in In) (string, error)) *Summary {
+	if fn == nil {
+		panic("affordances: Summarize: nil function")
+	}
+	return &Summary{in: reflect.TypeFor[In](), fn: func(ctx context.Context, r *Request, in any) (string, error) {
+		v, _ := in.(In) // AddAction checked the type; a nil interface is In's zero value
+		return fn(ctx, r, v)
+	}}
 }
 
 // action is a declared action, compiled.
@@ -160,6 +180,9 @@ func AddAction[In, Out any](rt *Route, a *Action, fn func(ctx context.Context, r
 		}
 	default:
 		panic(fmt.Sprintf("%s: unknown Expose %q", where, a.Expose))
+	}
+	if a.Summary != nil && a.Summary.in != reflect.TypeFor[In]() {
+		panic(fmt.Sprintf("%s: the Summary takes input of type %s, the action's input is of type %s", where, a.Summary.in, reflect.TypeFor[In]()))
 	}
 	if a.Verify && a.Expose != ExposeConfirm {
 		panic(where + ": Verify is for confirm actions (Expose: ExposeConfirm)")

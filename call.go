@@ -647,7 +647,7 @@ func clientNetwork(remoteAddr string) string {
 // summarize runs the action's Summary.
 func (a *action) summarize(ctx context.Context, s *Site, req *Request) (summary string, err error) {
 	defer s.recoverTo(&err, "summary of "+a.Name)
-	summary, err = a.Summary(ctx, req)
+	summary, err = a.Summary.fn(ctx, req, req.input)
 	if err != nil {
 		return "", s.public(err, "summary of "+a.Name)
 	}

@@ -76,6 +76,10 @@ func TestBadDeclarationsPanic(t *testing.T) {
 		{"confirm without summary", "needs a Summary", func(s *affordances.Site) {
 			affordances.AddAction(s.Route("/", nil), &affordances.Action{Name: "pay", Description: "Does nothing.", Expose: affordances.ExposeConfirm}, noop)
 		}},
+		{"summary of another input", "the Summary takes input of type int, the action's input is of type struct {}", func(s *affordances.Site) {
+			affordances.AddAction(s.Route("/", nil), &affordances.Action{Name: "pay", Description: "Does nothing.", Expose: affordances.ExposeConfirm,
+				Summary: affordances.Summarize(func(context.Context, *affordances.Request, int) (string, error) { return "Pay.", nil })}, noop)
+		}},
 		{"unknown expose", `unknown Expose "private"`, func(s *affordances.Site) {
 			affordances.AddAction(s.Route("/", nil), &affordances.Action{Name: "a", Description: "Does nothing.", Expose: "private"}, noop)
 		}},

@@ -129,9 +129,9 @@ func ExampleExposeConfirm() {
 	})
 	affordances.AddAction(site.Route("/checkout", nil), &affordances.Action{
 		Name: "placeOrder", Description: "Place the order", Expose: affordances.ExposeConfirm,
-		Summary: func(ctx context.Context, r *affordances.Request) (string, error) {
+		Summary: affordances.Summarize(func(ctx context.Context, r *affordances.Request, _ struct{}) (string, error) {
 			return "Place order: 2 items, total $36.00.", nil
-		},
+		}),
 	}, func(ctx context.Context, r *affordances.Request, _ struct{}) (struct{}, error) {
 		r.SetMessage("Order placed.")
 		return struct{}{}, nil
@@ -159,9 +159,9 @@ func ExamplePage_Call() {
 	})
 	affordances.AddAction(site.Route("/checkout", nil), &affordances.Action{
 		Name: "placeOrder", Description: "Place the order", Expose: affordances.ExposeConfirm,
-		Summary: func(ctx context.Context, r *affordances.Request) (string, error) {
+		Summary: affordances.Summarize(func(ctx context.Context, r *affordances.Request, _ struct{}) (string, error) {
 			return "Place order: 2 items, total $36.00.", nil
-		},
+		}),
 	}, func(ctx context.Context, r *affordances.Request, _ struct{}) (struct{}, error) {
 		fmt.Println("ordered!")
 		return struct{}{}, nil

@@ -66,9 +66,9 @@ func formSite(t *testing.T, opts *affordances.SiteOptions) (http.Handler, *formS
 		Guard: func(_ context.Context, r *affordances.Request) (bool, string) {
 			return r.State.Entities["counter"].(int) > 0, "The counter is already zero."
 		},
-		Summary: func(_ context.Context, r *affordances.Request) (string, error) {
+		Summary: affordances.Summarize(func(_ context.Context, r *affordances.Request, _ struct{}) (string, error) {
 			return fmt.Sprintf("Reset the counter from %d to 0.", r.State.Entities["counter"]), nil
-		},
+		}),
 	}, func(context.Context, *affordances.Request, struct{}) (struct{}, error) {
 		st.set(0)
 		return struct{}{}, nil

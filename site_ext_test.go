@@ -141,9 +141,9 @@ func testSite(t testing.TB, opts *affordances.SiteOptions) (*affordances.Site, *
 		Guard: func(ctx context.Context, r *affordances.Request) (bool, string) {
 			return r.State.Entities["counter"].(int) > 0, "The counter is already zero."
 		},
-		Summary: func(ctx context.Context, r *affordances.Request) (string, error) {
+		Summary: affordances.Summarize(func(ctx context.Context, r *affordances.Request, _ none) (string, error) {
 			return fmt.Sprintf("Reset the counter from %d to 0.", r.State.Entities["counter"]), nil
-		},
+		}),
 	}, func(ctx context.Context, r *affordances.Request, _ none) (none, error) {
 		b.count("reset")
 		b.mu.Lock()

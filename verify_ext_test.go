@@ -48,10 +48,9 @@ func verifiedSite(t *testing.T, store affordances.ApprovalStore) (*httptest.Serv
 	}
 	affordances.AddAction(site.Route("/pay", nil), &affordances.Action{
 		Name: "pay", Description: "Pay someone", Expose: affordances.ExposeConfirm, Verify: true,
-		Summary: func(_ context.Context, r *affordances.Request) (string, error) {
-			in := r.Input().(payInput)
+		Summary: affordances.Summarize(func(_ context.Context, r *affordances.Request, in payInput) (string, error) {
 			return fmt.Sprintf("Pay %s $%d.%s", in.To, in.Amount, summaryNote.Load()), nil
-		},
+		}),
 		AAL: &aal.Meta{Action: aal.Purchase, Trust: aal.TrustFinancial, Label: "Pay"},
 	}, func(context.Context, *affordances.Request, payInput) (struct{}, error) {
 		runs.Add(1)

@@ -55,9 +55,9 @@ func shop(t *testing.T) http.Handler {
 		Name: "buyNow", Description: "Buy this product now", Expose: affordances.ExposeConfirm,
 		GuardText: "the cart is empty",
 		Guard:     func(ctx context.Context, r *affordances.Request) (bool, string) { return true, "" },
-		Summary: func(ctx context.Context, r *affordances.Request) (string, error) {
+		Summary: affordances.Summarize(func(ctx context.Context, r *affordances.Request, _ noInput) (string, error) {
 			return "Buy one " + r.Param("slug") + ".", nil
-		},
+		}),
 	}, func(ctx context.Context, r *affordances.Request, _ noInput) (noInput, error) {
 		return noInput{}, nil
 	})

@@ -62,13 +62,13 @@ func TestConfirmInputFromThePage(t *testing.T) {
 		Name:        "deleteTask",
 		Description: "Delete a task",
 		Expose:      affordances.ExposeConfirm,
-		Summary: func(_ context.Context, r *affordances.Request) (string, error) {
+		Summary: affordances.Summarize(func(_ context.Context, r *affordances.Request, _ taskInput) (string, error) {
 			id, ok := picked(r)
 			if !ok {
 				return "", affordances.NewError(affordances.NotFound, "No such task.")
 			}
 			return "Delete the task " + id + ".", nil
-		},
+		}),
 	}, func(_ context.Context, r *affordances.Request, in taskInput) (struct{}, error) {
 		mu.Lock()
 		defer mu.Unlock()

@@ -366,9 +366,9 @@ func TestSiteTextShownVisibly(t *testing.T) {
 	}})
 	ran := 0
 	affordances.AddAction(site.Route("/", nil), &affordances.Action{Name: "ship", Description: "Ships the order to \u202ethe address.", Expose: affordances.ExposeConfirm,
-		Summary: func(context.Context, *affordances.Request) (string, error) {
+		Summary: affordances.Summarize(func(context.Context, *affordances.Request, struct{}) (string, error) {
 			return "Ship to 12 Main St \u202e1 teertS nrettaP", nil
-		}},
+		})},
 		func(context.Context, *affordances.Request, struct{}) (struct{}, error) { ran++; return struct{}{}, nil })
 	srv := httptest.NewServer(site.Handler(nil))
 	t.Cleanup(srv.Close)

@@ -308,9 +308,9 @@ func bidiSite(t *testing.T) string {
 	}})
 	rt := site.Route("/", nil)
 	affordances.AddAction(rt, &affordances.Action{Name: "ship", Description: "Ships the order to \u202ethe address.", Expose: affordances.ExposeConfirm,
-		Summary: func(context.Context, *affordances.Request) (string, error) {
+		Summary: affordances.Summarize(func(context.Context, *affordances.Request, struct{}) (string, error) {
 			return "Ship to 12 Main St \u202e1 teertS nrettaP", nil
-		}},
+		})},
 		func(context.Context, *affordances.Request, struct{}) (struct{}, error) { return struct{}{}, nil })
 	affordances.AddAction(rt, &affordances.Action{Name: "fail", Description: "Always fails.", Expose: affordances.ExposePublic},
 		func(context.Context, *affordances.Request, struct{}) (struct{}, error) {

@@ -85,10 +85,10 @@ func (b *Board) declare() {
 		Expose:      affordances.ExposeConfirm,
 		Guard:       isOwner,
 		GuardText:   "you own the board",
-		Summary: func(_ context.Context, r *affordances.Request) (string, error) {
+		Summary: affordances.Summarize(func(_ context.Context, r *affordances.Request, _ struct{}) (string, error) {
 			bd := entity[*boardView](r.State, "board")
 			return fmt.Sprintf(`Delete the board "%s" and its %s.`, bd.Title, count(bd.Tasks, "task", "tasks")), nil
-		},
+		}),
 		AAL: &aal.Meta{Action: aal.Delete, Trust: aal.TrustAdmin, Destructive: true},
 	}, b.deleteBoard)
 	affordances.AddAction(board, &affordances.Action{

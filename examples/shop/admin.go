@@ -122,10 +122,9 @@ func (s *Shop) declareAdmin() {
 		// Its summary and the accounts it returns carry the names
 		// customers typed.
 		UntrustedContent: true,
-		Summary: func(ctx context.Context, r *affordances.Request) (string, error) {
-			in, _ := r.Input().(userEmailInput)
+		Summary: affordances.Summarize(func(ctx context.Context, r *affordances.Request, in userEmailInput) (string, error) {
 			return s.store.deletion(ctx, userID(r.Principal), in.Email)
-		},
+		}),
 		AAL: &aal.Meta{Action: aal.Delete, Trust: aal.TrustAdmin, Destructive: true, Label: "Delete user"},
 	}, s.deleteUserAction)
 }

@@ -156,9 +156,9 @@ func (s *Shop) declare() {
 		Effects:   []string{"cart"},
 		GuardText: "the cart is not empty",
 		Guard:     guard(cartNotEmpty),
-		Summary: func(ctx context.Context, r *affordances.Request) (string, error) {
+		Summary: affordances.Summarize(func(ctx context.Context, r *affordances.Request, _ struct{}) (string, error) {
 			return checkoutSummary(r.State), nil
-		},
+		}),
 		// Paying commits money and an order cannot be taken back here.
 		AAL: &aal.Meta{
 			Action: aal.Purchase, Trust: aal.TrustFinancial, Destructive: true, Reversible: false,
