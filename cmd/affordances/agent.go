@@ -21,6 +21,7 @@ import (
 
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/aal"
+	"github.com/affordances/affordances-go/internal/aalpage"
 )
 
 // tokenEnv names the environment variable read for a bearer token when
@@ -56,6 +57,9 @@ type agentFlags struct {
 	// approvalTimeout bounds the wait on a site's approval page (call's
 	// --approval-timeout); zero: until the approval expires.
 	approvalTimeout time.Duration
+	// profile is the person's Chromium profile directory for a page
+	// without a graph (call's --browser-profile); "": a fresh one.
+	profile string
 }
 
 // declare adds the flags to fs; withGate adds --grant and --unattended.
@@ -81,6 +85,13 @@ type site struct {
 	client *affordances.Client
 	path   string
 	jar    *cookieFile // nil without --cookie-jar
+	// url is the page's URL as given; origin its origin; hc the HTTP
+	// client (with the cookie file as its Jar) and gate the person's gate,
+	// for a page without a graph (aalcli.go).
+	url    string
+	origin string
+	hc     *http.Client
+	gate   *aal.Gate
 }
 
 // open checks the URL, the grants and the cookie file, and builds the
@@ -129,6 +140,7 @@ func (f *agentFlags) open(e *env, rawURL string, ap *approval) (*site, error) {
 	if s.client, err = affordances.NewClient(hc, origin, opts); err != nil {
 		return nil, usagef("%v", err)
 	}
+	s.url, s.origin, s.hc, s.gate = rawURL, s.client.Origin(), aalpage.WithToken(hc, s.client.Origin(), opts.Token), gate
 	return s, nil
 }
 

@@ -14,6 +14,7 @@ import (
 
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/aal"
+	"github.com/affordances/affordances-go/internal/aalpage"
 )
 
 var callCommand = &command{
@@ -53,6 +54,12 @@ The delta is printed on stdout: ok or the error's code and message, each
 changed entity on one line, the output, the actions added and removed, the
 redirect, the site's message; --json prints the delta itself.
 
+` + aalHelp + ` There ACTION is the affordance's id;
+call prints what it did (the fields filled, the click), where the form went,
+and the page it led to with its affordances; --json prints them as one
+object. The gate, --approve, --grant and --unattended work as for a graph's
+actions; nothing is clicked without the approval the gate asks for.
+
 ` + authHelp + `
 
 ` + exitCodesHelp,
@@ -67,12 +74,16 @@ affordances call --cookie-jar jar.txt --approval-timeout 5m http://127.0.0.1:808
 affordances call --token demo http://127.0.0.1:8080/checkout placeOrder   # asks Approve? [y/N]
 # the person's standing grants (purchases up to 50 USD on this site) let the gate
 # through; the site still answers confirm_required, and its summary is asked about
-affordances call --token demo --grant financial:50USD --grant destructive --grant confirm http://127.0.0.1:8080/checkout placeOrder`,
+affordances call --token demo --grant financial:50USD --grant destructive --grant confirm http://127.0.0.1:8080/checkout placeOrder
+# a site that publishes AAL only (affordances demo plain): the form filled and sent in Chromium
+affordances call http://127.0.0.1:8082/notes add-note '{"title":"Tea","body":"Green, at four."}'
+affordances call --approve http://127.0.0.1:8082/notes delete-note '{"id":"n-1"}'`,
 	Flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		var f agentFlags
 		f.declare(fs, true)
 		approve := fs.Bool("approve", false, "the person's explicit approval of this one call; never give it on a model's behalf\n(it does not approve a call the site has the person approve on its own page)")
 		fs.DurationVar(&f.approvalTimeout, "approval-timeout", 0, "how long to wait for the person's decision on a site's approval page\n(default: until the page expires, 15 minutes on sites of this library)")
+		fs.StringVar(&f.profile, "browser-profile", "", "on a page without an Affordances graph, the person's Chromium profile `directory`\n(their sessions; not opened by another Chromium meanwhile) instead of a fresh one")
 		return func(ctx context.Context, e *env, args []string) (err error) {
 			if len(args) < 2 || len(args) > 3 {
 				return usagef("call takes URL ACTION and at most one input (JSON, @FILE or -); got %d arguments", len(args))
@@ -92,6 +103,15 @@ affordances call --token demo --grant financial:50USD --grant destructive --gran
 				return err
 			}
 			defer func() { err = s.close(err) }()
+			switch aalPage, err := s.loadAAL(ctx); {
+			case err == nil:
+				return runAALCall(ctx, e, &f, s, aalPage, args[1], input, ap)
+			case !errors.Is(err, aalpage.ErrGraph):
+				return &networkError{err}
+			}
+			if f.profile != "" {
+				return usagef("--browser-profile is for a page without an Affordances graph; %s has one", args[0])
+			}
 			page, err := s.loadPage(ctx)
 			if err != nil {
 				return reportSiteError(e, f.json, err)

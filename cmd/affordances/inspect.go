@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/aal"
+	"github.com/affordances/affordances-go/internal/aalpage"
 )
 
 var inspectCommand = &command{
@@ -36,12 +38,18 @@ Text from the site is shown verbatim, invisible characters made visible
 fragment and the gate's verdicts as one object. --grant and --unattended
 show what the gate would decide with those grants, or with nobody to ask.
 
+` + aalHelp + ` inspect --json prints the page, its
+fragment, what its HTML has for each affordance and the gate's verdicts
+("graph": null).
+
 ` + authHelp + `
 
 ` + exitCodesHelp,
 	Example: `affordances inspect http://127.0.0.1:8080/products/canvas-tote
 AFFORDANCES_TOKEN=demo affordances inspect http://127.0.0.1:8080/checkout
-affordances inspect --cookie-jar jar.txt http://127.0.0.1:8080/cart --json`,
+affordances inspect --cookie-jar jar.txt http://127.0.0.1:8080/cart --json
+# a site that publishes AAL only (affordances demo plain):
+affordances inspect http://127.0.0.1:8082/notes`,
 	Flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		var f agentFlags
 		f.declare(fs, true)
@@ -54,6 +62,16 @@ affordances inspect --cookie-jar jar.txt http://127.0.0.1:8080/cart --json`,
 				return err
 			}
 			defer func() { err = s.close(err) }()
+			ap, err := s.loadAAL(ctx)
+			switch {
+			case err == nil && f.json:
+				return writeJSON(e.stdout, toAALPageJSON(ap, s.gate))
+			case err == nil:
+				writeAALPage(e.stdout, ap, s.gate)
+				return nil
+			case !errors.Is(err, aalpage.ErrGraph):
+				return &networkError{err}
+			}
 			page, err := s.loadPage(ctx)
 			if err != nil {
 				return reportSiteError(e, f.json, err)

@@ -58,15 +58,28 @@ fetched anonymously and no grant applies to it, so the gate asks the
 person; each tool result says so in its credentials field ("none: ORIGIN
 is not a configured site").
 
-The bridge keeps no cookies: a session started in a browser, or in the
-cookie jar of call and inspect, does not carry over to it; give it a
-token.`,
+A site that publishes AAL only (no Affordances graph, as affordances demo
+plain) is served by the same three tools: site_index lists its manifest's
+routes, fetch_affordances its page's affordances (kind aal) with their forms'
+fields as input, and execute_affordance performs one in headless Chromium,
+its action the affordance's id and its input the form's fields, after the
+gate and the person's approval, and returns the page it led to. Such a
+site's session is a cookie: --cookie-jar FILE (a Netscape cookie file, as
+call and inspect read) gives the bridge the person's cookies, sent to the
+configured sites only and written back when the bridge stops; or
+--browser-profile DIR, the person's Chromium profile, used for the
+configured sites only (calls with it wait for each other, and no other
+Chromium may have it open). Without either, the bridge keeps no cookies: a
+session started in a browser does not carry over to it; give a site of the
+protocol a token.`,
 	Example: `# stdio, as an MCP client starts it
 affordances mcp --site https://shop.example --token "$TOKEN" --grant financial:50USD
 # two sites, a token each
 affordances mcp --token https://shop.example="$SHOP" --token https://board.example="$BOARD"
 # streamable HTTP at http://127.0.0.1:8765/mcp
-affordances mcp --http 127.0.0.1:8765 --site https://shop.example --token "$TOKEN"`,
+affordances mcp --http 127.0.0.1:8765 --site https://shop.example --token "$TOKEN"
+# a site that publishes AAL only, with the person's session in a cookie file
+affordances mcp --site http://127.0.0.1:8082 --cookie-jar jar.txt`,
 	Flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		addr := fs.String("http", "", "serve streamable HTTP at `addr` (host:port), path /mcp, instead of stdio")
 		var sites, tokens []string
@@ -74,13 +87,31 @@ affordances mcp --http 127.0.0.1:8765 --site https://shop.example --token "$TOKE
 		fs.Func("site", "a configured site, a `URL` whose origin counts: only configured sites get the token\nand the grants; repeatable", func(s string) error { sites = append(sites, s); return nil })
 		fs.Func("token", "bearer `token` sent to the --site sites only (default: $"+tokenEnv+"); or ORIGIN=TOKEN,\na token for that origin alone, which it configures; repeatable", func(s string) error { tokens = append(tokens, s); return nil })
 		fs.Var(&grants, "grant", "a standing `grant` of the person's, CLASS[:CAP][@ORIGIN][,until=TIME] (aal.ParseGrant);\nwithout @ORIGIN it is for each configured site; repeatable")
-		return func(ctx context.Context, e *env, args []string) error {
+		jarFile := fs.String("cookie-jar", "", "Netscape cookie `file` of the person's sessions, sent to the configured sites only,\nwritten back when the bridge stops")
+		profile := fs.String("browser-profile", "", "the person's Chromium profile `directory`, for the configured sites' pages without a graph")
+		return func(ctx context.Context, e *env, args []string) (err error) {
 			if len(args) != 0 {
 				return usagef("mcp takes no arguments")
 			}
 			opts, err := mcpOptions(e, sites, tokens, grants)
 			if err != nil {
 				return err
+			}
+			if (*jarFile != "" || *profile != "") && len(opts.Sites) == 0 && len(opts.Tokens) == 0 {
+				return usagef("--cookie-jar and --browser-profile need --site URL: the person's sessions go only to the sites they configure")
+			}
+			opts.BrowserProfile = *profile
+			if *jarFile != "" {
+				jar, err := loadCookieFile(*jarFile)
+				if err != nil {
+					return usagef("--cookie-jar: %v", err)
+				}
+				opts.HTTPClient = &http.Client{Jar: jar, Timeout: 30 * time.Second}
+				defer func() {
+					if werr := jar.save(); werr != nil && err == nil {
+						err = fmt.Errorf("--cookie-jar: %w", werr)
+					}
+				}()
 			}
 			ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 			defer stop()

@@ -134,7 +134,7 @@ func TestLoadInvalid(t *testing.T) {
 	defer srv.Close()
 	for path, want := range map[string]string{
 		"/bad":       "is not valid AAL 0.1, so nothing acts on it: /affordances/0/id",
-		"/elsewhere": "another origin; only a fragment of the page's own origin is read",
+		"/elsewhere": "only a fragment of the site's own origin is read",
 	} {
 		if _, err := aalpage.Load(t.Context(), nil, srv.URL+path); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want %q", path, err, want)

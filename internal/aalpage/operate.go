@@ -12,6 +12,7 @@ import (
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/aal"
 	"github.com/affordances/affordances-go/internal/browser"
+	"github.com/affordances/affordances-go/internal/weborigin"
 )
 
 // An Operator performs the affordances of AAL pages in headless Chromium,
@@ -257,22 +258,15 @@ func pathOf(s string) string {
 	return u.RequestURI()
 }
 
-// sameOrigin reports whether two origins (or URLs) are one: scheme and
-// host alike in any case, a default port the same as none.
+// sameOrigin reports whether two URLs or origins are of one origin
+// ([weborigin.Of]); a URL with no origin is of none.
 func sameOrigin(a, b string) bool {
-	norm := func(s string) string {
-		u, err := url.Parse(s)
-		if err != nil || u.Host == "" {
-			return ""
-		}
-		scheme, host := strings.ToLower(u.Scheme), strings.ToLower(u.Host)
-		if (scheme == "http" && strings.HasSuffix(host, ":80")) || (scheme == "https" && strings.HasSuffix(host, ":443")) {
-			host = host[:strings.LastIndexByte(host, ':')]
-		}
-		return scheme + "://" + host
+	oa, err := weborigin.Of(a)
+	if err != nil {
+		return false
 	}
-	na := norm(a)
-	return na != "" && na == norm(b)
+	ob, err := weborigin.Of(b)
+	return err == nil && oa == ob
 }
 
 func classNames(cs []aal.Class) string {

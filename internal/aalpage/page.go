@@ -43,6 +43,7 @@ import (
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/aal"
 	"github.com/affordances/affordances-go/internal/mediatype"
+	"github.com/affordances/affordances-go/internal/weborigin"
 )
 
 // Errors of [Load], matched with errors.Is.
@@ -102,13 +103,11 @@ type Page struct {
 	Notes []string
 }
 
-// Origin returns the origin of the page's URL, as the gate sees it.
+// Origin returns the origin of the page's URL ([weborigin.Of]), as the
+// gate sees it; "" when it has none.
 func (p *Page) Origin() string {
-	u, err := url.Parse(p.URL)
-	if err != nil {
-		return ""
-	}
-	return u.Scheme + "://" + u.Host
+	o, _ := weborigin.Of(p.URL)
+	return o
 }
 
 // Affordance returns the fragment's affordance with the id.
@@ -196,7 +195,7 @@ func read(ctx context.Context, hc *http.Client, pageURL string, doc []byte) (*Pa
 	p.Summary = cut(collapse(textOf(h.main)), SummaryLength)
 
 	p.Manifest, p.Route, p.Notes = manifestFor(ctx, hc, base)
-	var src []byte
+	var src []byte // an inline fragment
 	switch {
 	case len(h.inline) > 1:
 		return nil, fmt.Errorf("aalpage: %s inlines %d AAL fragments; a page has one", aal.Visible(pageURL), len(h.inline))
@@ -230,28 +229,21 @@ func read(ctx context.Context, hc *http.Client, pageURL string, doc []byte) (*Pa
 		}
 		return p, fmt.Errorf("%w: %s has no inline fragment, links none, and %s", ErrNoAAL, aal.Visible(pageURL), why)
 	}
+	var f *aal.Fragment
 	if p.FragmentURL != "" {
-		ref, _ := url.Parse(p.FragmentURL)
-		if origin(ref) != origin(base) {
-			return nil, fmt.Errorf("aalpage: %s's fragment is at %s, another origin; only a fragment of the page's own origin is read", aal.Visible(pageURL), aal.Visible(p.FragmentURL))
-		}
-		res, body, err := fetch(ctx, hc, p.FragmentURL, "application/json")
-		if err != nil {
+		if f, err = LoadFragment(ctx, hc, pageURL, p.FragmentURL); err != nil {
 			return nil, err
 		}
-		if res.StatusCode != http.StatusOK {
-			return nil, fmt.Errorf("aalpage: the fragment %s answered %s", aal.Visible(p.FragmentURL), res.Status)
+	} else {
+		if problems := aal.ValidateFragment(src); len(problems) > 0 {
+			return nil, fmt.Errorf("aalpage: the AAL fragment inlined in %s is not valid AAL 0.1, so nothing acts on it: %s", aal.Visible(pageURL), problemList(problems))
 		}
-		src = body
+		f = &aal.Fragment{}
+		if err := json.Unmarshal(src, f); err != nil {
+			return nil, fmt.Errorf("aalpage: the AAL fragment inlined in %s: %w", aal.Visible(pageURL), err)
+		}
 	}
-	if problems := aal.ValidateFragment(src); len(problems) > 0 {
-		return nil, fmt.Errorf("aalpage: the AAL fragment of %s (%s) is not valid AAL 0.1, so nothing acts on it: %s", aal.Visible(pageURL), p.From, problemList(problems))
-	}
-	var f aal.Fragment
-	if err := json.Unmarshal(src, &f); err != nil {
-		return nil, fmt.Errorf("aalpage: the AAL fragment of %s: %w", aal.Visible(pageURL), err)
-	}
-	p.Fragment = &f
+	p.Fragment = f
 	p.Elements = map[string]*Element{}
 	for _, a := range f.Affordances {
 		p.Elements[a.ID] = elementFor(root, base, a)
@@ -272,32 +264,80 @@ func problemList(ps []aal.Problem) string {
 	return strings.Join(parts, "; ")
 }
 
+// LoadManifest fetches the AAL manifest of the site at origin (an origin,
+// or any URL of the site) with hc (nil: http.DefaultClient): nil and no
+// error when the site has none (404), an error when it is not valid AAL
+// 0.1.
+func LoadManifest(ctx context.Context, hc *http.Client, origin string) (*aal.Manifest, error) {
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	o, err := weborigin.Of(origin)
+	if err != nil {
+		return nil, fmt.Errorf("aalpage: %q is not an http(s) URL: %v", aal.Visible(origin), err)
+	}
+	res, body, err := fetch(ctx, hc, o+aal.ManifestPath, "application/json")
+	switch {
+	case err != nil:
+		return nil, err
+	case res.StatusCode == http.StatusNotFound:
+		return nil, nil
+	case res.StatusCode != http.StatusOK:
+		return nil, fmt.Errorf("aalpage: the manifest %s answered %s", aal.ManifestPath, res.Status)
+	}
+	if problems := aal.ValidateManifest(body); len(problems) > 0 {
+		return nil, fmt.Errorf("aalpage: the manifest is not valid AAL 0.1: %s", problemList(problems))
+	}
+	var m aal.Manifest
+	if err := json.Unmarshal(body, &m); err != nil {
+		return nil, fmt.Errorf("aalpage: the manifest: %w", err)
+	}
+	return &m, nil
+}
+
+// LoadFragment fetches the fragment at u, which must be of origin, with
+// hc, and checks it as [Load] does.
+func LoadFragment(ctx context.Context, hc *http.Client, origin, u string) (*aal.Fragment, error) {
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	if !sameOrigin(u, origin) {
+		return nil, fmt.Errorf("aalpage: the fragment %s is not of %s; only a fragment of the site's own origin is read", aal.Visible(u), aal.Visible(origin))
+	}
+	res, body, err := fetch(ctx, hc, u, "application/json")
+	if err != nil {
+		return nil, err
+	}
+	if res.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("aalpage: the fragment %s answered %s", aal.Visible(u), res.Status)
+	}
+	if problems := aal.ValidateFragment(body); len(problems) > 0 {
+		return nil, fmt.Errorf("aalpage: the fragment %s is not valid AAL 0.1, so nothing acts on it: %s", aal.Visible(u), problemList(problems))
+	}
+	var f aal.Fragment
+	if err := json.Unmarshal(body, &f); err != nil {
+		return nil, fmt.Errorf("aalpage: the fragment %s: %w", aal.Visible(u), err)
+	}
+	return &f, nil
+}
+
 // manifestFor fetches the manifest of base's site and finds the route base
 // matches. A site without one has none; an invalid one is noted and not
 // used.
 func manifestFor(ctx context.Context, hc *http.Client, base *url.URL) (*aal.Manifest, string, []string) {
-	res, body, err := fetch(ctx, hc, origin(base)+aal.ManifestPath, "application/json")
-	switch {
-	case err != nil:
-		return nil, "", []string{"The manifest could not be read: " + aal.Visible(err.Error()) + "."}
-	case res.StatusCode == http.StatusNotFound:
+	m, err := LoadManifest(ctx, hc, base.String())
+	if err != nil {
+		return nil, "", []string{"The manifest is not used: " + strings.TrimPrefix(err.Error(), "aalpage: ") + "."}
+	}
+	if m == nil {
 		return nil, "", nil
-	case res.StatusCode != http.StatusOK:
-		return nil, "", []string{fmt.Sprintf("The manifest %s answered %s.", aal.ManifestPath, res.Status)}
-	}
-	if problems := aal.ValidateManifest(body); len(problems) > 0 {
-		return nil, "", []string{"The manifest is not valid AAL 0.1, so it is not used: " + problemList(problems) + "."}
-	}
-	var m aal.Manifest
-	if err := json.Unmarshal(body, &m); err != nil {
-		return nil, "", []string{"The manifest is not valid AAL 0.1, so it is not used: " + aal.Visible(err.Error()) + "."}
 	}
 	for _, r := range m.Routes {
 		if MatchRoute(r.Route, base.EscapedPath()) {
-			return &m, r.Route, nil
+			return m, r.Route, nil
 		}
 	}
-	return &m, "", nil
+	return m, "", nil
 }
 
 // MatchRoute reports whether the page path (a query is ignored) has the
@@ -353,7 +393,15 @@ func fetch(ctx context.Context, hc *http.Client, u, accept string) (*http.Respon
 	return res, body, nil
 }
 
-func origin(u *url.URL) string { return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Host) }
+// origin returns the origin of u (RFC 6454, [weborigin.Of]), or "" when it
+// has none.
+func origin(u *url.URL) string {
+	o, err := weborigin.Of(u.String())
+	if err != nil {
+		return ""
+	}
+	return o
+}
 
 // scanned is what the page's HTML says for discovery.
 type scanned struct {
@@ -469,4 +517,39 @@ func cut(s string, n int) string {
 		return s
 	}
 	return strings.TrimSpace(string(r[:n-1])) + "…"
+}
+
+// WithToken returns a copy of hc that sends the bearer token on every
+// request to origin, and on no other: what [Load] reads of a site that
+// takes a token (a site of the protocol) carries it as the site's Client
+// does. An empty token returns hc itself.
+func WithToken(hc *http.Client, origin, token string) *http.Client {
+	if token == "" {
+		return hc
+	}
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	c := *hc
+	next := hc.Transport
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	c.Transport = bearer{next: next, origin: origin, token: token}
+	return &c
+}
+
+// bearer is the transport of [WithToken].
+type bearer struct {
+	next          http.RoundTripper
+	origin, token string
+}
+
+func (b bearer) RoundTrip(req *http.Request) (*http.Response, error) {
+	if !sameOrigin(req.URL.String(), b.origin) || req.Header.Get("Authorization") != "" {
+		return b.next.RoundTrip(req)
+	}
+	r := req.Clone(req.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.next.RoundTrip(r)
 }
