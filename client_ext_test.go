@@ -233,7 +233,7 @@ func TestFollowRedirectsToAPageWithoutAGraph(t *testing.T) {
 		affordances.AddAction(other, &affordances.Action{Name: name, Description: "Exports the list and sends the person to " + to + ".", Expose: affordances.ExposePublic},
 			func(_ context.Context, r *affordances.Request, _ struct{}) (struct{}, error) {
 				runs.Add(1)
-				r.Redirect(to)
+				r.SetRedirect(to)
 				return struct{}{}, nil
 			})
 	}

@@ -59,7 +59,7 @@ func formSite(t *testing.T, opts *affordances.SiteOptions) (http.Handler, *formS
 	affordances.AddAction(home, &affordances.Action{Name: "addNote", Description: "Add a note", Expose: affordances.ExposeSession},
 		func(_ context.Context, r *affordances.Request, in noteInput) (struct{}, error) {
 			st.add(1)
-			r.Redirect("/?noted=1")
+			r.SetRedirect("/?noted=1")
 			return struct{}{}, nil
 		})
 	affordances.AddAction(home, &affordances.Action{Name: "reset", Description: "Set the counter to zero", Expose: affordances.ExposeConfirm,

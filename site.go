@@ -483,9 +483,9 @@ func (r *Request) Input() any { return r.input }
 // user.
 func (r *Request) SetMessage(msg string) { r.message = msg }
 
-// Redirect sets the delta's redirect: the path a person would have been sent
-// to after the action. A person's form is answered with a 303 to it.
-func (r *Request) Redirect(path string) { r.redirect = path }
+// SetRedirect sets the delta's redirect: the path a person would have been
+// sent to after the action. A person's form is answered with a 303 to it.
+func (r *Request) SetRedirect(path string) { r.redirect = path }
 
 // SetCookie adds a Set-Cookie header to the response (a sign-in's session).
 func (r *Request) SetCookie(c *http.Cookie) {

@@ -126,7 +126,7 @@ func testSite(t testing.TB, opts *affordances.SiteOptions) (*affordances.Site, *
 		b.mu.Lock()
 		defer b.mu.Unlock()
 		b.notes = append(b.notes, in.Text)
-		r.Redirect("/")
+		r.SetRedirect("/")
 		return none{}, nil
 	})
 	affordances.AddAction(home, &affordances.Action{

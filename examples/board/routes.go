@@ -234,7 +234,7 @@ func (b *Board) signIn(ctx context.Context, r *affordances.Request, in signInInp
 	r.SetCookie(b.cookie(sid))
 	r.SetPrincipal(principal(u, affordances.AuthCookie))
 	r.SetMessage("Signed in as " + u.Email + ".")
-	r.Redirect("/boards")
+	r.SetRedirect("/boards")
 	return signInOutput{Email: u.Email}, nil
 }
 
@@ -265,7 +265,7 @@ func (b *Board) search(ctx context.Context, r *affordances.Request, in searchInp
 	if err != nil {
 		return searchOutput{}, err
 	}
-	r.Redirect(r.Page + "?" + url.Values{"q": {q}}.Encode())
+	r.SetRedirect(r.Page + "?" + url.Values{"q": {q}}.Encode())
 	r.SetMessage(fmt.Sprintf(`Found %s for "%s".`, count(len(tasks), "task", "tasks"), q))
 	return searchOutput{Query: q, Tasks: tasks}, nil
 }
@@ -302,13 +302,13 @@ func (b *Board) deleteBoard(ctx context.Context, r *affordances.Request, _ struc
 	if err := b.store.deleteBoard(ctx, bd.id); err != nil {
 		return struct{}{}, err
 	}
-	r.Redirect("/boards")
+	r.SetRedirect("/boards")
 	r.SetMessage(fmt.Sprintf(`Deleted the board "%s".`, bd.Title))
 	return struct{}{}, nil
 }
 
 func (b *Board) exportTasks(_ context.Context, r *affordances.Request, _ struct{}) (struct{}, error) {
-	r.Redirect(r.Page + "/tasks.csv")
+	r.SetRedirect(r.Page + "/tasks.csv")
 	r.SetMessage("The board's tasks as CSV.")
 	return struct{}{}, nil
 }

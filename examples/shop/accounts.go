@@ -287,7 +287,7 @@ func (s *Shop) signUpAction(ctx context.Context, r *affordances.Request, in sign
 	}
 	r.SetCookie(cookie)
 	r.SetPrincipal(principal(u, affordances.AuthCookie))
-	r.Redirect(routeAccount)
+	r.SetRedirect(routeAccount)
 	r.SetMessage(welcomeMessage(u))
 	return signUpOutput{Email: u.Email}, nil
 }

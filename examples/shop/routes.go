@@ -615,7 +615,7 @@ func (s *Shop) search(ctx context.Context, r *affordances.Request, in searchInpu
 	if err != nil {
 		return searchOutput{}, err
 	}
-	r.Redirect(cq.url())
+	r.SetRedirect(cq.url())
 	r.SetMessage(fmt.Sprintf("%s for %q.", countOf(total, "product", "products"), cq.q))
 	return searchOutput{Query: cq.q, Results: results, Total: total}, nil
 }
@@ -655,7 +655,7 @@ func (s *Shop) chooseAddress(ctx context.Context, r *affordances.Request, in cho
 	if err != nil {
 		return chooseAddressOutput{}, err
 	}
-	r.Redirect(routePayment)
+	r.SetRedirect(routePayment)
 	r.SetMessage(shipToMessage(a))
 	return chooseAddressOutput{Address: a.ID}, nil
 }
@@ -665,7 +665,7 @@ func (s *Shop) choosePayment(ctx context.Context, r *affordances.Request, in cho
 	if err != nil {
 		return choosePaymentOutput{}, err
 	}
-	r.Redirect(routeCheckout)
+	r.SetRedirect(routeCheckout)
 	r.SetMessage(payWithMessage(c))
 	return choosePaymentOutput{Card: c.Last4}, nil
 }
@@ -675,7 +675,7 @@ func (s *Shop) placeOrder(ctx context.Context, r *affordances.Request, _ struct{
 	if err != nil {
 		return placeOrderOutput{}, err
 	}
-	r.Redirect("/orders/" + o.ID)
+	r.SetRedirect("/orders/" + o.ID)
 	r.SetMessage(orderMessage(o))
 	return placeOrderOutput{OrderID: o.ID, Count: o.Count, Total: o.Total}, nil
 }
@@ -697,7 +697,7 @@ func (s *Shop) signInAction(ctx context.Context, r *affordances.Request, in sign
 	}
 	r.SetCookie(s.sessionCookieFor(sid))
 	r.SetPrincipal(principal(u, affordances.AuthCookie))
-	r.Redirect(cmp.Or(in.Next, "/"))
+	r.SetRedirect(cmp.Or(in.Next, "/"))
 	r.SetMessage("Signed in as " + u.Email + ".")
 	return signInOutput{Email: u.Email}, nil
 }
@@ -711,7 +711,7 @@ func (s *Shop) signOutAction(ctx context.Context, r *affordances.Request, _ stru
 	}
 	r.SetCookie(s.sessionCookieFor(""))
 	r.SetPrincipal(affordances.Principal{})
-	r.Redirect("/")
+	r.SetRedirect("/")
 	r.SetMessage("Signed out.")
 	return struct{}{}, nil
 }
