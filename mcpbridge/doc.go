@@ -11,6 +11,16 @@
 // content, shown through [aal.Visible], and is never merged into
 // instructions for the model.
 //
+// The same tools serve a site that publishes AAL and no Affordances graph
+// (kind "aal" in their results), as any PHP or Rails site may: site_index
+// lists its manifest's routes, fetch_affordances a page's affordances by
+// id with the fields of their forms as input, and execute_affordance
+// performs one in headless Chromium, as the person would (the gate and
+// the person's approval first, the form filled from input, exactly the
+// element clicked), and returns the page it led to with its affordances
+// (next). The browser gets the cookies of [Options.HTTPClient]'s Jar, or
+// runs the person's [Options.BrowserProfile], for configured sites only.
+//
 // The gate stays with the person. When the gate says Ask, or the site
 // answers confirm_required, the bridge asks the person through MCP form
 // elicitation with the message verbatim, and sends confirm: true only on

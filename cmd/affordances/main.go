@@ -1,7 +1,8 @@
 // Command affordances is the command line of affordances-go: it runs the
-// demo shop, lints sites and AAL documents, and reads and operates any site
-// that speaks the Affordances protocol, as an agent does (index, inspect,
-// call), asking a person before anything that needs their approval.
+// demos, lints sites and AAL documents, and reads and operates any site
+// that speaks the Affordances protocol, or publishes AAL alone (its pages
+// operated in headless Chromium), as an agent does (index, inspect, call),
+// asking a person before anything that needs their approval.
 //
 // Usage:
 //
