@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"net"
 	"net/http"
@@ -77,7 +76,7 @@ func (s *Site) agentCall(w http.ResponseWriter, r *http.Request) *response {
 	if keys != nil && (len(keys) != 1 || !validIdempotencyKey(keys[0])) {
 		return s.failure(errBadIdempotencyKey, "call")
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes))
+	body, err := readBody(http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes), min(r.ContentLength, s.opts.MaxBodyBytes))
 	if err != nil {
 		return s.failure(s.bodyError(err), "call")
 	}
@@ -458,13 +457,16 @@ func (s *Site) encode(res *response) {
 	if res.body != nil {
 		return
 	}
-	body, err := json.Marshal(res.delta)
+	buf := buffers.Get().(*[]byte)
+	defer buffers.Put(buf)
+	body, err := encodeDelta((*buf)[:0], res.delta)
 	if err != nil {
 		s.logger.Error("affordances: encoding a delta", "err", err)
 		res.status = http.StatusInternalServerError
-		body, _ = json.Marshal(Delta{Error: internalError})
+		body, _ = encodeDelta((*buf)[:0], &Delta{Error: internalError})
 	}
-	res.body = body
+	*buf = body
+	res.body = slices.Clone(body) // kept beyond this request by an Idempotency-Key
 }
 
 // challenge sets WWW-Authenticate: Bearer on a 401 (CLARIFICATIONS 2).
@@ -503,95 +505,40 @@ const (
 // (CLARIFICATIONS 5). The error is an invalid_input [*Error].
 func DecodeCall(body []byte) (Call, *Error) {
 	var c Call
-	if err := scan(body); err != nil {
-		return c, err
-	}
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(body, &raw); err != nil || raw == nil {
-		return c, NewError(InvalidInput, "The body is not a Call: a JSON object with an \"action\".")
-	}
-	if err := json.Unmarshal(raw["action"], &c.Action); err != nil || c.Action == "" {
-		return c, &Error{Code: InvalidInput, Message: "The call names no action.", Issues: []Issue{{Path: "/action", Message: "must be a non-empty string"}}}
-	}
-	if v, ok := raw["confirm"]; ok {
-		if err := json.Unmarshal(v, &c.Confirm); err != nil || bytes.Equal(bytes.TrimSpace(v), []byte("null")) {
-			return c, &Error{Code: InvalidInput, Message: "confirm must be true or false.", Issues: []Issue{{Path: "/confirm", Message: "must be a boolean"}}}
-		}
-	}
-	c.Input = raw["input"]
-	return c, nil
-}
-
-// scan walks the body's tokens once and refuses it, before anything decodes
-// or validates it, when it is not JSON or breaks a bound.
-func scan(body []byte) *Error {
 	if !utf8.Valid(body) {
 		// encoding/json would read each bad byte as U+FFFD: another input
 		// than the one sent.
-		return NewError(InvalidInput, "The call is not valid UTF-8 (RFC 8259, section 8.1).")
+		return c, NewError(InvalidInput, "The call is not valid UTF-8 (RFC 8259, section 8.1).")
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	// The open arrays and objects; an object knows its names so far and
-	// whether a name comes next.
-	type open struct {
-		object, name bool
-		names        map[string]bool
+	// One pass checks the JSON and the bounds before anything decodes or
+	// validates it, and finds the members a Call reads.
+	var s callScan
+	if err := s.scan(body); err != nil {
+		return c, err
 	}
-	var stack []open
-	valueDone := func() {
-		if n := len(stack); n > 0 && stack[n-1].object {
-			stack[n-1].name = true
+	if s.tops != 1 || !s.object {
+		return c, notCall()
+	}
+	if a := s.action; len(a) > 0 && a[0] == '"' {
+		name, _ := (&callScan{b: a}).str() // scanned already
+		c.Action = string(name)
+	}
+	if c.Action == "" {
+		return c, &Error{Code: InvalidInput, Message: "The call names no action.", Issues: []Issue{{Path: "/action", Message: "must be a non-empty string"}}}
+	}
+	if v := s.confirm; v != nil {
+		switch string(v) {
+		case "true":
+			c.Confirm = true
+		case "false":
+		default:
+			return c, &Error{Code: InvalidInput, Message: "confirm must be true or false.", Issues: []Issue{{Path: "/confirm", Message: "must be a boolean"}}}
 		}
 	}
-	values := 0
-	for {
-		tok, err := dec.Token()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return NewError(InvalidInput, "The body is not a Call: a JSON object with an \"action\".")
-		}
-		if d, ok := tok.(json.Delim); !ok || d == '{' || d == '[' { // a value, or a name
-			if values++; values > maxValues {
-				return NewError(InvalidInput, fmt.Sprintf("The call holds more than %d values.", maxValues))
-			}
-		}
-		switch t := tok.(type) {
-		case json.Delim:
-			if t == '{' || t == '[' {
-				if len(stack) >= maxDepth {
-					return NewError(InvalidInput, fmt.Sprintf("The call is nested deeper than %d levels.", maxDepth))
-				}
-				stack = append(stack, open{object: t == '{', name: t == '{'})
-			} else {
-				stack = stack[:len(stack)-1]
-				valueDone()
-			}
-			continue
-		case string:
-			if n := len(stack); n > 0 && stack[n-1].name {
-				// A name sent twice would be read as its last value by one
-				// reader and its first by another: refused.
-				top := &stack[n-1]
-				if top.names[t] {
-					return &Error{Code: InvalidInput, Message: fmt.Sprintf("The call names %q twice in one object.", t)}
-				}
-				if top.names == nil {
-					top.names = map[string]bool{}
-				}
-				top.names[t], top.name = true, false
-				continue
-			}
-		case json.Number:
-			if _, err := strconv.ParseFloat(string(t), 64); len(t) > maxNumberLen || err != nil {
-				return NewError(InvalidInput, fmt.Sprintf("The call holds a number that does not fit a 64-bit float in %d characters.", maxNumberLen))
-			}
-		}
-		valueDone()
+	if s.input != nil {
+		c.Input = slices.Clone(s.input)
 	}
-	return nil
+	return c, nil
 }
 
 // rateLimit counts the call (seed 000, step 3): per principal, or client
@@ -714,22 +661,26 @@ func encodeEach(entities map[string]any) (map[string][]byte, error) {
 
 // actionChanges returns the actions listed now that were not, or whose
 // availability flipped, and the names no longer listed (CLARIFICATIONS 5).
+// Both listings are in the route's order of declaration, so one walk
+// through each pairs them.
 func actionChanges(before, after []listed) (added []ActionDescriptor, removed []string) {
-	was := make(map[*action]bool, len(before))
-	for _, l := range before {
-		was[l.a] = l.available
-	}
-	now := make(map[*action]bool, len(after))
+	k := 0 // before[:k] are paired or gone
 	for _, l := range after {
-		now[l.a] = true
-		if avail, ok := was[l.a]; !ok || avail != l.available {
+		i := slices.IndexFunc(before[k:], func(b listed) bool { return b.a == l.a })
+		if i < 0 {
+			added = append(added, l.descriptor())
+			continue
+		}
+		for _, gone := range before[k : k+i] {
+			removed = append(removed, gone.a.Name)
+		}
+		if before[k+i].available != l.available {
 			added = append(added, l.descriptor())
 		}
+		k += i + 1
 	}
-	for _, l := range before {
-		if !now[l.a] {
-			removed = append(removed, l.a.Name)
-		}
+	for _, gone := range before[k:] {
+		removed = append(removed, gone.a.Name)
 	}
 	return added, removed
 }

@@ -33,7 +33,7 @@ func FuzzDecodeCall(f *testing.F) {
 		if json.Unmarshal(body, &obj) != nil || obj == nil {
 			t.Fatalf("accepted a body that is not a JSON object: %q", body)
 		}
-		if scan(body) != nil {
+		if err := new(callScan).scan(body); err != nil {
 			t.Fatalf("accepted a body its scan refuses: %q", body)
 		}
 		if c.Input != nil && !json.Valid(c.Input) {

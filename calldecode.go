@@ -1,0 +1,358 @@
+package affordances
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+)
+
+// readBody reads r to its end, as io.ReadAll does, into a slice of room
+// for size bytes and one more, when size (the request's Content-Length,
+// bounded) is known: a call is read in one allocation of its size.
+func readBody(r io.Reader, size int64) ([]byte, error) {
+	b := make([]byte, 0, 512)
+	if size > 0 {
+		b = make([]byte, 0, size+1)
+	}
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err != nil {
+			if err == io.EOF {
+				err = nil
+			}
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+	}
+}
+
+// A callScan is one pass over a call's body (see [DecodeCall]): it checks
+// the JSON and the bounds, in the order of the body, and keeps the raw
+// values of the top-level members a Call reads.
+type callScan struct {
+	b      []byte
+	i      int
+	values int
+	// names holds the names of the objects open, each object's after its
+	// parent's; a set takes over for an object with many.
+	names [][]byte
+	err   *Error
+
+	tops                   int  // top-level values read
+	object                 bool // the first of them is an object
+	action, input, confirm []byte
+}
+
+// notCall is the refusal of a body that is not JSON, or not one object.
+func notCall() *Error {
+	return NewError(InvalidInput, "The body is not a Call: a JSON object with an \"action\".")
+}
+
+// scan reads body, valid UTF-8, as a stream of JSON values as
+// encoding/json's Decoder would token by token, and refuses it at the first
+// token that breaks the JSON grammar or a bound: nesting, the count of
+// values (names included), the length and range of a number, a name twice
+// in one object.
+func (s *callScan) scan(body []byte) *Error {
+	s.b, s.names = body, make([][]byte, 0, manyNames)
+	for {
+		s.space()
+		if s.i == len(s.b) {
+			return nil
+		}
+		s.tops++
+		if !s.value(0) {
+			return s.err
+		}
+	}
+}
+
+func (s *callScan) space() {
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+func (s *callScan) fail(e *Error) bool {
+	s.err = e
+	return false
+}
+
+// count counts one more value, or name.
+func (s *callScan) count() bool {
+	if s.values++; s.values > maxValues {
+		return s.fail(NewError(InvalidInput, fmt.Sprintf("The call holds more than %d values.", maxValues)))
+	}
+	return true
+}
+
+// value reads one value at s.i (no space before it) inside depth open
+// arrays and objects.
+func (s *callScan) value(depth int) bool {
+	if s.i == len(s.b) {
+		return s.fail(notCall())
+	}
+	switch c := s.b[s.i]; {
+	case c == '{' || c == '[':
+		if !s.count() {
+			return false
+		}
+		if depth >= maxDepth {
+			return s.fail(NewError(InvalidInput, fmt.Sprintf("The call is nested deeper than %d levels.", maxDepth)))
+		}
+		s.i++
+		if c == '{' {
+			return s.objectBody(depth + 1)
+		}
+		return s.arrayBody(depth + 1)
+	case c == '"':
+		if _, ok := s.str(); !ok {
+			return s.fail(notCall())
+		}
+		return s.count()
+	case c == '-' || '0' <= c && c <= '9':
+		start := s.i
+		if !s.number() {
+			return s.fail(notCall())
+		}
+		if !s.count() {
+			return false
+		}
+		if n := s.b[start:s.i]; len(n) > maxNumberLen || !fitsFloat(n) {
+			return s.fail(NewError(InvalidInput, fmt.Sprintf("The call holds a number that does not fit a 64-bit float in %d characters.", maxNumberLen)))
+		}
+		return true
+	default:
+		var lit string
+		switch c {
+		case 't':
+			lit = "true"
+		case 'f':
+			lit = "false"
+		case 'n':
+			lit = "null"
+		}
+		if lit == "" || !bytes.HasPrefix(s.b[s.i:], []byte(lit)) {
+			return s.fail(notCall())
+		}
+		s.i += len(lit)
+		return s.count()
+	}
+}
+
+func fitsFloat(n []byte) bool {
+	_, err := strconv.ParseFloat(string(n), 64)
+	return err == nil
+}
+
+func (s *callScan) arrayBody(depth int) bool {
+	s.space()
+	if s.i < len(s.b) && s.b[s.i] == ']' {
+		s.i++
+		return true
+	}
+	for {
+		s.space()
+		if !s.value(depth) {
+			return false
+		}
+		s.space()
+		if s.i == len(s.b) {
+			return s.fail(notCall())
+		}
+		switch s.b[s.i] {
+		case ',':
+			s.i++
+		case ']':
+			s.i++
+			return true
+		default:
+			return s.fail(notCall())
+		}
+	}
+}
+
+// manyNames is how many names an object's duplicates are looked for among
+// one by one, before a set.
+const manyNames = 16
+
+func (s *callScan) objectBody(depth int) bool {
+	top := depth == 1 && s.tops == 1
+	if top {
+		s.object = true
+	}
+	first := len(s.names)
+	defer func() { s.names = s.names[:first] }()
+	var set map[string]bool
+	s.space()
+	if s.i < len(s.b) && s.b[s.i] == '}' {
+		s.i++
+		return true
+	}
+	for {
+		s.space()
+		if s.i == len(s.b) || s.b[s.i] != '"' {
+			return s.fail(notCall())
+		}
+		name, ok := s.str()
+		if !ok {
+			return s.fail(notCall())
+		}
+		if !s.count() {
+			return false
+		}
+		// A name sent twice would be read as its last value by one reader
+		// and its first by another: refused.
+		seen := false
+		if set != nil {
+			seen = set[string(name)]
+			set[string(name)] = true
+		} else {
+			for _, n := range s.names[first:] {
+				if bytes.Equal(n, name) {
+					seen = true
+					break
+				}
+			}
+			s.names = append(s.names, name)
+			if len(s.names)-first > manyNames {
+				set = map[string]bool{}
+				for _, n := range s.names[first:] {
+					set[string(n)] = true
+				}
+			}
+		}
+		if seen {
+			return s.fail(&Error{Code: InvalidInput, Message: fmt.Sprintf("The call names %q twice in one object.", name)})
+		}
+		s.space()
+		if s.i == len(s.b) || s.b[s.i] != ':' {
+			return s.fail(notCall())
+		}
+		s.i++
+		s.space()
+		start := s.i
+		if !s.value(depth) {
+			return false
+		}
+		if top {
+			switch string(name) {
+			case "action":
+				s.action = s.b[start:s.i]
+			case "input":
+				s.input = s.b[start:s.i]
+			case "confirm":
+				s.confirm = s.b[start:s.i]
+			}
+		}
+		s.space()
+		if s.i == len(s.b) {
+			return s.fail(notCall())
+		}
+		switch s.b[s.i] {
+		case ',':
+			s.i++
+		case '}':
+			s.i++
+			return true
+		default:
+			return s.fail(notCall())
+		}
+	}
+}
+
+// str reads the string at s.i and returns its value: the bytes between the
+// quotes as they are when they hold no escape, else decoded.
+func (s *callScan) str() ([]byte, bool) {
+	start := s.i
+	s.i++
+	escaped := false
+	for s.i < len(s.b) {
+		switch c := s.b[s.i]; {
+		case c == '"':
+			s.i++
+			if !escaped {
+				return s.b[start+1 : s.i-1], true
+			}
+			var v string
+			if json.Unmarshal(s.b[start:s.i], &v) != nil {
+				return nil, false
+			}
+			return []byte(v), true
+		case c == '\\':
+			escaped = true
+			if s.i+1 == len(s.b) {
+				return nil, false
+			}
+			switch s.b[s.i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				s.i += 2
+			case 'u':
+				if s.i+6 > len(s.b) {
+					return nil, false
+				}
+				for _, h := range s.b[s.i+2 : s.i+6] {
+					if !('0' <= h && h <= '9' || 'a' <= h && h <= 'f' || 'A' <= h && h <= 'F') {
+						return nil, false
+					}
+				}
+				s.i += 6
+			default:
+				return nil, false
+			}
+		case c < 0x20:
+			return nil, false
+		default:
+			s.i++
+		}
+	}
+	return nil, false
+}
+
+// number reads the number at s.i: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+func (s *callScan) number() bool {
+	digits := func() bool {
+		start := s.i
+		for s.i < len(s.b) && '0' <= s.b[s.i] && s.b[s.i] <= '9' {
+			s.i++
+		}
+		return s.i > start
+	}
+	if s.b[s.i] == '-' {
+		s.i++
+	}
+	if s.i == len(s.b) {
+		return false
+	}
+	if s.b[s.i] == '0' {
+		s.i++
+	} else if !digits() {
+		return false
+	}
+	if s.i < len(s.b) && s.b[s.i] == '.' {
+		s.i++
+		if !digits() {
+			return false
+		}
+	}
+	if s.i < len(s.b) && (s.b[s.i] == 'e' || s.b[s.i] == 'E') {
+		s.i++
+		if s.i < len(s.b) && (s.b[s.i] == '+' || s.b[s.i] == '-') {
+			s.i++
+		}
+		if !digits() {
+			return false
+		}
+	}
+	return true
+}
