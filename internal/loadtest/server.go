@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -22,6 +24,14 @@ const (
 	serveEnv = "AFFORDANCES_LOADTEST_SERVE"
 	addrEnv  = "AFFORDANCES_LOADTEST_ADDR"
 )
+
+// ProfileEnv names a directory where each server process that [Start]
+// runs writes its CPU profile, <name>.cpu.prof (spaces, slashes and colons
+// as _), when it is stopped: where the CPU time over HTTP goes.
+//
+//	AFFORDANCES_LOADTEST_CPUPROFILE=/tmp go test -run '^$' -bench HTTP -cpu 1 .
+//	go tool pprof -top /tmp/site.cpu.prof
+const ProfileEnv = "AFFORDANCES_LOADTEST_CPUPROFILE"
 
 // Main runs the tests of a package whose benchmarks start servers with
 // [Start]. In a process that Start began, it serves what serve returns for
@@ -40,10 +50,27 @@ func Main(m *testing.M, serve func(name string) (http.Handler, error)) int {
 
 // serveAndExit is the life of a server process [Start] began.
 func serveAndExit(name string, serve func(name string) (http.Handler, error)) {
+	if dir := os.Getenv(ProfileEnv); dir != "" {
+		file := filepath.Join(dir, strings.Map(func(r rune) rune {
+			if r == '/' || r == ' ' || r == ':' {
+				return '_'
+			}
+			return r
+		}, name)+".cpu.prof")
+		f, err := os.Create(file)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "loadtest: %s: %v\n", ProfileEnv, err)
+			os.Exit(1)
+		}
+	}
 	// The process that started this one holds its stdin open: when that
 	// ends, so does this.
 	go func() {
 		io.Copy(io.Discard, os.Stdin)
+		pprof.StopCPUProfile()
 		os.Exit(0)
 	}()
 	h, err := serve(name)
@@ -170,11 +197,16 @@ func (s *Server) CPU() (time.Duration, error) {
 	return processCPU(s.cmd.Process.Pid)
 }
 
-// Stop ends the server's process and waits for it.
+// Stop ends the server's process and waits for it: a process of [Start]
+// ends on its own when its stdin closes, any other is killed after 2 s.
 func (s *Server) Stop() {
 	s.stdin.Close()
-	s.cmd.Process.Kill()
-	<-s.done
+	select {
+	case <-s.done:
+	case <-time.After(2 * time.Second):
+		s.cmd.Process.Kill()
+		<-s.done
+	}
 }
 
 func stopAll() {
