@@ -34,7 +34,8 @@ func signInBrowser(demo string) (*browser, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &browser{demo: demo, hc: &http.Client{Jar: jar, Timeout: 10 * time.Second}}
+	// Timeout guards against a hang: under -race on a busy machine a sign-in took over 10 s.
+	b := &browser{demo: demo, hc: &http.Client{Jar: jar, Timeout: time.Minute}}
 	body := fmt.Sprintf(`{"action":"signIn","input":{"email":%q,"password":%q}}`, shop.DemoEmail, shop.DemoPassword)
 	req, _ := http.NewRequest(http.MethodPost, demo+"/login", strings.NewReader(body))
 	req.Header.Set("Content-Type", affordances.MediaType)
