@@ -2,12 +2,20 @@
 GO       ?= go
 PKGS     ?= ./...
 
-.PHONY: check deps test fmt vet race postgres fuzz generate bench demo screenshots
+.PHONY: check deps test fmt vet race unraced postgres fuzz others generate bench demo screenshots
 
 # Under make check no test may skip for want of a tool: they fail instead.
+# The race detector's run and the others (unraced, postgres, fuzz, one
+# after another) are two jobs side by side: each waits on browsers, demo
+# processes and servers often enough that one alone leaves a core idle.
+# Each job's output is printed whole when it ends, with its time.
 check: export AFFORDANCES_CHECK = 1
-check: deps fmt vet race postgres fuzz
+check: deps fmt vet
+	@$(MAKE) --no-print-directory -j2 --output-sync=target race others
 	@echo "make check: all passed"
+
+others:
+	@$(MAKE) --no-print-directory unraced && $(MAKE) --no-print-directory postgres && $(MAKE) --no-print-directory fuzz
 
 # What the tests need beyond Go, installed from Debian's packages when missing
 # (a package is there when its command is, or dpkg knows it): curl for the
@@ -45,26 +53,36 @@ vet:
 # browsers and demo processes too, and runs unraced.
 UNRACED := ^(TestMutants|TestBadInput.*|TestRacingCheckouts|TestKilledInstance|TestInstancesShare|TestApprovalInBrowser|TestDenyInBrowser|TestApprovalPageRefusesOthers)$$
 race:
-	$(GO) test -race -count=1 -skip '$(UNRACED)' $$($(GO) list $(PKGS) | grep -v '/bench$$')
-	$(GO) test -count=1 -run '$(UNRACED)' ./conformance ./examples/shop ./examples/board
-	$(GO) test -count=1 ./bench
+	@start=$$(date +%s); \
+	$(GO) test -race -count=1 -skip '$(UNRACED)' $$($(GO) list $(PKGS) | grep -v '/bench$$') && \
+	echo "race: $$(( $$(date +%s) - start )) s"
+
+unraced:
+	@start=$$(date +%s); \
+	$(GO) test -count=1 -run '$(UNRACED)' ./conformance ./examples/shop ./examples/board && \
+	$(GO) test -count=1 ./bench && \
+	echo "unraced: $$(( $$(date +%s) - start )) s"
 
 # The shop's tests once more with its data in PostgreSQL (a throwaway
 # server, internal/servicetest): both back ends pass the same suite. The
 # browser's tests and the several-instance tests (which run both back ends
 # themselves) stay on the first run.
 postgres:
-	AFFORDANCES_TEST_POSTGRES=1 $(GO) test -count=1 -skip 'Browser|WebMCP|Screenshots|PagesLog|InBrowser|RefusesOthers|RacingCheckouts|KilledInstance|InstancesShare' ./examples/shop
+	@start=$$(date +%s); \
+	AFFORDANCES_TEST_POSTGRES=1 $(GO) test -count=1 -skip 'Browser|WebMCP|Screenshots|PagesLog|InBrowser|RefusesOthers|RacingCheckouts|KilledInstance|InstancesShare' ./examples/shop && \
+	echo "postgres: $$(( $$(date +%s) - start )) s"
 
 # Short runs of the fuzz targets of every network parser (STYLE.md rule 7),
 # bounded by a count of inputs rather than a duration: a duration can end
 # while the fuzzer minimises a new input, which Go reports as a failure
 # ("context deadline exceeded") on a busy machine. Each is a few seconds.
 fuzz:
-	$(GO) test -run '^$$' -fuzz '^FuzzAccepts$$' -fuzztime 100000x ./internal/mediatype
-	$(GO) test -run '^$$' -fuzz '^FuzzDecodeCall$$' -fuzztime 15000x .
-	$(GO) test -run '^$$' -fuzz '^FuzzValidate$$' -fuzztime 15000x ./aal
-	$(GO) test -run '^$$' -fuzz '^FuzzInputLine$$' -fuzztime 8000x ./cmd/affordances
+	@start=$$(date +%s); \
+	$(GO) test -run '^$$' -fuzz '^FuzzAccepts$$' -fuzztime 100000x ./internal/mediatype && \
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodeCall$$' -fuzztime 15000x . && \
+	$(GO) test -run '^$$' -fuzz '^FuzzValidate$$' -fuzztime 15000x ./aal && \
+	$(GO) test -run '^$$' -fuzz '^FuzzInputLine$$' -fuzztime 8000x ./cmd/affordances && \
+	echo "fuzz: $$(( $$(date +%s) - start )) s"
 
 # Regenerate schemas/ from the Go types (a test fails when they drift).
 generate:
