@@ -208,6 +208,55 @@ func sitePath(u string) string {
 	return p.RequestURI()
 }
 
+// writeAALIndex prints the routes of an AAL manifest for index: each with
+// its fragment and, for a route without parameters, the fragment's
+// affordances.
+func writeAALIndex(ctx context.Context, e *env, asJSON bool, s *site, m *aal.Manifest) error {
+	fragments := map[string]*aal.Fragment{}
+	problems := map[string]string{}
+	for _, r := range m.Routes {
+		if strings.Contains(r.Route, "[") {
+			continue
+		}
+		f, err := aalpage.LoadFragment(ctx, s.hc, s.origin, s.origin+r.Fragment)
+		if err != nil {
+			problems[r.Route] = strings.TrimPrefix(err.Error(), "aalpage: ")
+			continue
+		}
+		fragments[r.Route] = f
+	}
+	if asJSON {
+		return writeJSON(e.stdout, struct {
+			Index     *struct{}                `json:"index"` // always null: the site has none
+			Manifest  *aal.Manifest            `json:"manifest"`
+			Fragments map[string]*aal.Fragment `json:"fragments"`
+		}{nil, m, fragments})
+	}
+	w := e.stdout
+	fmt.Fprintf(w, "%s: %s, AAL only (manifest %s, no Affordances site index)\n\n", aal.Visible(m.Site.Name), plural(len(m.Routes), "route"), aal.ManifestPath)
+	for _, r := range m.Routes {
+		fmt.Fprintln(w, aal.Visible(r.Route)+"  "+aal.Visible(r.Fragment))
+		switch f, why := fragments[r.Route], problems[r.Route]; {
+		case why != "":
+			fmt.Fprintln(w, "  (its fragment could not be read: "+aal.Visible(why)+")")
+		case f == nil:
+			fmt.Fprintln(w, "  (a route with parameters: inspect one of its pages)")
+		case len(f.Affordances) == 0:
+			fmt.Fprintln(w, "  (no affordances)")
+		default:
+			col := 0
+			for _, a := range f.Affordances {
+				col = max(col, utf8.RuneCountInString(aal.Visible(a.ID)))
+			}
+			for _, a := range f.Affordances {
+				id := aal.Visible(a.ID)
+				fmt.Fprintln(w, "  "+id+strings.Repeat(" ", col-utf8.RuneCountInString(id))+"  "+aal.Visible(string(a.Action))+` "`+aal.Visible(a.Label)+`"`)
+			}
+		}
+	}
+	return nil
+}
+
 // runAALCall performs the affordance id of an AAL page with input, in
 // headless Chromium, and prints the outcome.
 func runAALCall(ctx context.Context, e *env, f *agentFlags, s *site, page *aalpage.Page, id string, raw json.RawMessage, ap *approval) error {

@@ -10,6 +10,7 @@ import (
 
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/aal"
+	"github.com/affordances/affordances-go/internal/aalpage"
 )
 
 var indexCommand = &command{
@@ -23,6 +24,11 @@ and a person's approval of each call), read-only or not, and the entities
 it changes ("effects: none" when it declares it changes none, "effects: ?"
 when it does not say). A path after the origin is ignored. Text from the
 site is shown verbatim, invisible characters made visible.
+
+A site that publishes AAL only has no site index: index then lists its AAL
+manifest's routes, each with its fragment and, for a route without
+parameters, its affordances (id, action type and label); --json prints the
+manifest and those fragments.
 
 ` + authHelp + `
 
@@ -43,6 +49,10 @@ affordances index --json http://127.0.0.1:8080 | jq '.routes[].route'`,
 			defer func() { err = s.close(err) }()
 			idx, err := s.client.Index(ctx)
 			if err != nil {
+				// No site index: a site that publishes AAL only has a manifest.
+				if m, merr := aalpage.LoadManifest(ctx, s.hc, s.origin); merr == nil && m != nil {
+					return writeAALIndex(ctx, e, f.json, s, m)
+				}
 				return reportSiteError(e, f.json, err)
 			}
 			if f.json {

@@ -249,3 +249,22 @@ func TestCallPlain(t *testing.T) {
 		t.Errorf("call --json: %v %+v\n%s", err, res, out)
 	}
 }
+
+// TestIndexPlain: a site that publishes AAL only has no site index; index
+// lists its manifest's routes and their affordances instead (seed 003,
+// CLARIFICATIONS 7).
+func TestIndexPlain(t *testing.T) {
+	_, base := startPlain(t)
+	e, out, errOut := testEnv(nil)
+	if code := run(t.Context(), e, []string{"index", base}); code != exitOK {
+		t.Fatalf("index: exit %d\n%s", code, errOut)
+	}
+	for _, want := range []string{
+		"Corner Notes: 5 routes, AAL only (manifest /.well-known/agent-affordances.json, no Affordances site index)",
+		"/notes  /.well-known/agent-affordances/notes.json\n  add-note     create \"Add note\"\n  delete-note  delete \"Delete note\"\n",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("index lacks %q:\n%s", want, out)
+		}
+	}
+}
