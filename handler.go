@@ -272,8 +272,12 @@ func (s *Site) authenticate(r *http.Request) (p Principal, err error) {
 	return p, nil
 }
 
-// withoutCookies returns a shallow copy of r with no Cookie header.
+// withoutCookies returns a shallow copy of r with no Cookie header, or r
+// when it has none.
 func withoutCookies(r *http.Request) *http.Request {
+	if _, ok := r.Header["Cookie"]; !ok {
+		return r
+	}
 	r2 := new(http.Request)
 	*r2 = *r
 	r2.Header = r.Header.Clone()
