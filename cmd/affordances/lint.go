@@ -16,6 +16,7 @@ import (
 
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/aal"
+	"github.com/affordances/affordances-go/internal/aalpage"
 	"github.com/affordances/affordances-go/internal/crawl"
 	"github.com/affordances/affordances-go/internal/htmlcheck"
 	"github.com/affordances/affordances-go/internal/wirecheck"
@@ -34,8 +35,15 @@ affordances lint fragment.json
 affordances lint http://127.0.0.1:8080
 # as a signed-in user, machine-readable (or with $AFFORDANCES_TOKEN set)
 affordances lint --token "$TOKEN" --json http://127.0.0.1:8080
+# a site that publishes AAL only (a manifest, fragments, no site index or
+# graph, as affordances demo plain) is checked as AAL: its manifest, each
+# page's fragment (inlined, linked, or named by the manifest) and its
+# selectors against the page's HTML, the pages found through the HTML's
+# links and the manifest's routes; that it has no graph is a note
+affordances lint http://127.0.0.1:8082
 
-Each problem is printed with where it is (file or URL) and a JSON Pointer.
+Each problem is printed with where it is (file or URL) and a JSON Pointer;
+a note is information, not a problem.
 Exit status: 0 no problems, 1 problems (or the site could not be read),
 2 a usage error.`,
 	Flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
@@ -81,6 +89,9 @@ type finding struct {
 	Kind    string `json:"kind"`              // what the document is
 	Pointer string `json:"pointer,omitempty"` // JSON Pointer into it
 	Problem string `json:"problem,omitempty"` // empty: checked, clean
+	// Note is information, not a problem: "the site publishes no
+	// Affordances site index and no graph".
+	Note string `json:"note,omitempty"`
 }
 
 type linter struct {
@@ -98,9 +109,16 @@ func (l *linter) problem(where, kind, pointer, msg string) {
 	l.findings = append(l.findings, finding{Where: where, Kind: kind, Pointer: pointer, Problem: msg})
 }
 
+func (l *linter) note(where, kind, msg string) {
+	l.findings = append(l.findings, finding{Where: where, Kind: kind, Note: msg})
+}
+
 func (l *linter) report(e *env, asJSON bool) error {
 	problems, docs := 0, map[string]bool{}
 	for _, f := range l.findings {
+		if f.Note != "" {
+			continue
+		}
 		docs[f.Where+" "+f.Kind] = true
 		if f.Problem != "" {
 			problems++
@@ -120,6 +138,10 @@ func (l *linter) report(e *env, asJSON bool) error {
 		}
 	} else {
 		for _, f := range l.findings {
+			if f.Note != "" {
+				fmt.Fprintf(e.stdout, "note  %s (%s): %s\n", f.Where, f.Kind, f.Note)
+				continue
+			}
 			if f.Problem == "" {
 				fmt.Fprintf(e.stdout, "ok    %s (%s)\n", f.Where, f.Kind)
 				continue
@@ -237,10 +259,8 @@ func (l *linter) site(ctx context.Context, start string) error {
 	}
 	origin := base.Scheme + "://" + base.Host
 	var index affordances.SiteIndex
-	if body, ok := l.fetch(ctx, origin+affordances.IndexPath, affordances.MediaType, "site index"); ok {
-		l.document(origin+affordances.IndexPath, "site index", body)
-		json.Unmarshal(body, &index) // document reported it if it is not one
-	}
+	indexURL := origin + affordances.IndexPath
+	indexStatus, _, indexBody, indexErr := l.get(ctx, indexURL, affordances.MediaType)
 	var manifest *aal.Manifest
 	if body, ok := l.fetch(ctx, origin+aal.ManifestPath, "application/json", "manifest"); ok {
 		l.document(origin+aal.ManifestPath, "manifest", body)
@@ -248,6 +268,29 @@ func (l *linter) site(ctx context.Context, start string) error {
 		if json.Unmarshal(body, &m) == nil {
 			manifest = &m
 		}
+	}
+	switch {
+	case indexErr == nil && indexStatus == http.StatusNotFound && manifest != nil:
+		// A site of AAL alone, as any PHP or Rails site may be: it is
+		// checked as AAL, its pages from its HTML and its manifest.
+		l.note(indexURL, "site index", "none: the site publishes AAL only, no Affordances site index or graph; it is checked as AAL (manifest, fragments, selectors against the HTML)")
+		first := base.EscapedPath()
+		if first == "" {
+			first = "/"
+		}
+		if base.RawQuery != "" {
+			first += "?" + base.RawQuery
+		}
+		queue := append([]string{first}, crawl.Routes(nil, manifest)...)
+		crawl.Walk(queue, l.maxPages, func(page string) []string { return l.aalPage(ctx, origin, page, manifest) })
+		return nil
+	case indexErr != nil:
+		l.problem(indexURL, "site index", "", indexErr.Error())
+	case indexStatus != http.StatusOK:
+		l.problem(indexURL, "site index", "", fmt.Sprintf("GET answered %d %s", indexStatus, http.StatusText(indexStatus)))
+	default:
+		l.document(indexURL, "site index", indexBody)
+		json.Unmarshal(indexBody, &index) // document reported it if it is not one
 	}
 	first := base.EscapedPath()
 	if first == "" {
@@ -315,6 +358,11 @@ func (l *linter) page(ctx context.Context, origin, page string, manifest *aal.Ma
 		l.problem(where, "HTML", "", err.Error())
 		return next
 	}
+	if loc, err := aalpage.Locate(where, src, manifest); err != nil {
+		l.problem(where, "HTML", "", aal.Visible(strings.TrimPrefix(err.Error(), "aalpage: ")))
+	} else if loc.Inline != "" {
+		l.inline(where, loc.Inline)
+	}
 	for _, sp := range doc.CheckSelectors(g.Actions, &f) {
 		for _, msg := range sp.Problems {
 			l.problem(fragURL, "fragment", fmt.Sprintf("/affordances/%d/selector", sp.Index),
@@ -327,10 +375,23 @@ func (l *linter) page(ctx context.Context, origin, page string, manifest *aal.Ma
 // fetch GETs u asking for accept, and reports a problem when the answer is
 // not a 200 of that kind.
 func (l *linter) fetch(ctx context.Context, u, accept, kind string) ([]byte, bool) {
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
+	status, _, body, err := l.get(ctx, u, accept)
 	if err != nil {
 		l.problem(u, kind, "", err.Error())
 		return nil, false
+	}
+	if status != http.StatusOK {
+		l.problem(u, kind, "", fmt.Sprintf("GET answered %d %s", status, http.StatusText(status)))
+		return nil, false
+	}
+	return body, true
+}
+
+// get GETs u asking for accept, with the linter's credentials.
+func (l *linter) get(ctx context.Context, u, accept string) (status int, contentType string, body []byte, err error) {
+	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
+	if err != nil {
+		return 0, "", nil, err
 	}
 	req.Header.Set("Accept", accept)
 	if l.token != "" {
@@ -338,18 +399,120 @@ func (l *linter) fetch(ctx context.Context, u, accept, kind string) ([]byte, boo
 	}
 	res, err := l.client.Do(req)
 	if err != nil {
-		l.problem(u, kind, "", err.Error())
-		return nil, false
+		return 0, "", nil, err
 	}
 	defer res.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(res.Body, 8<<20))
+	body, err = io.ReadAll(io.LimitReader(res.Body, 8<<20))
 	if err != nil {
-		l.problem(u, kind, "", err.Error())
-		return nil, false
+		return 0, "", nil, err
 	}
-	if res.StatusCode != http.StatusOK {
-		l.problem(u, kind, "", fmt.Sprintf("GET answered %s", res.Status))
-		return nil, false
+	return res.StatusCode, res.Header.Get("Content-Type"), body, nil
+}
+
+// inline lints the fragment a page inlines.
+func (l *linter) inline(where, text string) *aal.Fragment {
+	problems := aal.ValidateFragment([]byte(text))
+	for _, p := range problems {
+		l.problem(where, "inline fragment", p.Pointer, p.Message)
 	}
-	return body, true
+	if len(problems) > 0 {
+		return nil
+	}
+	l.clean(where, "inline fragment")
+	var f aal.Fragment
+	json.Unmarshal([]byte(text), &f) // valid, so it decodes
+	return &f
+}
+
+// aalPage lints one page of a site that publishes AAL only: the fragments
+// it inlines, links and the manifest names for it (seed 003,
+// CLARIFICATIONS 7), that the manifest has its route, that its fragment's
+// page is its path, and the fragment's selectors against its HTML
+// (CLARIFICATIONS 11: a page without a graph lists what it offers, so each
+// selector matches). It returns the page's links within the site.
+func (l *linter) aalPage(ctx context.Context, origin, page string, manifest *aal.Manifest) []string {
+	where := origin + page
+	status, ctype, body, err := l.get(ctx, where, "text/html")
+	switch {
+	case err != nil:
+		l.problem(where, "HTML", "", err.Error())
+		return nil
+	case status != http.StatusOK:
+		l.problem(where, "HTML", "", fmt.Sprintf("GET answered %d %s", status, http.StatusText(status)))
+		return nil
+	case !strings.HasPrefix(strings.ToLower(ctype), "text/html"):
+		l.note(where, "page", "not HTML ("+aal.Visible(ctype)+"): not checked")
+		return nil
+	}
+	u, _ := url.Parse(where)
+	links := crawl.HTMLLinks(u, body)
+	doc, err := htmlcheck.Parse(body)
+	if err != nil {
+		l.problem(where, "HTML", "", err.Error())
+		return links
+	}
+	loc, err := aalpage.Locate(where, body, manifest)
+	if err != nil {
+		l.problem(where, "HTML", "", aal.Visible(strings.TrimPrefix(err.Error(), "aalpage: ")))
+		return links
+	}
+	if loc.From == "" {
+		l.note(where, "page", "publishes no AAL fragment")
+		return links
+	}
+	if loc.ManifestURL == "" {
+		l.problem(where, "manifest", "", fmt.Sprintf("the manifest has no route for %s, which publishes a fragment (%s)", aal.Visible(pathOnly(page)), loc.From))
+	}
+	var f *aal.Fragment
+	fragWhere := where
+	if loc.Inline != "" {
+		f = l.inline(where, loc.Inline)
+	}
+	var urls []string // the fragments the page links or the manifest names, each once
+	if loc.URL != "" {
+		urls = append(urls, loc.URL)
+	}
+	if loc.ManifestURL != "" && loc.ManifestURL != loc.URL {
+		urls = append(urls, loc.ManifestURL)
+	}
+	for _, fu := range urls {
+		if o, err := url.Parse(fu); err != nil || o.Scheme+"://"+o.Host != origin {
+			l.problem(where, "HTML", "", fmt.Sprintf("the fragment %s is not of the site's origin", aal.Visible(fu)))
+			continue
+		}
+		fbody, ok := l.fetch(ctx, fu, "application/json", "fragment")
+		if !ok {
+			continue
+		}
+		l.document(fu, "fragment", fbody)
+		var ff aal.Fragment
+		if f == nil && aal.ValidateFragment(fbody) == nil && json.Unmarshal(fbody, &ff) == nil {
+			f, fragWhere = &ff, fu
+		}
+	}
+	if f == nil {
+		return links
+	}
+	if f.Page != pathOnly(page) {
+		l.problem(fragWhere, "fragment", "/page", fmt.Sprintf("the fragment's page is %s, and it is the fragment of %s", aal.Visible(f.Page), aal.Visible(pathOnly(page))))
+	}
+	for i, a := range f.Affordances {
+		inputs, err := doc.Inputs(a.Selector)
+		if err != nil {
+			l.problem(fragWhere, "fragment", fmt.Sprintf("/affordances/%d/selector", i), fmt.Sprintf("page %s, affordance %q: %s", where, a.ID, aal.Visible(err.Error())))
+			continue
+		}
+		for _, msg := range aal.CheckMatches(true, inputs) {
+			l.problem(fragWhere, "fragment", fmt.Sprintf("/affordances/%d/selector", i),
+				fmt.Sprintf("page %s, affordance %q, selector %s: %s (CLARIFICATIONS 11)", where, a.ID, aal.Visible(a.Selector), msg))
+		}
+	}
+	l.clean(where, "HTML")
+	return links
+}
+
+// pathOnly returns a page's path without its query.
+func pathOnly(page string) string {
+	p, _, _ := strings.Cut(page, "?")
+	return p
 }

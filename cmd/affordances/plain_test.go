@@ -268,3 +268,71 @@ func TestIndexPlain(t *testing.T) {
 		}
 	}
 }
+
+// TestLintPlain: lint checks a site that publishes AAL only as AAL: its
+// manifest, each page's fragment (linked, inlined, or named by the
+// manifest), and each selector against the page's HTML; that it has no
+// site index or graph is a note, not a problem. The plain demo passes
+// with 0 problems; a broken one fails on each thing it breaks.
+func TestLintPlain(t *testing.T) {
+	_, base := startPlain(t)
+	e, out, _ := testEnv(nil)
+	if code := run(t.Context(), e, []string{"lint", base}); code != exitOK {
+		t.Errorf("lint the plain demo: exit %d\n%s", code, out)
+	}
+	for _, want := range []string{
+		"note  " + base + "/.well-known/affordances.json (site index): none: the site publishes AAL only",
+		"ok    " + base + "/.well-known/agent-affordances.json (manifest)",
+		"ok    " + base + "/.well-known/agent-affordances/notes.json (fragment)",
+		"ok    " + base + "/contact (inline fragment)",
+		"ok    " + base + "/notes (HTML)",
+		"12 documents checked, 0 problems",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("lint lacks %q:\n%s", want, out)
+		}
+	}
+
+	mux := http.NewServeMux()
+	page := func(head, body string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.Write([]byte(`<!doctype html><html lang="en"><head><title>Broken</title>` + head + `</head><body><main>` + body + `</main></body></html>`))
+		}
+	}
+	file := func(doc string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.Write([]byte(doc))
+		}
+	}
+	aff := func(id, label string) string {
+		return `{"id":"` + id + `","selector":"[data-aal=\"` + id + `\"]","action":"submit","label":"` + label + `","destructive":false,"reversible":true,"trust":"safe"}`
+	}
+	mux.HandleFunc("GET /.well-known/agent-affordances.json", file(`{"aal":"0.1","site":{"name":"Broken","origin":"http://x.example"},"routes":[
+		{"route":"/","fragment":"/.well-known/agent-affordances/index.json"},
+		{"route":"/b","fragment":"/.well-known/agent-affordances/b.json"}]}`))
+	mux.HandleFunc("GET /.well-known/agent-affordances/index.json", file(`{"aal":"0.1","page":"/","affordances":[`+aff("go", "Go")+`,`+aff("gone", "Gone")+`]}`))
+	mux.HandleFunc("GET /.well-known/agent-affordances/b.json", file(`{"aal":"0.1","page":"/elsewhere","affordances":[`+aff("pick", "Pick")+`]}`))
+	mux.HandleFunc("GET /{$}", page(`<link rel="agent-affordances" href="/.well-known/agent-affordances/index.json">`,
+		`<button data-aal="go">Go</button><a href="/b">B</a> <a href="/c">C</a>`))
+	mux.HandleFunc("GET /b", page("", `<button data-aal="pick">One</button><button data-aal="pick">Two</button>`))
+	mux.HandleFunc("GET /c", page(`<script type="application/aal+json">{"aal":"0.1","page":"/c","affordances":[`+aff("hide", "Hi\u200bde")+`]}</script>`, `<button data-aal="hide">Hide</button>`))
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	e, out, _ = testEnv(nil)
+	if code := run(t.Context(), e, []string{"lint", srv.URL}); code != exitFail {
+		t.Errorf("lint a broken AAL site: exit %d, want 1\n%s", code, out)
+	}
+	for _, want := range []string{
+		`(fragment) /affordances/1/selector: page ` + srv.URL + `/, affordance "gone", selector [data-aal="gone"]: no element matches`,
+		`(fragment) /page: the fragment's page is /elsewhere, and it is the fragment of /b`,
+		`(fragment) /affordances/0/selector: page ` + srv.URL + `/b, affordance "pick", selector [data-aal="pick"]: element 1 of 2 lacks data-aal-input`,
+		`FAIL  ` + srv.URL + `/c (manifest) "": the manifest has no route for /c, which publishes a fragment (inline)`,
+		`FAIL  ` + srv.URL + `/c (inline fragment) /affordances/0/label:`,
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("lint of the broken site lacks %q:\n%s", want, out)
+		}
+	}
+}

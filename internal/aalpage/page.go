@@ -193,54 +193,31 @@ func read(ctx context.Context, hc *http.Client, pageURL string, doc []byte) (*Pa
 	h := scan(root)
 	p.Title = collapse(h.title)
 	p.Summary = cut(collapse(textOf(h.main)), SummaryLength)
-
 	p.Manifest, p.Route, p.Notes = manifestFor(ctx, hc, base)
-	var src []byte // an inline fragment
-	switch {
-	case len(h.inline) > 1:
-		return nil, fmt.Errorf("aalpage: %s inlines %d AAL fragments; a page has one", aal.Visible(pageURL), len(h.inline))
-	case len(h.inline) == 1:
-		p.From, src = FromInline, []byte(h.inline[0])
-	case len(h.links) > 0:
-		if len(h.links) > 1 {
-			p.Notes = append(p.Notes, fmt.Sprintf("The page links %d fragments; the first is read.", len(h.links)))
-		}
-		ref, err := base.Parse(h.links[0])
-		if err != nil {
-			return nil, fmt.Errorf("aalpage: %s links its fragment at %s, which is not a URL", aal.Visible(pageURL), aal.Visible(h.links[0]))
-		}
-		p.From, p.FragmentURL = FromLink, ref.String()
-	case p.Route != "":
-		frag := ""
-		for _, r := range p.Manifest.Routes {
-			if r.Route == p.Route {
-				frag = aal.FragmentFor(r.Fragment, r.Route, base.EscapedPath())
-			}
-		}
-		ref, err := base.Parse(frag)
-		if err != nil {
-			return nil, fmt.Errorf("aalpage: the manifest's fragment %s is not a path", aal.Visible(frag))
-		}
-		p.From, p.FragmentURL = FromManifest, ref.String()
-	default:
+	src, err := locate(base, h, p.Manifest)
+	if err != nil {
+		return nil, err
+	}
+	p.From, p.FragmentURL, p.Notes = src.From, src.URL, append(p.Notes, src.Notes...)
+	var f *aal.Fragment
+	switch src.From {
+	case "":
 		why := "the site has no manifest"
 		if p.Manifest != nil {
 			why = "no route of the site's manifest matches " + aal.Visible(base.EscapedPath())
 		}
 		return p, fmt.Errorf("%w: %s has no inline fragment, links none, and %s", ErrNoAAL, aal.Visible(pageURL), why)
-	}
-	var f *aal.Fragment
-	if p.FragmentURL != "" {
-		if f, err = LoadFragment(ctx, hc, pageURL, p.FragmentURL); err != nil {
-			return nil, err
-		}
-	} else {
-		if problems := aal.ValidateFragment(src); len(problems) > 0 {
+	case FromInline:
+		if problems := aal.ValidateFragment([]byte(src.Inline)); len(problems) > 0 {
 			return nil, fmt.Errorf("aalpage: the AAL fragment inlined in %s is not valid AAL 0.1, so nothing acts on it: %s", aal.Visible(pageURL), problemList(problems))
 		}
 		f = &aal.Fragment{}
-		if err := json.Unmarshal(src, f); err != nil {
+		if err := json.Unmarshal([]byte(src.Inline), f); err != nil {
 			return nil, fmt.Errorf("aalpage: the AAL fragment inlined in %s: %w", aal.Visible(pageURL), err)
+		}
+	default:
+		if f, err = LoadFragment(ctx, hc, pageURL, src.URL); err != nil {
+			return nil, err
 		}
 	}
 	p.Fragment = f
@@ -249,6 +226,76 @@ func read(ctx context.Context, hc *http.Client, pageURL string, doc []byte) (*Pa
 		p.Elements[a.ID] = elementFor(root, base, a)
 	}
 	return p, nil
+}
+
+// A Source is where a page's AAL fragment is, as its HTML and the site's
+// manifest say, in the order a consumer reads them: inline, linked, named
+// by the manifest for the page's route.
+type Source struct {
+	// From is [FromInline], [FromLink], [FromManifest], or "" when the
+	// page publishes no fragment.
+	From string
+	// Inline is the text of the fragment the page inlines (From inline).
+	Inline string
+	// URL is where the fragment is (From link or manifest), resolved; the
+	// manifest's, when the page's route has one, is ManifestURL too.
+	URL, ManifestURL string
+	// Route is the manifest route the page matches, "" when none does.
+	Route string
+	// Notes say what a person should know ("the page links 2 fragments").
+	Notes []string
+}
+
+// Locate says where the AAL fragment of the page at pageURL is, from its
+// HTML and the site's manifest m (nil: none), without fetching anything.
+// A page that inlines several fragments, or links one at a URL that is
+// not one, is an error.
+func Locate(pageURL string, doc []byte, m *aal.Manifest) (Source, error) {
+	base, err := url.Parse(pageURL)
+	if err != nil {
+		return Source{}, fmt.Errorf("aalpage: %q is not a URL", aal.Visible(pageURL))
+	}
+	root, err := html.Parse(bytes.NewReader(doc))
+	if err != nil {
+		return Source{}, fmt.Errorf("aalpage: %s: %w", aal.Visible(pageURL), err)
+	}
+	return locate(base, scan(root), m)
+}
+
+func locate(base *url.URL, h scanned, m *aal.Manifest) (Source, error) {
+	var src Source
+	if m != nil {
+		for _, r := range m.Routes {
+			if !MatchRoute(r.Route, base.EscapedPath()) {
+				continue
+			}
+			frag := aal.FragmentFor(r.Fragment, r.Route, base.EscapedPath())
+			ref, err := base.Parse(frag)
+			if err != nil {
+				return src, fmt.Errorf("aalpage: the manifest's fragment %s is not a path", aal.Visible(frag))
+			}
+			src.Route, src.ManifestURL = r.Route, ref.String()
+			break
+		}
+	}
+	switch {
+	case len(h.inline) > 1:
+		return src, fmt.Errorf("aalpage: %s inlines %d AAL fragments; a page has one", aal.Visible(base.String()), len(h.inline))
+	case len(h.inline) == 1:
+		src.From, src.Inline = FromInline, h.inline[0]
+	case len(h.links) > 0:
+		if len(h.links) > 1 {
+			src.Notes = append(src.Notes, fmt.Sprintf("The page links %d fragments; the first is read.", len(h.links)))
+		}
+		ref, err := base.Parse(h.links[0])
+		if err != nil {
+			return src, fmt.Errorf("aalpage: %s links its fragment at %s, which is not a URL", aal.Visible(base.String()), aal.Visible(h.links[0]))
+		}
+		src.From, src.URL = FromLink, ref.String()
+	case src.ManifestURL != "":
+		src.From, src.URL = FromManifest, src.ManifestURL
+	}
+	return src, nil
 }
 
 // problemList writes the first problems of a document, and how many more.
