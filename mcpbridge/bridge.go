@@ -18,6 +18,7 @@ import (
 
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/aal"
+	"github.com/affordances/affordances-go/internal/aalbrowser"
 	"github.com/affordances/affordances-go/internal/aalpage"
 	"github.com/affordances/affordances-go/internal/browser"
 	"github.com/affordances/affordances-go/internal/weborigin"
@@ -523,7 +524,7 @@ func (b *bridge) execute(ctx context.Context, req *mcp.CallToolRequest, in Execu
 }
 
 // executeAAL performs an affordance of a page that publishes AAL only, in
-// a browser (package internal/aalpage): the person's cookies and profile
+// a browser (package internal/aalbrowser): the person's cookies and profile
 // for a configured site only, the gate and the person's approval before
 // anything is clicked.
 func (b *bridge) executeAAL(ctx context.Context, a *approver, t *target, page *aalpage.Page, in ExecuteInput) (*mcp.CallToolResult, ExecuteOutput, error) {
@@ -552,7 +553,7 @@ func (b *bridge) executeAAL(ctx context.Context, a *approver, t *target, page *a
 		return nil, ExecuteOutput{}, fmt.Errorf("mcpbridge: operating %s needs a browser: %w", aal.Visible(page.URL), err)
 	}
 	defer br.Close()
-	op := &aalpage.Operator{Browser: br, Profile: opts.Profile != "", HTTP: t.hc, Origin: t.origin, Gate: t.gate, Approver: a}
+	op := &aalbrowser.Operator{Browser: br, Profile: opts.Profile != "", HTTP: t.hc, Origin: t.origin, Gate: t.gate, Approver: a}
 	site, _ := url.Parse(t.origin + "/")
 	if t.configured && t.hc.Jar != nil {
 		op.Cookies = t.hc.Jar.Cookies(site)

@@ -2,7 +2,8 @@ package main
 
 // inspect and call on a page that publishes AAL and no Affordances graph:
 // the page read through its fragment and HTML (internal/aalpage), its
-// affordances performed in headless Chromium with the person's session.
+// affordances performed in headless Chromium with the person's session
+// (internal/aalbrowser).
 
 import (
 	"context"
@@ -17,6 +18,7 @@ import (
 
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/aal"
+	"github.com/affordances/affordances-go/internal/aalbrowser"
 	"github.com/affordances/affordances-go/internal/aalpage"
 	headless "github.com/affordances/affordances-go/internal/browser"
 )
@@ -274,7 +276,7 @@ func runAALCall(ctx context.Context, e *env, f *agentFlags, s *site, page *aalpa
 		return err
 	}
 	defer b.Close()
-	op := &aalpage.Operator{Browser: b, Profile: f.profile != "", HTTP: s.hc, Origin: s.origin, Gate: s.gate, Approver: ap}
+	op := &aalbrowser.Operator{Browser: b, Profile: f.profile != "", HTTP: s.hc, Origin: s.origin, Gate: s.gate, Approver: ap}
 	if s.jar != nil {
 		u, _ := url.Parse(s.origin + "/")
 		op.Cookies = s.jar.Cookies(u)
@@ -319,7 +321,7 @@ type aalResultJSON struct {
 
 // writeAALResult writes what performing an affordance did, and the page
 // it led to.
-func writeAALResult(w io.Writer, r *aalpage.Result, gate *aal.Gate) {
+func writeAALResult(w io.Writer, r *aalbrowser.Result, gate *aal.Gate) {
 	fmt.Fprintln(w, "ok")
 	fmt.Fprintln(w, "did:      "+aal.Visible(strings.Join(r.Did, ", ")))
 	if r.Sent != "" {

@@ -1,4 +1,4 @@
-// Package aalpage reads and operates a page that publishes the Agent
+// Package aalpage reads a page that publishes the Agent
 // Affordance Layer (AAL 0.1.1) and no Affordances graph: any website, in
 // any language, that annotates its HTML with data-aal attributes and
 // publishes a manifest and fragments (seed 003, CLARIFICATIONS 7 and 11).
@@ -13,14 +13,8 @@
 // [ErrGraph]: read it with the root package's Client, which acts through
 // seed 000 calls.
 //
-// An [Operator] performs an affordance the way the person would, in
-// headless Chromium (package internal/browser), with the person's session:
-// the gate decides first ([aal.Gate]); what needs the person's authority is
-// asked of their [affordances.Approver]; the fields of the element's form
-// are filled from the call's input and checked as the browser checks them;
-// only then is exactly the element the selector names (among several, the
-// one whose data-aal-input the input picks) clicked. The result is the page
-// that loaded: its URL, title, fragment and a summary of its main content.
+// Package internal/aalbrowser performs an affordance of such a page the
+// way the person would, in headless Chromium, with their session.
 //
 // Text from a site (labels, ids, titles, summaries) is data: show it
 // through [aal.Visible], never as instructions.
@@ -192,7 +186,7 @@ func read(ctx context.Context, hc *http.Client, pageURL string, doc []byte) (*Pa
 	p := &Page{URL: pageURL}
 	h := scan(root)
 	p.Title = collapse(h.title)
-	p.Summary = cut(collapse(textOf(h.main)), SummaryLength)
+	p.Summary = Cut(collapse(textOf(h.main)), SummaryLength)
 	p.Manifest, p.Route, p.Notes = manifestFor(ctx, hc, base)
 	src, err := locate(base, h, p.Manifest)
 	if err != nil {
@@ -348,7 +342,7 @@ func LoadFragment(ctx context.Context, hc *http.Client, origin, u string) (*aal.
 	if hc == nil {
 		hc = http.DefaultClient
 	}
-	if !sameOrigin(u, origin) {
+	if !SameOrigin(u, origin) {
 		return nil, fmt.Errorf("aalpage: the fragment %s is not of %s; only a fragment of the site's own origin is read", aal.Visible(u), aal.Visible(origin))
 	}
 	res, body, err := fetch(ctx, hc, u, "application/json")
@@ -557,8 +551,9 @@ func blockish(a atom.Atom) bool {
 // collapse collapses runs of whitespace into one space and trims.
 func collapse(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// cut shortens s to at most n characters, the last one "…".
-func cut(s string, n int) string {
+// Cut shortens s to at most n characters, the last one "…", as a Page's
+// Summary is cut.
+func Cut(s string, n int) string {
 	r := []rune(s)
 	if len(r) <= n {
 		return s
@@ -593,10 +588,21 @@ type bearer struct {
 }
 
 func (b bearer) RoundTrip(req *http.Request) (*http.Response, error) {
-	if !sameOrigin(req.URL.String(), b.origin) || req.Header.Get("Authorization") != "" {
+	if !SameOrigin(req.URL.String(), b.origin) || req.Header.Get("Authorization") != "" {
 		return b.next.RoundTrip(req)
 	}
 	r := req.Clone(req.Context())
 	r.Header.Set("Authorization", "Bearer "+b.token)
 	return b.next.RoundTrip(r)
+}
+
+// SameOrigin reports whether two URLs or origins are of one origin
+// ([weborigin.Of]); a URL with no origin is of none.
+func SameOrigin(a, b string) bool {
+	oa, err := weborigin.Of(a)
+	if err != nil {
+		return false
+	}
+	ob, err := weborigin.Of(b)
+	return err == nil && oa == ob
 }

@@ -11,7 +11,7 @@
 // as the browser would before sending it (a required field left empty is
 // an error), leaving the click ([Ready.Click]) for after a person's
 // approval: how the consumer operates a page that publishes AAL without an
-// Affordances graph (package internal/aalpage).
+// Affordances graph (package internal/aalbrowser).
 //
 // [Start] launches Debian's /usr/bin/chromium (or $CHROMIUM) headless, with
 // a fresh user-data-dir; [Browser.Close] stops it and removes that

@@ -1,4 +1,11 @@
-package aalpage
+// Package aalbrowser performs the affordances of a page that publishes
+// AAL and no Affordances graph in headless Chromium (internal/browser), as
+// the person would, with their session: the gate first ([aal.Gate]), the
+// person's [affordances.Approver] when it asks, the form's fields filled
+// from the call's input and checked as the browser checks them, and only
+// then exactly the element the selector names clicked. The page is read
+// as package internal/aalpage reads it.
+package aalbrowser
 
 import (
 	"context"
@@ -11,6 +18,7 @@ import (
 
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/aal"
+	"github.com/affordances/affordances-go/internal/aalpage"
 	"github.com/affordances/affordances-go/internal/browser"
 	"github.com/affordances/affordances-go/internal/weborigin"
 )
@@ -65,10 +73,10 @@ type Result struct {
 	// page loaded (the page's own script acted, and Next is the same
 	// page as it is now).
 	Status int
-	// Next is the page after the click, read as [Load] reads a page: its
+	// Next is the page after the click, read as [aalpage.Load] reads a page: its
 	// URL, title, fragment (nil when it publishes no AAL, and Notes say
 	// why) and the summary of its main content as the browser renders it.
-	Next *Page
+	Next *aalpage.Page
 	// Cookies are those the browser holds for Origin after the click (a
 	// sign-in sets a session), for the person's cookie jar; none when the
 	// page is of another origin.
@@ -100,7 +108,7 @@ func (o *Operator) Execute(ctx context.Context, pageURL, id string, input map[st
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("aalpage: %q is not an http(s) URL", aal.Visible(pageURL))
 	}
-	own := sameOrigin(origin(u), o.Origin)
+	own := aalpage.SameOrigin(pageURL, o.Origin)
 	if o.Profile && !own {
 		return nil, fmt.Errorf("aalpage: %s is not of %s, the site the person named; with their browser profile no other site is opened", aal.Visible(pageURL), aal.Visible(o.Origin))
 	}
@@ -127,7 +135,7 @@ func (o *Operator) Execute(ctx context.Context, pageURL, id string, input map[st
 	if err != nil {
 		return nil, err
 	}
-	if o.Profile && !sameOrigin(page.Origin(), o.Origin) {
+	if o.Profile && !aalpage.SameOrigin(page.Origin(), o.Origin) {
 		return nil, fmt.Errorf("aalpage: %s led to %s, another site than %s; with the person's browser profile nothing is done there", aal.Visible(pageURL), aal.Visible(page.URL), aal.Visible(o.Origin))
 	}
 	a, ok := page.Affordance(id)
@@ -149,10 +157,10 @@ func (o *Operator) Execute(ctx context.Context, pageURL, id string, input map[st
 		switch {
 		case err != nil:
 			return r, fmt.Errorf("aalpage: %s sends the page to %s, which is not a URL; nothing was clicked", aal.Visible(id), aal.Visible(ready.URL))
-		case ready.Submits && !sameOrigin(origin(to), page.Origin()):
-			return r, fmt.Errorf("aalpage: %s's form sends its fields to %s, another origin than the page's; nothing was clicked", aal.Visible(id), aal.Visible(origin(to)))
-		case o.Profile && !sameOrigin(origin(to), o.Origin):
-			return r, fmt.Errorf("aalpage: %s leads to %s, another site than %s; with the person's browser profile nothing is clicked", aal.Visible(id), aal.Visible(origin(to)), aal.Visible(o.Origin))
+		case ready.Submits && !aalpage.SameOrigin(ready.URL, page.Origin()):
+			return r, fmt.Errorf("aalpage: %s's form sends its fields to %s, another origin than the page's; nothing was clicked", aal.Visible(id), aal.Visible(originOf(to)))
+		case o.Profile && !aalpage.SameOrigin(ready.URL, o.Origin):
+			return r, fmt.Errorf("aalpage: %s leads to %s, another site than %s; with the person's browser profile nothing is clicked", aal.Visible(id), aal.Visible(originOf(to)), aal.Visible(o.Origin))
 		}
 	}
 	if r.Verdict.Decision == aal.Ask {
@@ -176,7 +184,7 @@ func (o *Operator) Execute(ctx context.Context, pageURL, id string, input map[st
 	if err != nil {
 		// The click is done: what follows is only what the next page says.
 		loc, _ := bp.URL(ctx)
-		r.Next = &Page{URL: loc, Notes: []string{"The page could not be read: " + aal.Visible(err.Error()) + "."}}
+		r.Next = &aalpage.Page{URL: loc, Notes: []string{"The page could not be read: " + aal.Visible(err.Error()) + "."}}
 		r.Next.Title, _ = bp.Title(ctx)
 	}
 	return r, nil
@@ -185,7 +193,7 @@ func (o *Operator) Execute(ctx context.Context, pageURL, id string, input map[st
 // read reads the page the browser has loaded: its fragment from its
 // document as it is now, its title and main text as the browser renders
 // them.
-func (o *Operator) read(ctx context.Context, bp *browser.Page) (*Page, error) {
+func (o *Operator) read(ctx context.Context, bp *browser.Page) (*aalpage.Page, error) {
 	loc, err := bp.URL(ctx)
 	if err != nil {
 		return nil, err
@@ -194,8 +202,8 @@ func (o *Operator) read(ctx context.Context, bp *browser.Page) (*Page, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := Read(ctx, o.httpClient(loc), loc, []byte(doc))
-	if errors.Is(err, ErrNoAAL) {
+	p, err := aalpage.Read(ctx, o.httpClient(loc), loc, []byte(doc))
+	if errors.Is(err, aalpage.ErrNoAAL) {
 		p.Notes = append(p.Notes, "This page publishes no AAL.")
 		err = nil
 	}
@@ -206,7 +214,7 @@ func (o *Operator) read(ctx context.Context, bp *browser.Page) (*Page, error) {
 		p.Title = strings.Join(strings.Fields(t), " ")
 	}
 	if text, err := bp.MainText(ctx); err == nil {
-		p.Summary = cut(text, SummaryLength)
+		p.Summary = aalpage.Cut(text, aalpage.SummaryLength)
 	}
 	return p, nil
 }
@@ -218,7 +226,7 @@ func (o *Operator) httpClient(loc string) *http.Client {
 	if hc == nil {
 		hc = http.DefaultClient
 	}
-	if u, err := url.Parse(loc); err != nil || !sameOrigin(origin(u), o.Origin) {
+	if !aalpage.SameOrigin(loc, o.Origin) {
 		anon := *hc
 		anon.Jar = nil
 		return &anon
@@ -227,7 +235,7 @@ func (o *Operator) httpClient(loc string) *http.Client {
 }
 
 // approve asks the person about a, with its id and label verbatim.
-func (o *Operator) approve(ctx context.Context, page *Page, a aal.Affordance, v aal.Verdict, input map[string]any) error {
+func (o *Operator) approve(ctx context.Context, page *aalpage.Page, a aal.Affordance, v aal.Verdict, input map[string]any) error {
 	req := &affordances.ApprovalRequest{Origin: page.Origin(), Page: pathOf(page.URL), Action: a.ID, Label: aal.Visible(a.Label),
 		Classes: v.Classes, Amount: v.Amount}
 	for _, r := range v.Reasons {
@@ -258,15 +266,13 @@ func pathOf(s string) string {
 	return u.RequestURI()
 }
 
-// sameOrigin reports whether two URLs or origins are of one origin
-// ([weborigin.Of]); a URL with no origin is of none.
-func sameOrigin(a, b string) bool {
-	oa, err := weborigin.Of(a)
+// originOf returns the origin of u, or u itself when it has none.
+func originOf(u *url.URL) string {
+	o, err := weborigin.Of(u.String())
 	if err != nil {
-		return false
+		return u.String()
 	}
-	ob, err := weborigin.Of(b)
-	return err == nil && oa == ob
+	return o
 }
 
 func classNames(cs []aal.Class) string {
