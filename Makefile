@@ -88,9 +88,13 @@ fuzz:
 generate:
 	$(GO) generate ./...
 
-# The budgets of DESIGN.md: ratios against a static handler, same run.
+# The budgets of DESIGN.md: each benchmark against a static baseline of the
+# same bytes, interleaved in one run, in process and over loopback HTTP by
+# the server's CPU time, the demo shop against a file server; the table at
+# the end has the ratios (docs/performance.md has the method and figures).
+# One package at a time (-p 1), one core for the Go code (-cpu 1).
 bench:
-	$(GO) test -run '^$$' -bench 'StaticBytes|GraphGET|CallPOST' -cpu 1 -count 5 .
+	$(GO) test -p 1 -run '^$$' -bench . -cpu 1 -count 3 . ./internal/loadtest 2>&1 | $(GO) run ./internal/loadtest/benchtable
 
 demo:
 	$(GO) run ./cmd/affordances demo
