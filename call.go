@@ -502,8 +502,9 @@ const (
 // with at most 10,000 values and no number longer than 64 characters or
 // beyond a 64-bit float, a non-empty string "action", any "input", and a
 // boolean "confirm" when present. Unknown fields are ignored
-// (CLARIFICATIONS 5). The error is an invalid_input [*Error].
-func DecodeCall(body []byte) (Call, *Error) {
+// (CLARIFICATIONS 5). The error is an invalid_input [*Error], for
+// [errors.As].
+func DecodeCall(body []byte) (Call, error) {
 	var c Call
 	if !utf8.Valid(body) {
 		// encoding/json would read each bad byte as U+FFFD: another input

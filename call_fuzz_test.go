@@ -2,6 +2,7 @@ package affordances
 
 import (
 	"encoding/json"
+	"errors"
 	"testing"
 )
 
@@ -21,8 +22,9 @@ func FuzzDecodeCall(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		c, err := DecodeCall(body)
 		if err != nil {
-			if err.Code != InvalidInput || err.Message == "" {
-				t.Fatalf("refusal %+v: want invalid_input with a message", err)
+			var e *Error
+			if !errors.As(err, &e) || e.Code != InvalidInput || e.Message == "" {
+				t.Fatalf("refusal %#v: want an *Error, invalid_input with a message", err)
 			}
 			return
 		}

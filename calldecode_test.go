@@ -3,6 +3,7 @@ package affordances
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"reflect"
@@ -164,7 +165,11 @@ func FuzzDecodeCallMatchesReference(f *testing.F) {
 
 func checkDecodeCall(t *testing.T, body []byte) {
 	t.Helper()
-	got, gotErr := DecodeCall(body)
+	got, err := DecodeCall(body)
+	var gotErr *Error
+	if err != nil && !errors.As(err, &gotErr) {
+		t.Fatalf("DecodeCall(%.200q): got %#v, want an *Error", body, err)
+	}
 	want, wantErr := decodeCallReference(body)
 	if !reflect.DeepEqual(gotErr, wantErr) || !reflect.DeepEqual(got, want) {
 		t.Errorf("DecodeCall(%.200q):\n got %+v, %+v\nwant %+v, %+v", body, got, gotErr, want, wantErr)
