@@ -6,7 +6,12 @@
 // Each distinct query is prepared once per connection, the first time it
 // runs there, and reused after, so a request never pays for parsing SQL:
 // pgx does this itself (its statement cache), and for SQLite a [DB] keeps
-// the prepared statements. Writes run in [DB.Write] transactions with the
+// the prepared statements. On SQLite a read outside a transaction
+// ([DB.Query], [DB.QueryRow]) is refused when its context has ended, but
+// once started it is not interrupted: it runs in the process, waits for no
+// writer (WAL), and takes microseconds, while watching its context costs
+// database/sql and the driver a goroutine each, which doubled the CPU of a
+// point query. Writes run in [DB.Write] transactions with the
 // guarantees of one writer at a time: SQLite serialises them (one at a
 // time in the process, BEGIN IMMEDIATE across processes); PostgreSQL runs
 // them at SERIALIZABLE isolation and retries a transaction that lost a
@@ -149,6 +154,10 @@ func (db *DB) Query(ctx context.Context, query string, args ...any) (*sql.Rows, 
 	if db.Postgres {
 		return db.r.QueryContext(ctx, query, args...)
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	ctx = context.WithoutCancel(ctx) // not interrupted once started (the package doc says why)
 	st, err := db.rStmts.get(ctx, db.r, query)
 	if err != nil {
 		return nil, err
@@ -159,9 +168,10 @@ func (db *DB) Query(ctx context.Context, query string, args ...any) (*sql.Rows, 
 // QueryRow runs a read of one row outside any transaction; errors are
 // deferred to the Row's Scan.
 func (db *DB) QueryRow(ctx context.Context, query string, args ...any) *sql.Row {
-	if db.Postgres {
+	if db.Postgres || ctx.Err() != nil { // an ended ctx: its error at Scan
 		return db.r.QueryRowContext(ctx, query, args...)
 	}
+	ctx = context.WithoutCancel(ctx) // not interrupted once started (the package doc says why)
 	st, err := db.rStmts.get(ctx, db.r, query)
 	if err != nil {
 		return db.r.QueryRowContext(ctx, query, args...) // reports the same error at Scan

@@ -2,6 +2,7 @@ package sqldb_test
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -86,6 +87,35 @@ func TestBadQueryIsAnError(t *testing.T) {
 				var n int
 				if err := db.QueryRow(t.Context(), `SELECT n FROM no_such_table`).Scan(&n); err == nil {
 					t.Fatal("a query of a missing table succeeded")
+				}
+			}
+		})
+	}
+}
+
+// TestEndedContextRefusesReads: a read whose context has ended is refused
+// with the context's error, by Query and by QueryRow's Scan, on both back
+// ends (SQLite does not watch a read's context once it runs, so it checks
+// before).
+func TestEndedContextRefusesReads(t *testing.T) {
+	for name, db := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(t.Context())
+			cancel()
+			for range 2 { // the first use prepares the query; the second finds it prepared
+				var n int
+				if err := db.QueryRow(ctx, `SELECT 1`).Scan(&n); !errors.Is(err, context.Canceled) {
+					t.Errorf("QueryRow with an ended context: got %d, %v; want context.Canceled", n, err)
+				}
+				rows, err := db.Query(ctx, `SELECT 1`)
+				if err == nil {
+					rows.Close()
+				}
+				if !errors.Is(err, context.Canceled) {
+					t.Errorf("Query with an ended context: got %v, want context.Canceled", err)
+				}
+				if err := db.QueryRow(t.Context(), `SELECT 1`).Scan(&n); err != nil || n != 1 {
+					t.Errorf("QueryRow with a live context: got %d, %v; want 1", n, err)
 				}
 			}
 		})
