@@ -77,11 +77,11 @@ func (s *Site) Handler(next http.Handler) http.Handler {
 			}
 			s.servePage(w, r, next, nil)
 		case http.MethodPost:
-			switch rt, _ := s.lookup(r.URL.EscapedPath()); {
+			switch {
 			case mediatype.Is(r.Header.Get("Content-Type"), MediaType):
 				r, _ = withoutAlias(r)
-				s.serveCall(w, r)
-			case rt != nil && isForm(r):
+				s.serveCall(w, r) // which finds the route itself
+			case isForm(r) && s.hasRoute(r.URL.EscapedPath()):
 				s.serveForm(w, r, next)
 			default:
 				next.ServeHTTP(w, r)
@@ -90,6 +90,12 @@ func (s *Site) Handler(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 		}
 	})
+}
+
+// hasRoute reports whether a route matches the escaped path.
+func (s *Site) hasRoute(escaped string) bool {
+	rt, _ := s.lookup(escaped)
+	return rt != nil
 }
 
 // withoutAlias returns r without affordances=1 in its query, and whether it
