@@ -85,9 +85,10 @@ const batch = 8
 // machine the time the process waits for a core is nobody's. Run with
 // -cpu 1, so that nothing else of the process runs meanwhile.
 //
-// It reports ns/req, the subject's time per request, static-ns/req, the
-// baseline's, and x-static, their ratio; then allocs/req and B/req of
-// each, the recorder's included, counted apart after the timed loop.
+// It reports cpu-ns/req, the subject's time per request,
+// static-cpu-ns/req, the baseline's, and x-static, their ratio; then
+// allocs/req and B/req of each, the recorder's included, counted apart
+// after the timed loop.
 func Handlers(b *testing.B, base, subject http.Handler, next func(i int) *http.Request) {
 	b.Helper()
 	want := Capture(base, next(0)).Status
@@ -119,8 +120,8 @@ func Handlers(b *testing.B, base, subject http.Handler, next func(i int) *http.R
 	}
 	b.StopTimer()
 	static, subj := float64(spent[0])/float64(b.N), float64(spent[1])/float64(b.N)
-	b.ReportMetric(subj, "ns/req")
-	b.ReportMetric(static, "static-ns/req")
+	b.ReportMetric(subj, "cpu-ns/req")
+	b.ReportMetric(static, "static-cpu-ns/req")
 	b.ReportMetric(static/subj, "x-static")
 	for side, name := range []string{"static-", ""} {
 		allocs, bytes := allocations(sides[side], next, b.N)

@@ -41,9 +41,8 @@ func main() {
 type row struct {
 	pkg, name string
 	ratios    []float64
-	cost      []float64 // the subject's ns/req or cpu-ns/req
-	costUnit  string
-	budget    float64 // 0: none
+	cost      []float64 // the subject's cpu-ns/req
+	budget    float64   // 0: none
 }
 
 var cpuSuffix = regexp.MustCompile(`-\d+$`)
@@ -98,10 +97,8 @@ func read(in io.Reader, out io.Writer) ([]*row, bool, error) {
 		}
 		r.ratios = append(r.ratios, ratio)
 		r.budget = metrics["budget-x"]
-		for _, unit := range []string{"ns/req", "cpu-ns/req"} {
-			if v, ok := metrics[unit]; ok {
-				r.cost, r.costUnit = append(r.cost, v), unit
-			}
+		if v, ok := metrics["cpu-ns/req"]; ok {
+			r.cost = append(r.cost, v)
 		}
 	}
 	return rows, failed, sc.Err()
@@ -139,7 +136,7 @@ func median(v []float64) float64 {
 func printTable(out io.Writer, rows []*row) {
 	fmt.Fprintln(out)
 	fmt.Fprintln(out, "Ratio to the static baseline (x-static: its cost per request over the subject's), same run:")
-	fmt.Fprintf(out, "%-30s %7s  %-22s %7s  %s\n", "benchmark", "median", "runs", "budget", "cost of the subject (median)")
+	fmt.Fprintf(out, "%-30s %7s  %-22s %7s  %s\n", "benchmark", "median", "runs", "budget", "subject's CPU per request (median)")
 	pkg := ""
 	for _, r := range rows {
 		if r.pkg != pkg {
@@ -161,7 +158,7 @@ func printTable(out io.Writer, rows []*row) {
 		}
 		cost := ""
 		if len(r.cost) > 0 {
-			cost = fmt.Sprintf("%.0f %s", median(r.cost), r.costUnit)
+			cost = fmt.Sprintf("%.1f µs", median(r.cost)/1000)
 		}
 		fmt.Fprintf(out, "  %-28s %7.2f  %-22s %7s %-5s  %s\n", r.name, m, strings.Join(runs, " "), budget, verdict, cost)
 	}
