@@ -1,38 +1,14 @@
 package conformance_test
 
 import (
-	"context"
 	"net/http"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/affordances/affordances-go/conformance"
 	"github.com/affordances/affordances-go/examples/shop"
+	"github.com/affordances/affordances-go/internal/demotest"
 )
-
-// seeded is a freshly seeded shop database that every demo starts from a
-// copy of: seeding hashes the demo passwords with bcrypt, which under -race
-// cost each of the broken servers about two seconds.
-var seeded = sync.OnceValues(func() ([]byte, error) {
-	dir, err := os.MkdirTemp("", "conformance-seed-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
-	s, err := shop.Open(context.Background(), &shop.Options{DataDir: dir})
-	if err != nil {
-		return nil, err
-	}
-	path := s.Path()
-	if err := s.Close(); err != nil {
-		return nil, err
-	}
-	return os.ReadFile(path)
-})
 
 // demoToken is the bearer token of the demo user of every demo.
 const demoToken = "conformance-demo-token"
@@ -48,25 +24,7 @@ func demo(t *testing.T, mutate func(http.Handler) http.Handler) (string, string)
 // approval page) when noApproval is set.
 func demoWith(t *testing.T, mutate func(http.Handler) http.Handler, noApproval bool) (string, string) {
 	t.Helper()
-	db, err := seeded()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "shop.db"), db, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	s, err := shop.Open(context.Background(), &shop.Options{DataDir: dir, DemoToken: demoToken, NoApproval: noApproval})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	h := s.Handler()
-	if mutate != nil {
-		h = mutate(h)
-	}
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
+	s, srv := demotest.Shop(t, &shop.Options{DemoToken: demoToken, NoApproval: noApproval}, mutate)
 	return srv.URL, s.Token()
 }
 
@@ -99,7 +57,7 @@ var inherentSkip = map[string]bool{
 // not discovered are not failures: a route of the index answers its graph,
 // and a route the HTML links to but discovery did not reach is a skip.
 func TestFewPages(t *testing.T) {
-	t.Parallel()
+	demotest.Parallel(t)
 	url, token := demo(t, nil)
 	rep := conformance.Run(t.Context(), url, &conformance.Options{Token: token, MaxPages: 3})
 	if len(rep.Pages) != 3 {
@@ -120,7 +78,7 @@ func TestFewPages(t *testing.T) {
 // a bucket of the site's limiter, must not starve the second (the second
 // honours Retry-After).
 func TestRunsAreRepeatable(t *testing.T) {
-	t.Parallel()
+	demotest.Parallel(t)
 	url, token := demo(t, nil)
 	for _, o := range []struct {
 		name  string

@@ -18,6 +18,7 @@ import (
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/aal"
 	"github.com/affordances/affordances-go/conformance"
+	"github.com/affordances/affordances-go/internal/demotest"
 )
 
 // A response is what the demo answered, for a mutant to change.
@@ -762,7 +763,7 @@ func withoutElements(available bool) func(http.Handler) http.Handler {
 // TestUnavailableWithoutElements: a page may hide the controls of the
 // actions that are not available (CLARIFICATIONS 11); no must fails.
 func TestUnavailableWithoutElements(t *testing.T) {
-	t.Parallel()
+	demotest.Parallel(t)
 	url, token := demo(t, withoutElements(false))
 	// The demo shows an anonymous empty cart's removeFromCart disabled.
 	req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, url+"/cart", nil)
@@ -790,7 +791,7 @@ func TestMutants(t *testing.T) {
 	}
 	for _, m := range mutants {
 		t.Run(m.name, func(t *testing.T) {
-			t.Parallel()
+			demotest.Parallel(t)
 			url, token := demoWith(t, m.wrap, noApproval[m.name])
 			rep := conformance.Run(t.Context(), url, &conformance.Options{Token: token, AllowWrites: true})
 			want := strings.Fields(m.breaks)

@@ -2,13 +2,13 @@ package mcpbridge_test
 
 import (
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/affordances/affordances-go/examples/shop"
+	"github.com/affordances/affordances-go/internal/demotest"
 	"github.com/affordances/affordances-go/mcpbridge"
 )
 
@@ -21,17 +21,16 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
-func TestHandler(t *testing.T) {
-	s, err := shop.Open(t.Context(), &shop.Options{MCP: "/mcp"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+// withMCP serves the bridge at /mcp beside the site h.
+func withMCP(h http.Handler) http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcpbridge.Handler(s.Handler(), nil))
-	mux.Handle("/", s.Handler())
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
+	mux.Handle("/mcp", mcpbridge.Handler(h, nil))
+	mux.Handle("/", h)
+	return mux
+}
+
+func TestHandler(t *testing.T) {
+	s, srv := demotest.Shop(t, &shop.Options{MCP: "/mcp"}, withMCP)
 
 	tr := &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp", HTTPClient: &http.Client{Transport: bearer{s.Token()}}}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil).Connect(t.Context(), tr, nil)

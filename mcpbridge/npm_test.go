@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/affordances/affordances-go/examples/shop"
+	"github.com/affordances/affordances-go/internal/demotest"
 	"github.com/affordances/affordances-go/mcpbridge"
 )
 
@@ -47,16 +48,7 @@ func TestTypeScriptClient(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	s, err := shop.Open(t.Context(), &shop.Options{DataDir: t.TempDir(), MCP: "/mcp"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcpbridge.Handler(s.Handler(), nil))
-	mux.Handle("/", s.Handler())
-	site := httptest.NewServer(mux)
-	defer site.Close()
+	_, site := demotest.Shop(t, &shop.Options{MCP: "/mcp"}, withMCP)
 	server := mcpbridge.NewServer(nil)
 	bridge := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
 	defer bridge.Close()

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/affordances/affordances-go/internal/demotest"
 )
 
 // TestREADMETour runs every command of the README's tour, verbatim but for
@@ -39,10 +41,7 @@ func TestREADMETour(t *testing.T) {
 	}
 	url := startDemo(t, "demo")
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "affordances")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := demotest.Command(t)
 	shell := ""
 	for _, s := range steps[1:] {
 		cmd := strings.ReplaceAll(s.cmd, "http://127.0.0.1:8080", url)
@@ -147,10 +146,7 @@ func TestREADMEAgents(t *testing.T) {
 	}
 	url := startDemo(t, "demo")
 	alice := signInLater(url) // her browser, signed in while the binary builds
-	bin := filepath.Join(t.TempDir(), "affordances")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := demotest.Command(t)
 	ordered := 0
 	for _, cmd := range cmds {
 		line := strings.ReplaceAll(cmd, "http://127.0.0.1:8080", url)

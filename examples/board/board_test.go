@@ -17,6 +17,7 @@ import (
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/conformance"
 	"github.com/affordances/affordances-go/examples/board"
+	"github.com/affordances/affordances-go/internal/demotest"
 	"github.com/affordances/affordances-go/internal/servicetest"
 )
 
@@ -44,18 +45,11 @@ func onEachBackEnd(t *testing.T, test func(t *testing.T, backEnd string)) {
 // newBoard serves a fresh, seeded board on backEnd.
 func newBoard(t *testing.T, backEnd string) (*board.Board, *httptest.Server) {
 	t.Helper()
-	opts := &board.Options{DataDir: t.TempDir(), DemoToken: demoToken}
+	opts := &board.Options{DemoToken: demoToken}
 	if backEnd == postgres {
-		opts = &board.Options{Database: servicetest.SharedPostgres(t).NewDatabase(t), DemoToken: demoToken}
+		opts.Database = servicetest.SharedPostgres(t).NewDatabase(t)
 	}
-	b, err := board.Open(t.Context(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { b.Close() })
-	srv := httptest.NewServer(b.Handler())
-	t.Cleanup(srv.Close)
-	return b, srv
+	return demotest.Board(t, opts, nil)
 }
 
 // A client is an agent with a bearer token (or none), or a person's

@@ -26,6 +26,7 @@ import (
 	"github.com/affordances/affordances-go/examples/board"
 	"github.com/affordances/affordances-go/internal/browser"
 	"github.com/affordances/affordances-go/internal/browsertest"
+	"github.com/affordances/affordances-go/internal/demotest"
 )
 
 // untrusted are the board's actions whose results carry text other people
@@ -374,14 +375,8 @@ func (o *origins) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // by CORS at the preflight: the board never receives it.
 func TestWebMCPOtherOrigin(t *testing.T) {
 	b := browsertest.StartWith(t, &browser.Options{Features: []string{"WebMCPTesting"}})
-	bd, err := board.Open(t.Context(), &board.Options{DataDir: t.TempDir(), DemoToken: demoToken})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { bd.Close() })
-	rec := &origins{next: bd.Handler()}
-	srv := httptest.NewServer(rec)
-	t.Cleanup(srv.Close)
+	rec := &origins{}
+	_, srv := demotest.Board(t, &board.Options{DemoToken: demoToken}, func(h http.Handler) http.Handler { rec.next = h; return rec })
 	attacker := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		io.WriteString(w, `<!doctype html><html lang=en><title>Win a prize</title><h1>Win a prize</h1>`)
@@ -407,7 +402,7 @@ func TestWebMCPOtherOrigin(t *testing.T) {
 	}
 	target, _ := json.Marshal(srv.URL + private)
 	var result string
-	err = alice.p.Eval(ctx, `fetch(`+string(target)+`, {method: "POST", credentials: "include",
+	err := alice.p.Eval(ctx, `fetch(`+string(target)+`, {method: "POST", credentials: "include",
   headers: {"Content-Type": "application/vnd.affordances+json", "Accept": "application/vnd.affordances+json"},
   body: JSON.stringify({action: "createTask", input: {title: "Forged"}})}).then(r => "answered " + r.status, e => "refused: " + e.message)`, &result)
 	if err != nil || !strings.HasPrefix(result, "refused") {
@@ -453,19 +448,15 @@ func TestPagesLogNoErrors(t *testing.T) {
 // action, never one per card, each field an input of the action.
 func TestWebMCPDeclarative(t *testing.T) {
 	b := browsertest.StartWith(t, &browser.Options{Features: []string{"WebMCPTesting"}})
-	bd, err := board.Open(t.Context(), &board.Options{DataDir: t.TempDir(), DemoToken: demoToken})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { bd.Close() })
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == affordances.WebMCPScriptPath {
-			http.NotFound(w, r)
-			return
-		}
-		bd.Handler().ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
+	_, srv := demotest.Board(t, &board.Options{DemoToken: demoToken}, func(withoutScript http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == affordances.WebMCPScriptPath {
+				http.NotFound(w, r)
+				return
+			}
+			withoutScript.ServeHTTP(w, r)
+		})
+	})
 	for _, who := range []struct {
 		who   string
 		pages map[string][]string // path: the declarative tools

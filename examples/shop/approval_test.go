@@ -22,20 +22,14 @@ import (
 	"github.com/affordances/affordances-go/aal"
 	"github.com/affordances/affordances-go/examples/shop"
 	"github.com/affordances/affordances-go/internal/browsertest"
+	"github.com/affordances/affordances-go/internal/demotest"
 )
 
 // approvalShop opens the shop with orders human-verified, its default (no
 // NoApproval), on SQLite as every browser test, and serves it.
 func approvalShop(t *testing.T) (*shop.Shop, *httptest.Server) {
 	t.Helper()
-	s, err := shop.Open(t.Context(), &shop.Options{DataDir: t.TempDir(), DemoToken: demoToken})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	srv := httptest.NewServer(s.Handler())
-	t.Cleanup(srv.Close)
-	return s, srv
+	return demotest.Shop(t, &shop.Options{DemoToken: demoToken}, nil)
 }
 
 // The tote alice's agent orders, at $18.00.

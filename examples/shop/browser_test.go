@@ -28,6 +28,7 @@ import (
 	"github.com/affordances/affordances-go/examples/shop"
 	"github.com/affordances/affordances-go/internal/browser"
 	"github.com/affordances/affordances-go/internal/browsertest"
+	"github.com/affordances/affordances-go/internal/demotest"
 )
 
 var screenshotsDir = flag.String("screenshots", "", "TestScreenshots writes its PNGs to this `directory` (make screenshots: docs/screenshots)")
@@ -558,14 +559,8 @@ func (rec *shopRecorder) from(origin string) []received {
 // a page saying nothing changed, and her cart is unchanged.
 func TestBrowserForgery(t *testing.T) {
 	b := browsertest.Start(t)
-	s, err := shop.Open(t.Context(), &shop.Options{DataDir: t.TempDir(), DemoToken: demoToken})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	rec := &shopRecorder{next: s.Handler()}
-	srv := httptest.NewServer(rec)
-	t.Cleanup(srv.Close)
+	rec := &shopRecorder{}
+	_, srv := demotest.Shop(t, &shop.Options{DemoToken: demoToken}, func(h http.Handler) http.Handler { rec.next = h; return rec })
 
 	call := `{"action":"addToCart","input":{"sku":"TOTE-NAT","quantity":1}}`
 	target := srv.URL + "/products/canvas-tote"

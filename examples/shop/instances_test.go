@@ -1,30 +1,24 @@
 package shop_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"math"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/examples/shop"
+	"github.com/affordances/affordances-go/internal/demotest"
 	"github.com/affordances/affordances-go/internal/servicetest"
 )
 
@@ -35,101 +29,17 @@ import (
 // lose (issue 13): stock under a race, Idempotency-Keys, the rate limit,
 // sessions and tokens, and acknowledged orders when an instance is killed.
 
-// cli is the affordances command, built once for the package's tests.
-var cli = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "affordances-cli-")
-	if err != nil {
-		return "", err
-	}
-	bin := filepath.Join(dir, "affordances")
-	out, err := exec.Command("go", "build", "-o", bin, "github.com/affordances/affordances-go/cmd/affordances").CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("go build: %v\n%s", err, out)
-	}
-	return bin, nil
-})
-
-// An instance is one `affordances demo shop` process.
-type instance struct {
-	t    *testing.T
-	args []string
-	env  []string
-	URL  string
-	cmd  *exec.Cmd
-	done chan struct{}
-}
-
-// startInstance runs `affordances demo shop` with args on a free loopback
-// port and waits until it listens.
-func startInstance(t *testing.T, token string, args ...string) *instance {
+// startInstance runs `affordances demo shop --no-approval` with args and
+// token as alice's on a free loopback port (internal/demotest) and waits
+// until it listens.
+func startInstance(t *testing.T, token string, args ...string) *demotest.Process {
 	t.Helper()
-	if _, err := cli(); err != nil {
-		t.Fatal(err)
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	in := &instance{t: t, URL: "http://" + addr,
-		args: append([]string{"demo", "shop", "--addr", addr, "--no-approval"}, args...),
-		env:  append(os.Environ(), "AFFORDANCES_DEMO_TOKEN="+token, "HOME="+t.TempDir())}
-	in.start()
-	t.Cleanup(in.kill)
-	return in
-}
-
-func (in *instance) start() {
-	in.t.Helper()
-	bin, _ := cli()
-	in.cmd = exec.Command(bin, in.args...)
-	in.cmd.Env = in.env
-	var stderr bytes.Buffer
-	in.cmd.Stderr = &stderr
-	out, err := in.cmd.StdoutPipe()
-	if err != nil {
-		in.t.Fatal(err)
-	}
-	if err := in.cmd.Start(); err != nil {
-		in.t.Fatal(err)
-	}
-	in.done = make(chan struct{})
-	listening := make(chan bool, 1)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			if strings.Contains(sc.Text(), "listening on") {
-				listening <- true
-			}
-		}
-		listening <- false
-		in.cmd.Wait()
-		close(in.done)
-	}()
-	select {
-	case ok := <-listening:
-		if !ok {
-			<-in.done
-			in.t.Fatalf("affordances %s exited: %s", strings.Join(in.args, " "), stderr.String())
-		}
-	case <-time.After(60 * time.Second):
-		in.t.Fatalf("affordances %s did not listen within 60 s: %s", strings.Join(in.args, " "), stderr.String())
-	}
-}
-
-// kill ends the process with SIGKILL: no shutdown, no flush.
-func (in *instance) kill() {
-	if in.cmd != nil && in.cmd.Process != nil {
-		in.cmd.Process.Signal(syscall.SIGKILL)
-		<-in.done
-		in.cmd = nil
-	}
+	return demotest.Start(t, []string{"AFFORDANCES_DEMO_TOKEN=" + token}, append([]string{"shop", "--no-approval"}, args...)...)
 }
 
 // roundRobin serves the instances behind one reverse proxy, in turn, with
 // the request's Host kept (the site's origin is the proxy's).
-func roundRobin(t *testing.T, ins ...*instance) *httptest.Server {
+func roundRobin(t *testing.T, ins ...*demotest.Process) *httptest.Server {
 	var next atomic.Uint64
 	targets := make([]*url.URL, len(ins))
 	for i, in := range ins {
@@ -188,7 +98,7 @@ type fleet struct {
 	s       *shop.Shop
 	token   string
 	args    []string // the instances' flags for their data and stores
-	ins     []*instance
+	ins     []*demotest.Process
 	proxy   *httptest.Server
 	users   []string // bearer tokens of customers
 	sku     string
@@ -368,9 +278,9 @@ func TestKilledInstance(t *testing.T) {
 				}
 				time.Sleep(time.Millisecond)
 			}
-			f.ins[0].kill()
+			f.ins[0].Kill()
 			if shape.instances == 1 {
-				f.ins[0].start() // the same data, a new process
+				f.ins[0].Restart() // the same data, a new process
 			}
 			wg.Wait()
 			for _, in := range f.ins[len(f.ins)-1:] {
@@ -457,7 +367,7 @@ func TestInstancesShare(t *testing.T) {
 		if resp.StatusCode != 200 || session == nil {
 			t.Fatalf("signIn on one instance: %d, cookies %v", resp.StatusCode, resp.Cookies())
 		}
-		for _, in := range []*instance{a, b} {
+		for _, in := range []*demotest.Process{a, b} {
 			req, _ := http.NewRequest(http.MethodGet, in.URL+"/cart", nil)
 			req.Header.Set("Accept", affordances.MediaType)
 			req.AddCookie(session)

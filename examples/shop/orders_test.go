@@ -25,22 +25,12 @@ func (c *testClock) now() time.Time          { return time.Now().Add(time.Durati
 func (c *testClock) set(after time.Duration) { c.offset.Store(int64(after)) }
 
 // newShopWithClock is newShop with the clock of order cancelling set before
-// the shop serves.
+// the test's first request.
 func newShopWithClock(t *testing.T) (*shop.Shop, *httptest.Server, *testClock) {
 	t.Helper()
-	s, err := shop.Open(t.Context(), options(t))
-	if err != nil {
-		t.Fatalf("Open: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := s.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-	})
+	s, srv := newShop(t)
 	c := &testClock{}
 	s.SetClockForTest(c.now)
-	srv := httptest.NewServer(s.Handler())
-	t.Cleanup(srv.Close)
 	return s, srv, c
 }
 

@@ -21,6 +21,7 @@ import (
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/affordancestest"
 	"github.com/affordances/affordances-go/examples/shop"
+	"github.com/affordances/affordances-go/internal/demotest"
 	"github.com/affordances/affordances-go/internal/servicetest"
 )
 
@@ -32,8 +33,9 @@ const postgresEnv = "AFFORDANCES_TEST_POSTGRES"
 
 func TestMain(m *testing.M) { os.Exit(servicetest.Main(m)) }
 
-// options is a fresh shop's Options: a new SQLite file, or a new database
-// on the shared PostgreSQL server when $AFFORDANCES_TEST_POSTGRES is set.
+// options is a fresh shop's Options: a new SQLite file (demotest.Shop's
+// seeded copy, or a directory Open makes), or a new database on the shared
+// PostgreSQL server when $AFFORDANCES_TEST_POSTGRES is set.
 // Orders need no approval on the approval page: the tests of placing
 // orders confirm with confirm: true, and approval_test.go tests the
 // approval.
@@ -42,24 +44,13 @@ func options(t *testing.T) *shop.Options {
 	if os.Getenv(postgresEnv) != "" {
 		return &shop.Options{Database: servicetest.SharedPostgres(t).NewDatabase(t), DemoToken: demoToken, NoApproval: true}
 	}
-	return &shop.Options{DataDir: t.TempDir(), DemoToken: demoToken, NoApproval: true}
+	return &shop.Options{DemoToken: demoToken, NoApproval: true}
 }
 
 // newShop opens a shop on a fresh database and serves it.
 func newShop(t *testing.T) (*shop.Shop, *httptest.Server) {
 	t.Helper()
-	s, err := shop.Open(t.Context(), options(t))
-	if err != nil {
-		t.Fatalf("Open: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := s.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-	})
-	srv := httptest.NewServer(s.Handler())
-	t.Cleanup(srv.Close)
-	return s, srv
+	return demotest.Shop(t, options(t), nil)
 }
 
 // checkDocument validates an Affordances document against schemas/ with

@@ -24,6 +24,7 @@ import (
 	"github.com/affordances/affordances-go/examples/shop"
 	"github.com/affordances/affordances-go/internal/browser"
 	"github.com/affordances/affordances-go/internal/browsertest"
+	"github.com/affordances/affordances-go/internal/demotest"
 )
 
 // startWebMCP starts Chromium with WebMCP on.
@@ -448,14 +449,8 @@ func TestWebMCPCalls(t *testing.T) {
 // cart is as it was.
 func TestWebMCPOtherOrigin(t *testing.T) {
 	b := startWebMCP(t)
-	s, err := shop.Open(t.Context(), &shop.Options{DataDir: t.TempDir(), DemoToken: demoToken})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	rec := &shopRecorder{next: s.Handler()}
-	srv := httptest.NewServer(rec)
-	t.Cleanup(srv.Close)
+	rec := &shopRecorder{}
+	s, srv := demotest.Shop(t, &shop.Options{DemoToken: demoToken}, func(h http.Handler) http.Handler { rec.next = h; return rec })
 	attacker := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Write([]byte(`<!doctype html><html lang=en><title>Win a prize</title><h1>Win a prize</h1>`))
@@ -479,7 +474,7 @@ func TestWebMCPOtherOrigin(t *testing.T) {
 		t.Errorf("the other origin ran the shop's addToCart: %s", out)
 	}
 	var result string
-	err = alice.p.Eval(ctx, `fetch(`+jsString(srv.URL+"/products/canvas-tote")+`, {method: "POST", credentials: "include",
+	err := alice.p.Eval(ctx, `fetch(`+jsString(srv.URL+"/products/canvas-tote")+`, {method: "POST", credentials: "include",
   headers: {"Content-Type": "application/vnd.affordances+json", "Accept": "application/vnd.affordances+json"},
   body: JSON.stringify({action: "addToCart", input: {sku: "TOTE-NAT"}})}).then(r => "answered " + r.status, e => "refused: " + e.message)`, &result)
 	if err != nil || !strings.HasPrefix(result, "refused") {
@@ -542,20 +537,15 @@ func TestPagesLogNoErrors(t *testing.T) {
 // input property of the action.
 func TestWebMCPDeclarative(t *testing.T) {
 	b := startWebMCP(t)
-	s, err := shop.Open(t.Context(), &shop.Options{DataDir: t.TempDir(), DemoToken: demoToken})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	withoutScript := s.Handler()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == affordances.WebMCPScriptPath {
-			http.NotFound(w, r)
-			return
-		}
-		withoutScript.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
+	s, srv := demotest.Shop(t, &shop.Options{DemoToken: demoToken}, func(withoutScript http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == affordances.WebMCPScriptPath {
+				http.NotFound(w, r)
+				return
+			}
+			withoutScript.ServeHTTP(w, r)
+		})
+	})
 	bot := newAgent(t, srv, s.Token())
 	if status, d, _ := bot.call("/products/stoneware-mug", "addToCart", map[string]any{"sku": "MUG-CRM"}, false); status != http.StatusOK || !d.OK {
 		t.Fatalf("addToCart: %d %+v", status, d.Error)

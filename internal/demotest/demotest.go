@@ -1,0 +1,270 @@
+// Package demotest starts the demo sites for tests, on loopback ports,
+// ready when its functions return and stopped when the test ends: the shop
+// or the board in the test's own process ([Shop], [Board]), or `affordances
+// demo` as a process of its own ([Start]). [Parallel] bounds how many
+// tests that start demos run at once.
+package demotest
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/affordances/affordances-go/examples/board"
+	"github.com/affordances/affordances-go/examples/shop"
+)
+
+// Shop opens a demo shop with opts and serves its handler, wrapped in wrap
+// when wrap is not nil, until the test ends; then it closes the shop, and
+// an error closing it fails the test. When opts names neither a DataDir
+// nor a Database, the shop's SQLite file is a copy, in a directory of the
+// test's, of one seeded once per test binary: seeding hashes the demo
+// passwords with bcrypt, which costs seconds under the race detector. opts
+// may be nil.
+func Shop(t testing.TB, opts *shop.Options, wrap func(http.Handler) http.Handler) (*shop.Shop, *httptest.Server) {
+	t.Helper()
+	var o shop.Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.DataDir == "" && o.Database == "" {
+		o.DataDir = fromSeed(t, shopSeed, "shop.db")
+	}
+	s, err := shop.Open(t.Context(), &o)
+	if err != nil {
+		t.Fatalf("shop.Open: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Errorf("shop: Close: %v", err)
+		}
+	})
+	return s, serve(t, s.Handler(), wrap)
+}
+
+// Board is [Shop] for the demo task board.
+func Board(t testing.TB, opts *board.Options, wrap func(http.Handler) http.Handler) (*board.Board, *httptest.Server) {
+	t.Helper()
+	var o board.Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.DataDir == "" && o.Database == "" {
+		o.DataDir = fromSeed(t, boardSeed, "board.db")
+	}
+	b, err := board.Open(t.Context(), &o)
+	if err != nil {
+		t.Fatalf("board.Open: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := b.Close(); err != nil {
+			t.Errorf("board: Close: %v", err)
+		}
+	})
+	return b, serve(t, b.Handler(), wrap)
+}
+
+func serve(t testing.TB, h http.Handler, wrap func(http.Handler) http.Handler) *httptest.Server {
+	if wrap != nil {
+		h = wrap(h)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// The seeded databases, each made once: the bytes of its SQLite file.
+var (
+	shopSeed = sync.OnceValues(func() ([]byte, error) {
+		return seed("shop.db", func(dir string) (func() error, error) {
+			s, err := shop.Open(context.Background(), &shop.Options{DataDir: dir})
+			if err != nil {
+				return nil, err
+			}
+			return s.Close, nil
+		})
+	})
+	boardSeed = sync.OnceValues(func() ([]byte, error) {
+		return seed("board.db", func(dir string) (func() error, error) {
+			b, err := board.Open(context.Background(), &board.Options{DataDir: dir})
+			if err != nil {
+				return nil, err
+			}
+			return b.Close, nil
+		})
+	})
+)
+
+// seed opens a demo in a new directory with open, closes it, and returns
+// its SQLite file, file.
+func seed(file string, open func(dir string) (close func() error, err error)) ([]byte, error) {
+	dir, err := os.MkdirTemp("", "demotest-seed-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	closeDemo, err := open(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := closeDemo(); err != nil {
+		return nil, err
+	}
+	return os.ReadFile(filepath.Join(dir, file))
+}
+
+// fromSeed writes the seeded database into a new directory of the test's
+// as file, and returns the directory.
+func fromSeed(t testing.TB, seeded func() ([]byte, error), file string) string {
+	t.Helper()
+	db, err := seeded()
+	if err != nil {
+		t.Fatalf("seeding the demo: %v", err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, file), db, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// MaxParallel is how many tests that called [Parallel] run at once in a
+// test binary, whatever -test.parallel says: each starts demos, and on a
+// small machine running the other packages' tests beside, more at once
+// only make each slower, up to the test timeout.
+const MaxParallel = 3
+
+var slots = make(chan struct{}, MaxParallel)
+
+// Parallel is t.Parallel for a test that starts demos: it then waits for
+// one of [MaxParallel] slots, held until the test ends. A test that calls
+// it must not run parallel subtests (they could wait for tests that wait
+// for a slot).
+func Parallel(t *testing.T) {
+	t.Helper()
+	t.Parallel()
+	slots <- struct{}{}
+	t.Cleanup(func() { <-slots })
+}
+
+// command is the affordances command, built once per test binary.
+var command = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "demotest-cli-")
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "affordances")
+	out, err := exec.Command("go", "build", "-o", bin, "github.com/affordances/affordances-go/cmd/affordances").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	return bin, nil
+})
+
+// Command returns the path of the affordances command, built once per test
+// binary.
+func Command(t testing.TB) string {
+	t.Helper()
+	bin, err := command()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+// A Process is one `affordances demo` process.
+type Process struct {
+	URL  string // http://127.0.0.1:port
+	t    testing.TB
+	args []string
+	env  []string
+	cmd  *exec.Cmd
+	done chan struct{}
+}
+
+// Start runs `affordances demo args... --addr 127.0.0.1:port` on a free
+// loopback port, with env added to the test's environment and HOME a
+// directory of the test's, and returns once it listens; the test fails
+// when it exits first or does not listen within a minute. The process is
+// killed when the test ends.
+func Start(t testing.TB, env []string, args ...string) *Process {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	p := &Process{URL: "http://" + addr, t: t,
+		args: append(append([]string{"demo"}, args...), "--addr", addr),
+		env:  append(append(os.Environ(), "HOME="+t.TempDir()), env...)}
+	p.Restart()
+	t.Cleanup(p.Kill)
+	return p
+}
+
+// Restart starts the process again, with the same arguments, after
+// [Process.Kill], and returns once it listens.
+func (p *Process) Restart() {
+	p.t.Helper()
+	p.cmd = exec.Command(Command(p.t), p.args...)
+	p.cmd.Env = p.env
+	var stderr bytes.Buffer
+	p.cmd.Stderr = &stderr
+	out, err := p.cmd.StdoutPipe()
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	if err := p.cmd.Start(); err != nil {
+		p.t.Fatal(err)
+	}
+	p.done = make(chan struct{})
+	listening := make(chan bool, 1)
+	cmd, done := p.cmd, p.done
+	go func() {
+		sc := bufio.NewScanner(out)
+		listened := false
+		for sc.Scan() {
+			if !listened && strings.Contains(sc.Text(), "listening on") {
+				listened = true
+				listening <- true
+			}
+		}
+		if !listened {
+			listening <- false
+		}
+		cmd.Wait()
+		close(done)
+	}()
+	select {
+	case ok := <-listening:
+		if !ok {
+			<-p.done
+			p.t.Fatalf("affordances %s exited: %s", strings.Join(p.args, " "), stderr.String())
+		}
+	case <-time.After(time.Minute):
+		p.t.Fatalf("affordances %s did not listen within a minute: %s", strings.Join(p.args, " "), stderr.String())
+	}
+}
+
+// Kill ends the process with SIGKILL: no shutdown, no flush. It does
+// nothing when the process is not running.
+func (p *Process) Kill() {
+	if p.cmd != nil && p.cmd.Process != nil {
+		p.cmd.Process.Signal(syscall.SIGKILL)
+		<-p.done
+		p.cmd = nil
+	}
+}
