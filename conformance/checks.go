@@ -969,6 +969,9 @@ func init() {
 			return pass(s.manX, "valid")
 		}},
 		{"aal.manifest.routes", secAALMeet, "One declaration serves both: every route with a graph has a fragment in the manifest.", Must, func(s *suite) verdict {
+			if s.aalOnly {
+				return aalOnlyManifestRoutes(s)
+			}
 			if s.manifest == nil {
 				return skip("no AAL manifest")
 			}
@@ -978,6 +981,9 @@ func init() {
 			})
 		}},
 		{"aal.fragment.valid", secAAL, "Every affordance is checked against a JSON Schema before an agent acts on it (schema/aal-0.1.json, and the caps in code).", Must, func(s *suite) verdict {
+			if s.aalOnly {
+				return aalOnlyFragmentValid(s)
+			}
 			if s.manifest == nil {
 				return skip("no AAL manifest")
 			}
@@ -996,6 +1002,9 @@ func init() {
 			})
 		}},
 		{"aal.fragment.page", secAAL, "A fragment describes one concrete page: its page is that page's path.", Must, func(s *suite) verdict {
+			if s.aalOnly {
+				return aalOnlyFragmentPage(s)
+			}
 			if s.manifest == nil {
 				return skip("no AAL manifest")
 			}
@@ -1007,6 +1016,9 @@ func init() {
 			})
 		}},
 		{"aal.fragment.affordances", secAALMeet, "A seed 000 action addToCart is the AAL affordance add-to-cart (kebab case of the name).", Must, func(s *suite) verdict {
+			if s.aalOnly {
+				return skip("the site publishes no graph: there is no seed 000 action to map to an affordance")
+			}
 			if s.manifest == nil {
 				return skip("no AAL manifest")
 			}
@@ -1024,6 +1036,9 @@ func init() {
 			})
 		}},
 		{"aal.selector.unique", secC11, "While an action is available on a page, its affordance's selector matches at least one element of that page's HTML. A selector may match several elements when the action acts on one of several items: then every matched element carries data-aal-input, a JSON object with the input fields that pick its item, and no two matched elements carry the same object.", Must, func(s *suite) verdict {
+			if s.aalOnly {
+				return aalOnlySelectors(s)
+			}
 			if s.manifest == nil {
 				return skip("no AAL manifest")
 			}

@@ -5,7 +5,11 @@
 //
 // [Run] discovers a site from its index (/.well-known/affordances.json),
 // its AAL manifest and the graphs' nav from "/", then runs every check and
-// returns a [Report].
+// returns a [Report]. A site that publishes AAL alone (a manifest, no
+// index, no graph, as any PHP or Rails site may) is checked as AAL: its
+// pages are found through their HTML, the seed 000 checks skip, saying
+// so, and the AAL checks read each page's fragment (inline, linked, or
+// named by the manifest) and its selectors against the HTML.
 // Each [Result] names its check by a stable id ("v0.negotiation.vary"),
 // quotes the rule it tests, says whether the rule is a must or a should,
 // and keeps the exchange that decided it.
@@ -167,8 +171,16 @@ func Run(ctx context.Context, baseURL string, opts *Options) *Report {
 	rep := &Report{BaseURL: s.base}
 	s.discover()
 	rep.Pages = s.order
+	for _, p := range s.aalPages {
+		rep.Pages = append(rep.Pages, p.path)
+	}
 	for _, c := range checks {
-		v := c.run(s)
+		var v verdict
+		if s.aalOnly && strings.HasPrefix(c.id, "v0.") {
+			v = skip(aalOnlyReason)
+		} else {
+			v = c.run(s)
+		}
 		res := Result{ID: c.id, Section: c.section, Rule: c.rule, Level: c.level, Outcome: v.outcome, Reason: v.reason}
 		if v.ex != nil {
 			res.Evidence = v.ex.evidence()

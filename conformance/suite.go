@@ -142,6 +142,12 @@ type suite struct {
 	provoking bool
 	// waited is how long the run has waited out Retry-After.
 	waited time.Duration
+	// aalOnly says the site publishes AAL and no Affordances graph (its
+	// index path is a plain 404, no graph is found, and it has a
+	// manifest): the seed 000 checks skip,
+	// and the AAL checks read aalPages (aalonly.go).
+	aalOnly  bool
+	aalPages []*aalPage
 }
 
 // A write is one real call the suite made, with the page before and after.
@@ -277,7 +283,9 @@ func (s *suite) retryAfter(x *exchange) (time.Duration, bool) {
 
 // discover reads the index and the manifest, then walks the graphs from
 // "/" and the routes of the index and the manifest that need no parameter,
-// through their nav (internal/crawl).
+// through their nav (internal/crawl). A site whose index path is a plain
+// 404, with no graph and a manifest, publishes AAL alone: its pages are
+// walked through their HTML.
 func (s *suite) discover() {
 	s.indexX = s.get(affordances.IndexPath, affordances.MediaType, true)
 	if s.indexX.err == nil && s.indexX.status == 200 {
@@ -309,6 +317,10 @@ func (s *suite) discover() {
 		s.order = append(s.order, path)
 		return crawl.Nav(&g)
 	})
+	if s.indexX.status == http.StatusNotFound && !s.indexX.isDocument() && len(s.order) == 0 && s.manifest != nil {
+		s.aalOnly = true
+		s.discoverAAL(start)
+	}
 }
 
 // each returns the discovered pages in discovery order.

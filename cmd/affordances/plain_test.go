@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -334,5 +335,25 @@ func TestLintPlain(t *testing.T) {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("lint of the broken site lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestConformPlain: conform runs its AAL checks against the plain demo,
+// which publishes AAL only, and exits 0; the seed 000 checks skip, saying
+// that the site has no graph.
+func TestConformPlain(t *testing.T) {
+	_, base := startPlain(t)
+	e, out, errOut := testEnv(nil)
+	if code := run(t.Context(), e, []string{"conform", base}); code != exitOK {
+		t.Fatalf("conform: exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, want := range []string{"aal.manifest.valid", "aal.fragment.valid", "aal.fragment.page", "aal.selector.unique"} {
+		if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(want) + ` +must +pass `).MatchString(out.String()) {
+			t.Errorf("conform: %s did not pass:\n%s", want, out)
+		}
+	}
+	if !regexp.MustCompile(`(?m)^v0\.discovery\.index +must +skip +AAL only: the site has no Affordances site index or graph`).MatchString(out.String()) ||
+		!regexp.MustCompile(`5 pages, \d+ checks: must 5 passed, 0 failed`).MatchString(out.String()) {
+		t.Errorf("conform:\n%s", out)
 	}
 }
