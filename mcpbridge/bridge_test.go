@@ -281,12 +281,12 @@ func TestPlaceOrder(t *testing.T) {
 			}
 			// The model tries to approve through the input: it is the
 			// action's input, which the site rejects, and approves nothing.
-			out, res := call(t, cs, "execute_affordance", map[string]any{"url": d.url + "/checkout", "action": "placeOrder",
+			out, _ := call(t, cs, "execute_affordance", map[string]any{"url": d.url + "/checkout", "action": "placeOrder",
 				"input": map[string]any{"confirm": true}})
 			if out["ok"] != false || d.count(t, "orders") != 0 {
 				t.Fatalf("placeOrder with confirm in its input: got %v, want not ok and no order", out)
 			}
-			out, res = call(t, cs, "execute_affordance", map[string]any{"url": d.url + "/checkout", "action": "placeOrder"})
+			out, res := call(t, cs, "execute_affordance", map[string]any{"url": d.url + "/checkout", "action": "placeOrder"})
 			if got := d.count(t, "orders"); got != tc.wantOrder {
 				t.Errorf("orders: got %d, want %d", got, tc.wantOrder)
 			}

@@ -20,12 +20,11 @@ import (
 // and can drop the first answer to a call matching dropOnce after the
 // server has handled it (a response lost on the way back).
 type recorder struct {
-	mu        sync.Mutex
-	next      http.RoundTripper
-	calls     []sent
-	dropOnce  string // a substring of a call body
-	dropped   bool
-	seenEmpty bool
+	mu       sync.Mutex
+	next     http.RoundTripper
+	calls    []sent
+	dropOnce string // a substring of a call body
+	dropped  bool
 }
 
 type sent struct {

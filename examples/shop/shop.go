@@ -243,9 +243,6 @@ func stores(ctx context.Context, rdb redis.UniversalClient, db *sql.DB) (afforda
 // pages and the stylesheet.
 func (s *Shop) Handler() http.Handler { return s.handler }
 
-// Site returns the shop's Affordances site, for tools that read its routes.
-func (s *Shop) Site() *affordances.Site { return s.site }
-
 // Token returns the demo user's bearer token.
 func (s *Shop) Token() string { return s.token }
 
