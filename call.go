@@ -361,19 +361,11 @@ var (
 // (CLARIFICATIONS 10).
 const IdempotentReplayedHeader = "Idempotent-Replayed"
 
-// once runs steps 3 to 7 of a call with an Idempotency-Key at most once for
-// its caller, page and key, and answers a retry with the same body with the
-// first answer, byte for byte (CLARIFICATIONS 10).
-//
-// It sits between step 2 and step 3: the key is scoped by the principal,
-// known once step 2 has authenticated the caller, and the origin rule and
-// expose hold for a replay as for any call; a replay was counted by the
-// rate limit once, when it first ran. Only answers of calls that reached
-// step 7 are kept (the action ran, and running it again is what the key
-// prevents); a refusal of steps 3 to 6 releases the claim, so a retry is
-// judged afresh. The kept answer carries the headers the action set,
-// Set-Cookie included (a retry exists because the first answer was lost),
-// but not Retry-After, a wait that held then.
+// once runs steps 3 to 7 of a call with an Idempotency-Key at most once per
+// caller and page ([idempotencyScope]) and key, and answers a retry of the
+// same body with the first answer, byte for byte, with the headers the
+// action set but not Retry-After (CLARIFICATIONS 10). Only answers of calls
+// whose action ran are kept; a refusal of steps 3 to 6 releases the key.
 func (s *Site) once(ctx context.Context, c *call, req *Request) *response {
 	scope := idempotencyScope(req.HTTP, req.Principal)
 	hash := sha256.Sum256(c.body)

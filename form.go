@@ -157,21 +157,12 @@ func isForm(r *http.Request) bool {
 	return mediatype.Is(ct, "application/x-www-form-urlencoded") || mediatype.Is(ct, "multipart/form-data")
 }
 
-// serveForm is the people's front door to the call pipeline: a form posted
-// to a route's page with [FormActionField] naming one of its actions runs
-// that action through the same seven steps as an agent's call. Step 2's
-// origin rule is the browser's ([http.CrossOriginProtection]); the rate
-// limit is the same budget; the values are decoded by the action's input
-// schema and validated by it. A success answers 303 to the delta's
-// redirect, or back to the page, with its message for the next page; a
-// failure or a confirm action without confirmation renders the page again
-// ([FormFrom]). A form naming no action of the route goes to next, parsed.
-//
-// The body is bounded before it is parsed, multipart included, so no part
-// of it reaches a temporary file: past [SiteOptions.MaxBodyBytes] the page
-// is rendered with invalid_input (413). A form whose first
-// [SiteOptions.MaxBodyBytes] name no action of the route (an upload of the
-// app's own) goes to next with its body untouched.
+// serveForm runs a form posted to a route's page with [FormActionField]
+// naming one of its actions through the seven steps of a call (step 2 is
+// the browser's origin rule): a success answers 303 to the delta's redirect
+// or the page, a failure renders the page again ([FormFrom]). The body is
+// bounded before it is parsed (413 past [SiteOptions.MaxBodyBytes]); a form
+// that names no action of the route goes to next with its body untouched.
 func (s *Site) serveForm(w http.ResponseWriter, r *http.Request, next http.Handler) {
 	limit := s.opts.MaxBodyBytes
 	body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))

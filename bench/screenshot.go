@@ -363,14 +363,10 @@ func pageOf(address string) string {
 	return u.RequestURI()
 }
 
-// lookUp returns the AAL affordance of s's action on s's page (its
-// selector, and the flags the agent's gate reads) and the action's expose
-// (whether the site asks a person to confirm it). These are what the
-// oracle knows of the site, not what the agent is charged for: a browser
-// agent reads the same from the page (the inline AAL fragment, a button
-// that says "Place order…"), so nothing here is recorded. An action the
-// page does not list is, for a step the site must refuse, its default
-// selector.
+// lookUp returns the AAL affordance of s's action on s's page and the
+// action's expose: what the oracle knows, never charged to the agent (a
+// browser agent reads the same from the page). An action the page does not
+// list gets its default selector.
 func lookUp(ctx context.Context, d *Demo, s Step) (aal.Affordance, affordances.Expose, error) {
 	id := aal.ID(s.Action)
 	path, query, _ := strings.Cut(s.Page, "?")
