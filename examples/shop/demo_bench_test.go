@@ -41,7 +41,7 @@ func BenchmarkDemo(b *testing.B) {
 	}
 	graph := func(token string) func() *http.Request {
 		return func() *http.Request {
-			req := httptest.NewRequest(http.MethodGet, "/", nil)
+			req := httptest.NewRequestWithContext(b.Context(), http.MethodGet, "/", nil)
 			req.Header.Set("Accept", affordances.MediaType)
 			if token != "" {
 				req.Header.Set("Authorization", "Bearer "+token)
@@ -54,7 +54,7 @@ func BenchmarkDemo(b *testing.B) {
 	b.Run("search", func(b *testing.B) {
 		n := 0
 		serve(b, func() *http.Request {
-			req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(`{"action":"search","input":{"q":"cotton tee"}}`))
+			req := httptest.NewRequestWithContext(b.Context(), http.MethodPost, "/", strings.NewReader(`{"action":"search","input":{"q":"cotton tee"}}`))
 			req.Header.Set("Content-Type", affordances.MediaType)
 			// Anonymous callers from as many addresses, each within its
 			// rate limit (a burst of 20).

@@ -332,6 +332,7 @@ const catalogPageSize = 6
 // a product whose name, description or category's name contains it, in any
 // case (the database lowers them, which SQLite does for ASCII letters only).
 func (st *store) catalog(ctx context.Context, q, category string, page int) ([]productCard, int, error) {
+	from := "products p"
 	where := []string{"1=1"}
 	var args []any
 	arg := func(v any) string { // the placeholder of a new argument v
@@ -341,6 +342,9 @@ func (st *store) catalog(ctx context.Context, q, category string, page int) ([]p
 	if category != "" {
 		where = append(where, "p.category = "+arg(category))
 	}
+	if q != "" { // words are looked for in the categories' names too
+		from += " JOIN categories c ON c.slug = p.category"
+	}
 	for w := range strings.FieldsSeq(q) {
 		word := arg(strings.ToLower(w))
 		where = append(where, "("+st.db.Contains("lower(p.name)", word)+" OR "+
@@ -349,14 +353,13 @@ func (st *store) catalog(ctx context.Context, q, category string, page int) ([]p
 	cond := strings.Join(where, " AND ")
 	// Each row carries the count of all that match, so that one query (one
 	// read of the database) answers both.
-	count := `SELECT count(*) FROM products p JOIN categories c ON c.slug = p.category WHERE ` + cond
+	count := `SELECT count(*) FROM ` + from + ` WHERE ` + cond
 	limit, offset := arg(catalogPageSize), arg((max(page, 1)-1)*catalogPageSize)
 	rows, err := st.db.Query(ctx, `
-		SELECT p.slug, p.name, p.price, p.tone, c.name,
+		SELECT p.slug, p.name, p.price, p.tone, p.category,
 		       EXISTS (SELECT 1 FROM variants v WHERE v.product_id = p.id AND v.stock > 0),
 		       (`+count+`)
-		FROM products p JOIN categories c ON c.slug = p.category
-		WHERE `+cond+` ORDER BY p.position LIMIT `+limit+` OFFSET `+offset, args...)
+		FROM `+from+` WHERE `+cond+` ORDER BY p.position LIMIT `+limit+` OFFSET `+offset, args...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("shop: catalog: %w", err)
 	}
@@ -365,9 +368,11 @@ func (st *store) catalog(ctx context.Context, q, category string, page int) ([]p
 	total := 0
 	for rows.Next() {
 		var c productCard
-		if err := rows.Scan(&c.Slug, &c.Name, &c.Price, &c.Tone, &c.Category, &c.InStock, &total); err != nil {
+		var category string
+		if err := rows.Scan(&c.Slug, &c.Name, &c.Price, &c.Tone, &category, &c.InStock, &total); err != nil {
 			return nil, 0, fmt.Errorf("shop: catalog: %w", err)
 		}
+		c.Category = st.categoryName(category)
 		cards = append(cards, c)
 	}
 	if err := rows.Err(); err != nil {
@@ -384,6 +389,16 @@ func (st *store) catalog(ctx context.Context, q, category string, page int) ([]p
 // categories lists the categories in shop order. They are fixed at
 // seeding, so [openStore] reads them once.
 func (st *store) categories() []categoryView { return st.cats }
+
+// categoryName is the name of the category slug, or "" when there is none.
+func (st *store) categoryName(slug string) string {
+	for _, c := range st.cats {
+		if c.Slug == slug {
+			return c.Name
+		}
+	}
+	return ""
+}
 
 // readCategories reads the categories in shop order.
 func (st *store) readCategories(ctx context.Context) ([]categoryView, error) {

@@ -257,11 +257,7 @@ func (s *Shop) catalogPage(d *pageData, r *http.Request) {
 	}
 	// The graph lists category slugs; people read their names too.
 	d.Categories = s.store.categories()
-	for _, c := range d.Categories {
-		if c.Slug == d.Catalog.category {
-			d.CatName = c.Name
-		}
-	}
+	d.CatName = s.store.categoryName(d.Catalog.category)
 	if pages, ok := d.E["pages"].(int); ok {
 		d.Pages = pages
 		if d.Catalog.page < pages {
