@@ -290,6 +290,11 @@ func runAALCall(ctx context.Context, e *env, f *agentFlags, s *site, page *aalpa
 			}
 		}
 		s.jar.SetCookies(u, r.Cookies)
+		// Written now, before anything is printed: the session is the
+		// person's, whatever becomes of the output.
+		if werr := s.jar.save(); werr != nil {
+			return fmt.Errorf("--cookie-jar: %w", werr)
+		}
 	}
 	switch {
 	case errors.Is(err, affordances.ErrRefused):

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	affordances "github.com/affordances/affordances-go"
@@ -77,9 +78,11 @@ type Result struct {
 	// URL, title, fragment (nil when it publishes no AAL, and Notes say
 	// why) and the summary of its main content as the browser renders it.
 	Next *aalpage.Page
-	// Cookies are those the browser holds for Origin after the click (a
-	// sign-in sets a session), for the person's cookie jar; none when the
-	// page is of another origin.
+	// Cookies are what the call changed of the person's cookies for
+	// Origin, for their cookie jar: those the browser holds after the
+	// click that are new or hold another value (a sign-in's session), and,
+	// with MaxAge -1, those of Operator.Cookies it no longer holds (a
+	// sign-out). None when the page is of another origin.
 	Cookies []*http.Cookie
 }
 
@@ -178,7 +181,9 @@ func (o *Operator) Execute(ctx context.Context, pageURL, id string, input map[st
 		r.Status = loaded.Status
 	}
 	if own {
-		r.Cookies, _ = bp.Cookies(ctx, o.Origin+"/") // the click is done either way
+		if after, err := bp.Cookies(ctx, o.Origin+"/"); err == nil { // the click is done either way
+			r.Cookies = changed(o.Cookies, after)
+		}
 	}
 	r.Next, err = o.read(ctx, bp)
 	if err != nil {
@@ -188,6 +193,25 @@ func (o *Operator) Execute(ctx context.Context, pageURL, id string, input map[st
 		r.Next.Title, _ = bp.Title(ctx)
 	}
 	return r, nil
+}
+
+// changed returns the cookies of after that are not in before with the
+// same value, and those of before that after lacks, with MaxAge -1.
+func changed(before, after []*http.Cookie) []*http.Cookie {
+	var out []*http.Cookie
+	held := map[string]bool{}
+	for _, c := range after {
+		held[c.Name] = true
+		if !slices.ContainsFunc(before, func(b *http.Cookie) bool { return b.Name == c.Name && b.Value == c.Value }) {
+			out = append(out, c)
+		}
+	}
+	for _, b := range before {
+		if !held[b.Name] {
+			out = append(out, &http.Cookie{Name: b.Name, Path: "/", MaxAge: -1})
+		}
+	}
+	return out
 }
 
 // read reads the page the browser has loaded: its fragment from its
