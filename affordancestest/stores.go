@@ -142,7 +142,7 @@ func TestIdempotencyStore(t *testing.T, newStore func(t *testing.T) affordances.
 			wg.Go(func() {
 				held, err := s.Begin(ctx, "race", "same-key", hash)
 				if err != nil {
-					t.Error(fmt.Errorf("Begin %d: %w", i, err))
+					t.Error(fmt.Errorf("call %d of Begin: %w", i, err))
 				} else if held == nil {
 					claims.Add(1)
 				}

@@ -147,7 +147,7 @@ func Start(ctx context.Context, opts *Options) (*Browser, error) {
 	b.ctx, b.cancelAlloc, b.cancelCtx = bctx, cancelAlloc, cancelCtx
 
 	// The first Run starts the process, for as long as bctx lives.
-	sctx, cancelStart := context.WithTimeoutCause(ctx, o.Timeout, fmt.Errorf("Chromium did not answer within %v", o.Timeout))
+	sctx, cancelStart := context.WithTimeoutCause(ctx, o.Timeout, fmt.Errorf("no answer from Chromium within %v", o.Timeout))
 	defer cancelStart()
 	if err = first(sctx, bctx); err != nil && sctx.Err() != nil {
 		err = context.Cause(sctx)

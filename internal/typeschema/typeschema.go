@@ -73,6 +73,7 @@ func walkBounds(t reflect.Type, s *jsonschema.Schema, path string) error {
 			}
 			if tag, ok := f.Tag.Lookup("affordances"); ok {
 				if err := bounds(ps, f.Type, tag); err != nil {
+					//lint:ignore ST1005 "Go" is a proper noun, and the field's name follows
 					return fmt.Errorf("Go field %s: %w", field, err)
 				}
 			}
