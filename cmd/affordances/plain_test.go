@@ -357,3 +357,47 @@ func TestConformPlain(t *testing.T) {
 		t.Errorf("conform:\n%s", out)
 	}
 }
+
+// TestREADMEPlain: the README's "Using any AAL site" shows what the
+// commands print: its inspect transcript is inspect's output on a fresh
+// plain demo, and its lint and conform lines are theirs.
+func TestREADMEPlain(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(readme), "## Using any AAL site")
+	if !ok {
+		t.Fatal("README.md has no section Using any AAL site")
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	_, base := startPlain(t)
+	const readmeURL = "http://127.0.0.1:8082"
+	output := func(args ...string) string {
+		e, out, _ := testEnv(nil)
+		run(t.Context(), e, args)
+		return strings.ReplaceAll(out.String(), base, readmeURL)
+	}
+	inspect := "$ affordances inspect " + readmeURL + "/notes\n"
+	_, block, ok := strings.Cut(section, inspect)
+	block, _, _ = strings.Cut(block, "```")
+	if got := output("inspect", base+"/notes"); !ok || got != block {
+		t.Errorf("the README's inspect transcript:\n%s\ninspect prints:\n%s", block, got)
+	}
+	lint, conform := output("lint", base), output("conform", base)
+	for _, want := range []string{
+		"note  " + readmeURL + "/.well-known/affordances.json (site index): none: the site publishes AAL only, no Affordances site index or graph; it is checked as AAL (manifest, fragments, selectors against the HTML)",
+		"12 documents checked, 0 problems",
+	} {
+		if !strings.Contains(section, want) || !strings.Contains(lint, want) {
+			t.Errorf("the README and lint should both say %q; lint says:\n%s", want, lint)
+		}
+	}
+	for _, line := range strings.Split(section, "\n") {
+		if strings.HasPrefix(line, "aal.") || strings.HasPrefix(line, "5 pages, ") {
+			if !strings.Contains(conform, line+"\n") {
+				t.Errorf("the README's conform line %q is not in conform's output:\n%s", line, conform)
+			}
+		}
+	}
+}
