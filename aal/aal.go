@@ -225,16 +225,14 @@ func ID(action string) string {
 }
 
 // Selector returns the default selector of an action's affordance,
-// [data-aal="add-to-cart"] for addToCart: the attribute a publisher puts on
-// the element (the root package's aal template helper writes it).
+// [data-aal="add-to-cart"] for addToCart.
 func Selector(action string) string { return `[data-aal="` + ID(action) + `"]` }
 
 // FragmentPath returns the path of a page's fragment: "/" is
 // /.well-known/agent-affordances/index.json, "/products/canvas-tote" is
 // /.well-known/agent-affordances/products/canvas-tote.json. Route patterns
-// map the same way ("/products/[slug]" is .../products/[slug].json). A page
-// with a query asks for its fragment with the same query ("/?q=tee" is
-// index.json?q=tee): the state may depend on it.
+// map the same way. A page with a query asks for its fragment with the same
+// query ("/?q=tee" is index.json?q=tee): the state may depend on it.
 func FragmentPath(page string) string {
 	if page == "/" {
 		page = "/index"
