@@ -3,9 +3,12 @@
 package loadtest
 
 import (
+	"errors"
 	"syscall"
 	"time"
 )
+
+var errNoCPUClock = errors.New("loadtest: no process CPU clock on this system")
 
 // processCPU needs Linux's process CPU clocks; elsewhere the benchmarks
 // over HTTP are skipped.

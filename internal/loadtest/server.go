@@ -2,7 +2,6 @@ package loadtest
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -254,5 +253,3 @@ func lastCPU() (int, bool) {
 	}
 	return 0, false
 }
-
-var errNoCPUClock = errors.New("loadtest: no process CPU clock on this system")
