@@ -189,16 +189,7 @@ func writeAALAffordance(w io.Writer, p *aalpage.Page, a aal.Affordance, v aal.Ve
 		}
 		fmt.Fprintln(w, "    input:   "+inputLine(el.Input))
 	}
-	gate := decisionText(v.Decision)
-	if len(v.Classes) > 0 {
-		gate += " (" + classText(v.Classes) + ")"
-	}
-	fmt.Fprintln(w, "    gate:    "+gate)
-	if len(v.Classes) > 0 || v.Decision != aal.Allow {
-		for _, r := range v.Reasons {
-			fmt.Fprintln(w, "             "+r) // passed through aal.Visible by the gate
-		}
-	}
+	writeGate(w, v)
 }
 
 // sitePath writes a URL of the site as its path and query.
@@ -298,7 +289,7 @@ func runAALCall(ctx context.Context, e *env, f *agentFlags, s *site, page *aalpa
 	}
 	switch {
 	case errors.Is(err, affordances.ErrRefused):
-		return reportAALRefused(e, f.json, page, id, r.Verdict)
+		return reportRefused(e, f.json, page.URL, id, "nothing was clicked", r.Verdict)
 	case errors.Is(err, affordances.ErrNotApproved):
 		return reportNotApproved(e, f, ap, nil)
 	case err != nil:
@@ -339,33 +330,4 @@ func writeAALResult(w io.Writer, r *aalbrowser.Result, gate *aal.Gate) {
 	}
 	fmt.Fprintln(w, "\nNow on:")
 	writeAALPage(w, r.Next, gate)
-}
-
-// reportAALRefused prints why the gate refused an AAL affordance and
-// returns errNotApproved (exit 3).
-func reportAALRefused(e *env, asJSON bool, page *aalpage.Page, id string, v aal.Verdict) error {
-	if asJSON {
-		out := struct {
-			Refused bool        `json:"refused"`
-			Action  string      `json:"action"`
-			Page    string      `json:"page"`
-			Verdict verdictJSON `json:"verdict"`
-		}{true, id, aal.Visible(page.URL), toVerdictJSON(v)}
-		if err := writeJSON(e.stdout, out); err != nil {
-			return err
-		}
-		return errNotApproved
-	}
-	fmt.Fprintf(e.stderr, "The gate refused %s on %s; nothing was clicked.\n", aal.Visible(id), aal.Visible(page.URL))
-	if len(v.Classes) > 0 {
-		fmt.Fprintf(e.stderr, "  classes:   %s\n", classText(v.Classes))
-	}
-	for i, r := range v.Reasons {
-		head := "  why:       "
-		if i > 0 {
-			head = "             "
-		}
-		fmt.Fprintln(e.stderr, head+r)
-	}
-	return errNotApproved
 }

@@ -217,7 +217,7 @@ func runCall(ctx context.Context, e *env, f *agentFlags, page *affordances.Page,
 	var de *affordances.Error
 	switch {
 	case errors.Is(err, affordances.ErrRefused):
-		return reportRefused(e, f.json, page, action, verdict)
+		return reportRefused(e, f.json, page.Graph.Page, action, "nothing was sent", verdict)
 	case onPage != nil && errors.Is(err, affordances.ErrApprovalTimeout):
 		onPage.Outcome = "timeout"
 		return reportNotApproved(e, f, ap, onPage)
@@ -440,22 +440,23 @@ func reportNotApproved(e *env, f *agentFlags, ap *approval, onPage *approvalPage
 	return errNotApproved
 }
 
-// reportRefused prints why the gate refused the call and returns
-// errNotApproved (exit 3).
-func reportRefused(e *env, asJSON bool, page *affordances.Page, action string, v aal.Verdict) error {
+// reportRefused prints why the gate refused the action on the page (a
+// v0 action, or an AAL affordance: what was not done says which) and
+// returns errNotApproved (exit 3).
+func reportRefused(e *env, asJSON bool, page, action, notDone string, v aal.Verdict) error {
 	if asJSON {
 		out := struct {
 			Refused bool        `json:"refused"`
 			Action  string      `json:"action"`
 			Page    string      `json:"page"`
 			Verdict verdictJSON `json:"verdict"`
-		}{true, action, page.Graph.Page, toVerdictJSON(v)}
+		}{true, action, page, toVerdictJSON(v)}
 		if err := writeJSON(e.stdout, out); err != nil {
 			return err
 		}
 		return errNotApproved
 	}
-	fmt.Fprintf(e.stderr, "The gate refused %s on %s; nothing was sent.\n", aal.Visible(action), aal.Visible(page.Graph.Page))
+	fmt.Fprintf(e.stderr, "The gate refused %s on %s; %s.\n", aal.Visible(action), aal.Visible(page), notDone)
 	if len(v.Classes) > 0 {
 		fmt.Fprintf(e.stderr, "  classes:   %s\n", classText(v.Classes))
 	}

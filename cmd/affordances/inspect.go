@@ -180,16 +180,7 @@ func writeAction(w io.Writer, p *affordances.Page, a affordances.ActionDescripto
 		fmt.Fprintln(w, "    AAL:     (none published)")
 	}
 	v := p.Assess(a.Name)
-	gate := decisionText(v.Decision)
-	if len(v.Classes) > 0 {
-		gate += " (" + classText(v.Classes) + ")"
-	}
-	fmt.Fprintln(w, "    gate:    "+gate)
-	if len(v.Classes) > 0 || v.Decision != aal.Allow {
-		for _, r := range v.Reasons {
-			fmt.Fprintln(w, "             "+r) // passed through aal.Visible by the gate
-		}
-	}
+	writeGate(w, v)
 }
 
 // affordanceText writes an affordance in one line: `purchase "Place
@@ -409,4 +400,19 @@ func orderedObject(raw json.RawMessage) ([]string, map[string]json.RawMessage) {
 		values[name] = v
 	}
 	return names, values
+}
+
+// writeGate writes the gate's decision on an action, with its classes,
+// and why when it is not a plain Allow.
+func writeGate(w io.Writer, v aal.Verdict) {
+	gate := decisionText(v.Decision)
+	if len(v.Classes) > 0 {
+		gate += " (" + classText(v.Classes) + ")"
+	}
+	fmt.Fprintln(w, "    gate:    "+gate)
+	if len(v.Classes) > 0 || v.Decision != aal.Allow {
+		for _, r := range v.Reasons {
+			fmt.Fprintln(w, "             "+r) // passed through aal.Visible by the gate
+		}
+	}
 }
