@@ -31,15 +31,23 @@ import (
 )
 
 // A Schema is a compiled JSON Schema. It is safe for concurrent use.
-type Schema struct{ s *sjs.Schema }
+type Schema struct {
+	s    *sjs.Schema
+	fast *node // the fast path of Validate (see fast.go), nil when beyond it
+}
 
 // Compile compiles a JSON Schema given as JSON, as 2020-12 when it names no
-// $schema.
+// $schema. When the schema keeps to the keywords of the fast path (see
+// fast.go), [Schema.Validate] first reads the document with it, and runs
+// the library only when it cannot say the document is valid: its answers
+// are the library's.
 func Compile(doc json.RawMessage) (*Schema, error) {
 	ss, err := compile("input.json", doc, "")
 	if err != nil {
 		return nil, err
 	}
+	v, _ := Decode(doc) // compile decoded it already
+	ss[0].fast = compileFast(v)
 	return ss[0], nil
 }
 
@@ -94,6 +102,9 @@ var printer = message.NewPrinter(language.English)
 // Validate checks doc against s and returns every leaf problem, or an error
 // when doc is not JSON.
 func (s *Schema) Validate(doc json.RawMessage) ([]Issue, error) {
+	if s.fast != nil && s.fast.valid(doc) {
+		return nil, nil
+	}
 	v, err := sjs.UnmarshalJSON(bytes.NewReader(doc))
 	if err != nil {
 		return nil, err

@@ -1,0 +1,563 @@
+package schema
+
+import (
+	"encoding/json"
+	"math"
+	"math/big"
+	"regexp"
+	"strconv"
+	"unicode/utf8"
+)
+
+// The fast path. A schema that [Compile] is given is also compiled, when
+// it can be, into a fast validator that reads the raw JSON once, decodes
+// nothing it does not need and checks integers as int64. It understands a
+// subset of JSON Schema 2020-12, the keywords of the schemas inferred from
+// Go types (internal/typeschema) and of typical hand-written ones: type,
+// properties, required, additionalProperties, items, enum, const,
+// minLength, maxLength, pattern, minimum, maximum, exclusiveMinimum,
+// exclusiveMaximum, minItems, maxItems, and annotations (title,
+// description, default, examples, ...).
+//
+// Its guarantee: it only ever answers "valid", and only when the library
+// would too. Whenever it finds a problem or is not sure — a value under a
+// schema with any other keyword (format, $ref, anyOf, multipleOf, ...), a
+// number that is not an integer of at most 18 digits where a bound, an
+// enum or "integer" asks about it (1.0, 1e3), a duplicate key, a string
+// that is not valid UTF-8, JSON that is not well-formed, nesting deeper
+// than 64 — [Schema.Validate] runs the library's validation, so every
+// verdict and every message is the library's. FuzzFastPath and
+// TestFastPathAgrees hold it to this against the library.
+
+// Kinds of JSON value, as bits of a node's types.
+const (
+	kNull = 1 << iota
+	kBool
+	kObject
+	kArray
+	kString
+	kInteger // an integer; kNumber includes it
+	kNumber
+	kAll = kNull | kBool | kObject | kArray | kString | kInteger | kNumber
+)
+
+// A node is the fast validator of one schema.
+type node struct {
+	unsure bool // a keyword it does not understand: defer to the library
+	never  bool // the false schema
+	types  int
+
+	minLen, maxLen int // -1 for none
+	pattern        *regexp.Regexp
+
+	// Integers pass when lo <= n <= hi; bounded says a bound is set, so a
+	// number that is not a small integer is left to the library.
+	lo, hi  int64
+	bounded bool
+
+	enums []*valueSet // enum and const: the value must be in each
+
+	props      map[string]*node
+	required   []string
+	additional *node // nil: any other property is allowed
+
+	items              *node // nil: any item
+	minItems, maxItems int   // -1 for none
+}
+
+// A valueSet is the values of an enum or a const that a small integer,
+// a string, a bool or null can equal (numbers compare by value); the
+// others are left out, as an object, an array or any other number is left
+// to the library.
+type valueSet struct {
+	strs  []string
+	ints  []int64
+	bools [2]bool // false, true
+	null  bool
+}
+
+const draft2020 = "https://json-schema.org/draft/2020-12/schema"
+
+// compileFast returns the fast validator of doc, a schema decoded with
+// numbers as json.Number, or nil when its root is beyond the subset.
+func compileFast(doc any) *node {
+	n := fastNode(doc)
+	if n.unsure {
+		return nil
+	}
+	return n
+}
+
+var unsure = &node{unsure: true}
+
+func fastNode(doc any) *node {
+	n := &node{types: kAll, minLen: -1, maxLen: -1, minItems: -1, maxItems: -1, lo: math.MinInt64, hi: math.MaxInt64}
+	switch doc := doc.(type) {
+	case bool:
+		n.never = !doc
+		return n
+	case map[string]any:
+		for k, v := range doc {
+			if !n.keyword(k, v) {
+				return unsure
+			}
+		}
+		return n
+	}
+	return unsure
+}
+
+// keyword applies the keyword k with value v to n, or says it cannot.
+func (n *node) keyword(k string, v any) bool {
+	switch k {
+	case "title", "description", "default", "examples", "$comment", "deprecated", "readOnly", "writeOnly", "$id", "$defs":
+		return true
+	case "$schema":
+		return v == draft2020
+	case "type":
+		n.types = 0
+		names, ok := v.([]any)
+		if !ok {
+			names = []any{v}
+		}
+		for _, name := range names {
+			switch name {
+			case "null":
+				n.types |= kNull
+			case "boolean":
+				n.types |= kBool
+			case "object":
+				n.types |= kObject
+			case "array":
+				n.types |= kArray
+			case "string":
+				n.types |= kString
+			case "integer":
+				n.types |= kInteger
+			case "number":
+				n.types |= kNumber | kInteger
+			default:
+				return false
+			}
+		}
+		return true
+	case "minLength", "maxLength", "minItems", "maxItems":
+		num, _ := v.(json.Number)
+		c, err := strconv.Atoi(string(num))
+		if err != nil || c < 0 {
+			return false
+		}
+		switch k {
+		case "minLength":
+			n.minLen = c
+		case "maxLength":
+			n.maxLen = c
+		case "minItems":
+			n.minItems = c
+		default:
+			n.maxItems = c
+		}
+		return true
+	case "pattern":
+		s, _ := v.(string)
+		re, err := regexp.Compile(s)
+		n.pattern = re
+		return err == nil
+	case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum":
+		num, _ := v.(json.Number)
+		r, ok := new(big.Rat).SetString(string(num))
+		if !ok {
+			return false
+		}
+		// The least or greatest int64 that passes, clamped: the integers
+		// checked have at most 18 digits.
+		floor := new(big.Int).Div(r.Num(), r.Denom()) // Euclidean: the floor, the denominator being positive
+		ceil := new(big.Int).Set(floor)
+		if !r.IsInt() {
+			ceil.Add(ceil, big.NewInt(1))
+		}
+		switch k {
+		case "minimum":
+			n.lo = max(n.lo, clamp(ceil))
+		case "exclusiveMinimum":
+			n.lo = max(n.lo, clamp(floor.Add(floor, big.NewInt(1))))
+		case "maximum":
+			n.hi = min(n.hi, clamp(floor))
+		case "exclusiveMaximum":
+			n.hi = min(n.hi, clamp(ceil.Sub(ceil, big.NewInt(1))))
+		}
+		n.bounded = true
+		return true
+	case "enum", "const":
+		vals, ok := v.([]any)
+		if k == "const" {
+			vals, ok = []any{v}, true
+		}
+		if !ok {
+			return false
+		}
+		set := &valueSet{}
+		for _, e := range vals {
+			switch e := e.(type) {
+			case nil:
+				set.null = true
+			case bool:
+				set.bools[b2i(e)] = true
+			case string:
+				set.strs = append(set.strs, e)
+			case json.Number:
+				r, ok := new(big.Rat).SetString(string(e))
+				if ok && r.IsInt() && r.Num().IsInt64() {
+					set.ints = append(set.ints, r.Num().Int64())
+				}
+			}
+		}
+		n.enums = append(n.enums, set)
+		return true
+	case "properties":
+		props, ok := v.(map[string]any)
+		if !ok {
+			return false
+		}
+		n.props = make(map[string]*node, len(props))
+		for name, p := range props {
+			n.props[name] = fastNode(p)
+		}
+		return true
+	case "required":
+		names, ok := v.([]any)
+		for _, name := range names {
+			s, isStr := name.(string)
+			if !isStr {
+				return false
+			}
+			n.required = append(n.required, s)
+		}
+		return ok
+	case "additionalProperties":
+		n.additional = fastNode(v)
+		return true
+	case "items":
+		n.items = fastNode(v)
+		return true
+	}
+	return false
+}
+
+func clamp(x *big.Int) int64 {
+	switch {
+	case !x.IsInt64() && x.Sign() > 0:
+		return math.MaxInt64
+	case !x.IsInt64():
+		return math.MinInt64
+	}
+	return x.Int64()
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// valid says doc is well-formed JSON that n accepts; false is "not sure".
+func (n *node) valid(doc []byte) bool {
+	sc := scanner{b: doc}
+	if !sc.value(n, 0) {
+		return false
+	}
+	sc.space()
+	return sc.i == len(sc.b)
+}
+
+// A scanner reads JSON from b at i.
+type scanner struct {
+	b []byte
+	i int
+}
+
+const maxDepth = 64
+
+func (sc *scanner) space() {
+	for sc.i < len(sc.b) {
+		switch sc.b[sc.i] {
+		case ' ', '\t', '\n', '\r':
+			sc.i++
+		default:
+			return
+		}
+	}
+}
+
+// value reads one value and says whether n (nil: any schema) surely
+// accepts it.
+func (sc *scanner) value(n *node, depth int) bool {
+	if n != nil && (n.unsure || n.never) || depth > maxDepth {
+		return false
+	}
+	sc.space()
+	if sc.i == len(sc.b) {
+		return false
+	}
+	switch c := sc.b[sc.i]; {
+	case c == '{':
+		return sc.object(n, depth)
+	case c == '[':
+		return sc.array(n, depth)
+	case c == '"':
+		s, ok := sc.str()
+		return ok && n.acceptsString(s)
+	case c == 't' || c == 'f' || c == 'n':
+		for _, lit := range [...]string{"true", "false", "null"} {
+			if len(sc.b)-sc.i >= len(lit) && string(sc.b[sc.i:sc.i+len(lit)]) == lit {
+				sc.i += len(lit)
+				return n.acceptsLiteral(lit)
+			}
+		}
+		return false
+	case c == '-' || '0' <= c && c <= '9':
+		return sc.number(n)
+	}
+	return false
+}
+
+func (sc *scanner) object(n *node, depth int) bool {
+	if n != nil && n.types&kObject == 0 {
+		return false
+	}
+	sc.i++ // {
+	var buf [16][]byte
+	keys := buf[:0]
+	sc.space()
+	if sc.i < len(sc.b) && sc.b[sc.i] == '}' {
+		sc.i++
+	} else {
+		for {
+			sc.space()
+			if sc.i == len(sc.b) || sc.b[sc.i] != '"' {
+				return false
+			}
+			key, ok := sc.str()
+			if !ok || len(keys) == 256 {
+				return false
+			}
+			for _, k := range keys {
+				if string(k) == string(key) {
+					return false // the library keeps the last: let it
+				}
+			}
+			keys = append(keys, key)
+			sc.space()
+			if sc.i == len(sc.b) || sc.b[sc.i] != ':' {
+				return false
+			}
+			sc.i++
+			var child *node
+			if n != nil {
+				var known bool
+				if child, known = n.props[string(key)]; !known {
+					child = n.additional
+				}
+			}
+			if !sc.value(child, depth+1) {
+				return false
+			}
+			sc.space()
+			if sc.i == len(sc.b) {
+				return false
+			}
+			sc.i++
+			if sc.b[sc.i-1] == '}' {
+				break
+			}
+			if sc.b[sc.i-1] != ',' {
+				return false
+			}
+		}
+	}
+	if n == nil {
+		return true
+	}
+required:
+	for _, r := range n.required {
+		for _, k := range keys {
+			if string(k) == r {
+				continue required
+			}
+		}
+		return false
+	}
+	return n.enums == nil
+}
+
+func (sc *scanner) array(n *node, depth int) bool {
+	if n != nil && n.types&kArray == 0 {
+		return false
+	}
+	sc.i++ // [
+	var items *node
+	if n != nil {
+		items = n.items
+	}
+	count := 0
+	sc.space()
+	if sc.i < len(sc.b) && sc.b[sc.i] == ']' {
+		sc.i++
+	} else {
+		for {
+			if !sc.value(items, depth+1) {
+				return false
+			}
+			count++
+			sc.space()
+			if sc.i == len(sc.b) {
+				return false
+			}
+			sc.i++
+			if sc.b[sc.i-1] == ']' {
+				break
+			}
+			if sc.b[sc.i-1] != ',' {
+				return false
+			}
+		}
+	}
+	return n == nil || n.enums == nil && count >= n.minItems && (n.maxItems < 0 || count <= n.maxItems)
+}
+
+// str reads a string and returns its value as encoding/json decodes it.
+func (sc *scanner) str() ([]byte, bool) {
+	start := sc.i
+	sc.i++ // "
+	escaped, ascii := false, true
+	for ; sc.i < len(sc.b); sc.i++ {
+		switch c := sc.b[sc.i]; {
+		case c == '"':
+			sc.i++
+			raw := sc.b[start+1 : sc.i-1]
+			if escaped {
+				var s string
+				if json.Unmarshal(sc.b[start:sc.i], &s) != nil {
+					return nil, false
+				}
+				return []byte(s), true
+			}
+			return raw, ascii || utf8.Valid(raw)
+		case c == '\\':
+			escaped = true
+			sc.i++
+		case c < 0x20:
+			return nil, false
+		case c >= 0x80:
+			ascii = false
+		}
+	}
+	return nil, false
+}
+
+// number reads a number: a small integer (at most 18 digits, no fraction
+// or exponent) n checks exactly; any other only when n asks nothing of it
+// but to be a number.
+func (sc *scanner) number(n *node) bool {
+	start := sc.i
+	if sc.b[sc.i] == '-' {
+		sc.i++
+	}
+	digits := func() int {
+		from := sc.i
+		for sc.i < len(sc.b) && '0' <= sc.b[sc.i] && sc.b[sc.i] <= '9' {
+			sc.i++
+		}
+		return sc.i - from
+	}
+	intDigits := digits()
+	if intDigits == 0 || intDigits > 1 && sc.b[sc.i-intDigits] == '0' {
+		return false
+	}
+	integer := true
+	if sc.i < len(sc.b) && sc.b[sc.i] == '.' {
+		sc.i++
+		if digits() == 0 {
+			return false
+		}
+		integer = false
+	}
+	if sc.i < len(sc.b) && (sc.b[sc.i] == 'e' || sc.b[sc.i] == 'E') {
+		sc.i++
+		if sc.i < len(sc.b) && (sc.b[sc.i] == '+' || sc.b[sc.i] == '-') {
+			sc.i++
+		}
+		if digits() == 0 {
+			return false
+		}
+		integer = false
+	}
+	if n == nil {
+		return true
+	}
+	if !integer || intDigits > 18 {
+		return n.types&kNumber != 0 && !n.bounded && n.enums == nil
+	}
+	v, err := strconv.ParseInt(string(sc.b[start:sc.i]), 10, 64)
+	if err != nil || n.types&kInteger == 0 || v < n.lo || v > n.hi {
+		return false
+	}
+	for _, set := range n.enums {
+		found := false
+		for _, e := range set.ints {
+			found = found || e == v
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+func (n *node) acceptsString(s []byte) bool {
+	if n == nil {
+		return true
+	}
+	if n.types&kString == 0 {
+		return false
+	}
+	if n.minLen >= 0 || n.maxLen >= 0 {
+		l := utf8.RuneCount(s)
+		if l < n.minLen || n.maxLen >= 0 && l > n.maxLen {
+			return false
+		}
+	}
+	if n.pattern != nil && !n.pattern.Match(s) {
+		return false
+	}
+	for _, set := range n.enums {
+		found := false
+		for _, e := range set.strs {
+			found = found || e == string(s)
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+func (n *node) acceptsLiteral(lit string) bool {
+	if n == nil {
+		return true
+	}
+	kind := kBool
+	if lit == "null" {
+		kind = kNull
+	}
+	if n.types&kind == 0 {
+		return false
+	}
+	for _, set := range n.enums {
+		if kind == kNull && !set.null || kind == kBool && !set.bools[b2i(lit == "true")] {
+			return false
+		}
+	}
+	return true
+}
