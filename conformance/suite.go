@@ -131,9 +131,7 @@ type suite struct {
 	// bounded is true when discovery stopped at MaxPages with pages left.
 	bounded bool
 	deltas  []*exchange // every response to a call
-	// snapshot holds each page's entities before the refused calls.
-	snapshot map[string]string
-	// wrote records the writes, for the checks that read them.
+	// writes records the writes, for the checks that read them.
 	writes []*write
 	// probes keeps the calls several checks read.
 	probes map[string]probeResult

@@ -434,16 +434,6 @@ func fetch(ctx context.Context, hc *http.Client, u, accept string) (*http.Respon
 	return res, body, nil
 }
 
-// origin returns the origin of u (RFC 6454, [weborigin.Of]), or "" when it
-// has none.
-func origin(u *url.URL) string {
-	o, err := weborigin.Of(u.String())
-	if err != nil {
-		return ""
-	}
-	return o
-}
-
 // scanned is what the page's HTML says for discovery.
 type scanned struct {
 	title  string
