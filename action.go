@@ -3,6 +3,7 @@ package affordances
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -119,11 +120,14 @@ type action struct {
 	// descriptor's encoding is this, its availability and "}" (see
 	// encodeGraph).
 	summaryJSON []byte
-	aal         *publishedAffordance
-	input       *schema.Schema
-	form        *formSchema                                        // how a person's form reads into input
-	decode      func(input json.RawMessage) (any, error)           // into an In
-	run         func(ctx context.Context, r *Request) (any, error) // with r.Input() from decode
+	// summaryDigest is the SHA-256 of summaryJSON, which stands for it in
+	// what a graph's ETag digests (graphScratch.graphETag).
+	summaryDigest [32]byte
+	aal           *publishedAffordance
+	input         *schema.Schema
+	form          *formSchema                                        // how a person's form reads into input
+	decode        func(input json.RawMessage) (any, error)           // into an In
+	run           func(ctx context.Context, r *Request) (any, error) // with r.Input() from decode
 	// unknownEffects are the Effects found missing from the state, each
 	// logged once.
 	unknownEffects sync.Map
@@ -241,6 +245,7 @@ func AddAction[In, Out any](rt *Route, a *Action, fn func(ctx context.Context, r
 		panic(fmt.Sprintf("%s: %v", where, err))
 	}
 	act.summaryJSON = enc[:len(enc)-1]
+	act.summaryDigest = sha256.Sum256(act.summaryJSON)
 	rt.actions = append(rt.actions, act)
 	rt.byName[a.Name] = act
 	rt.hasEffects = rt.hasEffects || a.Effects != nil

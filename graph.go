@@ -2,6 +2,9 @@ package affordances
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"hash"
 	"sync"
 )
 
@@ -75,10 +78,39 @@ func (a *action) guard(ctx context.Context, s *Site, req *Request) (ok bool, rea
 
 var buffers = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
 
+// A graphScratch is what serving a graph reuses from one request to the
+// next: the buffer of its bytes and the hash of its ETag.
+type graphScratch struct {
+	buf []byte
+	tag hash.Hash
+	sum [sha256.Size]byte // tag's sum, here rather than on the heap for each request
+}
+
+var scratches = sync.Pool{New: func() any {
+	return &graphScratch{buf: make([]byte, 0, 4096), tag: sha256.New()}
+}}
+
+// graphETag returns the ETag of a graph encoded while feeding sc.tag (see
+// encodeGraph): the first 16 bytes of the SHA-256 of the graph's bytes,
+// each action's summary replaced by the SHA-256 of its encoding, in
+// base64url, quoted. It names the graph's exact bytes: a summary's digest
+// has a fixed length, so the bytes hashed spell out the graph, and
+// the same site answers the same graph with the same ETag in every
+// process, without hashing its descriptors' schemas on every request.
+func (sc *graphScratch) graphETag() string {
+	sc.tag.Sum(sc.sum[:0])
+	var quoted [24]byte // "22 characters of base64"
+	quoted[0], quoted[23] = '"', '"'
+	base64.RawURLEncoding.Encode(quoted[1:23], sc.sum[:16])
+	return string(quoted[:])
+}
+
 // encodeGraph appends the graph of req's page to dst. It writes what
 // json.Marshal of the [Graph] would, byte for byte, but copies each
 // action's precomputed summary instead of encoding its schemas again.
-func encodeGraph(dst []byte, req *Request, actions []listed) ([]byte, error) {
+// When tag is not nil, it is fed what [graphScratch.graphETag] digests.
+func encodeGraph(dst []byte, req *Request, actions []listed, tag hash.Hash) ([]byte, error) {
+	from := len(dst) // what tag has not been fed yet
 	st := req.State
 	dst = append(dst, `{"v":"0","page":`...)
 	dst = appendString(dst, req.Page)
@@ -97,6 +129,11 @@ func encodeGraph(dst []byte, req *Request, actions []listed) ([]byte, error) {
 	for i, l := range actions {
 		if i > 0 {
 			dst = append(dst, ',')
+		}
+		if tag != nil {
+			tag.Write(dst[from:])
+			tag.Write(l.a.summaryDigest[:])
+			from = len(dst) + len(l.a.summaryJSON)
 		}
 		dst = append(dst, l.a.summaryJSON...)
 		if l.available {
@@ -119,5 +156,9 @@ func encodeGraph(dst []byte, req *Request, actions []listed) ([]byte, error) {
 		dst = append(dst, `,"md":`...)
 		dst = appendString(dst, st.MD)
 	}
-	return append(dst, '}'), nil
+	dst = append(dst, '}')
+	if tag != nil {
+		tag.Write(dst[from:])
+	}
+	return dst, nil
 }

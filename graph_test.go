@@ -1,13 +1,16 @@
 package affordances
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"testing"
 )
 
 // TestEncodeGraphMatchesMarshal: the fast graph encoder writes exactly what
-// encoding/json writes for the same Graph.
+// encoding/json writes for the same Graph, and feeds the ETag's hash the
+// graph's bytes with each action's summary replaced by its digest.
 func TestEncodeGraphMatchesMarshal(t *testing.T) {
 	site := NewSite(nil)
 	rt := site.Route("/p/[id]", nil)
@@ -24,9 +27,17 @@ func TestEncodeGraphMatchesMarshal(t *testing.T) {
 	} {
 		req := &Request{Page: "/p/1", route: rt, State: st}
 		ls := rt.listing(context.Background(), req)
-		got, err := encodeGraph(nil, req, ls)
+		tag := sha256.New()
+		got, err := encodeGraph(nil, req, ls, tag)
 		if err != nil {
 			t.Fatal(err)
+		}
+		named := got
+		for _, l := range ls {
+			named = bytes.Replace(named, l.a.summaryJSON, l.a.summaryDigest[:], 1)
+		}
+		if sum := sha256.Sum256(named); !bytes.Equal(tag.Sum(nil), sum[:]) {
+			t.Errorf("the ETag's hash was not fed the graph with its summaries' digests")
 		}
 		g := Graph{V: Version, Page: req.Page, Route: rt.pattern, Entities: st.Entities, Nav: st.Nav, MD: st.MD}
 		if g.Entities == nil {

@@ -2,8 +2,6 @@ package affordances
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -178,21 +176,18 @@ func (s *Site) serveGraph(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	buf := buffers.Get().(*[]byte)
-	defer buffers.Put(buf)
-	body, err := encodeGraph((*buf)[:0], req, rt.listing(r.Context(), req))
+	sc := scratches.Get().(*graphScratch)
+	defer scratches.Put(sc)
+	sc.tag.Reset()
+	body, err := encodeGraph(sc.buf[:0], req, rt.listing(r.Context(), req), sc.tag)
 	if err != nil {
 		s.writeError(w, r, fmt.Errorf("affordances: encoding the graph of %s: %w", req.Page, err))
 		return
 	}
-	*buf = body
+	sc.buf = body
 	// The graph's ETag names its bytes, so an agent that polls a page
 	// sends If-None-Match and pays nothing while nothing changed.
-	sum := sha256.Sum256(body)
-	var quoted [24]byte // "22 characters of base64"
-	quoted[0], quoted[23] = '"', '"'
-	base64.RawURLEncoding.Encode(quoted[1:23], sum[:16])
-	etag := string(quoted[:])
+	etag := sc.graphETag()
 	w.Header()["Etag"] = []string{etag} // Set's canonical key
 	if etagMatches(r.Header.Values("If-None-Match"), etag) {
 		s.writeBody(w, &http.Request{Method: http.MethodHead}, http.StatusNotModified, nil)
