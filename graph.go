@@ -24,7 +24,11 @@ func (l listed) descriptor() ActionDescriptor {
 // listing evaluates the route's actions for req: those listed, in
 // declaration order, with their availability (CLARIFICATIONS 1).
 func (rt *Route) listing(ctx context.Context, req *Request) []listed {
-	ls := make([]listed, 0, len(rt.actions))
+	return rt.appendListing(make([]listed, 0, len(rt.actions)), ctx, req)
+}
+
+// appendListing appends the listing of req to ls.
+func (rt *Route) appendListing(ls []listed, ctx context.Context, req *Request) []listed {
 	for _, a := range rt.actions {
 		if !a.listedFor(req) {
 			continue

@@ -179,7 +179,8 @@ func (s *Site) serveGraph(w http.ResponseWriter, r *http.Request) {
 	sc := scratches.Get().(*graphScratch)
 	defer scratches.Put(sc)
 	sc.tag.Reset()
-	body, err := encodeGraph(sc.buf[:0], req, rt.listing(r.Context(), req), sc.tag)
+	var room [8]listed // the listing of most pages, on the stack
+	body, err := encodeGraph(sc.buf[:0], req, rt.appendListing(room[:0], r.Context(), req), sc.tag)
 	if err != nil {
 		s.writeError(w, r, fmt.Errorf("affordances: encoding the graph of %s: %w", req.Page, err))
 		return
