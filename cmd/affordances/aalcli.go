@@ -40,8 +40,7 @@ the element is clicked (among several, the one whose data-aal-input the
 input picks), and the next page is shown: its URL, title, content and
 affordances. The person's session is the cookie file (--cookie-jar, its
 cookies for the URL's origin only, written back with those the browser then
-holds) or their Chromium profile directory (--browser-profile; nothing of
-another origin is opened with it).`
+holds).`
 
 // loadAAL reads the page the site's URL names through AAL alone; an
 // [aalpage.ErrGraph] says it has a graph.

@@ -59,6 +59,9 @@ call prints what it did (the fields filled, the click), where the form went,
 and the page it led to with its affordances; --json prints them as one
 object. The gate, --approve, --grant and --unattended work as for a graph's
 actions; nothing is clicked without the approval the gate asks for.
+Instead of a cookie file, --browser-profile gives the person's own Chromium
+profile directory (their sessions; nothing of another origin is opened with
+it, and no other Chromium may have it open meanwhile).
 
 ` + authHelp + `
 

@@ -42,12 +42,14 @@ import (
 
 // Errors of [Load], matched with errors.Is.
 var (
-	// ErrGraph: the page answers an Affordances graph; use the root
-	// package's Client, which reads the graph and acts through its calls.
+	// ErrGraph: the page answers an Affordances graph, or the site answers
+	// in Affordances documents and has no such page; use the root
+	// package's Client, which reads the graph (or the site's error) and
+	// acts through its calls.
 	ErrGraph = errors.New("aalpage: the page has an Affordances graph")
 	// ErrNoAAL: the page publishes no AAL fragment: none inline, none
 	// linked, and no route of the site's manifest matches it.
-	ErrNoAAL = errors.New("aalpage: the page publishes no AAL")
+	ErrNoAAL = errors.New("aalpage: the page is not an Affordances document and publishes no AAL")
 )
 
 // Where a page's fragment came from.
@@ -156,6 +158,9 @@ func Load(ctx context.Context, hc *http.Client, pageURL string) (*Page, error) {
 		// A site of the protocol, and a page with no graph: read its HTML.
 		if res, body, err = fetch(ctx, hc, pageURL, "text/html"); err != nil {
 			return nil, err
+		}
+		if res.StatusCode != http.StatusOK {
+			return nil, ErrGraph // no page at all: the site's own error says so
 		}
 	}
 	if res.StatusCode != http.StatusOK {
