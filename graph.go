@@ -83,9 +83,11 @@ func (a *action) guard(ctx context.Context, s *Site, req *Request) (ok bool, rea
 var buffers = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
 
 // A graphScratch is what serving a graph reuses from one request to the
-// next: the buffer of its bytes and the hash of its ETag.
+// next: the buffer of its bytes, where its actions' summaries begin in it,
+// and the hash of its ETag.
 type graphScratch struct {
 	buf []byte
+	at  []int
 	tag hash.Hash
 	sum [sha256.Size]byte // tag's sum, here rather than on the heap for each request
 }
@@ -94,14 +96,23 @@ var scratches = sync.Pool{New: func() any {
 	return &graphScratch{buf: make([]byte, 0, 4096), tag: sha256.New()}
 }}
 
-// graphETag returns the ETag of a graph encoded while feeding sc.tag (see
-// encodeGraph): the first 16 bytes of the SHA-256 of the graph's bytes,
-// each action's summary replaced by the SHA-256 of its encoding, in
-// base64url, quoted. It names the graph's exact bytes: a summary's digest
-// has a fixed length, so the bytes hashed spell out the graph, and
-// the same site answers the same graph with the same ETag in every
-// process, without hashing its descriptors' schemas on every request.
-func (sc *graphScratch) graphETag() string {
+// graphETag returns the ETag of graph, encoded by encodeGraph from actions
+// with their summaries at at: the first 16 bytes of the SHA-256 of the
+// graph's bytes, each action's summary replaced by the SHA-256 of its
+// encoding, in base64url, quoted. It names the graph's exact bytes: a
+// summary's digest has a fixed length, so the bytes hashed spell out the
+// graph, and the same site answers the same graph with the same ETag in
+// every process, without hashing its descriptors' schemas on every
+// request.
+func (sc *graphScratch) graphETag(graph []byte, actions []listed, at []int) string {
+	sc.tag.Reset()
+	from := 0
+	for i, l := range actions {
+		sc.tag.Write(graph[from:at[i]])
+		sc.tag.Write(l.a.summaryDigest[:])
+		from = at[i] + len(l.a.summaryJSON)
+	}
+	sc.tag.Write(graph[from:])
 	sc.tag.Sum(sc.sum[:0])
 	var quoted [24]byte // "22 characters of base64"
 	quoted[0], quoted[23] = '"', '"'
@@ -109,12 +120,43 @@ func (sc *graphScratch) graphETag() string {
 	return string(quoted[:])
 }
 
+// A lastGraph is the last anonymous graph of a route and its ETag: the
+// same bytes again get the same ETag without hashing them, as an
+// anonymous graph often does (every agent that is not signed in sees the
+// same page).
+type lastGraph struct {
+	mu   sync.Mutex
+	body []byte
+	etag string
+}
+
+// lookup returns the ETag of graph's bytes if they are the last ones put.
+func (lg *lastGraph) lookup(graph []byte) (string, bool) {
+	if !lg.mu.TryLock() {
+		return "", false // another request is at it: hash
+	}
+	defer lg.mu.Unlock()
+	if lg.etag == "" || string(lg.body) != string(graph) {
+		return "", false
+	}
+	return lg.etag, true
+}
+
+// put keeps graph's bytes (a copy) and their ETag.
+func (lg *lastGraph) put(graph []byte, etag string) {
+	if !lg.mu.TryLock() {
+		return
+	}
+	defer lg.mu.Unlock()
+	lg.body = append(lg.body[:0], graph...)
+	lg.etag = etag
+}
+
 // encodeGraph appends the graph of req's page to dst. It writes what
 // json.Marshal of the [Graph] would, byte for byte, but copies each
 // action's precomputed summary instead of encoding its schemas again.
-// When tag is not nil, it is fed what [graphScratch.graphETag] digests.
-func encodeGraph(dst []byte, req *Request, actions []listed, tag hash.Hash) ([]byte, error) {
-	from := len(dst) // what tag has not been fed yet
+// It sets at[i] to where the summary of actions[i] begins in dst.
+func encodeGraph(dst []byte, req *Request, actions []listed, at []int) ([]byte, error) {
 	st := req.State
 	dst = append(dst, `{"v":"0","page":`...)
 	dst = appendString(dst, req.Page)
@@ -134,11 +176,7 @@ func encodeGraph(dst []byte, req *Request, actions []listed, tag hash.Hash) ([]b
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		if tag != nil {
-			tag.Write(dst[from:])
-			tag.Write(l.a.summaryDigest[:])
-			from = len(dst) + len(l.a.summaryJSON)
-		}
+		at[i] = len(dst)
 		dst = append(dst, l.a.summaryJSON...)
 		if l.available {
 			dst = append(dst, `,"available":true}`...)
@@ -160,9 +198,5 @@ func encodeGraph(dst []byte, req *Request, actions []listed, tag hash.Hash) ([]b
 		dst = append(dst, `,"md":`...)
 		dst = appendString(dst, st.MD)
 	}
-	dst = append(dst, '}')
-	if tag != nil {
-		tag.Write(dst[from:])
-	}
-	return dst, nil
+	return append(dst, '}'), nil
 }

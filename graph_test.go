@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"testing"
 )
@@ -27,8 +28,8 @@ func TestEncodeGraphMatchesMarshal(t *testing.T) {
 	} {
 		req := &Request{Page: "/p/1", route: rt, State: st}
 		ls := rt.listing(context.Background(), req)
-		tag := sha256.New()
-		got, err := encodeGraph(nil, req, ls, tag)
+		at := make([]int, len(ls))
+		got, err := encodeGraph(nil, req, ls, at)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -36,8 +37,11 @@ func TestEncodeGraphMatchesMarshal(t *testing.T) {
 		for _, l := range ls {
 			named = bytes.Replace(named, l.a.summaryJSON, l.a.summaryDigest[:], 1)
 		}
-		if sum := sha256.Sum256(named); !bytes.Equal(tag.Sum(nil), sum[:]) {
-			t.Errorf("the ETag's hash was not fed the graph with its summaries' digests")
+		sum := sha256.Sum256(named)
+		wantTag := `"` + base64.RawURLEncoding.EncodeToString(sum[:16]) + `"`
+		sc := scratches.Get().(*graphScratch)
+		if etag := sc.graphETag(got, ls, at); etag != wantTag {
+			t.Errorf("ETag %s, want %s: the SHA-256 of the graph with its summaries' digests", etag, wantTag)
 		}
 		g := Graph{V: Version, Page: req.Page, Route: rt.pattern, Entities: st.Entities, Nav: st.Nav, MD: st.MD}
 		if g.Entities == nil {
@@ -50,5 +54,27 @@ func TestEncodeGraphMatchesMarshal(t *testing.T) {
 		if string(got) != string(want) {
 			t.Errorf("encodeGraph:\n got %s\nwant %s", got, want)
 		}
+	}
+}
+
+// TestLastGraph: the last anonymous graph's ETag is given back for the
+// same bytes only, and kept from a copy of them (the graph's buffer is
+// reused by the next request).
+func TestLastGraph(t *testing.T) {
+	var lg lastGraph
+	graph := []byte(`{"v":"0","page":"/"}`)
+	if _, ok := lg.lookup(graph); ok {
+		t.Fatal("an empty lastGraph has an ETag")
+	}
+	lg.put(graph, `"a"`)
+	if etag, ok := lg.lookup([]byte(`{"v":"0","page":"/"}`)); !ok || etag != `"a"` {
+		t.Errorf("the same bytes: %q, %v; want \"a\", true", etag, ok)
+	}
+	graph[len(graph)-2] = 'x' // the buffer reused, same length
+	if etag, ok := lg.lookup(graph); ok {
+		t.Errorf("other bytes got the ETag %s", etag)
+	}
+	if _, ok := lg.lookup([]byte(`{"v":"0","page":"/"}`)); !ok {
+		t.Error("the kept bytes changed with the buffer they were put from")
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"html/template"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 
@@ -178,9 +179,10 @@ func (s *Site) serveGraph(w http.ResponseWriter, r *http.Request) {
 	}
 	sc := scratches.Get().(*graphScratch)
 	defer scratches.Put(sc)
-	sc.tag.Reset()
 	var room [8]listed // the listing of most pages, on the stack
-	body, err := encodeGraph(sc.buf[:0], req, rt.appendListing(room[:0], r.Context(), req), sc.tag)
+	ls := rt.appendListing(room[:0], r.Context(), req)
+	sc.at = slices.Grow(sc.at[:0], len(ls))[:len(ls)]
+	body, err := encodeGraph(sc.buf[:0], req, ls, sc.at)
 	if err != nil {
 		s.writeError(w, r, fmt.Errorf("affordances: encoding the graph of %s: %w", req.Page, err))
 		return
@@ -188,7 +190,16 @@ func (s *Site) serveGraph(w http.ResponseWriter, r *http.Request) {
 	sc.buf = body
 	// The graph's ETag names its bytes, so an agent that polls a page
 	// sends If-None-Match and pays nothing while nothing changed.
-	etag := sc.graphETag()
+	etag, ok := "", false
+	if p.Anonymous() {
+		etag, ok = rt.lastAnonymous.lookup(body)
+	}
+	if !ok {
+		etag = sc.graphETag(body, ls, sc.at)
+		if p.Anonymous() {
+			rt.lastAnonymous.put(body, etag)
+		}
+	}
 	w.Header()["Etag"] = []string{etag} // Set's canonical key
 	if etagMatches(r.Header.Values("If-None-Match"), etag) {
 		s.writeBody(w, &http.Request{Method: http.MethodHead}, http.StatusNotModified, nil)

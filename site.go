@@ -195,6 +195,8 @@ type Route struct {
 	opts       RouteOptions
 	actions    []*action
 	byName     map[string]*action
+	// lastAnonymous is the route's last anonymous graph, for its ETag.
+	lastAnonymous lastGraph
 }
 
 // A segment is one segment of a route's pattern: a literal, a parameter
