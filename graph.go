@@ -120,30 +120,33 @@ func (sc *graphScratch) graphETag(graph []byte, actions []listed, at []int) stri
 	return string(quoted[:])
 }
 
-// A lastGraph is the last anonymous graph of a route and its ETag: the
-// same bytes again get the same ETag without hashing them, as an
+// A lastGraph is the last anonymous graph of a route and its ETag header:
+// the same bytes again get the same ETag without hashing them, as an
 // anonymous graph often does (every agent that is not signed in sees the
 // same page).
 type lastGraph struct {
 	mu   sync.Mutex
 	body []byte
-	etag string
+	// etag is the value of the ETag header of body, a slice of one shared
+	// by every response that has it, as documentHeader's.
+	etag []string
 }
 
-// lookup returns the ETag of graph's bytes if they are the last ones put.
-func (lg *lastGraph) lookup(graph []byte) (string, bool) {
+// lookup returns the ETag header of graph's bytes if they are the last
+// ones put, else nil.
+func (lg *lastGraph) lookup(graph []byte) []string {
 	if !lg.mu.TryLock() {
-		return "", false // another request is at it: hash
+		return nil // another request is at it: hash
 	}
 	defer lg.mu.Unlock()
-	if lg.etag == "" || string(lg.body) != string(graph) {
-		return "", false
+	if string(lg.body) != string(graph) {
+		return nil
 	}
-	return lg.etag, true
+	return lg.etag
 }
 
-// put keeps graph's bytes (a copy) and their ETag.
-func (lg *lastGraph) put(graph []byte, etag string) {
+// put keeps graph's bytes (a copy) and their ETag header, a slice of one.
+func (lg *lastGraph) put(graph []byte, etag []string) {
 	if !lg.mu.TryLock() {
 		return
 	}

@@ -190,18 +190,18 @@ func (s *Site) serveGraph(w http.ResponseWriter, r *http.Request) {
 	sc.buf = body
 	// The graph's ETag names its bytes, so an agent that polls a page
 	// sends If-None-Match and pays nothing while nothing changed.
-	etag, ok := "", false
+	var etag []string // the ETag header
 	if p.Anonymous() {
-		etag, ok = rt.lastAnonymous.lookup(body)
+		etag = rt.lastAnonymous.lookup(body)
 	}
-	if !ok {
-		etag = sc.graphETag(body, ls, sc.at)
+	if etag == nil {
+		etag = []string{sc.graphETag(body, ls, sc.at)}
 		if p.Anonymous() {
 			rt.lastAnonymous.put(body, etag)
 		}
 	}
-	w.Header()["Etag"] = []string{etag} // Set's canonical key
-	if etagMatches(r.Header.Values("If-None-Match"), etag) {
+	w.Header()["Etag"] = etag // Set's canonical key
+	if etagMatches(r.Header.Values("If-None-Match"), etag[0]) {
 		s.writeBody(w, &http.Request{Method: http.MethodHead}, http.StatusNotModified, nil)
 		return
 	}
