@@ -2,6 +2,7 @@ package affordances
 
 import (
 	"encoding/json"
+	"reflect"
 	"slices"
 	"strconv"
 	"sync"
@@ -78,7 +79,8 @@ var htmlSafe = func() (safe [utf8.RuneSelf]bool) {
 }()
 
 // appendValue appends json.Marshal(v) to dst: strings, booleans and ints
-// directly, any other value with encoding/json into dst.
+// directly, plain data by its type's plan (encodeplan.go), any other value
+// with encoding/json into dst.
 func appendValue(dst []byte, v any) ([]byte, error) {
 	switch v := v.(type) {
 	case nil:
@@ -91,6 +93,9 @@ func appendValue(dst []byte, v any) ([]byte, error) {
 		return strconv.AppendInt(dst, int64(v), 10), nil
 	case int64:
 		return strconv.AppendInt(dst, v, 10), nil
+	}
+	if plan := planOf(reflect.TypeOf(v)); plan != nil {
+		return plan(dst, reflect.ValueOf(v)), nil
 	}
 	enc := encoders.Get().(*appendEncoder)
 	defer encoders.Put(enc)

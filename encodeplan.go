@@ -1,0 +1,252 @@
+package affordances
+
+import (
+	"encoding"
+	"encoding/json"
+	"reflect"
+	"slices"
+	"strconv"
+	"sync"
+)
+
+// An entity's value is most often plain data: structs of strings, numbers
+// and booleans, slices and maps of them. For those, appendValue writes what
+// encoding/json writes by a plan made once per type: the fields to write,
+// their escaped names, how to write each. A type with anything whose
+// encoding has rules of its own (a Marshaler or TextMarshaler, json.Number, floats,
+// []byte, interfaces, embedded fields, the string and omitzero options,
+// names encoding/json would not take as they are, a type that contains
+// itself) has no plan and is encoded by encoding/json (encodeplan_test.go
+// compares the two).
+
+// A planned writes v, of the type it was planned for, to dst.
+type planned func(dst []byte, v reflect.Value) []byte
+
+// plans holds the plan of each type met, or a nil planned when it has none.
+var plans sync.Map // reflect.Type → planned
+
+// planOf returns the plan of t, or nil when encoding/json must encode it.
+func planOf(t reflect.Type) planned {
+	if p, ok := plans.Load(t); ok {
+		return p.(planned)
+	}
+	p := makePlan(t, map[reflect.Type]bool{})
+	plans.Store(t, p)
+	return p
+}
+
+var (
+	marshalerType     = reflect.TypeFor[json.Marshaler]()
+	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
+	numberType        = reflect.TypeFor[json.Number]() // a string written as it is
+)
+
+// makePlan returns the plan of t, nil when it has none; outer holds the
+// types being planned around t.
+func makePlan(t reflect.Type, outer map[reflect.Type]bool) planned {
+	if outer[t] || t == numberType || t.Implements(marshalerType) || t.Implements(textMarshalerType) {
+		return nil
+	}
+	if pt := reflect.PointerTo(t); pt.Implements(marshalerType) || pt.Implements(textMarshalerType) {
+		return nil
+	}
+	outer[t] = true
+	defer delete(outer, t)
+	switch t.Kind() {
+	case reflect.String:
+		return func(dst []byte, v reflect.Value) []byte { return appendString(dst, v.String()) }
+	case reflect.Bool:
+		return func(dst []byte, v reflect.Value) []byte { return strconv.AppendBool(dst, v.Bool()) }
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return func(dst []byte, v reflect.Value) []byte { return strconv.AppendInt(dst, v.Int(), 10) }
+	case reflect.Uint, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return func(dst []byte, v reflect.Value) []byte { return strconv.AppendUint(dst, v.Uint(), 10) }
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return nil // base64, or a Marshaler's
+		}
+		elem := makePlan(t.Elem(), outer)
+		if elem == nil {
+			return nil
+		}
+		return func(dst []byte, v reflect.Value) []byte {
+			if v.IsNil() {
+				return append(dst, "null"...)
+			}
+			return appendElems(dst, v, elem)
+		}
+	case reflect.Array:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return nil
+		}
+		elem := makePlan(t.Elem(), outer)
+		if elem == nil {
+			return nil
+		}
+		return func(dst []byte, v reflect.Value) []byte { return appendElems(dst, v, elem) }
+	case reflect.Pointer:
+		elem := makePlan(t.Elem(), outer)
+		if elem == nil {
+			return nil
+		}
+		return func(dst []byte, v reflect.Value) []byte {
+			if v.IsNil() {
+				return append(dst, "null"...)
+			}
+			return elem(dst, v.Elem())
+		}
+	case reflect.Map:
+		if t.Key().Kind() != reflect.String || t.Key().Implements(textMarshalerType) {
+			return nil
+		}
+		elem := makePlan(t.Elem(), outer)
+		if elem == nil {
+			return nil
+		}
+		return func(dst []byte, v reflect.Value) []byte {
+			if v.IsNil() {
+				return append(dst, "null"...)
+			}
+			keys := v.MapKeys()
+			slices.SortFunc(keys, func(a, b reflect.Value) int {
+				if a.String() < b.String() {
+					return -1
+				}
+				return 1 // keys are distinct
+			})
+			dst = append(dst, '{')
+			for i, k := range keys {
+				if i > 0 {
+					dst = append(dst, ',')
+				}
+				dst = appendString(dst, k.String())
+				dst = append(dst, ':')
+				dst = elem(dst, v.MapIndex(k))
+			}
+			return append(dst, '}')
+		}
+	case reflect.Struct:
+		return structPlan(t, outer)
+	}
+	return nil // floats, interfaces and what encoding/json refuses
+}
+
+// appendElems writes the elements of a slice or array.
+func appendElems(dst []byte, v reflect.Value, elem planned) []byte {
+	dst = append(dst, '[')
+	for i := range v.Len() {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = elem(dst, v.Index(i))
+	}
+	return append(dst, ']')
+}
+
+// A plannedField is a field of a struct's plan.
+type plannedField struct {
+	index     int
+	name      []byte // its key, quoted, and a colon
+	omitEmpty bool
+	write     planned
+}
+
+// structPlan returns the plan of a struct type, nil when it has none.
+func structPlan(t reflect.Type, outer map[reflect.Type]bool) planned {
+	var fields []plannedField
+	names := map[string]bool{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if f.Anonymous {
+			return nil // embedded: encoding/json's rules of promotion
+		}
+		if !f.IsExported() {
+			continue
+		}
+		tag := f.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, opts, _ := cutComma(tag)
+		omitEmpty := false
+		for opts != "" {
+			var opt string
+			opt, opts, _ = cutComma(opts)
+			switch opt {
+			case "omitempty":
+				omitEmpty = true
+			case "":
+			default:
+				return nil // string, omitzero, or what this plan does not know
+			}
+		}
+		if name == "" {
+			name = f.Name
+		}
+		if !plainName(name) || names[name] {
+			return nil
+		}
+		names[name] = true
+		write := makePlan(f.Type, outer)
+		if write == nil {
+			return nil
+		}
+		fields = append(fields, plannedField{index: i, name: append(appendString(nil, name), ':'), omitEmpty: omitEmpty, write: write})
+	}
+	return func(dst []byte, v reflect.Value) []byte {
+		dst = append(dst, '{')
+		first := true
+		for _, f := range fields {
+			fv := v.Field(f.index)
+			if f.omitEmpty && emptyValue(fv) {
+				continue
+			}
+			if !first {
+				dst = append(dst, ',')
+			}
+			first = false
+			dst = append(dst, f.name...)
+			dst = f.write(dst, fv)
+		}
+		return append(dst, '}')
+	}
+}
+
+// cutComma is strings.Cut(s, ",").
+func cutComma(s string) (before, after string, found bool) {
+	for i := 0; i < len(s); i++ {
+		if s[i] == ',' {
+			return s[:i], s[i+1:], true
+		}
+	}
+	return s, "", false
+}
+
+// plainName reports whether name holds only ASCII letters, digits, _ and
+// -: a key encoding/json takes as it is.
+func plainName(name string) bool {
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return name != ""
+}
+
+// emptyValue is what omitempty leaves out, for the kinds a plan has.
+func emptyValue(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.String, reflect.Slice, reflect.Map, reflect.Array:
+		return v.Len() == 0
+	case reflect.Bool:
+		return !v.Bool()
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return v.Int() == 0
+	case reflect.Uint, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return v.Uint() == 0
+	case reflect.Pointer:
+		return v.IsNil()
+	}
+	return false
+}
