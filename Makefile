@@ -81,7 +81,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzAccepts$$' -fuzztime 100000x ./internal/mediatype && \
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeCall$$' -fuzztime 15000x . && \
 	$(GO) test -run '^$$' -fuzz '^FuzzValidate$$' -fuzztime 15000x ./aal && \
-	$(GO) test -run '^$$' -fuzz '^FuzzInputLine$$' -fuzztime 8000x ./cmd/affordances && \
+	$(GO) test -run '^$$' -fuzz '^FuzzInputLine$$' -fuzztime 8000x ./internal/display && \
 	echo "fuzz: $$(( $$(date +%s) - start )) s"
 
 # Regenerate schemas/ from the Go types (a test fails when they drift).

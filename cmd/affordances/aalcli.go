@@ -21,6 +21,7 @@ import (
 	"github.com/affordances/affordances-go/internal/aalbrowser"
 	"github.com/affordances/affordances-go/internal/aalpage"
 	headless "github.com/affordances/affordances-go/internal/browser"
+	"github.com/affordances/affordances-go/internal/display"
 )
 
 // aalHelp explains, for inspect's and call's help, what they do on a page
@@ -172,7 +173,7 @@ func writeAALAffordance(w io.Writer, p *aalpage.Page, a aal.Affordance, v aal.Ve
 		case len(el.Items) > 0:
 			items := make([]string, len(el.Items))
 			for i, it := range el.Items {
-				items[i] = visibleJSON(it)
+				items[i] = display.JSON(it)
 			}
 			found += ", " + aal.InputAttribute + " " + strings.Join(items, ", ")
 		}
@@ -186,7 +187,7 @@ func writeAALAffordance(w io.Writer, p *aalpage.Page, a aal.Affordance, v aal.Ve
 		case el.Href != "":
 			fmt.Fprintln(w, "    link:    "+aal.Visible(sitePath(el.Href)))
 		}
-		fmt.Fprintln(w, "    input:   "+inputLine(el.Input))
+		fmt.Fprintln(w, "    input:   "+display.InputLine(el.Input))
 	}
 	writeGate(w, v)
 }

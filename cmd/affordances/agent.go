@@ -22,6 +22,7 @@ import (
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/aal"
 	"github.com/affordances/affordances-go/internal/aalpage"
+	"github.com/affordances/affordances-go/internal/display"
 )
 
 // tokenEnv names the environment variable read for a bearer token when
@@ -200,7 +201,7 @@ func pointer(p string) string {
 }
 
 // writeJSON writes v indented, with every character a person could not
-// see escaped as \uXXXX (see [visibleJSON]).
+// see escaped as \uXXXX (see [display.JSON]).
 func writeJSON(w io.Writer, v any) error {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -209,48 +210,8 @@ func writeJSON(w io.Writer, v any) error {
 	if err := enc.Encode(v); err != nil {
 		return err
 	}
-	_, err := io.WriteString(w, escapeHidden(b.String()))
+	_, err := io.WriteString(w, display.EscapeHidden(b.String()))
 	return err
-}
-
-// visibleJSON returns v as compact JSON with every character a person
-// could not see escaped (JSON already escapes control characters; this
-// escapes the invisible and direction characters [aal.Visible] reveals, so
-// what a person reads is what the site sent, and the text is still JSON).
-func visibleJSON(v any) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return fmt.Sprintf("(%v)", err)
-	}
-	return escapeHidden(strings.TrimSuffix(b.String(), "\n"))
-}
-
-// escapeHidden escapes, in JSON text, the characters aal.Visible would.
-// encoding/json has already escaped control characters and replaced
-// invalid UTF-8, so only characters from U+007F up are left to check.
-func escapeHidden(s string) string {
-	var b strings.Builder
-	last := 0
-	for i, r := range s {
-		if r < 0x7f || aal.Visible(string(r)) == string(r) {
-			continue
-		}
-		b.WriteString(s[last:i])
-		last = i + utf8.RuneLen(r)
-		if r > 0xffff {
-			r -= 0x10000
-			fmt.Fprintf(&b, `\u%04x\u%04x`, 0xd800+(r>>10), 0xdc00+(r&0x3ff))
-		} else {
-			fmt.Fprintf(&b, `\u%04x`, r)
-		}
-	}
-	if last == 0 {
-		return s
-	}
-	b.WriteString(s[last:])
-	return b.String()
 }
 
 // width is where long lines of values are cut.
@@ -274,9 +235,9 @@ func writeValue(w io.Writer, indent, key string, v any, depth int) {
 	switch v := v.(type) {
 	case []any:
 		n := plural(len(v), "item")
-		if len(v) == 0 || (scalars(v) && len(head)+len(n)+1+len(visibleJSON(v)) <= width) {
+		if len(v) == 0 || (scalars(v) && len(head)+len(n)+1+len(display.JSON(v)) <= width) {
 			if len(v) > 0 {
-				n += " " + visibleJSON(v)
+				n += " " + display.JSON(v)
 			}
 			fmt.Fprintln(w, head+n)
 			return
@@ -284,13 +245,13 @@ func writeValue(w io.Writer, indent, key string, v any, depth int) {
 		fmt.Fprintln(w, head+n)
 		const rows = 3
 		for _, row := range v[:min(rows, len(v))] {
-			fmt.Fprintln(w, cut(indent+"  - "+visibleJSON(row), width))
+			fmt.Fprintln(w, cut(indent+"  - "+display.JSON(row), width))
 		}
 		if len(v) > rows {
 			fmt.Fprintf(w, "%s  … %d more\n", indent, len(v)-rows)
 		}
 	case map[string]any:
-		line := head + visibleJSON(v)
+		line := head + display.JSON(v)
 		if utf8.RuneCountInString(line) <= width || depth >= 2 || len(v) == 0 {
 			fmt.Fprintln(w, cut(line, width))
 			return
@@ -300,7 +261,7 @@ func writeValue(w io.Writer, indent, key string, v any, depth int) {
 			writeValue(w, indent+"  ", k, v[k], depth+1)
 		}
 	default:
-		fmt.Fprintln(w, cut(head+visibleJSON(v), width))
+		fmt.Fprintln(w, cut(head+display.JSON(v), width))
 	}
 }
 

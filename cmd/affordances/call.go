@@ -15,6 +15,7 @@ import (
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/aal"
 	"github.com/affordances/affordances-go/internal/aalpage"
+	"github.com/affordances/affordances-go/internal/display"
 )
 
 var callCommand = &command{
@@ -303,7 +304,7 @@ func describeApproval(w io.Writer, req *affordances.ApprovalRequest) {
 	}
 	input := "none"
 	if req.Input != nil {
-		input = visibleJSON(req.Input)
+		input = display.JSON(req.Input)
 	}
 	fmt.Fprintf(w, "  input:     %s\n", input)
 	for i, r := range req.Reasons {
@@ -503,14 +504,14 @@ func writeDelta(w io.Writer, d *affordances.Delta) {
 	}
 	for _, k := range sortedKeys(d.Changed) {
 		v := d.Changed[k]
-		text := visibleJSON(v)
+		text := display.JSON(v)
 		if v == nil {
 			text = "null (gone)"
 		}
 		fmt.Fprintln(w, cut("changed:  "+aal.Visible(k)+" = "+text, width))
 	}
 	if d.Output != nil {
-		fmt.Fprintln(w, cut("output:   "+visibleJSON(d.Output), width))
+		fmt.Fprintln(w, cut("output:   "+display.JSON(d.Output), width))
 	}
 	for _, a := range d.ActionsAdded {
 		state := "available"
