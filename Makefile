@@ -50,8 +50,11 @@ vet:
 # is between demo processes, which the race detector cannot see; and the
 # shop's approval tests in Chromium, whose concurrency is the browser's
 # (the library's approvals are raced in its own tests). The bench drives
-# browsers and demo processes too, and runs unraced.
-UNRACED := ^(TestMutants|TestBadInput.*|TestRacingCheckouts|TestKilledInstance|TestInstancesShare|TestApprovalInBrowser|TestDenyInBrowser|TestApprovalPageRefusesOthers)$$
+# browsers and demo processes too, and runs unraced. So do the CLI's
+# end-to-end runs (the README's commands, its goldens, the plain demo in
+# Chromium): the servers they reach are raced in their own packages' tests,
+# and the CLI's own waiting in TestPlaceOrderApproval and TestApprovalPage.
+UNRACED := ^(TestMutants|TestBadInput.*|TestRacingCheckouts|TestKilledInstance|TestInstancesShare|TestApprovalInBrowser|TestDenyInBrowser|TestApprovalPageRefusesOthers|TestREADMETour|TestREADMEAgents|TestREADMEPlain|TestCallPlain|TestGolden)$$
 race:
 	@start=$$(date +%s); \
 	$(GO) test -race -count=1 -skip '$(UNRACED)' $$($(GO) list $(PKGS) | grep -v '/bench$$') && \
@@ -59,7 +62,7 @@ race:
 
 unraced:
 	@start=$$(date +%s); \
-	$(GO) test -count=1 -run '$(UNRACED)' ./conformance ./examples/shop ./examples/board && \
+	$(GO) test -count=1 -run '$(UNRACED)' ./conformance ./examples/shop ./examples/board ./cmd/affordances && \
 	$(GO) test -count=1 ./bench && \
 	echo "unraced: $$(( $$(date +%s) - start )) s"
 
