@@ -387,7 +387,7 @@ func (p *Page) Call(ctx context.Context, action string, input any) (*Delta, erro
 		return nil, fmt.Errorf("%w: %s", ErrRefused, strings.Join(req.Reasons, " "))
 	case verdict.Decision == aal.Ask && d.Expose != ExposeConfirm:
 		// Nothing may be sent before the person's yes.
-		if err := c.approve(ctx, req); err != nil {
+		if err := req.Ask(ctx, c.opts.Approver); err != nil {
 			return nil, err
 		}
 	}
@@ -413,7 +413,7 @@ func (p *Page) Call(ctx context.Context, action string, input any) (*Delta, erro
 			}
 			req.Expires = delta.Approval.Expires
 		}
-		if err := c.approve(ctx, req); err != nil {
+		if err := req.Ask(ctx, c.opts.Approver); err != nil {
 			return delta, err
 		}
 		if req.URL != "" {
@@ -522,16 +522,19 @@ func (c *Client) approvalState(ctx context.Context, u string) (ApprovalState, er
 	return st.State, nil
 }
 
-func (c *Client) approve(ctx context.Context, req *ApprovalRequest) error {
-	if c.opts.Approver == nil {
-		return fmt.Errorf("%w: %s on %s (%s)", ErrNotApproved, req.Action, req.Page, classNames(req.Classes))
+// Ask asks the person, through a, to approve req: nil on their yes;
+// [ErrNotApproved] when a is nil (no one to ask) or they say no. The
+// action and page in its errors pass through [aal.Visible].
+func (req *ApprovalRequest) Ask(ctx context.Context, a Approver) error {
+	if a == nil {
+		return fmt.Errorf("%w: %s on %s (%s)", ErrNotApproved, aal.Visible(req.Action), aal.Visible(req.Page), classNames(req.Classes))
 	}
-	ok, err := c.opts.Approver.Approve(ctx, req)
+	ok, err := a.Approve(ctx, req)
 	if err != nil {
 		return fmt.Errorf("affordances: asking for approval: %w", err)
 	}
 	if !ok {
-		return fmt.Errorf("%w: the person said no to %s", ErrNotApproved, req.Action)
+		return fmt.Errorf("%w: the person said no to %s", ErrNotApproved, aal.Visible(req.Action))
 	}
 	return nil
 }

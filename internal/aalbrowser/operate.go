@@ -268,17 +268,7 @@ func (o *Operator) approve(ctx context.Context, page *aalpage.Page, a aal.Afford
 	if input != nil {
 		req.Input, _ = json.Marshal(input) // the input came from JSON
 	}
-	if o.Approver == nil {
-		return fmt.Errorf("%w: %s on %s (%s)", affordances.ErrNotApproved, aal.Visible(a.ID), aal.Visible(req.Page), classNames(v.Classes))
-	}
-	yes, err := o.Approver.Approve(ctx, req)
-	if err != nil {
-		return fmt.Errorf("aalpage: asking for approval: %w", err)
-	}
-	if !yes {
-		return fmt.Errorf("%w: the person said no to %s", affordances.ErrNotApproved, aal.Visible(a.ID))
-	}
-	return nil
+	return req.Ask(ctx, o.Approver)
 }
 
 // pathOf returns the path and query of a URL.
@@ -297,12 +287,4 @@ func originOf(u *url.URL) string {
 		return u.String()
 	}
 	return o
-}
-
-func classNames(cs []aal.Class) string {
-	names := make([]string, len(cs))
-	for i, c := range cs {
-		names[i] = string(c)
-	}
-	return strings.Join(names, ", ")
 }
