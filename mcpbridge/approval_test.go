@@ -115,7 +115,8 @@ func TestApprovalByURLElicitation(t *testing.T) {
 			if tc.decision != "" {
 				p.onPage = func(u string) { decide(t, d, u, tc.decision, session) }
 			}
-			cs := connect(t, mcpbridge.NewServer(&mcpbridge.Options{Sites: []string{d.url}, Token: d.shop.Token(), ApprovalTimeout: 3 * time.Second}), p)
+			// The wait ends when the person decides; 30 s only bounds a slow one (3 s ran out under -race in make check).
+			cs := connect(t, mcpbridge.NewServer(&mcpbridge.Options{Sites: []string{d.url}, Token: d.shop.Token(), ApprovalTimeout: 30 * time.Second}), p)
 			checkout(t, cs, d)
 			out, res := placeOrder(t, cs, d)
 			if got := d.count(t, "orders"); got != tc.wantOrder {
