@@ -216,6 +216,7 @@ func AddAction[In, Out any](rt *Route, a *Action, fn func(ctx context.Context, r
 		}
 		out = compact(out)
 	}
+	plan := decodePlanOf(reflect.TypeFor[In]())
 	act := &action{
 		Action: *a,
 		input:  compiled,
@@ -226,6 +227,10 @@ func AddAction[In, Out any](rt *Route, a *Action, fn func(ctx context.Context, r
 		},
 		decode: func(input json.RawMessage) (any, error) {
 			var v In
+			if plan != nil && plan.decode(input, reflect.ValueOf(&v).Elem()) {
+				return v, nil
+			}
+			v = *new(In)
 			err := json.Unmarshal(input, &v)
 			return v, err
 		},

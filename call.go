@@ -434,31 +434,28 @@ func idempotencyScope(r *http.Request, p Principal) string {
 	return who + " " + r.URL.Path
 }
 
-// keep encodes res, once, as the answer a retry will get: its status, body
-// and headers without Retry-After.
+// keep encodes res as the answer a retry will get: its status, body and
+// headers without Retry-After.
 func (s *Site) keep(res *response) *KeptDelta {
-	s.encode(res)
+	buf := buffers.Get().(*[]byte)
+	*buf = s.encode((*buf)[:0], res)
+	res.body = slices.Clone(*buf) // kept beyond this request
+	buffers.Put(buf)
 	k := &KeptDelta{Status: res.status, Header: res.header.Clone(), Body: res.body}
 	k.Header.Del("Retry-After")
 	return k
 }
 
-// encode sets res.body to the encoding of its delta, once; a delta that
-// cannot be encoded becomes internal.
-func (s *Site) encode(res *response) {
-	if res.body != nil {
-		return
-	}
-	buf := buffers.Get().(*[]byte)
-	defer buffers.Put(buf)
-	body, err := encodeDelta((*buf)[:0], res.delta)
+// encode appends the encoding of res's delta to dst; a delta that cannot
+// be encoded becomes internal, and so does res.status.
+func (s *Site) encode(dst []byte, res *response) []byte {
+	body, err := encodeDelta(dst, res.delta)
 	if err != nil {
 		s.logger.Error("affordances: encoding a delta", "err", err)
 		res.status = http.StatusInternalServerError
-		body, _ = encodeDelta((*buf)[:0], &Delta{Error: internalError})
+		body, _ = encodeDelta(dst[:0], &Delta{Error: internalError})
 	}
-	*buf = body
-	res.body = slices.Clone(body) // kept beyond this request by an Idempotency-Key
+	return body
 }
 
 // challenge sets WWW-Authenticate: Bearer on a 401 (CLARIFICATIONS 2).
@@ -474,10 +471,16 @@ func retrySeconds(d time.Duration) int { return max(int(math.Ceil(d.Seconds())),
 // writeResponse writes an agent's answer: the response's headers, and
 // WWW-Authenticate: Bearer on a 401.
 func (s *Site) writeResponse(w http.ResponseWriter, r *http.Request, res *response) {
-	s.encode(res)
+	body := res.body
+	if body == nil {
+		buf := buffers.Get().(*[]byte)
+		defer buffers.Put(buf)
+		body = s.encode((*buf)[:0], res)
+		*buf = body
+	}
 	addHeader(w.Header(), res.header)
 	challenge(w.Header(), res.status)
-	s.writeBody(w, r, res.status, res.body)
+	s.writeBody(w, r, res.status, body)
 }
 
 // Bounds on a call's body beyond its size (CLARIFICATIONS 2): validating

@@ -47,8 +47,11 @@ func (s *Site) CheckOrigin(r *http.Request) error {
 	if len(origins) != 1 || origins[0] == "" || origins[0] == "null" {
 		return errOrigin // none, or two (a reader of the second would see another)
 	}
-	got, err := weborigin.Parse(origins[0])
-	if err != nil || got != s.origin(r) {
+	want := s.origin(r)
+	if origins[0] == want {
+		return nil // already serialised as Parse would: the browser's usual case
+	}
+	if got, err := weborigin.Parse(origins[0]); err != nil || got != want {
 		return errOrigin
 	}
 	return nil

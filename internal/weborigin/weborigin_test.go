@@ -44,6 +44,11 @@ func TestParse(t *testing.T) {
 		if got != tc.want || errText(err) != tc.err {
 			t.Errorf("Parse(%q): got %q, %q; want %q, %q", tc.in, got, errText(err), tc.want, tc.err)
 		}
+		// A serialisation parses as itself: the origin rule compares an
+		// Origin header equal to the site's without parsing it.
+		if again, err := weborigin.Parse(got); err == nil && again != got {
+			t.Errorf("Parse(%q) = %q, and Parse of that = %q", tc.in, got, again)
+		}
 	}
 }
 

@@ -1,0 +1,212 @@
+package affordances
+
+import (
+	"encoding"
+	"encoding/json"
+	"reflect"
+	"strconv"
+	"unicode/utf8"
+)
+
+// An action's input is most often a flat struct of strings, numbers and
+// booleans. For those, a decodePlan fills the struct from the validated
+// input as encoding/json would, without its reflection per call. It takes
+// only the plain case: an object whose every name is a field's own name,
+// each value of its field's JSON type and in range. On anything else (a
+// name in another case, an unknown one, null, a number with a fraction
+// for an int) it gives up, and encoding/json decodes the input
+// (decodeplan_test.go compares the two).
+
+// A decodePlan holds the fields of a struct type it can fill.
+type decodePlan []decodedField
+
+// A decodedField is a field of a decodePlan: its JSON name and index.
+type decodedField struct {
+	name  string
+	index int
+	kind  reflect.Kind
+}
+
+var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+var textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
+
+// decodePlanOf returns the plan of the struct type t, nil when it has none
+// (any field not a string, bool or number, embedded, with the string
+// option, an unmarshaler).
+func decodePlanOf(t reflect.Type) decodePlan {
+	if t.Kind() != reflect.Struct || unmarshals(t) {
+		return nil
+	}
+	plan := decodePlan{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if f.Anonymous {
+			return nil // embedded: encoding/json's rules of promotion
+		}
+		if !f.IsExported() {
+			continue
+		}
+		tag := f.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, opts, _ := cutComma(tag)
+		for opts != "" {
+			var opt string
+			if opt, opts, _ = cutComma(opts); opt != "omitempty" && opt != "omitzero" && opt != "" {
+				return nil // string, or what this plan does not know
+			}
+		}
+		if name == "" {
+			name = f.Name
+		}
+		if !plainName(name) || unmarshals(f.Type) || slicesContainName(plan, name) {
+			return nil
+		}
+		switch k := f.Type.Kind(); k {
+		case reflect.String, reflect.Bool, reflect.Float32, reflect.Float64,
+			reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+			plan = append(plan, decodedField{name: name, index: i, kind: k})
+		default:
+			return nil
+		}
+	}
+	return plan
+}
+
+func unmarshals(t reflect.Type) bool {
+	pt := reflect.PointerTo(t)
+	return pt.Implements(unmarshalerType) || pt.Implements(textUnmarshalerType)
+}
+
+func slicesContainName(p decodePlan, name string) bool {
+	for _, f := range p {
+		if f.name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// decode fills v, a struct of the plan's type, from input, JSON already
+// checked, and reports whether it could: false leaves v partly filled.
+func (p decodePlan) decode(input []byte, v reflect.Value) bool {
+	s := callScan{b: input}
+	s.space()
+	if s.i == len(s.b) || s.b[s.i] != '{' {
+		return false
+	}
+	s.i++
+	s.space()
+	if s.i < len(s.b) && s.b[s.i] == '}' {
+		s.i++
+		return s.end()
+	}
+	for {
+		if s.i == len(s.b) || s.b[s.i] != '"' {
+			return false
+		}
+		name, ok := s.str()
+		if !ok {
+			return false
+		}
+		f := p.field(name)
+		if f == nil {
+			return false // another case, or unknown: encoding/json's rules
+		}
+		s.space()
+		if s.i == len(s.b) || s.b[s.i] != ':' {
+			return false
+		}
+		s.i++
+		s.space()
+		if !s.fill(v.Field(f.index), f.kind) {
+			return false
+		}
+		s.space()
+		if s.i == len(s.b) {
+			return false
+		}
+		switch s.b[s.i] {
+		case ',':
+			s.i++
+			s.space()
+		case '}':
+			s.i++
+			return s.end()
+		default:
+			return false
+		}
+	}
+}
+
+func (p decodePlan) field(name []byte) *decodedField {
+	for i := range p {
+		if p[i].name == string(name) {
+			return &p[i]
+		}
+	}
+	return nil
+}
+
+// end reports whether nothing but space follows.
+func (s *callScan) end() bool {
+	s.space()
+	return s.i == len(s.b)
+}
+
+// fill sets f, of kind k, from the value at s.i when it is of f's JSON type
+// and fits it.
+func (s *callScan) fill(f reflect.Value, k reflect.Kind) bool {
+	if s.i == len(s.b) {
+		return false
+	}
+	switch k {
+	case reflect.String:
+		if s.b[s.i] != '"' {
+			return false
+		}
+		v, ok := s.str()
+		if !ok || !utf8.Valid(v) { // encoding/json would write U+FFFD
+			return false
+		}
+		f.SetString(string(v))
+		return true
+	case reflect.Bool:
+		for _, lit := range [...]string{"true", "false"} {
+			if len(s.b)-s.i >= len(lit) && string(s.b[s.i:s.i+len(lit)]) == lit {
+				s.i += len(lit)
+				f.SetBool(lit == "true")
+				return true
+			}
+		}
+		return false
+	}
+	start := s.i
+	if c := s.b[s.i]; c != '-' && (c < '0' || c > '9') || !s.number() {
+		return false
+	}
+	n := string(s.b[start:s.i])
+	switch k {
+	case reflect.Float32, reflect.Float64:
+		x, err := strconv.ParseFloat(n, f.Type().Bits())
+		if err != nil || f.OverflowFloat(x) {
+			return false
+		}
+		f.SetFloat(x)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		x, err := strconv.ParseUint(n, 10, 64)
+		if err != nil || f.OverflowUint(x) {
+			return false
+		}
+		f.SetUint(x)
+	default:
+		x, err := strconv.ParseInt(n, 10, 64)
+		if err != nil || f.OverflowInt(x) {
+			return false
+		}
+		f.SetInt(x)
+	}
+	return true
+}

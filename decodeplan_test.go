@@ -1,0 +1,111 @@
+package affordances
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+	"time"
+)
+
+type (
+	decodeFlat struct {
+		SKU      string  `json:"sku"`
+		Quantity int     `json:"quantity"`
+		Small    int8    `json:"small,omitempty"`
+		Count    uint16  `json:"count,omitzero"`
+		Gift     bool    `json:"gift"`
+		Weight   float64 `json:"weight"`
+		Ratio    float32 `json:"ratio"`
+		Plain    string
+		hidden   string
+		Skipped  string `json:"-"`
+		Dash     string `json:"-,"`
+	}
+	decodeNested  struct{ Lines []string }
+	decodeString  struct{ N int `json:"n,string"` }
+	decodeTime    struct{ At time.Time }
+	decodeEmbed   struct{ decodeFlat }
+	decodeAnyVal  struct{ V any }
+	decodeDupName struct {
+		X string
+		Y string `json:"X"` // encoding/json takes neither
+	}
+)
+
+// TestDecodePlanTypes: the plan takes flat structs of strings, booleans and
+// numbers, and no other type.
+func TestDecodePlanTypes(t *testing.T) {
+	if decodePlanOf(reflect.TypeFor[decodeFlat]()) == nil {
+		t.Error("decodeFlat has no plan")
+	}
+	if decodePlanOf(reflect.TypeFor[struct{}]()) == nil {
+		t.Error("struct{} has no plan")
+	}
+	for _, typ := range []reflect.Type{
+		reflect.TypeFor[decodeNested](), reflect.TypeFor[decodeString](), reflect.TypeFor[decodeTime](),
+		reflect.TypeFor[decodeEmbed](), reflect.TypeFor[decodeAnyVal](), reflect.TypeFor[decodeDupName](),
+		reflect.TypeFor[map[string]string](), reflect.TypeFor[string](), reflect.TypeFor[json.RawMessage](),
+	} {
+		if decodePlanOf(typ) != nil {
+			t.Errorf("%v has a plan", typ)
+		}
+	}
+}
+
+// decodeBoth decodes input into a T by the plan, and by encoding/json, and
+// fails t when the plan took the input and the two differ; it reports
+// whether the plan took it.
+func decodeBoth[T comparable](t *testing.T, input string) bool {
+	t.Helper()
+	var byPlan, byJSON T
+	if !decodePlanOf(reflect.TypeFor[T]()).decode([]byte(input), reflect.ValueOf(&byPlan).Elem()) {
+		return false
+	}
+	if err := json.Unmarshal([]byte(input), &byJSON); err != nil {
+		t.Fatalf("the plan took %s, which encoding/json refuses: %v", input, err)
+	}
+	if byPlan != byJSON {
+		t.Fatalf("%s: the plan decoded %+v, encoding/json %+v", input, byPlan, byJSON)
+	}
+	return true
+}
+
+// TestDecodePlanMatchesUnmarshal: what the plan takes it decodes as
+// encoding/json does, and what it leaves (other cases of a name, unknown
+// names, null, numbers that do not fit) goes to encoding/json.
+func TestDecodePlanMatchesUnmarshal(t *testing.T) {
+	for _, in := range []string{
+		`{}`, ` { } `,
+		`{"sku":"mug","quantity":2,"gift":true,"weight":1.5e2,"ratio":-0.25,"Plain":"x","-":"dash"}`,
+		"{\n\t\"sku\" : \"caf\\u00e9 \\\"crème\\\"\" ,\r\n\"quantity\":-7 }",
+		`{"small":-128,"count":65535,"gift":false,"weight":0}`,
+		`{"sku":"a","sku":"b"}`,
+		`{"weight":1E400}`, // out of range: encoding/json's error
+	} {
+		took := decodeBoth[decodeFlat](t, in)
+		if want := in != `{"weight":1E400}`; took != want {
+			t.Errorf("the plan took %s: %v, want %v", in, took, want)
+		}
+	}
+	for _, in := range []string{
+		`{"SKU":"mug"}`, `{"plain":"x"}`, `{"other":1}`, `{"sku":null}`, `{"quantity":1.0}`, `{"quantity":1e2}`,
+		`{"small":128}`, `{"count":-1}`, `{"count":65536}`, `{"quantity":"2"}`, `{"sku":2}`, `{"gift":"true"}`,
+		`{"hidden":"x"}`, `{"Skipped":"x"}`, `[]`, `{"sku":"a"} {}`, `{"sku":"a",}`, `"x"`, `{"sku":"\xff"}`,
+	} {
+		if decodeBoth[decodeFlat](t, in) {
+			t.Errorf("the plan took %s", in)
+		}
+	}
+}
+
+// FuzzDecodePlan holds the plan to encoding/json on any input: whatever it
+// takes, encoding/json takes too, into the same value.
+func FuzzDecodePlan(f *testing.F) {
+	for _, s := range []string{`{}`, `{"sku":"mug","quantity":2,"gift":true,"weight":1.5,"ratio":2,"small":1,"count":3}`,
+		`{"sku":"\u00e9\ud83d\ude00","Plain":"\n"}`, `{"quantity":-9223372036854775808}`, `{"count":0}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, input string) {
+		decodeBoth[decodeFlat](t, input)
+	})
+}
