@@ -47,7 +47,7 @@ type call struct {
 // kept answer, its encoding.
 type response struct {
 	status int
-	header http.Header
+	header http.Header // nil when there are none
 	delta  *Delta // nil for a replay
 	body   []byte // the encoded delta, once encoded
 }
@@ -56,9 +56,9 @@ type response struct {
 // (CLARIFICATIONS 2), and Retry-After for rate_limited, in whole seconds.
 func (s *Site) failure(err error, where string) *response {
 	e := s.public(err, where)
-	res := &response{status: e.HTTPStatus(), header: http.Header{}, delta: &Delta{Error: e}}
+	res := &response{status: e.HTTPStatus(), delta: &Delta{Error: e}}
 	if e.Code == RateLimited || e.RetryAfter > 0 {
-		res.header.Set("Retry-After", strconv.Itoa(retrySeconds(e.RetryAfter)))
+		res.header = http.Header{"Retry-After": {strconv.Itoa(retrySeconds(e.RetryAfter))}}
 	}
 	return res
 }
@@ -305,7 +305,12 @@ func (s *Site) runAction(ctx context.Context, a *action, req *Request, before []
 	}
 	fail := func(err error, where string) *response {
 		res := s.failure(err, where)
-		addHeader(res.header, req.header)
+		if req.header != nil {
+			if res.header == nil {
+				res.header = http.Header{}
+			}
+			addHeader(res.header, req.header)
+		}
 		return res
 	}
 	out, err := s.run(ctx, a, req)
@@ -316,10 +321,7 @@ func (s *Site) runAction(ctx context.Context, a *action, req *Request, before []
 		req.Principal = *req.principal
 	}
 	delta := &Delta{OK: true, Output: out, Redirect: req.redirect, Message: req.message}
-	header := req.header
-	if header == nil {
-		header = http.Header{}
-	}
+	header := req.header // nil when the action set none
 	if a.ReadOnly && req.principal == nil {
 		// It changed nothing, so the page is as it was: no reload, and
 		// nothing changed to say.
@@ -589,7 +591,7 @@ func clientNetwork(remoteAddr string) string {
 
 // summarize runs the action's Summary.
 func (a *action) summarize(ctx context.Context, s *Site, req *Request) (summary string, err error) {
-	defer s.recoverTo(&err, "summary of "+a.Name)
+	defer s.recoverTo(&err, "summary of ", a.Name)
 	summary, err = a.Summary.fn(ctx, req, req.input)
 	if err != nil {
 		return "", s.public(err, "summary of "+a.Name)
@@ -600,7 +602,7 @@ func (a *action) summarize(ctx context.Context, s *Site, req *Request) (summary 
 // run runs the action; a panic becomes an internal error and the server
 // keeps serving.
 func (s *Site) run(ctx context.Context, a *action, req *Request) (out any, err error) {
-	defer s.recoverTo(&err, "action "+a.Name)
+	defer s.recoverTo(&err, "action ", a.Name)
 	out, err = a.run(ctx, req)
 	if err != nil {
 		return nil, err

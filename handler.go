@@ -262,7 +262,7 @@ func (s *Site) authenticate(r *http.Request) (p Principal, err error) {
 	if kind == bearerCall {
 		r = withoutCookies(r)
 	}
-	defer s.recoverTo(&err, "authenticate")
+	defer s.recoverTo(&err, "authenticate", "")
 	p, err = s.opts.Authenticate(r)
 	if err != nil {
 		var e *Error
@@ -317,7 +317,7 @@ func (s *Site) loadState(ctx context.Context, req *Request) (err error) {
 		req.State = &State{}
 		return nil
 	}
-	defer s.recoverTo(&err, "state of "+rt.pattern)
+	defer s.recoverTo(&err, "state of ", rt.pattern)
 	st, err := rt.opts.State(ctx, req)
 	if err != nil {
 		return s.public(err, "state of "+rt.pattern)
@@ -347,10 +347,12 @@ func (s *Site) public(err error, where string) *Error {
 	return internalError
 }
 
-// recoverTo turns a panic into an internal error, logged.
-func (s *Site) recoverTo(err *error, where string) {
+// recoverTo turns a panic into an internal error, logged as a panic in
+// what, then name ("state of ", "/cart"): two strings, so that a request
+// that does not panic does not join them.
+func (s *Site) recoverTo(err *error, what, name string) {
 	if v := recover(); v != nil {
-		s.logger.Error("affordances: panic in "+where, "panic", v)
+		s.logger.Error("affordances: panic in "+what+name, "panic", v)
 		*err = internalError
 	}
 }

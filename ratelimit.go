@@ -75,7 +75,11 @@ func (m *memoryLimiter) Allow(_ context.Context, key string, l Limit) (bool, tim
 	} else {
 		m.lru.MoveToFront(el)
 	}
-	res := el.Value.(*bucket).lim.ReserveN(now, 1)
+	lim := el.Value.(*bucket).lim
+	if lim.AllowN(now, 1) {
+		return true, 0, nil
+	}
+	res := lim.ReserveN(now, 1) // for how long to wait
 	if d := res.DelayFrom(now); d > 0 {
 		res.CancelAt(now)
 		return false, d, nil
