@@ -191,7 +191,8 @@ func (s *Site) proceed(ctx context.Context, c *call, req *Request) (_ *response,
 	if err := s.loadState(ctx, req); err != nil {
 		return s.failure(err, "call"), false
 	}
-	before := rt.listing(ctx, req)
+	var room [8]listed // the listing of most pages, on the stack
+	before := rt.appendListing(room[:0], ctx, req)
 
 	// Step 5: the guard. An action no longer listed once the state is
 	// loaded (Visible changed its mind) is refused, never run unguarded.
@@ -335,7 +336,8 @@ func (s *Site) runAction(ctx context.Context, a *action, req *Request, before []
 		// entities and actions are gone.
 		req.State = &State{}
 	}
-	after := req.route.listing(ctx, req)
+	var room [8]listed
+	after := req.route.appendListing(room[:0], ctx, req)
 	if delta.Changed, err = changed(a.Effects, beforeEntities, req.State.Entities); err != nil {
 		return fail(err, "delta of "+a.Name)
 	}

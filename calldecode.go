@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"sync"
 )
 
 // readBody reads r to its end, as io.ReadAll does, into a slice of room
@@ -59,7 +60,13 @@ func notCall() *Error {
 // values (names included), the length and range of a number, a name twice
 // in one object.
 func (s *callScan) scan(body []byte) *Error {
-	s.b, s.names = body, make([][]byte, 0, manyNames)
+	names := scanNames.Get().(*[][]byte)
+	defer func() {
+		clear((*names)[:cap(*names)]) // holds no body beyond its call
+		*names = (*names)[:0]
+		scanNames.Put(names)
+	}()
+	s.b, s.names = body, (*names)[:0]
 	for {
 		s.space()
 		if s.i == len(s.b) {
@@ -181,6 +188,9 @@ func (s *callScan) arrayBody(depth int) bool {
 		}
 	}
 }
+
+// scanNames holds the names' slices of scans done, for the next.
+var scanNames = sync.Pool{New: func() any { s := make([][]byte, 0, manyNames+1); return &s }}
 
 // manyNames is how many names an object's duplicates are looked for among
 // one by one, before a set.
