@@ -46,24 +46,36 @@ vet:
 # bad-input matrices (TestBadInput*, 200-odd refused requests) check
 # verdicts, not concurrency: under -race they cost a minute and more of
 # SQLite in pure Go under checkptr, so they run without it, and every other
-# test with it. So do the shop's several-instance tests: their concurrency
-# is between demo processes, which the race detector cannot see; and the
-# shop's approval tests in Chromium, whose concurrency is the browser's
-# (the library's approvals are raced in its own tests). The bench drives
-# browsers and demo processes too, and runs unraced. So do the CLI's
-# end-to-end runs (the README's commands, its goldens, the plain demo in
-# Chromium): the servers they reach are raced in their own packages' tests,
-# and the CLI's own waiting in TestPlaceOrderApproval and TestApprovalPage.
-UNRACED := ^(TestMutants|TestBadInput.*|TestRacingCheckouts|TestKilledInstance|TestInstancesShare|TestApprovalInBrowser|TestDenyInBrowser|TestApprovalPageRefusesOthers|TestREADMETour|TestREADMEAgents|TestREADMEPlain|TestCallPlain|TestGolden)$$
+# test with it. So do the exhaustive checks of pure functions (aal's
+# mixed-script words over the Basic Multilingual Plane, the schema fast
+# path against the library on 3,000 random schemas), which run in one
+# goroutine; the shop's several-instance tests, whose concurrency is
+# between demo processes, which the race detector cannot see; the pages'
+# screenshots and the shop's approval tests in Chromium, whose concurrency
+# is the browser's (the servers they reach, and the library's approvals,
+# are raced in the other tests). The bench drives browsers and demo
+# processes too, and runs unraced. So do the CLI's end-to-end runs (the
+# README's commands, its goldens, the plain demo in Chromium): the servers
+# they reach are raced in their own packages' tests, and the CLI's own
+# waiting in TestPlaceOrderApproval and TestApprovalPage.
+UNRACED := ^(TestMutants|TestBadInput.*|TestMixedScriptWords|TestFastPathAgrees|TestScreenshots|TestRacingCheckouts|TestKilledInstance|TestInstancesShare|TestApprovalInBrowser|TestDenyInBrowser|TestApprovalPageRefusesOthers|TestREADMETour|TestREADMEAgents|TestREADMEPlain|TestCallPlain|TestGolden)$$
+UNRACED_PKGS := ./aal ./internal/schema ./conformance ./examples/shop ./examples/board ./cmd/affordances
+
+# Test binaries are linked without DWARF (-w): stack traces keep their
+# files and lines, and the links of some thirty binaries, most of them with
+# Chromium's, MCP's and the SQL drivers' code, take half the time. The race
+# job runs three packages at a time: its tests wait on browsers, demo
+# processes and servers often enough that two leave the cores idle.
+TESTFLAGS := -count=1 -ldflags=-w
 race:
 	@start=$$(date +%s); \
-	$(GO) test -race -count=1 -skip '$(UNRACED)' $$($(GO) list $(PKGS) | grep -v '/bench$$') && \
+	$(GO) test -race -p 3 $(TESTFLAGS) -skip '$(UNRACED)' $$($(GO) list $(PKGS) | grep -v '/bench$$') && \
 	echo "race: $$(( $$(date +%s) - start )) s"
 
 unraced:
 	@start=$$(date +%s); \
-	$(GO) test -count=1 -run '$(UNRACED)' ./conformance ./examples/shop ./examples/board ./cmd/affordances && \
-	$(GO) test -count=1 ./bench && \
+	$(GO) test $(TESTFLAGS) -run '$(UNRACED)' $(UNRACED_PKGS) && \
+	$(GO) test $(TESTFLAGS) ./bench && \
 	echo "unraced: $$(( $$(date +%s) - start )) s"
 
 # The shop's tests once more with its data in PostgreSQL (a throwaway
@@ -72,7 +84,7 @@ unraced:
 # themselves) stay on the first run.
 postgres:
 	@start=$$(date +%s); \
-	AFFORDANCES_TEST_POSTGRES=1 $(GO) test -count=1 -skip 'Browser|WebMCP|Screenshots|PagesLog|InBrowser|RefusesOthers|RacingCheckouts|KilledInstance|InstancesShare' ./examples/shop && \
+	AFFORDANCES_TEST_POSTGRES=1 $(GO) test $(TESTFLAGS) -skip 'Browser|WebMCP|Screenshots|PagesLog|InBrowser|RefusesOthers|RacingCheckouts|KilledInstance|InstancesShare' ./examples/shop && \
 	echo "postgres: $$(( $$(date +%s) - start )) s"
 
 # Short runs of the fuzz targets of every network parser (STYLE.md rule 7),
@@ -81,10 +93,11 @@ postgres:
 # ("context deadline exceeded") on a busy machine. Each is a few seconds.
 fuzz:
 	@start=$$(date +%s); \
-	$(GO) test -run '^$$' -fuzz '^FuzzAccepts$$' -fuzztime 100000x ./internal/mediatype && \
-	$(GO) test -run '^$$' -fuzz '^FuzzDecodeCall$$' -fuzztime 15000x . && \
-	$(GO) test -run '^$$' -fuzz '^FuzzValidate$$' -fuzztime 15000x ./aal && \
-	$(GO) test -run '^$$' -fuzz '^FuzzInputLine$$' -fuzztime 8000x ./internal/display && \
+	$(GO) test -ldflags=-w -run '^$$' -fuzz '^FuzzAccepts$$' -fuzztime 100000x ./internal/mediatype && \
+	$(GO) test -ldflags=-w -run '^$$' -fuzz '^FuzzDecodeCall$$' -fuzztime 15000x . && \
+	$(GO) test -ldflags=-w -run '^$$' -fuzz '^FuzzDecodePlan$$' -fuzztime 5000x . && \
+	$(GO) test -ldflags=-w -run '^$$' -fuzz '^FuzzValidate$$' -fuzztime 15000x ./aal && \
+	$(GO) test -ldflags=-w -run '^$$' -fuzz '^FuzzInputLine$$' -fuzztime 8000x ./internal/display && \
 	echo "fuzz: $$(( $$(date +%s) - start )) s"
 
 # Regenerate schemas/ from the Go types (a test fails when they drift).
