@@ -48,8 +48,8 @@ type call struct {
 type response struct {
 	status int
 	header http.Header // nil when there are none
-	delta  *Delta // nil for a replay
-	body   []byte // the encoded delta, once encoded
+	delta  *Delta      // nil for a replay
+	body   []byte      // the encoded delta, once encoded
 }
 
 // failure is the response of a call refused or failed with err: its status

@@ -21,8 +21,10 @@ type (
 		Skipped  string `json:"-"`
 		Dash     string `json:"-,"`
 	}
-	decodeNested  struct{ Lines []string }
-	decodeString  struct{ N int `json:"n,string"` }
+	decodeNested struct{ Lines []string }
+	decodeString struct {
+		N int `json:"n,string"`
+	}
 	decodeTime    struct{ At time.Time }
 	decodeEmbed   struct{ decodeFlat }
 	decodeAnyVal  struct{ V any }
