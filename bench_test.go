@@ -33,6 +33,10 @@ import (
 // (cookie and the site's Origin); an agent's call with a bearer token and
 // an Idempotency-Key, new for each call. Calls carry a real input and come
 // from 1,000 principals, 1,000 keys of the rate limiter.
+//
+// BenchmarkHandler also reports app-x: the ratio to the static handler of
+// the bench shop's own code alone (benchShop.alone), the most that any
+// library serving this site could reach in process.
 
 func TestMain(m *testing.M) { os.Exit(loadtest.Main(m, serveBench)) }
 
@@ -96,11 +100,13 @@ func (c benchCase) budgets() (handler, overHTTP float64) {
 func BenchmarkHandler(b *testing.B) {
 	for _, c := range benchCases {
 		b.Run(c.name, func(b *testing.B) {
-			site := newBenchShop().handler()
+			shop := newBenchShop()
+			site := shop.handler()
 			static := loadtest.Static(loadtest.Capture(site, c.request(0)))
 			budget, _ := c.budgets()
 			loadtest.Handlers(b, static, site, c.request)
 			loadtest.Budget(b, budget)
+			loadtest.Ceiling(b, static, shop.alone(c, static), c.request)
 		})
 	}
 }
@@ -276,6 +282,49 @@ func (s *benchShop) cart(id string) benchCart {
 	return c
 }
 
+// state is the catalog page's State loader.
+func (s *benchShop) state(ctx context.Context, r *affordances.Request) (*affordances.State, error) {
+	viewer := ""
+	if !r.Principal.Anonymous() {
+		viewer = r.Principal.ID + "@example.com"
+	}
+	return &affordances.State{
+		Entities: map[string]any{"products": benchProducts, "cart": s.cart(r.Principal.ID), "viewer": viewer},
+		Nav: []affordances.NavLink{
+			{To: "/cart", Label: "Your cart"},
+			{To: "/products/shirt-linen", Label: "Linen shirt"},
+			{To: "/orders", Label: "Your orders", When: "signed in"},
+		},
+	}, nil
+}
+
+func (s *benchShop) addToCart(ctx context.Context, r *affordances.Request, in benchAddInput) (benchLine, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.carts[r.Principal.ID][in.SKU] = in.Quantity
+	r.SetMessage(strconv.Itoa(in.Quantity) + " in your cart.")
+	return benchLine{SKU: in.SKU, Quantity: in.Quantity}, nil
+}
+
+// alone is the bench shop's own code for a request of c, as the library
+// runs it, and nothing of the library's: Authenticate, the page's State
+// loader (for a call, before and after it, and addToCart between, its
+// input as the request's), then the answer of static. Its ratio to
+// static (app-x) is the most that any library serving this site could
+// reach.
+func (s *benchShop) alone(c benchCase, static http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p, _ := s.authenticate(r)
+		req := &affordances.Request{HTTP: r, Principal: p, Page: "/"}
+		s.state(r.Context(), req)
+		if c.call {
+			s.addToCart(r.Context(), req, benchAddInput{SKU: "mug-cafe", Quantity: 1 + len(r.URL.Path)%3})
+			s.state(r.Context(), req)
+		}
+		static.ServeHTTP(w, r)
+	})
+}
+
 func (s *benchShop) handler() http.Handler {
 	site := affordances.NewSite(&affordances.SiteOptions{
 		Name:         "Bench shop",
@@ -286,20 +335,7 @@ func (s *benchShop) handler() http.Handler {
 	})
 	home := site.Route("/", &affordances.RouteOptions{
 		Description: "The catalog: products, and your cart",
-		State: func(ctx context.Context, r *affordances.Request) (*affordances.State, error) {
-			viewer := ""
-			if !r.Principal.Anonymous() {
-				viewer = r.Principal.ID + "@example.com"
-			}
-			return &affordances.State{
-				Entities: map[string]any{"products": benchProducts, "cart": s.cart(r.Principal.ID), "viewer": viewer},
-				Nav: []affordances.NavLink{
-					{To: "/cart", Label: "Your cart"},
-					{To: "/products/shirt-linen", Label: "Linen shirt"},
-					{To: "/orders", Label: "Your orders", When: "signed in"},
-				},
-			}, nil
-		},
+		State:       s.state,
 	})
 	hasLines := func(ctx context.Context, r *affordances.Request) (bool, string) {
 		return len(r.State.Entities["cart"].(benchCart).Lines) > 0, "Your cart is empty."
@@ -317,13 +353,7 @@ func (s *benchShop) handler() http.Handler {
 	})
 	affordances.AddAction(home, &affordances.Action{
 		Name: "addToCart", Description: "Put a product in your cart, or set how many", Expose: affordances.ExposeSession, Effects: []string{"cart"},
-	}, func(ctx context.Context, r *affordances.Request, in benchAddInput) (benchLine, error) {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		s.carts[r.Principal.ID][in.SKU] = in.Quantity
-		r.SetMessage(strconv.Itoa(in.Quantity) + " in your cart.")
-		return benchLine{SKU: in.SKU, Quantity: in.Quantity}, nil
-	})
+	}, s.addToCart)
 	affordances.AddAction(home, &affordances.Action{
 		Name: "removeFromCart", Description: "Take a product out of your cart", Expose: affordances.ExposeSession, Effects: []string{"cart"},
 		GuardText: "the cart has items", Guard: hasLines,

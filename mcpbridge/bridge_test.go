@@ -15,6 +15,7 @@ import (
 
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/examples/shop"
+	"github.com/affordances/affordances-go/internal/demotest"
 	"github.com/affordances/affordances-go/mcpbridge"
 )
 
@@ -29,13 +30,7 @@ type demo struct {
 // placeOrder is approved on the shop's approval page).
 func openDemo(t *testing.T, opts *shop.Options) *demo {
 	t.Helper()
-	s, err := shop.Open(t.Context(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	srv := httptest.NewServer(s.Handler())
-	t.Cleanup(srv.Close)
+	s, srv := demotest.Shop(t, opts, nil)
 	db, err := sql.Open("sqlite", s.Path())
 	if err != nil {
 		t.Fatal(err)

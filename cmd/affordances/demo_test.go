@@ -5,13 +5,13 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	affordances "github.com/affordances/affordances-go"
+	"github.com/affordances/affordances-go/internal/demotest"
 	"github.com/affordances/affordances-go/internal/servicetest"
 	"github.com/redis/go-redis/v9"
 )
@@ -21,7 +21,7 @@ import (
 // before it listened.
 func startBoard(t *testing.T, token string) (string, string) {
 	t.Helper()
-	url, printed, stop := launch(t, token, "demo", "board", "--data", filepath.Join(t.TempDir(), "board"))
+	url, printed, stop := launch(t, token, "demo", "board", "--data", demotest.BoardData(t))
 	t.Cleanup(stop)
 	return url, printed
 }
@@ -75,7 +75,7 @@ func launch(t *testing.T, token string, args ...string) (string, string, func())
 // data, and the action does not run twice (the keys live in its SQLite
 // file); with --redis they live in Redis.
 func TestDemoKeysOutliveARestart(t *testing.T) {
-	dir := t.TempDir()
+	dir := demotest.ShopData(t)
 	call := func(url, key string) (int, string, string) {
 		req, _ := http.NewRequest("POST", url+"/products/canvas-tote", strings.NewReader(`{"action":"addToCart","input":{"sku":"TOTE-NAT","quantity":1}}`))
 		req.Header.Set("Content-Type", affordances.MediaType)
@@ -187,7 +187,7 @@ func TestLintBoard(t *testing.T) {
 // Redis's is a usage error.
 func TestDemoRedis(t *testing.T) {
 	r := servicetest.StartRedis(t)
-	url, _, stop := launch(t, "redis-token", "demo", "board", "--data", t.TempDir(), "--redis", "redis://"+r.Addr+"/0")
+	url, _, stop := launch(t, "redis-token", "demo", "board", "--data", demotest.BoardData(t), "--redis", "redis://"+r.Addr+"/0")
 	defer stop()
 	req, _ := http.NewRequest("POST", url+"/boards/website-relaunch", strings.NewReader(`{"action":"search","input":{"q":"page"}}`))
 	req.Header.Set("Content-Type", affordances.MediaType)

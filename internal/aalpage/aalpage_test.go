@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/affordances/affordances-go/examples/plain"
-	"github.com/affordances/affordances-go/examples/shop"
 	"github.com/affordances/affordances-go/internal/aalpage"
+	"github.com/affordances/affordances-go/internal/demotest"
 )
 
 func startPlain(t *testing.T) (*plain.Site, string) {
@@ -96,13 +96,7 @@ func TestLoad(t *testing.T) {
 	if _, err := aalpage.Load(ctx, nil, base+"/nowhere"); err == nil || !strings.Contains(err.Error(), "404") {
 		t.Errorf("/nowhere: %v, want its 404", err)
 	}
-	s, err := shop.Open(ctx, &shop.Options{DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	srv := httptest.NewServer(s.Handler())
-	defer srv.Close()
+	_, srv := demotest.Shop(t, nil, nil)
 	if _, err := aalpage.Load(ctx, nil, srv.URL+"/"); !errors.Is(err, aalpage.ErrGraph) {
 		t.Errorf("the shop's /: %v, want ErrGraph", err)
 	}

@@ -40,7 +40,7 @@ func Shop(t testing.TB, opts *shop.Options, wrap func(http.Handler) http.Handler
 		o = *opts
 	}
 	if o.DataDir == "" && o.Database == "" {
-		o.DataDir = fromSeed(t, shopSeed, "shop.db")
+		o.DataDir = ShopData(t)
 	}
 	s, err := shop.Open(t.Context(), &o)
 	if err != nil {
@@ -62,7 +62,7 @@ func Board(t testing.TB, opts *board.Options, wrap func(http.Handler) http.Handl
 		o = *opts
 	}
 	if o.DataDir == "" && o.Database == "" {
-		o.DataDir = fromSeed(t, boardSeed, "board.db")
+		o.DataDir = BoardData(t)
 	}
 	b, err := board.Open(t.Context(), &o)
 	if err != nil {
@@ -123,6 +123,20 @@ func seed(file string, open func(dir string) (close func() error, err error)) ([
 		return nil, err
 	}
 	return os.ReadFile(filepath.Join(dir, file))
+}
+
+// ShopData returns a new directory of the test's holding a copy of the
+// demo shop's database as seeded (its DataDir, or `affordances demo`'s
+// --data), seeded once per test binary.
+func ShopData(t testing.TB) string {
+	t.Helper()
+	return fromSeed(t, shopSeed, "shop.db")
+}
+
+// BoardData is [ShopData] for the demo task board.
+func BoardData(t testing.TB) string {
+	t.Helper()
+	return fromSeed(t, boardSeed, "board.db")
 }
 
 // fromSeed writes the seeded database into a new directory of the test's

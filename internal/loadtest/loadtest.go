@@ -91,6 +91,33 @@ const batch = 8
 // after the timed loop.
 func Handlers(b *testing.B, base, subject http.Handler, next func(i int) *http.Request) {
 	b.Helper()
+	static, subj := interleave(b, base, subject, next)
+	b.StopTimer()
+	b.ReportMetric(subj, "cpu-ns/req")
+	b.ReportMetric(static, "static-cpu-ns/req")
+	b.ReportMetric(static/subj, "x-static")
+	for side, name := range []string{"static-", ""} {
+		allocs, bytes := allocations([]http.Handler{base, subject}[side], next, b.N)
+		b.ReportMetric(allocs, name+"allocs/req")
+		b.ReportMetric(bytes, name+"B/req")
+	}
+}
+
+// Ceiling runs b.N requests through app and as many through base, as
+// [Handlers] does, and reports app-x, their ratio: the x-static of the
+// application's own code alone (app runs what a site's code does for a
+// request, and answers as base does), the most that any library serving
+// that site could reach.
+func Ceiling(b *testing.B, base, app http.Handler, next func(i int) *http.Request) {
+	b.Helper()
+	static, alone := interleave(b, base, app, next)
+	b.ReportMetric(static/alone, "app-x")
+}
+
+// interleave runs b.N requests through each of base and subject in
+// batches, as [Handlers] says, and returns the CPU time per request of
+// each.
+func interleave(b *testing.B, base, subject http.Handler, next func(i int) *http.Request) (static, subj float64) {
 	want := Capture(base, next(0)).Status
 	sides := [2]http.Handler{base, subject}
 	var spent [2]time.Duration
@@ -118,16 +145,7 @@ func Handlers(b *testing.B, base, subject http.Handler, next func(i int) *http.R
 			}
 		}
 	}
-	b.StopTimer()
-	static, subj := float64(spent[0])/float64(b.N), float64(spent[1])/float64(b.N)
-	b.ReportMetric(subj, "cpu-ns/req")
-	b.ReportMetric(static, "static-cpu-ns/req")
-	b.ReportMetric(static/subj, "x-static")
-	for side, name := range []string{"static-", ""} {
-		allocs, bytes := allocations(sides[side], next, b.N)
-		b.ReportMetric(allocs, name+"allocs/req")
-		b.ReportMetric(bytes, name+"B/req")
-	}
+	return float64(spent[0]) / float64(b.N), float64(spent[1]) / float64(b.N)
 }
 
 // clock returns the CPU time this process has spent, or when it cannot be

@@ -1,7 +1,9 @@
 // Command benchtable copies the output of go test -bench from its standard
 // input to its standard output and then prints, for every benchmark that
 // reports x-static (package loadtest), its ratios to the static baseline,
-// their median over the runs (-count), and its budget (budget-x):
+// their median over the runs (-count), its budget (budget-x), and when it
+// reports one, the ratio of the application's own code alone (app-x), the
+// most any library could reach on that site:
 //
 //	go test -run '^$' -bench . -count 3 ./... | go run ./internal/loadtest/benchtable
 //
@@ -42,6 +44,7 @@ type row struct {
 	pkg, name string
 	ratios    []float64
 	cost      []float64 // the subject's cpu-ns/req
+	alone     []float64 // app-x
 	budget    float64   // 0: none
 }
 
@@ -100,6 +103,9 @@ func read(in io.Reader, out io.Writer) ([]*row, bool, error) {
 		if v, ok := metrics["cpu-ns/req"]; ok {
 			r.cost = append(r.cost, v)
 		}
+		if v, ok := metrics["app-x"]; ok {
+			r.alone = append(r.alone, v)
+		}
 	}
 	return rows, failed, sc.Err()
 }
@@ -136,7 +142,7 @@ func median(v []float64) float64 {
 func printTable(out io.Writer, rows []*row) {
 	fmt.Fprintln(out)
 	fmt.Fprintln(out, "Ratio to the static baseline (x-static: its cost per request over the subject's), same run:")
-	fmt.Fprintf(out, "%-30s %7s  %-22s %7s  %s\n", "benchmark", "median", "runs", "budget", "subject's CPU per request (median)")
+	fmt.Fprintf(out, "%-30s %7s  %-22s %7s  %-7s %9s  %s\n", "benchmark", "median", "runs", "budget", "", "app alone", "subject's CPU per request (median)")
 	pkg := ""
 	for _, r := range rows {
 		if r.pkg != pkg {
@@ -160,6 +166,10 @@ func printTable(out io.Writer, rows []*row) {
 		if len(r.cost) > 0 {
 			cost = fmt.Sprintf("%.1f µs", median(r.cost)/1000)
 		}
-		fmt.Fprintf(out, "  %-28s %7.2f  %-22s %7s %-5s  %s\n", r.name, m, strings.Join(runs, " "), budget, verdict, cost)
+		alone := ""
+		if len(r.alone) > 0 {
+			alone = fmt.Sprintf("%.2f", median(r.alone))
+		}
+		fmt.Fprintf(out, "  %-28s %7.2f  %-22s %7s %-5s  %9s  %s\n", r.name, m, strings.Join(runs, " "), budget, verdict, alone, cost)
 	}
 }
