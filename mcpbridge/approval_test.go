@@ -98,14 +98,19 @@ func TestApprovalByURLElicitation(t *testing.T) {
 		wantOrder int
 		wantState string
 		wantText  string
+		// slow is a person who decides more than a second after the page
+		// opened, and answers the elicitation after: the decision has moved
+		// the approval's expiry (it is kept for its TTL from then).
+		slow bool
 	}{
-		{"approved on the page", "", "approve", "accept", 1, "approved", ""},
+		{"approved on the page", "", "approve", "accept", 1, "approved", "", false},
 		// Before 2026-07-28 the SDK's server elicits within the call.
-		{"approved on the page, 2025-11-25", "2025-11-25", "approve", "accept", 1, "approved", ""},
-		{"denied on the page", "", "deny", "accept", 0, "denied", "denied this call on the site's approval page"},
-		{"denied on the page, 2025-11-25", "2025-11-25", "deny", "accept", 0, "denied", "denied this call on the site's approval page"},
-		{"declined to go", "", "", "decline", 0, "pending", "declined to open the site's approval page"},
-		{"cancelled", "", "", "cancel", 0, "pending", "declined to open the site's approval page"},
+		{"approved on the page, 2025-11-25", "2025-11-25", "approve", "accept", 1, "approved", "", false},
+		{"approved a while later, 2025-11-25", "2025-11-25", "approve", "accept", 1, "approved", "", true},
+		{"denied on the page", "", "deny", "accept", 0, "denied", "denied this call on the site's approval page", false},
+		{"denied on the page, 2025-11-25", "2025-11-25", "deny", "accept", 0, "denied", "denied this call on the site's approval page", false},
+		{"declined to go", "", "", "decline", 0, "pending", "declined to open the site's approval page", false},
+		{"cancelled", "", "", "cancel", 0, "pending", "declined to open the site's approval page", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -113,7 +118,12 @@ func TestApprovalByURLElicitation(t *testing.T) {
 			session := browserSession(t, d)
 			p := &person{answer: tc.answer, url: true, protocol: tc.protocol}
 			if tc.decision != "" {
-				p.onPage = func(u string) { decide(t, d, u, tc.decision, session) }
+				p.onPage = func(u string) {
+					if tc.slow {
+						time.Sleep(1100 * time.Millisecond)
+					}
+					decide(t, d, u, tc.decision, session)
+				}
 			}
 			// The wait ends when the person decides; 30 s only bounds a slow one (3 s ran out under -race in make check).
 			cs := connect(t, mcpbridge.NewServer(&mcpbridge.Options{Sites: []string{d.url}, Token: d.shop.Token(), ApprovalTimeout: 30 * time.Second}), p)

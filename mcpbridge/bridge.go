@@ -962,8 +962,13 @@ func describePage(r *affordances.ApprovalRequest) string {
 }
 
 // questionID names one question: the answer to it approves nothing else.
+// It leaves out when an approval page lapses: the site moves that when the
+// person decides (an approval is kept for its TTL from the decision), and
+// the page's URL names the approval already.
 func questionID(r *affordances.ApprovalRequest) string {
-	b, _ := json.Marshal(r)
+	q := *r
+	q.Expires = time.Time{}
+	b, _ := json.Marshal(q)
 	sum := sha256.Sum256(b)
 	return "approve-" + hex.EncodeToString(sum[:12])
 }
