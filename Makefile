@@ -5,17 +5,17 @@ PKGS     ?= ./...
 .PHONY: check deps test fmt vet race unraced postgres fuzz others generate bench demo screenshots
 
 # Under make check no test may skip for want of a tool: they fail instead.
-# The race detector's run and the others (unraced, postgres, fuzz, one
-# after another) are two jobs side by side: each waits on browsers, demo
-# processes and servers often enough that one alone leaves a core idle.
-# Each job's output is printed whole when it ends, with its time.
+# Three jobs run side by side: the race detector's run, the unraced tests,
+# and the others (postgres, then fuzz). Each waits on browsers, demo
+# processes and servers often enough that fewer leave a core idle. Each
+# job's output is printed whole when it ends, with its time.
 check: export AFFORDANCES_CHECK = 1
 check: deps fmt vet
-	@$(MAKE) --no-print-directory -j2 --output-sync=target race others
+	@$(MAKE) --no-print-directory -j3 --output-sync=target race unraced others
 	@echo "make check: all passed"
 
 others:
-	@$(MAKE) --no-print-directory unraced && $(MAKE) --no-print-directory postgres && $(MAKE) --no-print-directory fuzz
+	@$(MAKE) --no-print-directory postgres && $(MAKE) --no-print-directory fuzz
 
 # What the tests need beyond Go, installed from Debian's packages when missing
 # (a package is there when its command is, or dpkg knows it): curl for the
@@ -62,14 +62,14 @@ UNRACED := ^(TestMutants|TestBadInput.*|TestMixedScriptWords|TestFastPathAgrees|
 UNRACED_PKGS := ./aal ./internal/schema ./conformance ./examples/shop ./examples/board ./cmd/affordances
 
 # Test binaries are linked without DWARF (-w): stack traces keep their
-# files and lines, and the links of some thirty binaries, most of them with
-# Chromium's, MCP's and the SQL drivers' code, take half the time. The race
-# job runs three packages at a time: its tests wait on browsers, demo
-# processes and servers often enough that two leave the cores idle.
+# files and lines, and the links of some thirty binaries are quicker. The
+# race job starts the packages whose tests take longest first, so that
+# none of them is left to run alone at the end.
 TESTFLAGS := -count=1 -ldflags=-w
+RACE_FIRST := ./cmd/affordances ./examples/shop ./examples/board ./mcpbridge ./internal/browser ./conformance .
 race:
 	@start=$$(date +%s); \
-	$(GO) test -race -p 3 $(TESTFLAGS) -skip '$(UNRACED)' $$($(GO) list $(PKGS) | grep -v '/bench$$') && \
+	$(GO) test -race $(TESTFLAGS) -skip '$(UNRACED)' $$($(GO) list $(RACE_FIRST) $(PKGS) | grep -v '/bench$$') && \
 	echo "race: $$(( $$(date +%s) - start )) s"
 
 unraced:
