@@ -20,6 +20,7 @@ func FuzzValidate(f *testing.F) {
 		`{"aal":"0.1","page":"/","affordances":[`,
 		`{"aal":"0.1","page":"/","flow":{"id":"c","step":2.0,"of":1e1},"affordances":[{"id":"a","selector":"#a","action":"submit","label":"Pay\u200b","trust":"safe","cost":{"currency":"USD","amount":1e-400}}]}`,
 		`{"aal":"0.1","site":{"name":"S","origin":"http://[::1]:8080"},"routes":[{"route":"/","fragment":"/index.json"},{"route":"/","fragment":"//x"}]}`,
+		`{"flow":{"step":100.5,"of":-3.5}}`, // not whole, and out of range: the schema says type only
 		`{"a":1,"a":2}`,
 		"\xff",
 		`[]`,

@@ -270,7 +270,10 @@ func (c *checker) step(at string, flow map[string]any, name string) *big.Rat {
 		return nil
 	}
 	if !r.IsInt() {
+		// The schema's type fails, and the schema looks no further: nor
+		// does this (0.1 is not said to be out of range too).
 		c.add(at, ruleType, "flow.%s must be a whole number, not %s", name, c.literal(at, x))
+		return r
 	}
 	if r.Cmp(big.NewRat(1, 1)) < 0 || r.Cmp(big.NewRat(MaxStep, 1)) > 0 {
 		c.add(at, ruleRange, "flow.%s is %s; it must be 1 to %d", name, c.literal(at, x), MaxStep)
