@@ -5,17 +5,17 @@ PKGS     ?= ./...
 .PHONY: check deps test fmt vet race unraced postgres fuzz others generate bench demo screenshots
 
 # Under make check no test may skip for want of a tool: they fail instead.
-# Three jobs run side by side: the race detector's run, the unraced tests,
-# and the others (postgres, then fuzz). Each waits on browsers, demo
-# processes and servers often enough that fewer leave a core idle. Each
-# job's output is printed whole when it ends, with its time.
+# The race detector's run and the others (unraced, postgres, fuzz, one
+# after another) are two jobs side by side: each waits on browsers, demo
+# processes and servers often enough that one alone leaves a core idle.
+# Each job's output is printed whole when it ends, with its time.
 check: export AFFORDANCES_CHECK = 1
 check: deps fmt vet
-	@$(MAKE) --no-print-directory -j3 --output-sync=target race unraced others
+	@$(MAKE) --no-print-directory -j2 --output-sync=target race others
 	@echo "make check: all passed"
 
 others:
-	@$(MAKE) --no-print-directory postgres && $(MAKE) --no-print-directory fuzz
+	@$(MAKE) --no-print-directory unraced && $(MAKE) --no-print-directory postgres && $(MAKE) --no-print-directory fuzz
 
 # What the tests need beyond Go, installed from Debian's packages when missing
 # (a package is there when its command is, or dpkg knows it): curl for the
@@ -93,11 +93,11 @@ postgres:
 # ("context deadline exceeded") on a busy machine. Each is a few seconds.
 fuzz:
 	@start=$$(date +%s); \
-	$(GO) test -ldflags=-w -run '^$$' -fuzz '^FuzzAccepts$$' -fuzztime 100000x ./internal/mediatype && \
-	$(GO) test -ldflags=-w -run '^$$' -fuzz '^FuzzDecodeCall$$' -fuzztime 15000x . && \
-	$(GO) test -ldflags=-w -run '^$$' -fuzz '^FuzzDecodePlan$$' -fuzztime 5000x . && \
-	$(GO) test -ldflags=-w -run '^$$' -fuzz '^FuzzValidate$$' -fuzztime 15000x ./aal && \
-	$(GO) test -ldflags=-w -run '^$$' -fuzz '^FuzzInputLine$$' -fuzztime 8000x ./internal/display && \
+	$(GO) test -ldflags=-w -run '^$$' -fuzz '^FuzzAccepts$$' -fuzztime 50000x ./internal/mediatype && \
+	$(GO) test -ldflags=-w -run '^$$' -fuzz '^FuzzDecodeCall$$' -fuzztime 6000x . && \
+	$(GO) test -ldflags=-w -run '^$$' -fuzz '^FuzzDecodePlan$$' -fuzztime 3000x . && \
+	$(GO) test -ldflags=-w -run '^$$' -fuzz '^FuzzValidate$$' -fuzztime 8000x ./aal && \
+	$(GO) test -ldflags=-w -run '^$$' -fuzz '^FuzzInputLine$$' -fuzztime 5000x ./internal/display && \
 	echo "fuzz: $$(( $$(date +%s) - start )) s"
 
 # Regenerate schemas/ from the Go types (a test fails when they drift).
