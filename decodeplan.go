@@ -40,29 +40,14 @@ func decodePlanOf(t reflect.Type) decodePlan {
 	plan := decodePlan{}
 	for i := range t.NumField() {
 		f := t.Field(i)
-		if f.Anonymous {
-			return nil // embedded: encoding/json's rules of promotion
-		}
-		if !f.IsExported() {
+		jf, skip, ok := jsonFieldOf(f)
+		switch {
+		case skip:
 			continue
-		}
-		tag := f.Tag.Get("json")
-		if tag == "-" {
-			continue
-		}
-		name, opts, _ := cutComma(tag)
-		for opts != "" {
-			var opt string
-			if opt, opts, _ = cutComma(opts); opt != "omitempty" && opt != "omitzero" && opt != "" {
-				return nil // string, or what this plan does not know
-			}
-		}
-		if name == "" {
-			name = f.Name
-		}
-		if !plainName(name) || unmarshals(f.Type) || slicesContainName(plan, name) {
+		case !ok || unmarshals(f.Type) || slicesContainName(plan, jf.name):
 			return nil
 		}
+		name := jf.name
 		switch k := f.Type.Kind(); k {
 		case reflect.String, reflect.Bool, reflect.Float32, reflect.Float64,
 			reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,

@@ -157,35 +157,14 @@ func structPlan(t reflect.Type, outer map[reflect.Type]bool) planned {
 	names := map[string]bool{}
 	for i := range t.NumField() {
 		f := t.Field(i)
-		if f.Anonymous {
-			return nil // embedded: encoding/json's rules of promotion
-		}
-		if !f.IsExported() {
+		jf, skip, ok := jsonFieldOf(f)
+		switch {
+		case skip:
 			continue
-		}
-		tag := f.Tag.Get("json")
-		if tag == "-" {
-			continue
-		}
-		name, opts, _ := cutComma(tag)
-		omitEmpty := false
-		for opts != "" {
-			var opt string
-			opt, opts, _ = cutComma(opts)
-			switch opt {
-			case "omitempty":
-				omitEmpty = true
-			case "":
-			default:
-				return nil // string, omitzero, or what this plan does not know
-			}
-		}
-		if name == "" {
-			name = f.Name
-		}
-		if !plainName(name) || names[name] {
+		case !ok || jf.omitZero || names[jf.name]:
 			return nil
 		}
+		name, omitEmpty := jf.name, jf.omitEmpty
 		names[name] = true
 		write := makePlan(f.Type, outer)
 		if write == nil {
@@ -210,6 +189,45 @@ func structPlan(t reflect.Type, outer map[reflect.Type]bool) planned {
 		}
 		return append(dst, '}')
 	}
+}
+
+// A jsonField is how encoding/json names a struct field, and the options
+// of its tag a plan knows.
+type jsonField struct {
+	name                string
+	omitEmpty, omitZero bool
+}
+
+// jsonFieldOf returns how encoding/json takes the struct field f: skip for
+// a field it leaves out (unexported, or tagged "-"); ok false for one a
+// plan does not take (embedded, with the string option or one it does not
+// know, or a name encoding/json would not take as it is).
+func jsonFieldOf(f reflect.StructField) (jf jsonField, skip, ok bool) {
+	if f.Anonymous {
+		return jf, false, false // embedded: encoding/json's rules of promotion
+	}
+	tag := f.Tag.Get("json")
+	if !f.IsExported() || tag == "-" {
+		return jf, true, true
+	}
+	name, opts, _ := cutComma(tag)
+	for opts != "" {
+		var opt string
+		switch opt, opts, _ = cutComma(opts); opt {
+		case "omitempty":
+			jf.omitEmpty = true
+		case "omitzero":
+			jf.omitZero = true
+		case "":
+		default:
+			return jf, false, false // string, or what a plan does not know
+		}
+	}
+	if name == "" {
+		name = f.Name
+	}
+	jf.name = name
+	return jf, false, plainName(name)
 }
 
 // cutComma is strings.Cut(s, ",").
