@@ -63,13 +63,12 @@ UNRACED_PKGS := ./aal ./internal/schema ./conformance ./examples/shop ./examples
 
 # Test binaries are linked without DWARF (-w): stack traces keep their
 # files and lines, and the links of some thirty binaries are quicker. The
-# race job starts the packages whose tests take longest first, so that
-# none of them is left to run alone at the end.
+# race job runs three packages at a time: its tests wait on browsers, demo
+# processes and servers often enough that two leave a core idle.
 TESTFLAGS := -count=1 -ldflags=-w
-RACE_FIRST := ./cmd/affordances ./examples/shop ./examples/board ./mcpbridge ./internal/browser ./conformance .
 race:
 	@start=$$(date +%s); \
-	$(GO) test -race $(TESTFLAGS) -skip '$(UNRACED)' $$($(GO) list $(RACE_FIRST) $(PKGS) | grep -v '/bench$$') && \
+	$(GO) test -race -p 3 $(TESTFLAGS) -skip '$(UNRACED)' $$($(GO) list $(PKGS) | grep -v '/bench$$') && \
 	echo "race: $$(( $$(date +%s) - start )) s"
 
 unraced:
