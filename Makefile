@@ -71,10 +71,14 @@ race:
 	$(GO) test -race -p 3 $(TESTFLAGS) -skip '$(UNRACED)' $$($(GO) list $(PKGS) | grep -v '/bench$$') && \
 	echo "race: $$(( $$(date +%s) - start )) s"
 
+# The bench's tests run beside the others: both wait on browsers and demo
+# processes. The bench's output follows the others'.
 unraced:
-	@start=$$(date +%s); \
-	$(GO) test $(TESTFLAGS) -run '$(UNRACED)' $(UNRACED_PKGS) && \
-	$(GO) test $(TESTFLAGS) ./bench && \
+	@start=$$(date +%s); out=$$(mktemp); \
+	$(GO) test $(TESTFLAGS) ./bench > $$out 2>&1 & bench=$$!; \
+	$(GO) test $(TESTFLAGS) -run '$(UNRACED)' $(UNRACED_PKGS); tests=$$?; \
+	wait $$bench; benched=$$?; cat $$out; rm -f $$out; \
+	[ $$tests = 0 ] && [ $$benched = 0 ] && \
 	echo "unraced: $$(( $$(date +%s) - start )) s"
 
 # The shop's tests once more with its data in PostgreSQL (a throwaway
