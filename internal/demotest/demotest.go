@@ -1,9 +1,10 @@
 // Package demotest starts the demo sites for tests, on loopback ports,
 // ready when its functions return and stopped when the test ends: the shop
 // or the board in the test's own process ([Shop], [Board]), or `affordances
-// demo` as a process of its own ([Start]), on a copy of a database seeded
-// once per test binary ([ShopData], [BoardData]). [Parallel] bounds how
-// many tests that start demos run at once.
+// demo` as a process of its own ([Start]). [ShopData] and [BoardData] give
+// a copy of a demo's database seeded once per test binary, as [Shop] and
+// [Board] use. [Parallel] bounds how many tests that start demos run at
+// once.
 package demotest
 
 import (
