@@ -20,6 +20,7 @@
   var media = "application/vnd.affordances+json";
   var known = {}; // name -> tool, as the page declared it
   var live = {}; // name -> the AbortController of a registered tool
+  var wanted = {}; // name -> whether its tool should be registered now
 
   // The same tools as the page's declarative forms: this script's run the
   // call and return the delta, so the forms step aside.
@@ -38,7 +39,8 @@
     }
   }
 
-  function register(t) {
+  function register(t, tries) {
+    wanted[t.name] = true;
     if (live[t.name]) return;
     var ac = new AbortController();
     live[t.name] = ac;
@@ -57,11 +59,22 @@
       if (p && typeof p.catch === "function") p.catch(function () { delete live[t.name]; });
     } catch (e) {
       delete live[t.name];
+      // A tool unregistered a moment ago can still hold its name (the
+      // browser lets it go once its call has returned): try again soon,
+      // unless it is no longer wanted by then.
+      tries = tries || 0;
+      if (tries < 40) {
+        setTimeout(function () {
+          if (wanted[t.name]) register(t, tries + 1);
+        }, 25);
+        return;
+      }
       console.warn("affordances: WebMCP tool " + t.name + ": " + e.message);
     }
   }
 
   function unregister(name) {
+    wanted[name] = false;
     if (live[name]) {
       live[name].abort();
       delete live[name];

@@ -42,6 +42,21 @@ var people = map[string][2]string{
 
 // tools returns the names of the page's tools, as an agent in x's tab
 // lists them, sorted, and the tools by name.
+// toolsSoon returns the names of the page's tools once they are want, or
+// after 5 s: the page follows a delta at once, but the browser lets a tool
+// go a moment after its call returned.
+func (x *person) toolsSoon(want []string) []string {
+	x.t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		got, _ := x.tools()
+		if slices.Equal(got, want) || time.Now().After(deadline) {
+			return got
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 func (x *person) tools() ([]string, map[string]browsertest.Tool) {
 	x.t.Helper()
 	list, err := browsertest.Tools(x.t.Context(), x.p)
@@ -312,14 +327,14 @@ func TestWebMCPCalls(t *testing.T) {
 	if !d.OK || !slices.Equal(d.ActionsRemoved, []string{"signOut"}) {
 		t.Fatalf("signOut: got %+v, want signOut removed", d)
 	}
-	if got, _ := alice.tools(); !slices.Equal(got, []string{"signIn"}) {
+	if got := alice.toolsSoon([]string{"signIn"}); !slices.Equal(got, []string{"signIn"}) {
 		t.Errorf("after signing out the tools are %q, want signIn alone", got)
 	}
 	d = alice.execute("signIn", map[string]any{"email": board.DemoEmail, "password": board.DemoPassword})
 	if !d.OK || len(d.ActionsAdded) != 1 || d.ActionsAdded[0].Name != "signOut" {
 		t.Fatalf("signIn: got %+v, want signOut added", d)
 	}
-	if got, _ := alice.tools(); !slices.Equal(got, []string{"signIn", "signOut"}) {
+	if got := alice.toolsSoon([]string{"signIn", "signOut"}); !slices.Equal(got, []string{"signIn", "signOut"}) {
 		t.Errorf("after signing in the tools are %q, want signIn and signOut", got)
 	}
 	alice.visit(private)
