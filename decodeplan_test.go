@@ -17,9 +17,11 @@ type (
 		Weight   float64 `json:"weight"`
 		Ratio    float32 `json:"ratio"`
 		Plain    string
-		hidden   string
-		Skipped  string `json:"-"`
-		Dash     string `json:"-,"`
+		//lint:ignore U1000 an unexported field, which encoding/json and the plan leave alone
+		hidden  string
+		Skipped string `json:"-"`
+		//lint:ignore SA5008 "-," names a field "-", as encoding/json documents: the case is tested
+		Dash string `json:"-,"`
 	}
 	decodeNested struct{ Lines []string }
 	decodeString struct {

@@ -19,8 +19,9 @@ type (
 		Grid     [2]int8           `json:"grid"`
 		hidden   string
 		Skipped  string `json:"-"`
-		Dash     string `json:"-,"`
-		Count    uint64 `json:",omitempty"`
+		//lint:ignore SA5008 "-," names a field "-", as encoding/json documents: the case is tested
+		Dash  string `json:"-,"`
+		Count uint64 `json:",omitempty"`
 	}
 	planCart struct {
 		Lines []planLine           `json:"lines"`
