@@ -83,6 +83,7 @@ func TestExitCodes(t *testing.T) {
 		{"inspect without a URL", []string{"inspect"}, exitUsage, "", "inspect takes one URL"},
 		{"not a URL", []string{"inspect", "127.0.0.1:8080/cart"}, exitUsage, "", "is not an http(s) URL"},
 		{"index without an origin", []string{"index"}, exitUsage, "", "index takes one ORIGIN"},
+		{"conform on a page", []string{"conform", demo + "/cart"}, exitUsage, "", "conform checks a whole site: name its origin (" + demo + "), not a page"},
 		{"a bad grant", []string{"call", "--grant", "money:5EUR", demo + "/checkout", "placeOrder"}, exitUsage, "", `unknown class "money"`},
 		{"a bad cookie file", []string{"inspect", "--cookie-jar", badJar, demo + "/"}, exitUsage, "", "line 1: want 7 fields"},
 		{"an unknown flag", []string{"inspect", demo + "/", "--frobnicate"}, exitUsage, "", "flag provided but not defined"},

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -15,13 +16,14 @@ import (
 
 var conformCommand = &command{
 	Name:    "conform",
-	Args:    "URL",
+	Args:    "ORIGIN",
 	Summary: "Run the conformance suite against a site: every rule of Affordances v0 and AAL, must and should.",
-	Details: `The suite discovers the site from its index (/.well-known/affordances.json)
-and the graphs' nav from /, then runs each check: negotiation, headers,
-shapes against the JSON Schemas, the order of the steps of a call and the
-status of each error code, the Origin rule, the index against the graphs,
-the AAL manifest, fragments and selectors, and (should) size and privacy.
+	Details: `The suite discovers the site at ORIGIN (http://127.0.0.1:8080, not one of
+its pages) from its index (/.well-known/affordances.json) and the graphs'
+nav from /, then runs each check: negotiation, headers, shapes against the
+JSON Schemas, the order of the steps of a call and the status of each error
+code, the Origin rule, the index against the graphs, the AAL manifest,
+fragments and selectors, and (should) size and privacy.
 
 A site that publishes AAL only (a manifest, no site index and no graph, as
 affordances demo plain) is checked as AAL: its pages are found through the
@@ -53,10 +55,16 @@ affordances conform --json http://127.0.0.1:8080 | jq '.checks[] | select(.outco
 		jarFile := fs.String("cookie-jar", "", "Netscape cookie `file` (curl's format) of a test account's session: the suite reads the site as that account with it when no token is given")
 		return func(ctx context.Context, e *env, args []string) error {
 			if len(args) != 1 {
-				return usagef("name one URL")
+				return usagef("name one ORIGIN")
 			}
 			if !strings.HasPrefix(args[0], "http://") && !strings.HasPrefix(args[0], "https://") {
 				return usagef("not an http(s) URL: %q", args[0])
+			}
+			if u, err := url.Parse(args[0]); err != nil || u.Host == "" {
+				return usagef("not an http(s) URL: %q", args[0])
+			} else if strings.Trim(u.Path, "/") != "" || u.RawQuery != "" || u.Fragment != "" {
+				// The suite finds the pages itself, from the index and /.
+				return usagef("conform checks a whole site: name its origin (%s://%s), not a page", u.Scheme, u.Host)
 			}
 			if *token == "" && *jarFile == "" {
 				*token = e.getenv(tokenEnv)
