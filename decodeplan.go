@@ -44,7 +44,7 @@ func decodePlanOf(t reflect.Type) decodePlan {
 		switch {
 		case skip:
 			continue
-		case !ok || unmarshals(f.Type) || slicesContainName(plan, jf.name):
+		case !ok || unmarshals(f.Type) || plan.field(jf.name) != nil:
 			return nil
 		}
 		name := jf.name
@@ -63,15 +63,6 @@ func decodePlanOf(t reflect.Type) decodePlan {
 func unmarshals(t reflect.Type) bool {
 	pt := reflect.PointerTo(t)
 	return pt.Implements(unmarshalerType) || pt.Implements(textUnmarshalerType)
-}
-
-func slicesContainName(p decodePlan, name string) bool {
-	for _, f := range p {
-		if f.name == name {
-			return true
-		}
-	}
-	return false
 }
 
 // decode fills v, a struct of the plan's type, from input, JSON already
@@ -96,7 +87,7 @@ func (p decodePlan) decode(input []byte, v reflect.Value) bool {
 		if !ok {
 			return false
 		}
-		f := p.field(name)
+		f := p.field(string(name)) // inlined: the conversion does not allocate
 		if f == nil {
 			return false // another case, or unknown: encoding/json's rules
 		}
@@ -126,9 +117,10 @@ func (p decodePlan) decode(input []byte, v reflect.Value) bool {
 	}
 }
 
-func (p decodePlan) field(name []byte) *decodedField {
+// field returns the plan's field of the JSON name, or nil.
+func (p decodePlan) field(name string) *decodedField {
 	for i := range p {
-		if p[i].name == string(name) {
+		if p[i].name == name {
 			return &p[i]
 		}
 	}

@@ -61,7 +61,7 @@ func makePlan(t reflect.Type, outer map[reflect.Type]bool) planned {
 		return func(dst []byte, v reflect.Value) []byte { return strconv.AppendInt(dst, v.Int(), 10) }
 	case reflect.Uint, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		return func(dst []byte, v reflect.Value) []byte { return strconv.AppendUint(dst, v.Uint(), 10) }
-	case reflect.Slice:
+	case reflect.Slice, reflect.Array:
 		if t.Elem().Kind() == reflect.Uint8 {
 			return nil // base64, or a Marshaler's
 		}
@@ -69,32 +69,17 @@ func makePlan(t reflect.Type, outer map[reflect.Type]bool) planned {
 		if elem == nil {
 			return nil
 		}
-		return func(dst []byte, v reflect.Value) []byte {
-			if v.IsNil() {
-				return append(dst, "null"...)
-			}
-			return appendElems(dst, v, elem)
+		write := func(dst []byte, v reflect.Value) []byte { return appendElems(dst, v, elem) }
+		if t.Kind() == reflect.Array {
+			return write
 		}
-	case reflect.Array:
-		if t.Elem().Kind() == reflect.Uint8 {
-			return nil
-		}
-		elem := makePlan(t.Elem(), outer)
-		if elem == nil {
-			return nil
-		}
-		return func(dst []byte, v reflect.Value) []byte { return appendElems(dst, v, elem) }
+		return orNull(write)
 	case reflect.Pointer:
 		elem := makePlan(t.Elem(), outer)
 		if elem == nil {
 			return nil
 		}
-		return func(dst []byte, v reflect.Value) []byte {
-			if v.IsNil() {
-				return append(dst, "null"...)
-			}
-			return elem(dst, v.Elem())
-		}
+		return orNull(func(dst []byte, v reflect.Value) []byte { return elem(dst, v.Elem()) })
 	case reflect.Map:
 		if t.Key().Kind() != reflect.String || t.Key().Implements(textMarshalerType) {
 			return nil
@@ -103,10 +88,7 @@ func makePlan(t reflect.Type, outer map[reflect.Type]bool) planned {
 		if elem == nil {
 			return nil
 		}
-		return func(dst []byte, v reflect.Value) []byte {
-			if v.IsNil() {
-				return append(dst, "null"...)
-			}
+		return orNull(func(dst []byte, v reflect.Value) []byte {
 			keys := v.MapKeys()
 			slices.SortFunc(keys, func(a, b reflect.Value) int {
 				if a.String() < b.String() {
@@ -124,11 +106,22 @@ func makePlan(t reflect.Type, outer map[reflect.Type]bool) planned {
 				dst = elem(dst, v.MapIndex(k))
 			}
 			return append(dst, '}')
-		}
+		})
 	case reflect.Struct:
 		return structPlan(t, outer)
 	}
 	return nil // floats, interfaces and what encoding/json refuses
+}
+
+// orNull is write for a slice, map or pointer that is not nil; a nil one
+// is null.
+func orNull(write planned) planned {
+	return func(dst []byte, v reflect.Value) []byte {
+		if v.IsNil() {
+			return append(dst, "null"...)
+		}
+		return write(dst, v)
+	}
 }
 
 // appendElems writes the elements of a slice or array.
