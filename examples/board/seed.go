@@ -52,7 +52,7 @@ var seedBoards = []struct {
 func seed(ctx context.Context, tx *sqldb.Tx) error {
 	ids := make([]int64, len(seedUsers))
 	for i, u := range seedUsers {
-		hash, err := bcrypt.GenerateFromPassword([]byte(u.password), bcryptCost)
+		hash, err := bcrypt.GenerateFromPassword([]byte(u.password), passwordCost)
 		if err != nil {
 			return err
 		}

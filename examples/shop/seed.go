@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/affordances/affordances-go/internal/sqldb"
+	"golang.org/x/crypto/bcrypt"
 )
 
 // The seeded catalog. Prices are integer cents.
@@ -53,6 +54,13 @@ var seedProducts = []seedProduct{
 		{"CDL-HNY", "Honey", 7}}},
 }
 
+// seedCost is the bcrypt cost of the seeded accounts' hashes. Their
+// passwords are published (the README, the demo's banner): a costly hash of
+// them protects nothing, and every new demo, and every test that starts
+// one, would pay for it, a second a hash under the race detector. Accounts
+// people make by signing up get [bcryptCost].
+const seedCost = bcrypt.MinCost
+
 // seed fills a new database: categories, products, variants, the demo
 // user and the administrator.
 func seed(ctx context.Context, tx *sqldb.Tx) error {
@@ -75,7 +83,7 @@ func seed(ctx context.Context, tx *sqldb.Tx) error {
 			}
 		}
 	}
-	alice, err := insertUser(ctx, tx, DemoEmail, "Alice Liddell", DemoPassword)
+	alice, err := insertUser(ctx, tx, DemoEmail, "Alice Liddell", DemoPassword, seedCost)
 	if err != nil {
 		return err
 	}
@@ -94,7 +102,7 @@ const (
 
 // seedAdmin adds the administrator.
 func seedAdmin(ctx context.Context, tx *sqldb.Tx) error {
-	id, err := insertUser(ctx, tx, AdminEmail, "Ada Admin", AdminPassword)
+	id, err := insertUser(ctx, tx, AdminEmail, "Ada Admin", AdminPassword, seedCost)
 	if err != nil {
 		return err
 	}

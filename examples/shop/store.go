@@ -902,16 +902,16 @@ func (st *store) createUser(ctx context.Context, email, name, password string) (
 	var id int64
 	err := st.db.Write(ctx, func(tx *sqldb.Tx) error {
 		var err error
-		id, err = insertUser(ctx, tx, email, name, password)
+		id, err = insertUser(ctx, tx, email, name, password, bcryptCost)
 		return err
 	})
 	return id, err
 }
 
-// insertUser adds a user with the shop's test card (Visa ending 4242) and a
-// sample shipping address, "home".
-func insertUser(ctx context.Context, tx *sqldb.Tx, email, name, password string) (int64, error) {
-	hash, err := bcrypt.GenerateFromPassword([]byte(password), bcryptCost)
+// insertUser adds a user whose password is hashed at cost, with the shop's
+// test card (Visa ending 4242) and a sample shipping address, "home".
+func insertUser(ctx context.Context, tx *sqldb.Tx, email, name, password string, cost int) (int64, error) {
+	hash, err := bcrypt.GenerateFromPassword([]byte(password), cost)
 	if err != nil {
 		return 0, fmt.Errorf("shop: create user: %w", err)
 	}
