@@ -42,9 +42,37 @@ func TestMain(m *testing.M) { os.Exit(servicetest.Main(m)) }
 func options(t *testing.T) *shop.Options {
 	t.Helper()
 	if os.Getenv(postgresEnv) != "" {
-		return &shop.Options{Database: servicetest.SharedPostgres(t).NewDatabase(t), DemoToken: demoToken, NoApproval: true}
+		pg := servicetest.SharedPostgres(t)
+		return &shop.Options{Database: pg.CopyDatabase(t, seededPostgres(t, pg)), DemoToken: demoToken, NoApproval: true}
 	}
 	return &shop.Options{DemoToken: demoToken, NoApproval: true}
+}
+
+// postgresSeed is the URL of a database on the shared PostgreSQL server
+// holding a shop as Open seeds it, made once: each test's database is a
+// copy of it, as demotest.Shop's SQLite file is a copy of one seeded once.
+var postgresSeed struct {
+	sync.Mutex
+	url string
+}
+
+// seededPostgres returns postgresSeed's URL, seeding it on pg first.
+func seededPostgres(t *testing.T, pg *servicetest.Postgres) string {
+	t.Helper()
+	postgresSeed.Lock()
+	defer postgresSeed.Unlock()
+	if postgresSeed.url == "" {
+		url := pg.NewDatabase(t)
+		s, err := shop.Open(t.Context(), &shop.Options{Database: url})
+		if err != nil {
+			t.Fatalf("seeding the shop on PostgreSQL: %v", err)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		postgresSeed.url = url
+	}
+	return postgresSeed.url
 }
 
 // newShop opens a shop on a fresh database and serves it.

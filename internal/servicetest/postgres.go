@@ -6,12 +6,14 @@ import (
 	"database/sql"
 	"fmt"
 	"net"
+	"net/url"
 	"os"
 	"os/exec"
 	"os/user"
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -170,13 +172,38 @@ func (b *syncBuffer) String() string {
 // driver and for [github.com/jackc/pgx/v5] alike.
 func (p *Postgres) NewDatabase(t testing.TB) string {
 	t.Helper()
+	return p.createDatabase(t, "")
+}
+
+// CopyDatabase creates a database that is a copy of the one at from, made by
+// [Postgres.NewDatabase] or CopyDatabase on this server, and returns its
+// URL. Nothing may stay connected to the original: PostgreSQL waits up to 5
+// seconds for its sessions to end, then refuses.
+func (p *Postgres) CopyDatabase(t testing.TB, from string) string {
+	t.Helper()
+	u, err := url.Parse(from)
+	name := strings.TrimPrefix(u.Path, "/")
+	if err != nil || u.Host != p.Addr || name == "" || strings.Contains(name, "/") {
+		t.Fatalf("servicetest: copy database: %s is not a database of this server", from)
+	}
+	return p.createDatabase(t, name)
+}
+
+// createDatabase creates a new database, a copy of template when it is not
+// "", and returns its URL.
+func (p *Postgres) createDatabase(t testing.TB, template string) string {
+	t.Helper()
 	name := "test" + strconv.FormatInt(p.dbs.Add(1), 10)
 	db, err := sql.Open("pgx", p.url("postgres"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if _, err := db.Exec("CREATE DATABASE " + name); err != nil {
+	create := "CREATE DATABASE " + name
+	if template != "" {
+		create += " TEMPLATE " + template
+	}
+	if _, err := db.Exec(create); err != nil {
 		t.Fatalf("servicetest: create database: %v", err)
 	}
 	return p.url(name)
