@@ -64,15 +64,17 @@ vet:
 # mixed-script words over the Basic Multilingual Plane, the schema fast
 # path against the library on 3,000 random schemas), which run in one
 # goroutine; the shop's several-instance tests, whose concurrency is
-# between demo processes, which the race detector cannot see; the pages'
-# screenshots and the shop's approval tests in Chromium, whose concurrency
-# is the browser's (the servers they reach, and the library's approvals,
-# are raced in the other tests). The bench drives browsers and demo
+# between demo processes, which the race detector cannot see; the demos'
+# tests in Chromium (journeys, forgeries, WebMCP tools, the pages' console,
+# screenshots, the approval pages), whose concurrency is the browser's (the
+# servers they reach, their calls, forms and approvals, are raced in the
+# other tests: internal/browser and internal/aalbrowser, whose own code
+# talks to Chromium, stay raced). The bench drives browsers and demo
 # processes too, and runs unraced. So do the CLI's end-to-end runs (the
 # README's commands, its goldens, the plain demo in Chromium): the servers
 # they reach are raced in their own packages' tests, and the CLI's own
 # waiting in TestPlaceOrderApproval and TestApprovalPage.
-UNRACED := ^(TestMutants|TestBadInput.*|TestMixedScriptWords|TestFastPathAgrees|TestScreenshots|TestRacingCheckouts|TestKilledInstance|TestInstancesShare|TestApprovalInBrowser|TestDenyInBrowser|TestApprovalPageRefusesOthers|TestREADMETour|TestREADMEAgents|TestREADMEPlain|TestCallPlain|TestGolden)$$
+UNRACED := ^(TestMutants|TestBadInput.*|TestMixedScriptWords|TestFastPathAgrees|TestScreenshots|TestBrowserJourney|TestBrowserForgery|TestWebMCPTools|TestWebMCPCalls|TestWebMCPOtherOrigin|TestWebMCPDeclarative|TestPagesLogNoErrors|TestRacingCheckouts|TestKilledInstance|TestInstancesShare|TestApprovalInBrowser|TestDenyInBrowser|TestApprovalPageRefusesOthers|TestREADMETour|TestREADMEAgents|TestREADMEPlain|TestCallPlain|TestGolden)$$
 UNRACED_PKGS := ./aal ./internal/schema ./conformance ./examples/shop ./examples/board ./cmd/affordances
 
 # Test binaries are linked without DWARF (-w): stack traces keep their

@@ -23,6 +23,7 @@ import (
 	"github.com/affordances/affordances-go/examples/board"
 	"github.com/affordances/affordances-go/internal/browser"
 	"github.com/affordances/affordances-go/internal/browsertest"
+	"github.com/affordances/affordances-go/internal/demotest"
 )
 
 var screenshotsDir = flag.String("screenshots", "", "TestScreenshots writes its PNGs to this `directory` (make screenshots: docs/screenshots)")
@@ -178,6 +179,7 @@ func (x *person) signIn(email, password string) {
 // it to Done, deletes another, and deletes a board through its
 // confirmation page; every page she sees reads well to a screen reader.
 func TestBrowserJourney(t *testing.T) {
+	demotest.Parallel(t)
 	b := browsertest.Start(t)
 	_, srv := newBoard(t, sqlite)
 	agent := newClient(t, srv, demoToken)
@@ -233,6 +235,7 @@ func TestBrowserJourney(t *testing.T) {
 // them: the port is another origin of the same site); the board refuses
 // each with 403 and nothing changes.
 func TestBrowserForgery(t *testing.T) {
+	demotest.Parallel(t)
 	b := browsertest.Start(t)
 	_, srv := newBoard(t, sqlite)
 	target := srv.URL + "/boards/team-offsite"
@@ -279,6 +282,7 @@ func TestBrowserForgery(t *testing.T) {
 // to docs/screenshots (the -screenshots flag). Without the flag it writes
 // nothing. Either way no page is wider than the phone.
 func TestScreenshots(t *testing.T) {
+	demotest.Parallel(t)
 	b := browsertest.Start(t)
 	_, srv := newBoard(t, sqlite)
 	alice := newPerson(t, b, srv)

@@ -222,6 +222,7 @@ var boardPages = []struct {
 // the page's available actions with their schemas, registered with the
 // hints of their declarations; no page logs an error.
 func TestWebMCPTools(t *testing.T) {
+	demotest.Parallel(t)
 	b := browsertest.StartWith(t, &browser.Options{Features: []string{"WebMCPTesting"}})
 	_, srv := newBoard(t, sqlite)
 	for _, who := range boardPages {
@@ -248,6 +249,7 @@ func TestWebMCPTools(t *testing.T) {
 // deletes nothing. On the sign-in page, signing out takes signOut's tool
 // away, and signing in again brings it back.
 func TestWebMCPCalls(t *testing.T) {
+	demotest.Parallel(t)
 	b := browsertest.StartWith(t, &browser.Options{Features: []string{"WebMCPTesting"}})
 	_, srv := newBoard(t, sqlite)
 	agent := newClient(t, srv, demoToken)
@@ -389,6 +391,7 @@ func (o *origins) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // board's, and its cross-origin createTask with alice's cookie is stopped
 // by CORS at the preflight: the board never receives it.
 func TestWebMCPOtherOrigin(t *testing.T) {
+	demotest.Parallel(t)
 	b := browsertest.StartWith(t, &browser.Options{Features: []string{"WebMCPTesting"}})
 	rec := &origins{}
 	_, srv := demotest.Board(t, &board.Options{DemoToken: demoToken}, func(h http.Handler) http.Handler { rec.next = h; return rec })
@@ -439,6 +442,7 @@ func TestWebMCPOtherOrigin(t *testing.T) {
 // script finds nothing to register with, every page loads, for nobody and
 // for each person, and none logs an error or an exception.
 func TestPagesLogNoErrors(t *testing.T) {
+	demotest.Parallel(t)
 	b := browsertest.Start(t)
 	_, srv := newBoard(t, sqlite)
 	for _, who := range boardPages {
@@ -462,6 +466,7 @@ func TestPagesLogNoErrors(t *testing.T) {
 // tools, declared by their attributes: one per form of an available
 // action, never one per card, each field an input of the action.
 func TestWebMCPDeclarative(t *testing.T) {
+	demotest.Parallel(t)
 	b := browsertest.StartWith(t, &browser.Options{Features: []string{"WebMCPTesting"}})
 	_, srv := demotest.Board(t, &board.Options{DemoToken: demoToken}, func(withoutScript http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

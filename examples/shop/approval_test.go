@@ -164,6 +164,7 @@ func readApproval(t *testing.T, x *person, ap *affordances.PendingApproval, summ
 // approves it; the agent's same call then places one order, and the same
 // call once more needs a new approval.
 func TestApprovalInBrowser(t *testing.T) {
+	demotest.Parallel(t)
 	b := browsertest.Start(t)
 	s, srv := approvalShop(t)
 	bot, ap, summary := pendingOrder(t, s, srv)
@@ -247,6 +248,7 @@ func TestApprovalInBrowser(t *testing.T) {
 // agent's confirm: true is refused, nothing is ordered and her cart is as
 // it was.
 func TestDenyInBrowser(t *testing.T) {
+	demotest.Parallel(t)
 	b := browsertest.Start(t)
 	s, srv := approvalShop(t)
 	bot, ap, summary := pendingOrder(t, s, srv)
@@ -283,6 +285,7 @@ func TestDenyInBrowser(t *testing.T) {
 // unknown, with nothing to press; alice's agent, with her token, cannot
 // decide it, with the site's Origin or without; it stays pending.
 func TestApprovalPageRefusesOthers(t *testing.T) {
+	demotest.Parallel(t)
 	b := browsertest.Start(t)
 	s, srv := approvalShop(t)
 	bot, ap, _ := pendingOrder(t, s, srv)

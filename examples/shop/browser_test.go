@@ -316,6 +316,7 @@ func checkAgentGetsGraphs(t *testing.T, srv *httptest.Server, x *person, paths [
 // the database. Then: Chromium never received an Affordances document, and
 // the same URLs answer an agent with the graph.
 func TestBrowserJourney(t *testing.T) {
+	demotest.Parallel(t)
 	b := browsertest.Start(t)
 	_, srv := newShop(t)
 	sam := newPerson(t, b, srv, "sam")
@@ -558,6 +559,7 @@ func (rec *shopRecorder) from(origin string) []received {
 // addToCart's form binding, whose origin rule refuses it, 403. Alice sees
 // a page saying nothing changed, and her cart is unchanged.
 func TestBrowserForgery(t *testing.T) {
+	demotest.Parallel(t)
 	b := browsertest.Start(t)
 	rec := &shopRecorder{}
 	_, srv := demotest.Shop(t, &shop.Options{DemoToken: demoToken}, func(h http.Handler) http.Handler { rec.next = h; return rec })
@@ -722,6 +724,7 @@ var screenshotSizes = []struct {
 // static/shop.css), so a cell that does not fit widens the page and fails
 // this too.
 func TestScreenshots(t *testing.T) {
+	demotest.Parallel(t)
 	b := browsertest.Start(t)
 	s, srv := newShop(t)
 

@@ -281,6 +281,7 @@ func checkConsole(t *testing.T, x *person, seen int) int {
 // schemas, registered with the hints of their declarations; no page logs
 // an error.
 func TestWebMCPTools(t *testing.T) {
+	demotest.Parallel(t)
 	b := startWebMCP(t)
 	s, srv := newShop(t)
 
@@ -330,6 +331,7 @@ func TestWebMCPTools(t *testing.T) {
 // line makes updateQuantity and removeFromCart unavailable: their tools
 // are gone.
 func TestWebMCPCalls(t *testing.T) {
+	demotest.Parallel(t)
 	b := startWebMCP(t)
 	s, srv := newShop(t)
 	ctx := t.Context()
@@ -448,6 +450,7 @@ func TestWebMCPCalls(t *testing.T) {
 // stopped by CORS at the preflight: the shop never receives it, and her
 // cart is as it was.
 func TestWebMCPOtherOrigin(t *testing.T) {
+	demotest.Parallel(t)
 	b := startWebMCP(t)
 	rec := &shopRecorder{}
 	s, srv := demotest.Shop(t, &shop.Options{DemoToken: demoToken}, func(h http.Handler) http.Handler { rec.next = h; return rec })
@@ -501,6 +504,7 @@ func jsString(s string) string {
 // script finds nothing to register with, every page loads, for a visitor,
 // a customer and the admin, and none logs an error or an exception.
 func TestPagesLogNoErrors(t *testing.T) {
+	demotest.Parallel(t)
 	b := browsertest.Start(t)
 	s, srv := newShop(t)
 	bot := newAgent(t, srv, s.Token())
@@ -536,6 +540,7 @@ func TestPagesLogNoErrors(t *testing.T) {
 // per item, with the action's name and description, and each field an
 // input property of the action.
 func TestWebMCPDeclarative(t *testing.T) {
+	demotest.Parallel(t)
 	b := startWebMCP(t)
 	s, srv := demotest.Shop(t, &shop.Options{DemoToken: demoToken}, func(withoutScript http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
