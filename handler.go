@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -368,7 +369,11 @@ func (s *Site) writeDocument(w http.ResponseWriter, r *http.Request, status int,
 	s.writeBody(w, r, status, body)
 }
 
-// writeBody writes an encoded Affordances document.
+// writeBody writes an encoded Affordances document, with its length when
+// there is one (body not nil; a HEAD gets the length its GET would): the
+// client knows where the document ends without chunked framing, whatever
+// its size (net/http sets Content-Length itself only for a body under 2
+// kB written at once).
 func (s *Site) writeBody(w http.ResponseWriter, r *http.Request, status int, body []byte) {
 	// What Set and Add would store, without their canonicalisation and a
 	// new slice per header: the values are shared, read-only (Set and
@@ -382,6 +387,9 @@ func (s *Site) writeBody(w http.ResponseWriter, r *http.Request, status int, bod
 	}
 	h["Cache-Control"] = documentHeader.cacheControl
 	h["X-Content-Type-Options"] = documentHeader.nosniff
+	if body != nil {
+		h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	}
 	w.WriteHeader(status)
 	if r.Method != http.MethodHead {
 		w.Write(body)
