@@ -75,7 +75,8 @@ vet:
 # they reach are raced in their own packages' tests, and the CLI's own
 # waiting in TestPlaceOrderApproval and TestApprovalPage.
 UNRACED := ^(TestMutants|TestBadInput.*|TestMixedScriptWords|TestFastPathAgrees|TestScreenshots|TestBrowserJourney|TestBrowserForgery|TestWebMCPTools|TestWebMCPCalls|TestWebMCPOtherOrigin|TestWebMCPDeclarative|TestPagesLogNoErrors|TestRacingCheckouts|TestKilledInstance|TestInstancesShare|TestApprovalInBrowser|TestDenyInBrowser|TestApprovalPageRefusesOthers|TestREADMETour|TestREADMEAgents|TestREADMEPlain|TestCallPlain|TestGolden)$$
-UNRACED_PKGS := ./aal ./internal/schema ./conformance ./examples/shop ./examples/board ./cmd/affordances
+# The shop first: its tests in Chromium are the longest of them.
+UNRACED_PKGS := ./examples/shop ./examples/board ./cmd/affordances ./conformance ./aal ./internal/schema
 
 # Test binaries are linked without DWARF (-w): stack traces keep their
 # files and lines, and the links of some thirty binaries are quicker. The
