@@ -17,12 +17,14 @@ import (
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/conformance"
 	"github.com/affordances/affordances-go/examples/board"
+	"github.com/affordances/affordances-go/internal/browsertest"
 	"github.com/affordances/affordances-go/internal/demotest"
 	"github.com/affordances/affordances-go/internal/servicetest"
 )
 
 // TestMain stops the PostgreSQL server the tests share.
-func TestMain(m *testing.M) { os.Exit(servicetest.Main(m)) }
+// TestMain stops the shared PostgreSQL server and Chromium after the tests.
+func TestMain(m *testing.M) { os.Exit(browsertest.CloseShared(servicetest.Main(m))) }
 
 const demoToken = "board-test-token"
 

@@ -223,7 +223,7 @@ var boardPages = []struct {
 // hints of their declarations; no page logs an error.
 func TestWebMCPTools(t *testing.T) {
 	demotest.Parallel(t)
-	b := browsertest.StartWith(t, &browser.Options{Features: []string{"WebMCPTesting"}})
+	b := browsertest.Shared(t, &browser.Options{Features: []string{"WebMCPTesting"}})
 	_, srv := newBoard(t, sqlite)
 	for _, who := range boardPages {
 		x := newPerson(t, b, srv)
@@ -250,7 +250,7 @@ func TestWebMCPTools(t *testing.T) {
 // away, and signing in again brings it back.
 func TestWebMCPCalls(t *testing.T) {
 	demotest.Parallel(t)
-	b := browsertest.StartWith(t, &browser.Options{Features: []string{"WebMCPTesting"}})
+	b := browsertest.Shared(t, &browser.Options{Features: []string{"WebMCPTesting"}})
 	_, srv := newBoard(t, sqlite)
 	agent := newClient(t, srv, demoToken)
 	const public, private = "/boards/website-relaunch", "/boards/team-offsite"
@@ -392,7 +392,7 @@ func (o *origins) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // by CORS at the preflight: the board never receives it.
 func TestWebMCPOtherOrigin(t *testing.T) {
 	demotest.Parallel(t)
-	b := browsertest.StartWith(t, &browser.Options{Features: []string{"WebMCPTesting"}})
+	b := browsertest.Shared(t, &browser.Options{Features: []string{"WebMCPTesting"}})
 	rec := &origins{}
 	_, srv := demotest.Board(t, &board.Options{DemoToken: demoToken}, func(h http.Handler) http.Handler { rec.next = h; return rec })
 	attacker := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -443,7 +443,7 @@ func TestWebMCPOtherOrigin(t *testing.T) {
 // for each person, and none logs an error or an exception.
 func TestPagesLogNoErrors(t *testing.T) {
 	demotest.Parallel(t)
-	b := browsertest.Start(t)
+	b := browsertest.Shared(t, nil)
 	_, srv := newBoard(t, sqlite)
 	for _, who := range boardPages {
 		x := newPerson(t, b, srv)
@@ -467,7 +467,7 @@ func TestPagesLogNoErrors(t *testing.T) {
 // action, never one per card, each field an input of the action.
 func TestWebMCPDeclarative(t *testing.T) {
 	demotest.Parallel(t)
-	b := browsertest.StartWith(t, &browser.Options{Features: []string{"WebMCPTesting"}})
+	b := browsertest.Shared(t, &browser.Options{Features: []string{"WebMCPTesting"}})
 	_, srv := demotest.Board(t, &board.Options{DemoToken: demoToken}, func(withoutScript http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Path == affordances.WebMCPScriptPath {

@@ -21,6 +21,7 @@ import (
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/affordancestest"
 	"github.com/affordances/affordances-go/examples/shop"
+	"github.com/affordances/affordances-go/internal/browsertest"
 	"github.com/affordances/affordances-go/internal/demotest"
 	"github.com/affordances/affordances-go/internal/servicetest"
 )
@@ -31,7 +32,8 @@ const demoToken = "test-demo-token"
 // them once on SQLite and once so, and both back ends pass the same suite.
 const postgresEnv = "AFFORDANCES_TEST_POSTGRES"
 
-func TestMain(m *testing.M) { os.Exit(servicetest.Main(m)) }
+// TestMain stops the shared PostgreSQL server and Chromium after the tests.
+func TestMain(m *testing.M) { os.Exit(browsertest.CloseShared(servicetest.Main(m))) }
 
 // options is a fresh shop's Options: a new SQLite file (demotest.Shop's
 // seeded copy, or a directory Open makes), or a new database on the shared

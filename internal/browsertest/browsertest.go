@@ -9,6 +9,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"reflect"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/affordances/affordances-go/internal/browser"
@@ -26,7 +29,19 @@ func Start(t testing.TB) *browser.Browser {
 // []string{"WebMCPTesting"}. opts may be nil.
 func StartWith(t testing.TB, opts *browser.Options) *browser.Browser {
 	t.Helper()
-	b, err := browser.Start(t.Context(), opts)
+	b := start(t, t.Context(), opts)
+	t.Cleanup(func() {
+		if err := b.Close(); err != nil {
+			t.Errorf("closing Chromium: %v", err)
+		}
+	})
+	return b
+}
+
+// start starts Chromium with opts, or ends the test as [Start] says.
+func start(t testing.TB, ctx context.Context, opts *browser.Options) *browser.Browser {
+	t.Helper()
+	b, err := browser.Start(ctx, opts)
 	if errors.Is(err, browser.ErrNoChromium) {
 		if os.Getenv("AFFORDANCES_CHECK") != "" {
 			t.Fatalf("%v: make check should have installed it (make deps)", err)
@@ -36,12 +51,61 @@ func StartWith(t testing.TB, opts *browser.Options) *browser.Browser {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		if err := b.Close(); err != nil {
-			t.Errorf("closing Chromium: %v", err)
-		}
-	})
 	return b
+}
+
+var shared struct {
+	sync.Mutex
+	browsers map[string]*browser.Browser // by their features, joined
+}
+
+// Shared is [StartWith] for the tests of a whole test binary that ask for
+// the same features: the first starts Chromium, the others get the same
+// one, and [CloseShared], in the package's TestMain, closes it. A start
+// costs about a second of CPU time. Tests sharing a browser do not share
+// their sessions: each [browser.Page] opens in a browser context of its
+// own, with its own cookies and storage. A test must close the pages it
+// opens, and not the browser. opts may be nil; its fields other than
+// Features must be zero.
+func Shared(t testing.TB, opts *browser.Options) *browser.Browser {
+	t.Helper()
+	var o browser.Options
+	if opts != nil {
+		o = *opts
+	}
+	if !reflect.DeepEqual(o, browser.Options{Features: o.Features}) {
+		t.Fatal("browsertest: a shared browser takes no options but Features")
+	}
+	key := strings.Join(o.Features, ",")
+	shared.Lock()
+	defer shared.Unlock()
+	if b := shared.browsers[key]; b != nil {
+		return b
+	}
+	// It outlives the test that starts it: not the test's context.
+	b := start(t, context.Background(), &o)
+	if shared.browsers == nil {
+		shared.browsers = map[string]*browser.Browser{}
+	}
+	shared.browsers[key] = b
+	return b
+}
+
+// CloseShared closes the browsers [Shared] started, once the tests have
+// run with exit code code, and returns the code to exit with: 1, with the
+// error on stderr, when one did not close cleanly. The package's
+// TestMain: os.Exit(browsertest.CloseShared(m.Run())).
+func CloseShared(code int) int {
+	shared.Lock()
+	defer shared.Unlock()
+	for key, b := range shared.browsers {
+		if err := b.Close(); err != nil {
+			fmt.Fprintf(os.Stderr, "browsertest: closing the shared Chromium: %v\n", err)
+			code = max(code, 1)
+		}
+		delete(shared.browsers, key)
+	}
+	return code
 }
 
 // A Tool is a WebMCP tool of a page, as an in-page agent sees it.
