@@ -19,7 +19,7 @@ check: export AFFORDANCES_CHECK = 1
 check: deps fmt vet
 	@tmp=""; \
 	if [ "$$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] && \
-		[ "$$(df -Pk /dev/shm | awk 'NR == 2 { print $$4 }')" -ge 4194304 ] && \
+		[ "$$(df -Pk /dev/shm | awk 'NR == 2 { print $$4 }')" -ge 4194304 ] 2>/dev/null && \
 		d=$$(mktemp -d /dev/shm/affordances-check.XXXXXX); then \
 		chmod 755 "$$d"; printf '#!/bin/sh\n' > "$$d/x"; chmod +x "$$d/x"; \
 		if "$$d/x" 2>/dev/null; then rm "$$d/x"; tmp=$$d; else rm -rf "$$d"; fi; \
