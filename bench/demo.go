@@ -38,9 +38,8 @@ func password(email string) string {
 // The returned stop closes the server and the database and removes the
 // data; it must be called once d is no longer used.
 //
-// Every demo starts from a copy of one database seeded once per process:
-// seeding hashes the demo passwords with bcrypt, which would dominate a
-// run of the bench.
+// Every demo starts from a copy of one database seeded once per process,
+// rather than running the migrations and the seed's inserts each time.
 func StartDemo(ctx context.Context, site, as string) (d *Demo, stop func(), err error) {
 	seeded, ok := templates[site]
 	if !ok {

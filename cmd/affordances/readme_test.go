@@ -102,9 +102,9 @@ func tourSteps(t *testing.T, readme string) []tourStep {
 }
 
 // startDemo runs `affordances demo` on a free port with a fresh data
-// directory (a copy of the seeded database: seeding hashes passwords with
-// bcrypt, seconds under the race detector), alice's token fixed and the
-// demo's flags, until the test ends, and returns its URL.
+// directory (a copy of the database seeded once per test binary,
+// demotest.ShopData), alice's token fixed and the demo's flags, until the
+// test ends, and returns its URL.
 func startDemo(t *testing.T, token string, flags ...string) string {
 	t.Helper()
 	url, _, stop := launch(t, token, append([]string{"demo", "--data", demotest.ShopData(t)}, flags...)...)

@@ -180,7 +180,7 @@ func (x *person) signIn(email, password string) {
 // confirmation page; every page she sees reads well to a screen reader.
 func TestBrowserJourney(t *testing.T) {
 	demotest.Parallel(t)
-	b := browsertest.Shared(t, nil)
+	b := browsertest.Shared(t)
 	_, srv := newBoard(t, sqlite)
 	agent := newClient(t, srv, demoToken)
 	const page = "/boards/website-relaunch"
@@ -236,7 +236,7 @@ func TestBrowserJourney(t *testing.T) {
 // each with 403 and nothing changes.
 func TestBrowserForgery(t *testing.T) {
 	demotest.Parallel(t)
-	b := browsertest.Shared(t, nil)
+	b := browsertest.Shared(t)
 	_, srv := newBoard(t, sqlite)
 	target := srv.URL + "/boards/team-offsite"
 	evil := http.NewServeMux()
@@ -283,7 +283,7 @@ func TestBrowserForgery(t *testing.T) {
 // nothing. Either way no page is wider than the phone.
 func TestScreenshots(t *testing.T) {
 	demotest.Parallel(t)
-	b := browsertest.Shared(t, nil)
+	b := browsertest.Shared(t)
 	_, srv := newBoard(t, sqlite)
 	alice := newPerson(t, b, srv)
 	alice.signIn(board.DemoEmail, board.DemoPassword)

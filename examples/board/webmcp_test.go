@@ -24,7 +24,6 @@ import (
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/aal"
 	"github.com/affordances/affordances-go/examples/board"
-	"github.com/affordances/affordances-go/internal/browser"
 	"github.com/affordances/affordances-go/internal/browsertest"
 	"github.com/affordances/affordances-go/internal/demotest"
 )
@@ -40,9 +39,7 @@ var people = map[string][2]string{
 	"carol": {"carol@example.com", "carol"},
 }
 
-// tools returns the names of the page's tools, as an agent in x's tab
-// lists them, sorted, and the tools by name.
-// toolsSoon returns the names of the page's tools once they are want, or
+// toolsSoon returns the names of the page's tools once they are those in want, or
 // after 5 s: the page follows a delta at once, but the browser lets a tool
 // go a moment after its call returned.
 func (x *person) toolsSoon(want []string) []string {
@@ -57,6 +54,8 @@ func (x *person) toolsSoon(want []string) []string {
 	}
 }
 
+// tools returns the names of the page's tools, as an agent in x's tab
+// lists them, sorted, and the tools by name.
 func (x *person) tools() ([]string, map[string]browsertest.Tool) {
 	x.t.Helper()
 	list, err := browsertest.Tools(x.t.Context(), x.p)
@@ -223,7 +222,7 @@ var boardPages = []struct {
 // hints of their declarations; no page logs an error.
 func TestWebMCPTools(t *testing.T) {
 	demotest.Parallel(t)
-	b := browsertest.Shared(t, &browser.Options{Features: []string{"WebMCPTesting"}})
+	b := browsertest.Shared(t, "WebMCPTesting")
 	_, srv := newBoard(t, sqlite)
 	for _, who := range boardPages {
 		x := newPerson(t, b, srv)
@@ -250,7 +249,7 @@ func TestWebMCPTools(t *testing.T) {
 // away, and signing in again brings it back.
 func TestWebMCPCalls(t *testing.T) {
 	demotest.Parallel(t)
-	b := browsertest.Shared(t, &browser.Options{Features: []string{"WebMCPTesting"}})
+	b := browsertest.Shared(t, "WebMCPTesting")
 	_, srv := newBoard(t, sqlite)
 	agent := newClient(t, srv, demoToken)
 	const public, private = "/boards/website-relaunch", "/boards/team-offsite"
@@ -392,7 +391,7 @@ func (o *origins) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // by CORS at the preflight: the board never receives it.
 func TestWebMCPOtherOrigin(t *testing.T) {
 	demotest.Parallel(t)
-	b := browsertest.Shared(t, &browser.Options{Features: []string{"WebMCPTesting"}})
+	b := browsertest.Shared(t, "WebMCPTesting")
 	rec := &origins{}
 	_, srv := demotest.Board(t, &board.Options{DemoToken: demoToken}, func(h http.Handler) http.Handler { rec.next = h; return rec })
 	attacker := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -443,7 +442,7 @@ func TestWebMCPOtherOrigin(t *testing.T) {
 // for each person, and none logs an error or an exception.
 func TestPagesLogNoErrors(t *testing.T) {
 	demotest.Parallel(t)
-	b := browsertest.Shared(t, nil)
+	b := browsertest.Shared(t)
 	_, srv := newBoard(t, sqlite)
 	for _, who := range boardPages {
 		x := newPerson(t, b, srv)
@@ -467,7 +466,7 @@ func TestPagesLogNoErrors(t *testing.T) {
 // action, never one per card, each field an input of the action.
 func TestWebMCPDeclarative(t *testing.T) {
 	demotest.Parallel(t)
-	b := browsertest.Shared(t, &browser.Options{Features: []string{"WebMCPTesting"}})
+	b := browsertest.Shared(t, "WebMCPTesting")
 	_, srv := demotest.Board(t, &board.Options{DemoToken: demoToken}, func(withoutScript http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Path == affordances.WebMCPScriptPath {

@@ -165,7 +165,7 @@ func readApproval(t *testing.T, x *person, ap *affordances.PendingApproval, summ
 // call once more needs a new approval.
 func TestApprovalInBrowser(t *testing.T) {
 	demotest.Parallel(t)
-	b := browsertest.Shared(t, nil)
+	b := browsertest.Shared(t)
 	s, srv := approvalShop(t)
 	bot, ap, summary := pendingOrder(t, s, srv)
 
@@ -249,7 +249,7 @@ func TestApprovalInBrowser(t *testing.T) {
 // it was.
 func TestDenyInBrowser(t *testing.T) {
 	demotest.Parallel(t)
-	b := browsertest.Shared(t, nil)
+	b := browsertest.Shared(t)
 	s, srv := approvalShop(t)
 	bot, ap, summary := pendingOrder(t, s, srv)
 	stock, err := s.StockForTest(t.Context(), toteSKU)
@@ -286,7 +286,7 @@ func TestDenyInBrowser(t *testing.T) {
 // decide it, with the site's Origin or without; it stays pending.
 func TestApprovalPageRefusesOthers(t *testing.T) {
 	demotest.Parallel(t)
-	b := browsertest.Shared(t, nil)
+	b := browsertest.Shared(t)
 	s, srv := approvalShop(t)
 	bot, ap, _ := pendingOrder(t, s, srv)
 	const bobEmail, bobPassword = "bob@example.com", "bob password"

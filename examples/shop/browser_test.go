@@ -317,7 +317,7 @@ func checkAgentGetsGraphs(t *testing.T, srv *httptest.Server, x *person, paths [
 // the same URLs answer an agent with the graph.
 func TestBrowserJourney(t *testing.T) {
 	demotest.Parallel(t)
-	b := browsertest.Shared(t, nil)
+	b := browsertest.Shared(t)
 	_, srv := newShop(t)
 	sam := newPerson(t, b, srv, "sam")
 	const email, password = "sam@example.com", "correct horse battery"
@@ -560,7 +560,7 @@ func (rec *shopRecorder) from(origin string) []received {
 // a page saying nothing changed, and her cart is unchanged.
 func TestBrowserForgery(t *testing.T) {
 	demotest.Parallel(t)
-	b := browsertest.Shared(t, nil)
+	b := browsertest.Shared(t)
 	rec := &shopRecorder{}
 	_, srv := demotest.Shop(t, &shop.Options{DemoToken: demoToken}, func(h http.Handler) http.Handler { rec.next = h; return rec })
 
@@ -725,7 +725,7 @@ var screenshotSizes = []struct {
 // this too.
 func TestScreenshots(t *testing.T) {
 	demotest.Parallel(t)
-	b := browsertest.Shared(t, nil)
+	b := browsertest.Shared(t)
 	s, srv := newShop(t)
 
 	// alice orders a tote and a mug, then fills her cart again.

@@ -30,7 +30,7 @@ import (
 // startWebMCP returns the test binary's Chromium with WebMCP on.
 func startWebMCP(t *testing.T) *browser.Browser {
 	t.Helper()
-	return browsertest.Shared(t, &browser.Options{Features: []string{"WebMCPTesting"}})
+	return browsertest.Shared(t, "WebMCPTesting")
 }
 
 // untrusted are the shop's actions whose results carry text other people
@@ -505,7 +505,7 @@ func jsString(s string) string {
 // a customer and the admin, and none logs an error or an exception.
 func TestPagesLogNoErrors(t *testing.T) {
 	demotest.Parallel(t)
-	b := browsertest.Shared(t, nil)
+	b := browsertest.Shared(t)
 	s, srv := newShop(t)
 	bot := newAgent(t, srv, s.Token())
 	bot.call("/products/canvas-tote", "addToCart", map[string]any{"sku": "TOTE-NAT"}, false)

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -60,30 +59,22 @@ var shared struct {
 }
 
 // Shared is [StartWith] for the tests of a whole test binary that ask for
-// the same features: the first starts Chromium, the others get the same
-// one, and [CloseShared], in the package's TestMain, closes it. A start
-// costs about a second of CPU time. Tests sharing a browser do not share
-// their sessions: each [browser.Page] opens in a browser context of its
-// own, with its own cookies and storage. A test must close the pages it
-// opens, and not the browser. opts may be nil; its fields other than
-// Features must be zero.
-func Shared(t testing.TB, opts *browser.Options) *browser.Browser {
+// the same features (such as "WebMCPTesting"): the first starts Chromium,
+// the others get the same one, and [CloseShared], in the package's
+// TestMain, closes it. A start costs about a second of CPU time. Tests
+// sharing a browser do not share their sessions: each [browser.Page] opens
+// in a browser context of its own, with its own cookies and storage. A
+// test must close the pages it opens, and not the browser.
+func Shared(t testing.TB, features ...string) *browser.Browser {
 	t.Helper()
-	var o browser.Options
-	if opts != nil {
-		o = *opts
-	}
-	if !reflect.DeepEqual(o, browser.Options{Features: o.Features}) {
-		t.Fatal("browsertest: a shared browser takes no options but Features")
-	}
-	key := strings.Join(o.Features, ",")
+	key := strings.Join(features, ",")
 	shared.Lock()
 	defer shared.Unlock()
 	if b := shared.browsers[key]; b != nil {
 		return b
 	}
 	// It outlives the test that starts it: not the test's context.
-	b := start(t, context.Background(), &o)
+	b := start(t, context.Background(), &browser.Options{Features: features})
 	if shared.browsers == nil {
 		shared.browsers = map[string]*browser.Browser{}
 	}

@@ -19,12 +19,12 @@ func TestShared(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
 	defer srv.Close()
 	var first *browser.Browser
-	t.Run("starts", func(t *testing.T) { first = browsertest.Shared(t, nil) })
-	b := browsertest.Shared(t, nil)
+	t.Run("starts", func(t *testing.T) { first = browsertest.Shared(t) })
+	b := browsertest.Shared(t)
 	if b != first {
 		t.Fatal("a second browser for the same features")
 	}
-	if browsertest.Shared(t, &browser.Options{Features: []string{"WebMCPTesting"}}) == b {
+	if browsertest.Shared(t, "WebMCPTesting") == b {
 		t.Error("the browser of no features for WebMCPTesting")
 	}
 	ctx := t.Context()

@@ -32,9 +32,9 @@ import (
 // when wrap is not nil, until the test ends; then it closes the shop, and
 // an error closing it fails the test. When opts names neither a DataDir
 // nor a Database, the shop's SQLite file is a copy, in a directory of the
-// test's, of one seeded once per test binary: seeding hashes the demo
-// passwords with bcrypt, which costs seconds under the race detector. opts
-// may be nil.
+// test's, of one seeded once per test binary, so a test pays for copying a
+// file rather than for the migrations and the seed's inserts. opts may be
+// nil.
 func Shop(t testing.TB, opts *shop.Options, wrap func(http.Handler) http.Handler) (*shop.Shop, *httptest.Server) {
 	t.Helper()
 	var o shop.Options
