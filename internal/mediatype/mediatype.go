@@ -15,6 +15,9 @@ import (
 // list (RFC 9110, 5.3), and commas inside quoted parameters do not split.
 func Accepts(accept []string, mediaType string) bool {
 	for _, line := range accept {
+		if line == mediaType {
+			return true // the header as clients most often send it: nothing to parse
+		}
 		for rng := range splitUnquoted(line, ',') {
 			typ, params, _ := strings.Cut(rng, ";")
 			if strings.EqualFold(strings.TrimSpace(typ), mediaType) && q(params) > 0 {
