@@ -79,10 +79,20 @@ func errorCode(out map[string]any) any {
 	return e["code"]
 }
 
+// placeOrder calls placeOrder on the checkout, with a progress token.
 func placeOrder(t *testing.T, cs *mcp.ClientSession, d *demo) (map[string]any, *mcp.CallToolResult) {
 	t.Helper()
-	return call(t, cs, "execute_affordance", map[string]any{"url": d.url + "/checkout", "action": "placeOrder"})
+	params := &mcp.CallToolParams{Name: "execute_affordance", Arguments: map[string]any{"url": d.url + "/checkout", "action": "placeOrder"}}
+	params.SetProgressToken(orderProgress)
+	res, err := cs.CallTool(t.Context(), params)
+	if err != nil {
+		t.Fatalf("placeOrder: %v", err)
+	}
+	return structured(res), res
 }
+
+// orderProgress is the progress token of placeOrder's calls.
+const orderProgress = "order"
 
 // TestApprovalByURLElicitation: when the shop wants placeOrder approved
 // on its own page, a client with URL elicitation is asked to send the
@@ -102,15 +112,20 @@ func TestApprovalByURLElicitation(t *testing.T) {
 		// opened, and answers the elicitation after: the decision has moved
 		// the approval's expiry (it is kept for its TTL from then).
 		slow bool
+		// later is a person who answers the elicitation at once and
+		// decides a while after: the bridge waits, and tells the client so
+		// by progress notifications.
+		later bool
 	}{
-		{"approved on the page", "", "approve", "accept", 1, "approved", "", false},
+		{"approved on the page", "", "approve", "accept", 1, "approved", "", false, false},
 		// Before 2026-07-28 the SDK's server elicits within the call.
-		{"approved on the page, 2025-11-25", "2025-11-25", "approve", "accept", 1, "approved", "", false},
-		{"approved a while later, 2025-11-25", "2025-11-25", "approve", "accept", 1, "approved", "", true},
-		{"denied on the page", "", "deny", "accept", 0, "denied", "denied this call on the site's approval page", false},
-		{"denied on the page, 2025-11-25", "2025-11-25", "deny", "accept", 0, "denied", "denied this call on the site's approval page", false},
-		{"declined to go", "", "", "decline", 0, "pending", "declined to open the site's approval page", false},
-		{"cancelled", "", "", "cancel", 0, "pending", "declined to open the site's approval page", false},
+		{"approved on the page, 2025-11-25", "2025-11-25", "approve", "accept", 1, "approved", "", false, false},
+		{"approved a while later, 2025-11-25", "2025-11-25", "approve", "accept", 1, "approved", "", true, false},
+		{"approved after answering", "", "approve", "accept", 1, "approved", "", false, true},
+		{"denied on the page", "", "deny", "accept", 0, "denied", "denied this call on the site's approval page", false, false},
+		{"denied on the page, 2025-11-25", "2025-11-25", "deny", "accept", 0, "denied", "denied this call on the site's approval page", false, false},
+		{"declined to go", "", "", "decline", 0, "pending", "declined to open the site's approval page", false, false},
+		{"cancelled", "", "", "cancel", 0, "pending", "declined to open the site's approval page", false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -119,6 +134,16 @@ func TestApprovalByURLElicitation(t *testing.T) {
 			p := &person{answer: tc.answer, url: true, protocol: tc.protocol}
 			if tc.decision != "" {
 				p.onPage = func(u string) {
+					if tc.later {
+						decided := make(chan struct{})
+						t.Cleanup(func() { <-decided })
+						go func() {
+							defer close(decided)
+							time.Sleep(1500 * time.Millisecond)
+							decide(t, d, u, tc.decision, session)
+						}()
+						return
+					}
 					if tc.slow {
 						time.Sleep(1100 * time.Millisecond)
 					}
@@ -147,13 +172,13 @@ func TestApprovalByURLElicitation(t *testing.T) {
 				t.Errorf("credentials: got %q, want the token sent to %s only", creds, d.url)
 			}
 
-			// The complete notification travels on its own, after the tool
-			// result: give it a moment to arrive.
+			// Notifications travel on their own (the complete one after the
+			// tool result): give them a moment to arrive.
 			for deadline := time.Now().Add(5 * time.Second); tc.decision != "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 				p.mu.Lock()
-				n := len(p.completed)
+				arrived := len(p.completed) > 0 && (!tc.later || len(p.progress) > 0)
 				p.mu.Unlock()
-				if n > 0 {
+				if arrived {
 					break
 				}
 			}
@@ -169,6 +194,17 @@ func TestApprovalByURLElicitation(t *testing.T) {
 			wantCompleted := tc.decision != ""
 			if got := len(p.completed) == 1 && p.completed[0] == p.asked[0].ElicitationID; got != wantCompleted {
 				t.Errorf("elicitation complete: got %q for %q, want notified: %v", p.completed, p.asked[0].ElicitationID, wantCompleted)
+			}
+			// While it waits for the person's decision, and only then, the
+			// bridge says so, for the call's progress token, its progress
+			// growing.
+			if tc.later != (len(p.progress) > 0) {
+				t.Errorf("progress notifications: got %d, want some: %v", len(p.progress), tc.later)
+			}
+			for i, n := range p.progress {
+				if n.ProgressToken != orderProgress || !strings.Contains(n.Message, "approval page") || i > 0 && n.Progress <= p.progress[i-1].Progress {
+					t.Errorf("progress %d: got %+v, want token %q, growing, and a message about the approval page", i, n, orderProgress)
+				}
 			}
 		})
 	}

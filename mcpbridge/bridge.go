@@ -60,8 +60,9 @@ type Options struct {
 
 	// ApprovalTimeout bounds how long execute_affordance waits, once the
 	// person agreed to open a site's approval page (URL elicitation), for
-	// their decision there. Past it the tool result gives the page again,
-	// and the same call made again runs once they approved. Zero: 5
+	// their decision there, sending progress notifications meanwhile to a
+	// call with a progress token. Past it the tool result gives the page
+	// again, and the same call made again runs once they approved. Zero: 5
 	// minutes.
 	ApprovalTimeout time.Duration
 
@@ -486,7 +487,7 @@ func summarise(c *affordances.Client, p *affordances.Page) FetchOutput {
 }
 
 func (b *bridge) execute(ctx context.Context, req *mcp.CallToolRequest, in ExecuteInput) (*mcp.CallToolResult, ExecuteOutput, error) {
-	a := newApprover(req)
+	a := newApprover(ctx, req)
 	t, err := b.target(req, in.URL, a)
 	if err != nil {
 		return nil, ExecuteOutput{}, err
@@ -694,6 +695,7 @@ func (b *bridge) target(req *mcp.CallToolRequest, raw string, a *approver) (*tar
 			if opts.ApprovalTimeout <= 0 {
 				opts.ApprovalTimeout = defaultApprovalTimeout
 			}
+			opts.OnApprovalWait = a.progress
 		}
 	}
 	token, configured := b.tokens[origin]
@@ -815,6 +817,7 @@ func siteErr(err error, creds string) error {
 // sends the person there (URL elicitation), and their accept ("I went
 // there") has the client wait for their decision on the page.
 type approver struct {
+	ctx context.Context // the tool call's, for its progress notifications
 	req *mcp.CallToolRequest
 	// canForm and canURL are the client's elicitation modes; answered
 	// says this run of the tool carries the client's answers.
@@ -832,8 +835,8 @@ type approver struct {
 	looked, waited bool
 }
 
-func newApprover(req *mcp.CallToolRequest) *approver {
-	a := &approver{req: req}
+func newApprover(ctx context.Context, req *mcp.CallToolRequest) *approver {
+	a := &approver{ctx: ctx, req: req}
 	if caps := req.ClientCapabilities(); caps != nil && caps.Elicitation != nil {
 		// The SDK's rule: a client that names neither mode can do forms.
 		e := caps.Elicitation
@@ -916,6 +919,24 @@ func (a *approver) onPage(r *affordances.ApprovalRequest, id string, answer *mcp
 	}
 	a.looked = true
 	return true, nil
+}
+
+// progress tells the client, at each check of the approval page while
+// the person has not decided, that the call is waiting for them
+// (notifications/progress, when the call carries a progress token): a
+// client that times a call out but resets the timeout on progress, as
+// many do, then waits for a person who takes their time. The progress is
+// the seconds waited, with no total; a notification lost changes nothing.
+func (a *approver) progress(r *affordances.ApprovalRequest, waited time.Duration) {
+	token := a.req.Params.GetProgressToken()
+	if token == nil || a.req.Session == nil {
+		return
+	}
+	_ = a.req.Session.NotifyProgress(a.ctx, &mcp.ProgressNotificationParams{
+		ProgressToken: token,
+		Progress:      waited.Seconds(),
+		Message:       fmt.Sprintf("Waiting for the person's decision on the site's approval page (%s so far).", waited.Round(time.Second)),
+	})
 }
 
 // complete tells the client that the person's visit to the approval page

@@ -63,6 +63,7 @@ type person struct {
 	read      []string
 	asked     []*mcp.ElicitParams // every elicitation, as the client got it
 	completed []string            // the elicitations the bridge said were complete
+	progress  []*mcp.ProgressNotificationParams
 }
 
 func (p *person) elicit(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
@@ -88,6 +89,12 @@ func (p *person) complete(_ context.Context, req *mcp.ElicitationCompleteNotific
 	p.completed = append(p.completed, req.Params.ElicitationID)
 }
 
+func (p *person) notified(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.progress = append(p.progress, req.Params)
+}
+
 // connect connects an MCP client to a bridge over in-memory transports;
 // p nil is a client without elicitation.
 func connect(t *testing.T, s *mcp.Server, p *person) *mcp.ClientSession {
@@ -102,6 +109,7 @@ func connect(t *testing.T, s *mcp.Server, p *person) *mcp.ClientSession {
 	if p != nil {
 		opts.ElicitationHandler = p.elicit
 		opts.ElicitationCompleteHandler = p.complete
+		opts.ProgressNotificationHandler = p.notified
 	}
 	if p != nil && p.url {
 		opts.Capabilities = &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{
@@ -130,12 +138,17 @@ func call(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any)
 	if err != nil {
 		t.Fatalf("%s: %v", tool, err)
 	}
+	return structured(res), res
+}
+
+// structured is a result's structured content as JSON objects.
+func structured(res *mcp.CallToolResult) map[string]any {
 	var out map[string]any
 	if res.StructuredContent != nil {
 		b, _ := json.Marshal(res.StructuredContent)
 		json.Unmarshal(b, &out)
 	}
-	return out, res
+	return out
 }
 
 func text(res *mcp.CallToolResult) string {

@@ -36,7 +36,9 @@
 // send the person to the page, with the site's summary shown through
 // [aal.Visible]; their accept means "I went there", and the bridge waits
 // ([Options.ApprovalTimeout]) for their decision on the page, then runs
-// the call once if they approved. Declined, cancelled or denied, nothing
+// the call once if they approved. While it waits it sends progress
+// notifications, when the call carries a progress token, so that a client
+// that resets its timeout on progress does not give up on the person. Declined, cancelled or denied, nothing
 // runs. A client without URL mode gets a tool result, not an error, with
 // ok false, the delta and the page (approval: url, expires, what to do):
 // the model asks the person to open it, and the same execute_affordance
