@@ -24,11 +24,10 @@ func appendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		if i += plainPrefix(s[i:]); i == len(s) {
+			break
+		}
 		if b := s[i]; b < utf8.RuneSelf {
-			if htmlSafe[b] {
-				i++
-				continue
-			}
 			dst = append(dst, s[start:i]...)
 			switch b {
 			case '\\', '"':
@@ -69,13 +68,25 @@ func appendString(dst []byte, s string) []byte {
 	return append(dst, '"')
 }
 
-// htmlSafe says which ASCII bytes a JSON string holds as they are: all
-// from the space on (DEL included) but ", \, <, > and &.
-var htmlSafe = func() (safe [utf8.RuneSelf]bool) {
-	for b := byte(' '); b < utf8.RuneSelf; b++ {
-		safe[b] = b != '"' && b != '\\' && b != '<' && b != '>' && b != '&'
+// plainPrefix returns the length of the longest prefix of s that a JSON
+// string holds as it is.
+func plainPrefix(s string) int {
+	for i := 0; i < len(s); i++ {
+		if !plain[s[i]] {
+			return i
+		}
 	}
-	return safe
+	return len(s)
+}
+
+// plain says which bytes a JSON string holds as they are: the ASCII ones
+// from the space on (DEL included) but ", \, <, > and &. Indexed by any
+// byte, it is one load per byte of a string.
+var plain = func() (plain [256]bool) {
+	for b := byte(' '); b < utf8.RuneSelf; b++ {
+		plain[b] = b != '"' && b != '\\' && b != '<' && b != '>' && b != '&'
+	}
+	return plain
 }()
 
 // appendValue appends json.Marshal(v) to dst: strings, booleans and ints

@@ -32,8 +32,8 @@ func FuzzAppendString(f *testing.F) {
 
 func TestAppendStringMatchesMarshal(t *testing.T) {
 	all := append([]string(nil), awkward...)
-	for b := range 256 { // every byte alone
-		all = append(all, string([]byte{byte(b)}))
+	for b := range 256 { // every byte alone, and amid plain text
+		all = append(all, string([]byte{byte(b)}), "plain before "+string([]byte{byte(b)})+" and after")
 	}
 	for _, s := range all {
 		want, _ := json.Marshal(s)
