@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"unsafe"
 )
 
 // An entity's value is most often plain data: structs of strings, numbers
@@ -18,6 +19,12 @@ import (
 // names encoding/json would not take as they are, a type that contains
 // itself) has no plan and is encoded by encoding/json (encodeplan_test.go
 // compares the two).
+//
+// A struct that is addressable (an element of a slice, what a pointer
+// points to) has its string, bool and int fields read at their offsets,
+// through package unsafe, rather than each through a reflect.Value: the
+// fields of the entities of most pages. The offsets and kinds are
+// reflect's, for the very type of the struct read.
 
 // A planned writes v, of the type it was planned for, to dst.
 type planned func(dst []byte, v reflect.Value) []byte
@@ -142,6 +149,11 @@ type plannedField struct {
 	name      []byte // its key, quoted, and a colon
 	omitEmpty bool
 	write     planned
+	// kind is String, Bool or Int for a field of one of those kinds
+	// (named or not: a plan has no methods), which the plan of an
+	// addressable struct reads at offset itself; else Invalid.
+	kind   reflect.Kind
+	offset uintptr
 }
 
 // structPlan returns the plan of a struct type, nil when it has none.
@@ -163,12 +175,49 @@ func structPlan(t reflect.Type, outer map[reflect.Type]bool) planned {
 		if write == nil {
 			return nil
 		}
-		fields = append(fields, plannedField{index: i, name: append(appendString(nil, name), ':'), omitEmpty: omitEmpty, write: write})
+		pf := plannedField{index: i, name: append(appendString(nil, name), ':'), omitEmpty: omitEmpty, write: write, offset: f.Offset}
+		if k := f.Type.Kind(); k == reflect.String || k == reflect.Bool || k == reflect.Int {
+			pf.kind = k
+		}
+		fields = append(fields, pf)
 	}
 	return func(dst []byte, v reflect.Value) []byte {
 		dst = append(dst, '{')
 		first := true
-		for _, f := range fields {
+		var base unsafe.Pointer // the struct's, when it is addressable
+		if v.CanAddr() {
+			base = unsafe.Pointer(v.UnsafeAddr())
+		}
+		for i := range fields {
+			f := &fields[i]
+			if base != nil && f.kind != reflect.Invalid {
+				at := unsafe.Add(base, f.offset)
+				switch f.kind {
+				case reflect.String:
+					s := *(*string)(at)
+					if f.omitEmpty && s == "" {
+						continue
+					}
+					dst = appendKey(dst, f.name, first)
+					dst = appendString(dst, s)
+				case reflect.Bool:
+					b := *(*bool)(at)
+					if f.omitEmpty && !b {
+						continue
+					}
+					dst = appendKey(dst, f.name, first)
+					dst = strconv.AppendBool(dst, b)
+				case reflect.Int:
+					n := *(*int)(at)
+					if f.omitEmpty && n == 0 {
+						continue
+					}
+					dst = appendKey(dst, f.name, first)
+					dst = strconv.AppendInt(dst, int64(n), 10)
+				}
+				first = false
+				continue
+			}
 			fv := v.Field(f.index)
 			if f.omitEmpty && emptyValue(fv) {
 				continue
@@ -182,6 +231,14 @@ func structPlan(t reflect.Type, outer map[reflect.Type]bool) planned {
 		}
 		return append(dst, '}')
 	}
+}
+
+// appendKey appends a field's key, after a comma unless it is the first.
+func appendKey(dst, key []byte, first bool) []byte {
+	if !first {
+		dst = append(dst, ',')
+	}
+	return append(dst, key...)
 }
 
 // A jsonField is how encoding/json names a struct field, and the options

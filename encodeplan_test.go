@@ -20,8 +20,9 @@ type (
 		hidden   string
 		Skipped  string `json:"-"`
 		//lint:ignore SA5008 "-," names a field "-", as encoding/json documents: the case is tested
-		Dash  string `json:"-,"`
-		Count uint64 `json:",omitempty"`
+		Dash  string    `json:"-,"`
+		Count uint64    `json:",omitempty"`
+		Label planLabel `json:"label,omitempty"`
 	}
 	planCart struct {
 		Lines []planLine           `json:"lines"`
@@ -83,7 +84,7 @@ func (*planPtrMar) MarshalJSON() ([]byte, error) { return []byte(`"p"`), nil }
 // leave to encoding/json included.
 func TestPlanMatchesMarshal(t *testing.T) {
 	note := "wrap <it> & \u2028 \xff"
-	line := planLine{SKU: "a&b", Quantity: 2, Gift: true, Note: &note, Tags: []string{"x", "<y>"}, Attrs: map[string]uint16{"z": 1, "a": 65535, "é": 3}, Grid: [2]int8{-128, 127}, hidden: "h", Skipped: "s", Dash: "d", Count: math.MaxUint64}
+	line := planLine{SKU: "a&b", Quantity: 2, Gift: true, Note: &note, Tags: []string{"x", "<y>"}, Attrs: map[string]uint16{"z": 1, "a": 65535, "é": 3}, Grid: [2]int8{-128, 127}, hidden: "h", Skipped: "s", Dash: "d", Count: math.MaxUint64, Label: "<l>"}
 	values := []any{
 		line, &line, planLine{}, []planLine{line, {}}, []planLine(nil), []planLine{},
 		planCart{Lines: []planLine{line}, ByKey: map[string]*planLine{"b": &line, "a": nil}, Total: -7},
