@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"unicode/utf8"
 )
@@ -139,21 +140,25 @@ var encoders = sync.Pool{New: func() any {
 // appendObject appends json.Marshal(m) of a non-nil map: its keys in
 // order, each value as [appendValue] encodes it.
 func appendObject(dst []byte, m map[string]any) ([]byte, error) {
-	var room [16]string
-	keys := room[:0]
-	for k := range m {
-		keys = append(keys, k)
+	type member struct {
+		key   string
+		value any
 	}
-	slices.Sort(keys)
+	var room [16]member
+	members := room[:0]
+	for k, v := range m {
+		members = append(members, member{k, v})
+	}
+	slices.SortFunc(members, func(a, b member) int { return strings.Compare(a.key, b.key) })
 	dst = append(dst, '{')
-	for i, k := range keys {
+	for i, mb := range members {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendString(dst, k)
+		dst = appendString(dst, mb.key)
 		dst = append(dst, ':')
 		var err error
-		if dst, err = appendValue(dst, m[k]); err != nil {
+		if dst, err = appendValue(dst, mb.value); err != nil {
 			return nil, err
 		}
 	}
