@@ -146,7 +146,7 @@ func appendElems(dst []byte, v reflect.Value, elem planned) []byte {
 // A plannedField is a field of a struct's plan.
 type plannedField struct {
 	index     int
-	name      []byte // its key, quoted, and a colon
+	key       []byte // a comma, its name quoted, and a colon
 	omitEmpty bool
 	write     planned
 	// kind is String, Bool or Int for a field of one of those kinds
@@ -175,7 +175,7 @@ func structPlan(t reflect.Type, outer map[reflect.Type]bool) planned {
 		if write == nil {
 			return nil
 		}
-		pf := plannedField{index: i, name: append(appendString(nil, name), ':'), omitEmpty: omitEmpty, write: write, offset: f.Offset}
+		pf := plannedField{index: i, key: append(appendString([]byte{','}, name), ':'), omitEmpty: omitEmpty, write: write, offset: f.Offset}
 		if k := f.Type.Kind(); k == reflect.String || k == reflect.Bool || k == reflect.Int {
 			pf.kind = k
 		}
@@ -183,7 +183,7 @@ func structPlan(t reflect.Type, outer map[reflect.Type]bool) planned {
 	}
 	return func(dst []byte, v reflect.Value) []byte {
 		dst = append(dst, '{')
-		first := true
+		skip := 1               // the comma before the first key
 		var base unsafe.Pointer // the struct's, when it is addressable
 		if v.CanAddr() {
 			base = unsafe.Pointer(v.UnsafeAddr())
@@ -194,51 +194,30 @@ func structPlan(t reflect.Type, outer map[reflect.Type]bool) planned {
 				at := unsafe.Add(base, f.offset)
 				switch f.kind {
 				case reflect.String:
-					s := *(*string)(at)
-					if f.omitEmpty && s == "" {
-						continue
+					if s := *(*string)(at); !f.omitEmpty || s != "" {
+						dst = appendString(append(dst, f.key[skip:]...), s)
+						skip = 0
 					}
-					dst = appendKey(dst, f.name, first)
-					dst = appendString(dst, s)
 				case reflect.Bool:
-					b := *(*bool)(at)
-					if f.omitEmpty && !b {
-						continue
+					if b := *(*bool)(at); !f.omitEmpty || b {
+						dst = strconv.AppendBool(append(dst, f.key[skip:]...), b)
+						skip = 0
 					}
-					dst = appendKey(dst, f.name, first)
-					dst = strconv.AppendBool(dst, b)
 				case reflect.Int:
-					n := *(*int)(at)
-					if f.omitEmpty && n == 0 {
-						continue
+					if n := *(*int)(at); !f.omitEmpty || n != 0 {
+						dst = strconv.AppendInt(append(dst, f.key[skip:]...), int64(n), 10)
+						skip = 0
 					}
-					dst = appendKey(dst, f.name, first)
-					dst = strconv.AppendInt(dst, int64(n), 10)
 				}
-				first = false
 				continue
 			}
-			fv := v.Field(f.index)
-			if f.omitEmpty && emptyValue(fv) {
-				continue
+			if fv := v.Field(f.index); !f.omitEmpty || !emptyValue(fv) {
+				dst = f.write(append(dst, f.key[skip:]...), fv)
+				skip = 0
 			}
-			if !first {
-				dst = append(dst, ',')
-			}
-			first = false
-			dst = append(dst, f.name...)
-			dst = f.write(dst, fv)
 		}
 		return append(dst, '}')
 	}
-}
-
-// appendKey appends a field's key, after a comma unless it is the first.
-func appendKey(dst, key []byte, first bool) []byte {
-	if !first {
-		dst = append(dst, ',')
-	}
-	return append(dst, key...)
 }
 
 // A jsonField is how encoding/json names a struct field, and the options
