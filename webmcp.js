@@ -44,6 +44,23 @@
     if (live[t.name]) return;
     var ac = new AbortController();
     live[t.name] = ac;
+    // The browser refused the tool: by a throw, or by rejecting the
+    // promise the draft's registerTool returns. A tool unregistered a
+    // moment ago can still hold its name (the browser lets it go once its
+    // call has returned): try again soon, unless it is no longer wanted
+    // by then, or was unregistered meanwhile.
+    function refused(e) {
+      if (live[t.name] !== ac) return;
+      delete live[t.name];
+      tries = tries || 0;
+      if (tries < 40) {
+        setTimeout(function () {
+          if (wanted[t.name]) register(t, tries + 1);
+        }, 25);
+        return;
+      }
+      console.warn("affordances: WebMCP tool " + t.name + ": " + (e && e.message));
+    }
     try {
       var p = mc.registerTool({
         name: t.name,
@@ -56,20 +73,9 @@
           });
         }
       }, { signal: ac.signal });
-      if (p && typeof p.catch === "function") p.catch(function () { delete live[t.name]; });
+      if (p && typeof p.then === "function") p.then(null, refused);
     } catch (e) {
-      delete live[t.name];
-      // A tool unregistered a moment ago can still hold its name (the
-      // browser lets it go once its call has returned): try again soon,
-      // unless it is no longer wanted by then.
-      tries = tries || 0;
-      if (tries < 40) {
-        setTimeout(function () {
-          if (wanted[t.name]) register(t, tries + 1);
-        }, 25);
-        return;
-      }
-      console.warn("affordances: WebMCP tool " + t.name + ": " + e.message);
+      refused(e);
     }
   }
 

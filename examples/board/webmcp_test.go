@@ -6,8 +6,9 @@ package board_test
 // with their input schemas and the hints of their declarations; running
 // one is an Affordances call with the person's own session, and the next
 // page shows it; deleteBoard's tool only asks; tools follow the actions
-// as the delta lists them; a page of another origin reaches none of them.
-// Without the feature, no page logs an error.
+// as the delta lists them, on Chromium's WebMCP and on the draft's; a
+// page of another origin reaches none of them. Without the feature, no
+// page logs an error.
 
 import (
 	"encoding/json"
@@ -458,6 +459,63 @@ func TestPagesLogNoErrors(t *testing.T) {
 			t.Logf("%s's console: %s", who.who, l)
 		}
 	}
+}
+
+// draftModelContext gives each document the draft's document.modelContext
+// over Chromium's navigator.modelContext, before the page's own scripts
+// run: its registerTool returns a promise, and refuses by rejecting it,
+// not by a throw. A name whose tool went keeps being taken until one
+// registration of it has been refused, as a browser keeps the name of a
+// tool a moment after its call returned (Chromium's own race, here on
+// every registration of a name that went).
+const draftModelContext = `(() => {
+  const mc = navigator.modelContext;
+  if (!mc) return;
+  const taken = new Set();
+  Object.defineProperty(document, "modelContext", {value: {
+    registerTool(tool, options) {
+      if (taken.delete(tool.name)) return Promise.reject(new DOMException(tool.name + " is still taken", "InvalidStateError"));
+      try {
+        mc.registerTool(tool, options);
+      } catch (e) {
+        return Promise.reject(e);
+      }
+      if (options && options.signal) options.signal.addEventListener("abort", () => taken.add(tool.name));
+      return Promise.resolve();
+    },
+  }});
+})();`
+
+// TestWebMCPDraft: where the browser has the draft's WebMCP, whose
+// registerTool rejects a promise rather than throw, the tools still
+// follow the deltas: signing out takes signOut's tool away, and signing in
+// brings it back, though its name is still taken at the first try.
+func TestWebMCPDraft(t *testing.T) {
+	demotest.Parallel(t)
+	b := browsertest.Shared(t, "WebMCPTesting")
+	_, srv := newBoard(t, sqlite)
+	alice := newPerson(t, b, srv)
+	if err := alice.p.AddScriptOnNewDocument(t.Context(), draftModelContext); err != nil {
+		t.Fatal(err)
+	}
+	alice.signIn(board.DemoEmail, board.DemoPassword)
+	alice.visit("/login")
+	if got, _ := alice.tools(); !slices.Equal(got, []string{"signIn", "signOut"}) {
+		t.Fatalf("the sign-in page's tools for alice: got %q, want signIn and signOut", got)
+	}
+	if d := alice.execute("signOut", map[string]any{}); !d.OK || !slices.Equal(d.ActionsRemoved, []string{"signOut"}) {
+		t.Fatalf("signOut: got %+v, want signOut removed", d)
+	}
+	if got := alice.toolsSoon([]string{"signIn"}); !slices.Equal(got, []string{"signIn"}) {
+		t.Errorf("after signing out the tools are %q, want signIn alone", got)
+	}
+	if d := alice.execute("signIn", map[string]any{"email": board.DemoEmail, "password": board.DemoPassword}); !d.OK || len(d.ActionsAdded) != 1 {
+		t.Fatalf("signIn: got %+v, want signOut added", d)
+	}
+	if got := alice.toolsSoon([]string{"signIn", "signOut"}); !slices.Equal(got, []string{"signIn", "signOut"}) {
+		t.Errorf("after signing in the tools are %q, want signIn and signOut: the refused registration was not tried again", got)
+	}
+	checkConsole(t, alice, 0)
 }
 
 // TestWebMCPDeclarative: where the library's script does not run (here
