@@ -34,9 +34,10 @@ has no graph: information, not a failure.
 
 It only reads by default: the calls it sends must all be refused before
 anything runs, and it checks the pages did not change. With --allow-writes
-and the --token of a test account it also runs a public read-only action
-and one harmless session action (reversible, trust user or safe, per AAL),
-and sees a confirm action answer confirm_required.
+it also runs a public read-only action; with the --token of a test account
+too, one harmless session action (reversible, trust user or safe, per AAL),
+and it sees a confirm action answer confirm_required. Without a token those
+checks skip and say so: a site that publishes AAL only has none to give.
 
 Progress goes to stderr, one line per check; the summary table (id, level,
 outcome, reason) to stdout, or the whole report with evidence with --json.
@@ -49,7 +50,7 @@ affordances conform http://127.0.0.1:8080 --allow-writes --token "$TOKEN"
 affordances conform --json http://127.0.0.1:8080 | jq '.checks[] | select(.outcome == "fail")'`,
 	Flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		token := fs.String("token", "", "bearer `token` of a test account (default: $"+tokenEnv+")")
-		writes := fs.Bool("allow-writes", false, "let the suite run real, harmless actions (needs --token)")
+		writes := fs.Bool("allow-writes", false, "let the suite run real, harmless actions (a session action needs --token)")
 		asJSON := fs.Bool("json", false, "print the report as JSON, with the evidence of each check")
 		maxPages := fs.Int("max-pages", 50, "discover at most `n` pages")
 		jarFile := fs.String("cookie-jar", "", "Netscape cookie `file` (curl's format) of a test account's session: the suite reads the site as that account with it when no token is given")
@@ -74,7 +75,7 @@ affordances conform --json http://127.0.0.1:8080 | jq '.checks[] | select(.outco
 				return err
 			}
 			if *writes && *token == "" {
-				return usagef("--allow-writes needs --token (or $%s)", tokenEnv)
+				fmt.Fprintf(e.stderr, "conform: --allow-writes without --token (or $%s): the checks that need a test account skip, the session action among them\n", tokenEnv)
 			}
 			if *maxPages < 1 {
 				return usagef("--max-pages must be at least 1")
