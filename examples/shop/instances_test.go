@@ -338,13 +338,16 @@ func TestInstancesShare(t *testing.T) {
 			})
 		}
 		wg.Wait()
+		// One instance allows the burst, and what the bucket refills until
+		// the last call arrives: no more than it refills until the last
+		// answer (the budget), no fewer than the burst (the calls may all
+		// arrive before a refill, however long the answers take).
 		elapsed := time.Since(start)
 		budget := float64(limit.Burst) + elapsed.Seconds()*float64(limit.Calls)/limit.Per.Seconds()
-		off := math.Abs(float64(allowed.Load())-budget) / budget
-		t.Logf("%d calls over 2 instances in %v: %d allowed, %d limited; one instance's budget %.1f; error %.1f%%",
-			calls, elapsed.Round(time.Millisecond), allowed.Load(), limited.Load(), budget, off*100)
-		if float64(allowed.Load()) > math.Floor(budget*1.05)+0.5 || off > 0.05 && float64(allowed.Load()) < budget {
-			t.Errorf("%d allowed, want one instance's budget %.1f within 5%%", allowed.Load(), budget)
+		t.Logf("%d calls over 2 instances in %v: %d allowed, %d limited; one instance's burst %d, its budget %.1f",
+			calls, elapsed.Round(time.Millisecond), allowed.Load(), limited.Load(), limit.Burst, budget)
+		if n := allowed.Load(); float64(n) > math.Floor(budget*1.05)+0.5 || int(n) < limit.Burst {
+			t.Errorf("%d allowed, want one instance's: at least its burst %d, at most its budget %.1f (within 5%%)", n, limit.Burst, budget)
 		}
 	})
 
