@@ -18,8 +18,8 @@
 // refused before anything runs (a cookie call with a bad Origin, an
 // anonymous call of a session action, invalid input, a confirm action
 // without confirm: true), and checks that the pages did not change. With
-// [Options.AllowWrites] and [Options.Token] (a test account's bearer
-// token) it also runs a public read-only action and a harmless session
+// [Options.AllowWrites] it also runs a public read-only action; with
+// [Options.Token] too (a test account's bearer token), a harmless session
 // action of its own choosing.
 //
 // A Go test runs the suite with [Test].
@@ -64,8 +64,8 @@ type Options struct {
 	// those checks.
 	Token string
 
-	// AllowWrites lets the suite run real actions with Token: a public
-	// read-only action, and one session action whose guard is true, whose
+	// AllowWrites lets the suite run real actions: a public read-only
+	// action, and with Token one session action whose guard is true, whose
 	// AAL metadata says it is reversible and affects only the requester's
 	// own data, and whose input the suite can build from its schema. False:
 	// only calls that must be refused are sent.

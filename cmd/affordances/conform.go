@@ -33,11 +33,13 @@ against the HTML, and the seed 000 checks skip, each saying that the site
 has no graph: information, not a failure.
 
 It only reads by default: the calls it sends must all be refused before
-anything runs, and it checks the pages did not change. With --allow-writes
-it also runs a public read-only action; with the --token of a test account
-too, one harmless session action (reversible, trust user or safe, per AAL),
-and it sees a confirm action answer confirm_required. Without a token those
-checks skip and say so: a site that publishes AAL only has none to give.
+anything runs, and it checks the pages did not change. With the --token of
+a test account it also checks the steps of a call after authentication and
+sees a confirm action answer confirm_required. With --allow-writes it runs a
+public read-only action, and with a token too one harmless session action
+(reversible, trust user or safe, per AAL); without one, the checks that need
+it skip and say so. A site that publishes AAL only has neither token nor
+actions to run: there --allow-writes changes nothing.
 
 Progress goes to stderr, one line per check; the summary table (id, level,
 outcome, reason) to stdout, or the whole report with evidence with --json.
@@ -75,7 +77,14 @@ affordances conform --json http://127.0.0.1:8080 | jq '.checks[] | select(.outco
 				return err
 			}
 			if *writes && *token == "" {
-				fmt.Fprintf(e.stderr, "conform: --allow-writes without --token (or $%s): the checks that need a test account skip, the session action among them\n", tokenEnv)
+				// A --token given empty is a secret that is not set: a
+				// run without it would pass what it never checked.
+				given := false
+				fs.Visit(func(f *flag.Flag) { given = given || f.Name == "token" })
+				if given {
+					return usagef("--token is empty: give a test account's token, or leave --token out to skip the checks that need one")
+				}
+				fmt.Fprintln(e.stderr, "conform: --allow-writes without a token: the checks that need a test account skip, the session action among them")
 			}
 			if *maxPages < 1 {
 				return usagef("--max-pages must be at least 1")

@@ -35,6 +35,7 @@ func TestConformUsage(t *testing.T) {
 	for _, args := range [][]string{
 		{"conform"},
 		{"conform", "not-a-url"},
+		{"conform", "http://127.0.0.1:1", "--allow-writes", "--token", ""},
 	} {
 		e, out, errOut := testEnv(nil)
 		if code := run(context.Background(), e, args); code != exitUsage {
@@ -99,13 +100,13 @@ func TestTokenFromEnv(t *testing.T) {
 	}
 	e, out, errOut := testEnv(map[string]string{tokenEnv: "env-token"})
 	url, _ := recordingSite(t, http.StatusNotFound, `{}`)
-	if code := run(context.Background(), e, []string{"conform", url, "--allow-writes"}); code == exitUsage || strings.Contains(errOut.String(), "without --token") {
+	if code := run(context.Background(), e, []string{"conform", url, "--allow-writes"}); code == exitUsage || strings.Contains(errOut.String(), "without a token") {
 		t.Errorf("conform --allow-writes with $%s: got exit %d, want a run with the token\n%s\n%s", tokenEnv, code, out, errOut)
 	}
 	// Without a token (a site that publishes AAL only has none), the
 	// suite runs what needs none, and says what it skips.
 	e, out, errOut = testEnv(nil)
-	if code := run(context.Background(), e, []string{"conform", url, "--allow-writes"}); code == exitUsage || !strings.Contains(errOut.String(), "without --token") {
+	if code := run(context.Background(), e, []string{"conform", url, "--allow-writes"}); code == exitUsage || !strings.Contains(errOut.String(), "without a token") {
 		t.Errorf("conform --allow-writes without a token: got exit %d, want a run that says what it skips\n%s\n%s", code, out, errOut)
 	}
 }
