@@ -150,8 +150,9 @@ type plannedField struct {
 	omitEmpty bool
 	write     planned
 	// kind is String, Bool or Int for a field of one of those kinds
-	// (named or not: a plan has no methods), which the plan of an
-	// addressable struct reads at offset itself; else Invalid.
+	// (named or not: a type with a plan marshals by no method of its own),
+	// which the plan of an addressable struct reads at offset itself; else
+	// Invalid.
 	kind   reflect.Kind
 	offset uintptr
 }

@@ -113,8 +113,8 @@ func TestApprovalByURLElicitation(t *testing.T) {
 		// the approval's expiry (it is kept for its TTL from then).
 		slow bool
 		// later is a person who answers the elicitation at once and
-		// decides a while after: the bridge waits, and tells the client so
-		// by progress notifications.
+		// decides once the bridge tells the client, by a progress
+		// notification, that it waits for them.
 		later bool
 	}{
 		{"approved on the page", "", "approve", "accept", 1, "approved", "", false, false},
@@ -132,6 +132,9 @@ func TestApprovalByURLElicitation(t *testing.T) {
 			d := openDemo(t, nil)
 			session := browserSession(t, d)
 			p := &person{answer: tc.answer, url: true, protocol: tc.protocol}
+			if tc.later {
+				p.waiting = make(chan struct{})
+			}
 			if tc.decision != "" {
 				p.onPage = func(u string) {
 					if tc.later {
@@ -139,7 +142,10 @@ func TestApprovalByURLElicitation(t *testing.T) {
 						t.Cleanup(func() { <-decided })
 						go func() {
 							defer close(decided)
-							time.Sleep(1500 * time.Millisecond)
+							select {
+							case <-p.waiting:
+							case <-time.After(10 * time.Second): // no progress: the test fails below
+							}
 							decide(t, d, u, tc.decision, session)
 						}()
 						return

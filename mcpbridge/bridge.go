@@ -928,8 +928,11 @@ func (a *approver) onPage(r *affordances.ApprovalRequest, id string, answer *mcp
 // many do, then waits for a person who takes their time. The progress is
 // the seconds waited, with no total; a notification lost changes nothing.
 func (a *approver) progress(r *affordances.ApprovalRequest, waited time.Duration) {
+	if a.req.Params == nil || a.req.Session == nil {
+		return
+	}
 	token := a.req.Params.GetProgressToken()
-	if token == nil || a.req.Session == nil {
+	if token == nil {
 		return
 	}
 	_ = a.req.Session.NotifyProgress(a.ctx, &mcp.ProgressNotificationParams{

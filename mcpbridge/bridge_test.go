@@ -64,6 +64,10 @@ type person struct {
 	asked     []*mcp.ElicitParams // every elicitation, as the client got it
 	completed []string            // the elicitations the bridge said were complete
 	progress  []*mcp.ProgressNotificationParams
+	// waiting is closed at the first progress notification: the bridge
+	// is waiting for the person's decision.
+	waiting     chan struct{}
+	waitingOnce sync.Once
 }
 
 func (p *person) elicit(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
@@ -93,6 +97,9 @@ func (p *person) notified(_ context.Context, req *mcp.ProgressNotificationClient
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.progress = append(p.progress, req.Params)
+	if p.waiting != nil {
+		p.waitingOnce.Do(func() { close(p.waiting) })
+	}
 }
 
 // connect connects an MCP client to a bridge over in-memory transports;
