@@ -55,6 +55,31 @@ func (x *person) toolsSoon(want []string) []string {
 	}
 }
 
+// signOutAndInByTools has the agent in x's tab, x signed in as alice,
+// sign out and in again by the tools of the sign-in page: signOut's tool
+// goes with signOut, and comes back with signIn.
+func (x *person) signOutAndInByTools() {
+	x.t.Helper()
+	x.visit("/login")
+	if got, _ := x.tools(); !slices.Equal(got, []string{"signIn", "signOut"}) {
+		x.t.Fatalf("the sign-in page's tools: got %q, want signIn and signOut", got)
+	}
+	d := x.execute("signOut", map[string]any{})
+	if !d.OK || !slices.Equal(d.ActionsRemoved, []string{"signOut"}) {
+		x.t.Fatalf("signOut: got %+v, want signOut removed", d)
+	}
+	if got := x.toolsSoon([]string{"signIn"}); !slices.Equal(got, []string{"signIn"}) {
+		x.t.Errorf("after signing out the tools are %q, want signIn alone", got)
+	}
+	d = x.execute("signIn", map[string]any{"email": board.DemoEmail, "password": board.DemoPassword})
+	if !d.OK || len(d.ActionsAdded) != 1 || d.ActionsAdded[0].Name != "signOut" {
+		x.t.Fatalf("signIn: got %+v, want signOut added", d)
+	}
+	if got := x.toolsSoon([]string{"signIn", "signOut"}); !slices.Equal(got, []string{"signIn", "signOut"}) {
+		x.t.Errorf("after signing in the tools are %q, want signIn and signOut", got)
+	}
+}
+
 // tools returns the names of the page's tools, as an agent in x's tab
 // lists them, sorted, and the tools by name.
 func (x *person) tools() ([]string, map[string]browsertest.Tool) {
@@ -321,24 +346,7 @@ func TestWebMCPCalls(t *testing.T) {
 
 	// Signing out by a tool: signOut is no longer listed, its tool goes;
 	// signing in brings it back.
-	alice.visit("/login")
-	if got, _ := alice.tools(); !slices.Equal(got, []string{"signIn", "signOut"}) {
-		t.Fatalf("the sign-in page's tools for alice: got %q", got)
-	}
-	d = alice.execute("signOut", map[string]any{})
-	if !d.OK || !slices.Equal(d.ActionsRemoved, []string{"signOut"}) {
-		t.Fatalf("signOut: got %+v, want signOut removed", d)
-	}
-	if got := alice.toolsSoon([]string{"signIn"}); !slices.Equal(got, []string{"signIn"}) {
-		t.Errorf("after signing out the tools are %q, want signIn alone", got)
-	}
-	d = alice.execute("signIn", map[string]any{"email": board.DemoEmail, "password": board.DemoPassword})
-	if !d.OK || len(d.ActionsAdded) != 1 || d.ActionsAdded[0].Name != "signOut" {
-		t.Fatalf("signIn: got %+v, want signOut added", d)
-	}
-	if got := alice.toolsSoon([]string{"signIn", "signOut"}); !slices.Equal(got, []string{"signIn", "signOut"}) {
-		t.Errorf("after signing in the tools are %q, want signIn and signOut", got)
-	}
+	alice.signOutAndInByTools()
 	alice.visit(private)
 	alice.see(".who", "Alice")
 	for _, l := range alice.p.Console() {
@@ -499,22 +507,7 @@ func TestWebMCPDraft(t *testing.T) {
 		t.Fatal(err)
 	}
 	alice.signIn(board.DemoEmail, board.DemoPassword)
-	alice.visit("/login")
-	if got, _ := alice.tools(); !slices.Equal(got, []string{"signIn", "signOut"}) {
-		t.Fatalf("the sign-in page's tools for alice: got %q, want signIn and signOut", got)
-	}
-	if d := alice.execute("signOut", map[string]any{}); !d.OK || !slices.Equal(d.ActionsRemoved, []string{"signOut"}) {
-		t.Fatalf("signOut: got %+v, want signOut removed", d)
-	}
-	if got := alice.toolsSoon([]string{"signIn"}); !slices.Equal(got, []string{"signIn"}) {
-		t.Errorf("after signing out the tools are %q, want signIn alone", got)
-	}
-	if d := alice.execute("signIn", map[string]any{"email": board.DemoEmail, "password": board.DemoPassword}); !d.OK || len(d.ActionsAdded) != 1 {
-		t.Fatalf("signIn: got %+v, want signOut added", d)
-	}
-	if got := alice.toolsSoon([]string{"signIn", "signOut"}); !slices.Equal(got, []string{"signIn", "signOut"}) {
-		t.Errorf("after signing in the tools are %q, want signIn and signOut: the refused registration was not tried again", got)
-	}
+	alice.signOutAndInByTools()
 	checkConsole(t, alice, 0)
 }
 
