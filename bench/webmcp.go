@@ -33,10 +33,9 @@ type WebMCPMode struct {
 	browser *browser.Browser
 }
 
-// NewWebMCPMode starts Chromium with WebMCP's testing API
-// (navigator.modelContextTesting on Chromium 148, the draft's
-// document.modelContext on later ones). Without Chromium the error wraps
-// [browser.ErrNoChromium].
+// NewWebMCPMode starts Chromium with WebMCP on (the WebMCPTesting
+// feature), whose tools the agent lists and runs as [browser.Page.Tools]
+// finds them. Without Chromium the error wraps [browser.ErrNoChromium].
 func NewWebMCPMode(ctx context.Context) (*WebMCPMode, error) {
 	b, err := browser.Start(ctx, &browser.Options{Width: viewportWidth, Height: viewportHeight, Features: []string{"WebMCPTesting"}})
 	if err != nil {
@@ -88,7 +87,7 @@ func (m *WebMCPMode) Run(ctx context.Context, t *Task, d *Demo, rec *Recorder) e
 			return fmt.Errorf("bench: %w", err)
 		}
 	}
-	if err := p.AddScriptOnNewDocument(ctx, keepAnnotations); err != nil {
+	if err := p.RecordTools(ctx); err != nil { // the annotations the page gives, which the browser may not list
 		return fmt.Errorf("bench: %w", err)
 	}
 	a := &inPageAgent{d: d, p: p, rec: rec}
@@ -109,16 +108,8 @@ type inPageAgent struct {
 	p     *browser.Page
 	rec   *Recorder
 	calls int
-	page  string    // where the agent is
-	tools []webTool // what it last read of the page's tools
-}
-
-// A webTool is a WebMCP tool as the agent reads it.
-type webTool struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	InputSchema json.RawMessage `json:"inputSchema"`
-	Annotations map[string]any  `json:"annotations,omitempty"`
+	page  string         // where the agent is
+	tools []browser.Tool // what it last read of the page's tools
 }
 
 // open loads page and reads its tools.
@@ -136,12 +127,12 @@ func (a *inPageAgent) open(ctx context.Context, page string) error {
 
 // readTools records the page's tools as the agent reads them.
 func (a *inPageAgent) readTools(ctx context.Context, what string) error {
-	var tools []webTool
-	if err := a.p.Eval(ctx, listTools, &tools); err != nil {
-		return fmt.Errorf("listing the WebMCP tools: %w", err)
+	tools, err := a.p.Tools(ctx)
+	if err != nil {
+		return err
 	}
 	if tools == nil {
-		tools = []webTool{}
+		tools = []browser.Tool{}
 	}
 	body, err := json.Marshal(tools)
 	if err != nil {
@@ -156,15 +147,10 @@ func (a *inPageAgent) execute(ctx context.Context, name string, input map[string
 	if input == nil {
 		input = map[string]any{}
 	}
-	in, err := json.Marshal(input)
-	if err != nil {
-		return nil, fmt.Errorf("bench: %w", err)
-	}
-	arg, _ := json.Marshal(name) // a string always encodes
-	var out string
 	a.calls++
-	if err := a.p.Eval(ctx, executeTool+`(`+string(arg)+`, `+string(in)+`)`, &out); err != nil {
-		return nil, fmt.Errorf("executing the WebMCP tool %s: %w", name, err)
+	out, err := a.p.ExecuteTool(ctx, name, input)
+	if err != nil {
+		return nil, err
 	}
 	if err := a.rec.Text(a.calls, "result", "execute "+name, []byte(out), "json"); err != nil {
 		return nil, err
@@ -176,10 +162,10 @@ func (a *inPageAgent) execute(ctx context.Context, name string, input map[string
 	return &delta, nil
 }
 
-func (a *inPageAgent) tool(name string) (webTool, bool) {
-	i := slices.IndexFunc(a.tools, func(t webTool) bool { return t.Name == name })
+func (a *inPageAgent) tool(name string) (browser.Tool, bool) {
+	i := slices.IndexFunc(a.tools, func(t browser.Tool) bool { return t.Name == name })
 	if i < 0 {
-		return webTool{}, false
+		return browser.Tool{}, false
 	}
 	return a.tools[i], true
 }
@@ -262,51 +248,3 @@ func (a *inPageAgent) personConfirms(ctx context.Context, s Step) error {
 	a.page = pageOf(here)
 	return a.readTools(ctx, "after the person confirmed, "+a.page)
 }
-
-// keepAnnotations keeps, before the page's own scripts run, the
-// annotations of each tool the page registers: Chromium 148 lists tools
-// without them, and the agent's gate reads consequentialHint.
-const keepAnnotations = `(() => {
-  const mc = document.modelContext || navigator.modelContext;
-  if (!mc || typeof mc.registerTool !== "function") return;
-  const register = mc.registerTool, kept = {};
-  Object.defineProperty(window, "__benchAnnotations", {value: kept});
-  mc.registerTool = function (tool, options) {
-    kept[tool.name] = JSON.parse(JSON.stringify(tool.annotations ?? {}));
-    return register.call(this, tool, options);
-  };
-})();`
-
-// listTools lists the page's tools as an agent in the browser reads them:
-// the draft's document.modelContext.getTools() where there is one, else
-// Chromium 148's navigator.modelContextTesting.listTools() (whose input
-// schema is a string), with each tool's annotations.
-const listTools = `(async () => {
-  const draft = document.modelContext && typeof document.modelContext.getTools === "function" ? document.modelContext : null;
-  const testing = navigator.modelContextTesting;
-  if (!draft && !testing) throw new Error("the page has no WebMCP (start Chromium with the WebMCPTesting feature)");
-  const tools = draft ? await draft.getTools() : testing.listTools();
-  const kept = window.__benchAnnotations || {};
-  return tools.map(t => {
-    const out = {name: t.name, description: t.description,
-      inputSchema: typeof t.inputSchema === "string" ? (t.inputSchema === "" ? null : JSON.parse(t.inputSchema)) : (t.inputSchema ?? null)};
-    const ann = t.annotations ?? kept[t.name];
-    if (ann && Object.keys(ann).length) out.annotations = ann;
-    return out;
-  });
-})()`
-
-// executeTool runs a tool by name with an input, and returns the string
-// it returned.
-const executeTool = `(async (name, input) => {
-  const draft = document.modelContext && typeof document.modelContext.getTools === "function" ? document.modelContext : null;
-  let out;
-  if (draft) {
-    const tool = (await draft.getTools()).find(t => t.name === name);
-    if (!tool) throw new Error("Tool not found: " + name);
-    out = await draft.executeTool(tool, input);
-  } else {
-    out = await navigator.modelContextTesting.executeTool(name, JSON.stringify(input));
-  }
-  return typeof out === "string" ? out : JSON.stringify(out);
-})`

@@ -25,6 +25,7 @@ import (
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/aal"
 	"github.com/affordances/affordances-go/examples/board"
+	"github.com/affordances/affordances-go/internal/browser"
 	"github.com/affordances/affordances-go/internal/browsertest"
 	"github.com/affordances/affordances-go/internal/demotest"
 )
@@ -82,14 +83,14 @@ func (x *person) signOutAndInByTools() {
 
 // tools returns the names of the page's tools, as an agent in x's tab
 // lists them, sorted, and the tools by name.
-func (x *person) tools() ([]string, map[string]browsertest.Tool) {
+func (x *person) tools() ([]string, map[string]browser.Tool) {
 	x.t.Helper()
-	list, err := browsertest.Tools(x.t.Context(), x.p)
+	list, err := x.p.Tools(x.t.Context())
 	if err != nil {
 		x.t.Fatalf("on %s: %v", x.path(), err)
 	}
 	var names []string
-	tools := map[string]browsertest.Tool{}
+	tools := map[string]browser.Tool{}
 	for _, t := range list {
 		names = append(names, t.Name)
 		tools[t.Name] = t
@@ -102,7 +103,7 @@ func (x *person) tools() ([]string, map[string]browsertest.Tool) {
 // does, and returns the delta the tool returned; -v logs it as it came.
 func (x *person) execute(name string, input any) affordances.Delta {
 	x.t.Helper()
-	out, err := browsertest.Execute(x.t.Context(), x.p, name, input)
+	out, err := x.p.ExecuteTool(x.t.Context(), name, input)
 	if err != nil {
 		x.t.Fatalf("on %s: %v", x.path(), err)
 	}
@@ -167,7 +168,7 @@ func checkTools(t *testing.T, x *person) {
 	if err := x.p.Eval(t.Context(), `JSON.parse(document.getElementById("affordances-webmcp").textContent)`, &block); err != nil {
 		t.Fatalf("%s: the page's WebMCP data block: %v", path, err)
 	}
-	passed, err := browsertest.Registered(t.Context(), x.p)
+	passed, err := x.p.RegisteredTools(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +197,7 @@ func checkTools(t *testing.T, x *person) {
 			UntrustedContentHint: slices.Contains(untrusted, a.Name),
 		}
 		j := slices.IndexFunc(block.Tools, func(d affordances.WebMCPTool) bool { return d.Name == a.Name })
-		k := slices.IndexFunc(passed, func(r browsertest.Tool) bool { return r.Name == a.Name })
+		k := slices.IndexFunc(passed, func(r browser.Tool) bool { return r.Name == a.Name })
 		if j < 0 || k < 0 {
 			t.Errorf("%s: %s is not in the page's data block (%d) or was never registered (%d)", path, a.Name, j, k)
 			continue
@@ -219,10 +220,10 @@ func checkTools(t *testing.T, x *person) {
 // returns how many it holds now.
 func checkConsole(t *testing.T, x *person, seen int) int {
 	t.Helper()
-	var none any
-	x.p.Eval(t.Context(), "0", &none) // a round trip: what the page logged has arrived
-	time.Sleep(50 * time.Millisecond)
-	lines := x.p.Console()
+	lines, err := x.p.ConsoleNow(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, l := range lines[min(seen, len(lines)):] {
 		if strings.HasPrefix(l, "error:") || strings.HasPrefix(l, "exception:") || strings.Contains(l, "affordances:") {
 			t.Errorf("on %s: the console says %q", x.path(), l)
@@ -252,7 +253,7 @@ func TestWebMCPTools(t *testing.T) {
 	_, srv := newBoard(t, sqlite)
 	for _, who := range boardPages {
 		x := newPerson(t, b, srv)
-		if err := browsertest.Record(t.Context(), x.p); err != nil {
+		if err := x.p.RecordTools(t.Context()); err != nil {
 			t.Fatal(err)
 		}
 		if who.who != "" {
@@ -296,7 +297,7 @@ func TestWebMCPCalls(t *testing.T) {
 	// Signing in by a tool on the sign-in page lists signOut, which the
 	// page did not declare: its tool comes from the delta, with hints no
 	// less careful than those the page declares once reloaded.
-	if err := browsertest.Record(t.Context(), visitor.p); err != nil {
+	if err := visitor.p.RecordTools(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	visitor.visit("/login")
@@ -317,7 +318,7 @@ func TestWebMCPCalls(t *testing.T) {
 	t.Logf("signOut's hints: from signIn's delta %+v, as the page declares them %+v", fromDelta, declared)
 
 	alice := newPerson(t, b, srv)
-	if err := browsertest.Record(t.Context(), alice.p); err != nil {
+	if err := alice.p.RecordTools(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	alice.signIn(board.DemoEmail, board.DemoPassword)
@@ -349,7 +350,11 @@ func TestWebMCPCalls(t *testing.T) {
 	alice.signOutAndInByTools()
 	alice.visit(private)
 	alice.see(".who", "Alice")
-	for _, l := range alice.p.Console() {
+	lines, err := alice.p.ConsoleNow(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range lines {
 		// Chromium logs every answer of a fetch that is not a success.
 		if l != "error: Failed to load resource: the server responded with a status of 428 (Precondition Required)" {
 			t.Errorf("alice's console says %q", l)
@@ -361,7 +366,7 @@ func TestWebMCPCalls(t *testing.T) {
 // tool name with.
 func registeredHints(t *testing.T, x *person, name string) affordances.WebMCPHints {
 	t.Helper()
-	passed, err := browsertest.Registered(t.Context(), x.p)
+	passed, err := x.p.RegisteredTools(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -423,7 +428,7 @@ func TestWebMCPOtherOrigin(t *testing.T) {
 	if got, _ := alice.tools(); len(got) != 0 {
 		t.Errorf("the other origin's page lists the tools %q, want none", got)
 	}
-	if out, err := browsertest.Execute(ctx, alice.p, "createTask", map[string]any{"title": "Forged"}); err == nil {
+	if out, err := alice.p.ExecuteTool(ctx, "createTask", map[string]any{"title": "Forged"}); err == nil {
 		t.Errorf("the other origin ran the board's createTask: %s", out)
 	}
 	target, _ := json.Marshal(srv.URL + private)
@@ -470,27 +475,31 @@ func TestPagesLogNoErrors(t *testing.T) {
 }
 
 // draftModelContext gives each document the draft's document.modelContext
-// over Chromium's navigator.modelContext, before the page's own scripts
-// run: its registerTool returns a promise, and refuses by rejecting it,
-// not by a throw. A name whose tool went keeps being taken until one
-// registration of it has been refused, as a browser keeps the name of a
-// tool a moment after its call returned (Chromium's own race, here on
-// every registration of a name that went).
+// over the browser's own, before the page's own scripts run: its
+// registerTool returns a promise, and refuses by rejecting it, not by a
+// throw (Chromium 148's and 150's throw). A name whose tool went keeps
+// being taken until one registration of it has been refused, as a browser
+// keeps the name of a tool a moment after its call returned (Chromium's
+// own race, here on every registration of a name that went). Listing and
+// running tools go to the browser's own.
 const draftModelContext = `(() => {
-  const mc = navigator.modelContext;
+  const mc = document.modelContext || navigator.modelContext;
   if (!mc) return;
   const taken = new Set();
   Object.defineProperty(document, "modelContext", {value: {
     registerTool(tool, options) {
       if (taken.delete(tool.name)) return Promise.reject(new DOMException(tool.name + " is still taken", "InvalidStateError"));
+      let registered;
       try {
-        mc.registerTool(tool, options);
+        registered = Promise.resolve(mc.registerTool(tool, options));
       } catch (e) {
         return Promise.reject(e);
       }
       if (options && options.signal) options.signal.addEventListener("abort", () => taken.add(tool.name));
-      return Promise.resolve();
+      return registered;
     },
+    getTools: mc.getTools && mc.getTools.bind(mc),
+    executeTool: mc.executeTool && mc.executeTool.bind(mc),
   }});
 })();`
 

@@ -313,9 +313,11 @@ func TestApprovalPageRefusesOthers(t *testing.T) {
 		}
 	}
 	// A document answered 404 is the one error Chromium logs.
-	var none any
-	bob.p.Eval(t.Context(), "0", &none) // what the page logged has arrived
-	for _, l := range bob.p.Console() {
+	lines, err := bob.p.ConsoleNow(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range lines {
 		if l != "error: Failed to load resource: the server responded with a status of 404 (Not Found)" {
 			t.Errorf("bob's console says %q", l)
 		}

@@ -17,7 +17,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/aal"
@@ -49,13 +48,13 @@ var adminPaths = []string{"/admin", "/admin?page=2", "/admin/users"}
 
 // tools returns the page's tools as an agent in x's tab lists them, by
 // name.
-func (x *person) tools() map[string]browsertest.Tool {
+func (x *person) tools() map[string]browser.Tool {
 	x.t.Helper()
-	list, err := browsertest.Tools(x.t.Context(), x.p)
+	list, err := x.p.Tools(x.t.Context())
 	if err != nil {
 		x.t.Fatalf("%s on %s: %v", x.name, x.path(), err)
 	}
-	tools := map[string]browsertest.Tool{}
+	tools := map[string]browser.Tool{}
 	for _, t := range list {
 		tools[t.Name] = t
 	}
@@ -77,7 +76,7 @@ func (x *person) toolNames() []string {
 // does, and returns the delta the tool returned; -v logs it as it came.
 func (x *person) execute(name string, input any) affordances.Delta {
 	x.t.Helper()
-	out, err := browsertest.Execute(x.t.Context(), x.p, name, input)
+	out, err := x.p.ExecuteTool(x.t.Context(), name, input)
 	if err != nil {
 		x.t.Fatalf("%s on %s: %v", x.name, x.path(), err)
 	}
@@ -165,14 +164,14 @@ func pageTools(t *testing.T, x *person) map[string]affordances.WebMCPTool {
 }
 
 // registered returns what the page passed to registerTool, the last
-// registration of each name (browsertest.Record).
-func registered(t *testing.T, x *person) map[string]browsertest.Tool {
+// registration of each name (browser.Page.RecordTools).
+func registered(t *testing.T, x *person) map[string]browser.Tool {
 	t.Helper()
-	list, err := browsertest.Registered(t.Context(), x.p)
+	list, err := x.p.RegisteredTools(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
-	tools := map[string]browsertest.Tool{}
+	tools := map[string]browser.Tool{}
 	for _, tool := range list {
 		tools[tool.Name] = tool
 	}
@@ -263,10 +262,10 @@ func checkTools(t *testing.T, srv *httptest.Server, x *person, untrusted []strin
 // returns how many it holds now.
 func checkConsole(t *testing.T, x *person, seen int) int {
 	t.Helper()
-	var none any
-	x.p.Eval(t.Context(), "0", &none) // a round trip: what the page logged has arrived
-	time.Sleep(50 * time.Millisecond)
-	lines := x.p.Console()
+	lines, err := x.p.ConsoleNow(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, l := range lines[min(seen, len(lines)):] {
 		if strings.HasPrefix(l, "error:") || strings.HasPrefix(l, "exception:") || strings.Contains(l, "affordances:") {
 			t.Errorf("%s on %s: the console says %q", x.name, x.path(), l)
@@ -308,7 +307,7 @@ func TestWebMCPTools(t *testing.T) {
 		{"the admin", shop.AdminEmail, shop.AdminPassword, append(slices.Clone(adminPaths), "/", "/products/canvas-tote")},
 	} {
 		x := newPerson(t, b, srv, who.name)
-		if err := browsertest.Record(t.Context(), x.p); err != nil {
+		if err := x.p.RecordTools(t.Context()); err != nil {
 			t.Fatal(err)
 		}
 		if who.email != "" {
@@ -353,7 +352,7 @@ func TestWebMCPCalls(t *testing.T) {
 	}
 
 	alice := newPerson(t, b, srv, "alice")
-	if err := browsertest.Record(ctx, alice.p); err != nil {
+	if err := alice.p.RecordTools(ctx); err != nil {
 		t.Fatal(err)
 	}
 	alice.signInByForm(shop.DemoEmail, shop.DemoPassword)
@@ -437,7 +436,11 @@ func TestWebMCPCalls(t *testing.T) {
 	}
 	// Chromium logs every answer of a fetch that is not a success, so
 	// placeOrder's 428 is there, and nothing else.
-	for _, l := range alice.p.Console() {
+	lines, err := alice.p.ConsoleNow(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range lines {
 		if l != "error: Failed to load resource: the server responded with a status of 428 (Precondition Required)" {
 			t.Errorf("alice's console says %q", l)
 		}
@@ -473,7 +476,7 @@ func TestWebMCPOtherOrigin(t *testing.T) {
 	if got := alice.toolNames(); len(got) != 0 {
 		t.Errorf("the other origin's page lists the tools %q, want none", got)
 	}
-	if out, err := browsertest.Execute(ctx, alice.p, "addToCart", map[string]any{"sku": "TOTE-NAT"}); err == nil {
+	if out, err := alice.p.ExecuteTool(ctx, "addToCart", map[string]any{"sku": "TOTE-NAT"}); err == nil {
 		t.Errorf("the other origin ran the shop's addToCart: %s", out)
 	}
 	var result string
@@ -596,9 +599,11 @@ func TestWebMCPDeclarative(t *testing.T) {
 				if tool.Description != a.Description {
 					t.Errorf("%s: the form of %s says %q, want the action's %q", path, name, tool.Description, a.Description)
 				}
-				var in, form struct {
-					Properties map[string]struct{ Description string }
+				type property struct {
+					Description string
+					AnyOf       []struct{ Const, Title string } // a choice's options (Chromium 150 and later)
 				}
+				var in, form struct{ Properties map[string]property }
 				json.Unmarshal(a.Input, &in)
 				json.Unmarshal(tool.InputSchema, &form)
 				for field, p := range form.Properties {
@@ -607,9 +612,15 @@ func TestWebMCPDeclarative(t *testing.T) {
 						t.Errorf("%s: the form of %s has the field %s, which is no input of the action", path, name, field)
 						continue
 					}
-					// Without a description in the schema the browser
-					// describes the field by its label.
-					if want := declared.Description; (want != "" && p.Description != want) || p.Description == "" {
+					// A choice (radio buttons, a select) the browser
+					// describes by its options, each by its label; another
+					// field by the description in the schema or, without
+					// one, by its label.
+					if len(p.AnyOf) > 0 {
+						if i := slices.IndexFunc(p.AnyOf, func(o struct{ Const, Title string }) bool { return o.Title == "" }); i >= 0 {
+							t.Errorf("%s: the form of %s offers %s as %+v, want each option with its label", path, name, field, p.AnyOf)
+						}
+					} else if want := declared.Description; (want != "" && p.Description != want) || p.Description == "" {
 						t.Errorf("%s: the form of %s describes %s as %q, want %q or, without one, its label", path, name, field, p.Description, want)
 					}
 				}

@@ -406,12 +406,11 @@ func TestEvalConsoleAndFeatures(t *testing.T) {
 		}
 		var none any
 		p.Eval(t.Context(), `console.error("from the page")`, &none)
-		deadline := time.Now().Add(2 * time.Second)
-		for !slices.ContainsFunc(p.Console(), func(m string) bool { return strings.Contains(m, "from the page") }) && time.Now().Before(deadline) {
-			time.Sleep(20 * time.Millisecond)
+		if got, err := p.ConsoleNow(t.Context()); err != nil || !slices.Equal(got, []string{"error: from the page"}) {
+			t.Errorf("ConsoleNow: got %q, %v; want %q alone", got, err, "error: from the page")
 		}
-		if got := p.Console(); !slices.ContainsFunc(got, func(m string) bool { return m == "error: from the page" }) {
-			t.Errorf("Console: got %q, want it to hold %q", got, "error: from the page")
+		if got := p.Console(); !slices.Equal(got, []string{"error: from the page"}) {
+			t.Errorf("Console: got %q, want %q alone", got, "error: from the page")
 		}
 		b.Close()
 	}
@@ -451,56 +450,89 @@ const parse = JSON.parse; JSON.parse = s => ["wrapped", ...parse(s)];`)
 	}
 }
 
-// TestWebMCPAdapter: browsertest lists and runs a page's WebMCP tools on
-// Chromium 148's navigator.modelContextTesting and on the draft's
-// document.modelContext (here a page's own, as the draft shapes it), and
-// Record keeps what the page passed to registerTool.
-func TestWebMCPAdapter(t *testing.T) {
+// TestWebMCPTools: Tools and ExecuteTool list and run a page's WebMCP
+// tools on every shape of the API an agent in the browser may find
+// (docs/webmcp.md): the browser's own, whichever it is; Chromium 148's and
+// 150's navigator.modelContextTesting (listTools with each input schema a
+// string, executeTool(name, inputJSON)); and Chromium 156's
+// document.modelContext (getTools, executeTool(tool, input)). The last two
+// are a page's own here, over a registry of its own, with the other shape
+// hidden, so that each is tried whatever Chromium runs. RecordTools keeps
+// what the page passed to registerTool.
+func TestWebMCPTools(t *testing.T) {
 	b := browsertest.StartWith(t, &browser.Options{Features: []string{"WebMCPTesting"}})
 	const echo = `{name: "echo", description: "Echo the input", inputSchema: {type: "object", properties: {a: {type: "string"}}},
   annotations: {readOnlyHint: true, untrustedContentHint: true}, execute: input => ({echo: input})}`
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		script := `navigator.modelContext.registerTool(` + echo + `);`
-		if r.URL.Path == "/draft" {
-			script = `const tools = [];
+	// registry is a page's own list of tools, each as a browser lists it.
+	const registry = `const tools = [];
+const find = name => { const t = tools.find(t => t.name === name); if (!t) throw new Error("Tool not found: " + name); return t; };
+const hide = (o, name) => Object.defineProperty(o, name, {value: undefined});
+`
+	pages := map[string]string{
+		"/browser": `(document.modelContext || navigator.modelContext).registerTool(` + echo + `);`,
+		"/testing": registry + `hide(document, "modelContext"); hide(navigator, "modelContext");
+Object.defineProperty(navigator, "modelContextTesting", {value: {
+  listTools() { return tools.map(t => ({name: t.name, description: t.description, inputSchema: JSON.stringify(t.inputSchema)})); },
+  executeTool(name, input) {
+    if (typeof input !== "string") return Promise.reject(new Error("Failed to parse input arguments"));
+    return Promise.resolve(JSON.stringify(find(name).execute(JSON.parse(input))));
+  },
+}});
+tools.push(` + echo + `);`,
+		"/draft": registry + `hide(navigator, "modelContextTesting"); hide(navigator, "modelContext");
 Object.defineProperty(document, "modelContext", {value: {
   registerTool(tool) { tools.push(tool); return Promise.resolve(); },
-  getTools() { return Promise.resolve(tools.map(t => ({name: t.name, description: t.description, inputSchema: t.inputSchema}))); },
-  executeTool(tool, input) { return Promise.resolve(tools.find(t => t.name === tool.name).execute(input)); },
+  getTools() { return Promise.resolve(tools.map(t => ({name: t.name, description: t.description, inputSchema: t.inputSchema, annotations: t.annotations, window}))); },
+  executeTool(tool, input) {
+    if (typeof input !== "object") return Promise.reject(new TypeError("invalid input object: value is not an object"));
+    return Promise.resolve(JSON.stringify(find(tool.name).execute(input)));
+  },
 }});
-document.modelContext.registerTool(` + echo + `);`
-		}
-		fmt.Fprintf(w, `<!doctype html><html lang="en"><title>Tools</title><script>%s</script>`, script)
+document.modelContext.registerTool(` + echo + `);`,
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<!doctype html><html lang="en"><title>Tools</title><script>%s</script>`, pages[r.URL.Path])
 	}))
 	t.Cleanup(srv.Close)
 	ctx := t.Context()
 	p := newPage(t, b)
-	if err := browsertest.Record(ctx, p); err != nil {
+	if err := p.RecordTools(ctx); err != nil {
 		t.Fatal(err)
 	}
-	for _, path := range []string{"/chromium", "/draft"} {
+	for _, path := range slices.Sorted(maps.Keys(pages)) {
 		if _, err := p.Navigate(ctx, srv.URL+path); err != nil {
 			t.Fatal(err)
 		}
-		tools, err := browsertest.Tools(ctx, p)
+		tools, err := p.Tools(ctx)
 		if err != nil || len(tools) != 1 || tools[0].Name != "echo" || tools[0].Description != "Echo the input" ||
 			string(tools[0].InputSchema) != `{"type":"object","properties":{"a":{"type":"string"}}}` {
 			t.Errorf("%s: Tools: got %+v, %v; want echo with its description and schema", path, tools, err)
 		}
-		if out, err := browsertest.Execute(ctx, p, "echo", map[string]any{"a": "x"}); err != nil || out != `{"echo":{"a":"x"}}` {
-			t.Errorf("%s: Execute(echo): got %q, %v", path, out, err)
+		if path == "/browser" && (len(tools) != 1 || tools[0].Annotations["readOnlyHint"] != true || tools[0].Annotations["untrustedContentHint"] != true) {
+			t.Errorf("%s: Tools: got %+v; want the annotations the page passed, recorded", path, tools)
 		}
-		if out, err := browsertest.Execute(ctx, p, "nope", map[string]any{}); err == nil || !strings.Contains(err.Error(), "Tool not found") {
-			t.Errorf("%s: Execute(nope): got %q, %v; want Tool not found", path, out, err)
+		if out, err := p.ExecuteTool(ctx, "echo", map[string]any{"a": "x"}); err != nil || out != `{"echo":{"a":"x"}}` {
+			t.Errorf("%s: ExecuteTool(echo): got %q, %v", path, out, err)
+		}
+		if out, err := p.ExecuteTool(ctx, "nope", map[string]any{}); err == nil {
+			t.Errorf("%s: ExecuteTool(nope): got %q, want an error", path, out)
 		}
 	}
-	if _, err := p.Navigate(ctx, srv.URL+"/chromium"); err != nil {
+	if _, err := p.Navigate(ctx, srv.URL+"/browser"); err != nil {
 		t.Fatal(err)
 	}
-	reg, err := browsertest.Registered(ctx, p)
+	reg, err := p.RegisteredTools(ctx)
 	if err != nil || len(reg) != 1 || reg[0].Name != "echo" || reg[0].Annotations["readOnlyHint"] != true || reg[0].Annotations["untrustedContentHint"] != true {
-		t.Errorf("Registered: got %+v, %v; want echo with the annotations the page passed", reg, err)
+		t.Errorf("RegisteredTools: got %+v, %v; want echo with the annotations the page passed", reg, err)
+	}
+	// Without WebMCP, the error says how to turn it on.
+	plain := newPage(t, browsertest.Start(t))
+	if _, err := plain.Navigate(ctx, srv.URL+"/none"); err != nil {
+		t.Fatal(err)
+	}
+	if tools, err := plain.Tools(ctx); err == nil || !strings.Contains(err.Error(), "WebMCPTesting") {
+		t.Errorf("Tools without WebMCP: got %+v, %v; want an error naming the WebMCPTesting feature", tools, err)
 	}
 }
 

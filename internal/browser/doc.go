@@ -13,6 +13,10 @@
 // approval: how the consumer operates a page that publishes AAL without an
 // Affordances graph (package internal/aalbrowser).
 //
+// [Page.Tools] and [Page.ExecuteTool] list and run a page's WebMCP tools
+// as an agent in the browser does, on whichever shape of the API the
+// browser offers, found by looking for it (docs/webmcp.md).
+//
 // [Start] launches Debian's /usr/bin/chromium (or $CHROMIUM) headless, with
 // a fresh user-data-dir; [Browser.Close] stops it and removes that
 // directory. Each [Page] is a tab in a browser context of its own, so two

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/affordances/affordances-go/aal"
 	"github.com/chromedp/cdproto/cdp"
@@ -34,6 +33,8 @@ type Page struct {
 	mu        sync.Mutex
 	responses []Response
 	console   []string
+	markers   map[string]chan struct{} // ConsoleNow's, by their text, until they arrive
+	marker    int                      // the last ConsoleNow's number
 }
 
 // A Response is one HTTP response the page received, as Chromium's
@@ -51,10 +52,6 @@ type Response struct {
 	// Header holds the response's headers as Chromium reports them.
 	Header http.Header
 }
-
-// navigationGrace is how long Click and Perform wait for a page load to
-// start before they decide the click loads nothing.
-const navigationGrace = 500 * time.Millisecond
 
 // NewPage opens a new tab in a new browser context, or in the profile's
 // own when the browser runs the person's [Options.Profile], with the
@@ -95,7 +92,12 @@ func (b *Browser) NewPage(ctx context.Context) (*Page, error) {
 					return
 				}
 				p.mu.Lock()
-				p.console = append(p.console, m.String())
+				if arrived, ok := p.markers[m.Text]; ok && m.Type == chromedp.ConsoleDebug {
+					close(arrived)
+					delete(p.markers, m.Text)
+				} else {
+					p.console = append(p.console, m.String())
+				}
 				p.mu.Unlock()
 			}
 		}()
@@ -223,7 +225,7 @@ func (p *Page) URL(ctx context.Context) (string, error) {
 
 // Click clicks, with the mouse, the one element selector (CSS) finds; none
 // or several is an error, and so is a disabled or invisible element. When
-// the click starts loading a page within half a second (a link, a form's
+// the click starts a navigation to another document (a link, a form's
 // button), Click waits for that page's load event and returns the response
 // of its document; otherwise it returns a nil Response.
 func (p *Page) Click(ctx context.Context, selector string) (*Response, error) {
@@ -233,47 +235,28 @@ func (p *Page) Click(ctx context.Context, selector string) (*Response, error) {
 	return p.loading(ctx, "clicking "+selector, chromedp.Click(chromedp.CSS(selector)))
 }
 
-// loading runs trigger and, when it starts a page load within
-// navigationGrace, waits for the load and returns its document's response.
+// loading runs trigger and, when it started a navigation to another
+// document, waits for that document's load and returns its response; else
+// it returns a nil Response. Whether it did is asked of the page, not
+// guessed from a delay: the page's navigate event (the Navigation API)
+// fires while the click or the submission runs, before trigger returns.
 func (p *Page) loading(ctx context.Context, what string, trigger chromedp.Action[chromedp.Void]) (*Response, error) {
 	lctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	// Watch for the request of a new document, from before the trigger.
-	ectx, stopWatching := context.WithCancel(p.ctx)
-	defer stopWatching()
-	started := make(chan struct{})
-	requests := chromedp.Events(ectx, network.RequestWillBeSent)
-	go func() {
-		for ev, err := range requests {
-			if err != nil {
-				return
-			}
-			if ev.Type == network.ResourceTypeDocument {
-				close(started)
-				return
-			}
-		}
-	}()
 	var noLoad atomic.Bool
 	triggered := chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		if _, err := chromedp.Evaluate[chromedp.Void](jsWatchNavigation)(ctx, t); err != nil {
+			return err
+		}
 		if _, err := trigger(ctx, t); err != nil {
 			return err
 		}
-		go func() {
-			timer := time.NewTimer(navigationGrace)
-			defer timer.Stop()
-			select {
-			case <-started:
-			case <-timer.C:
-				select {
-				case <-started:
-				default:
-					noLoad.Store(true)
-					cancel()
-				}
-			case <-lctx.Done():
-			}
-		}()
+		// The same document, and no navigation away from it: nothing
+		// loads. An error here is a document being replaced.
+		if state, err := chromedp.Evaluate[string](`window.__affordancesNavigation?.() ?? "replaced"`)(ctx, t); err == nil && state == "none" {
+			noLoad.Store(true)
+			cancel()
+		}
 		return nil
 	})
 	r, err := runT(lctx, p, func(ctx context.Context, t *chromedp.Target) (*network.Response, error) {
@@ -287,6 +270,26 @@ func (p *Page) loading(ctx context.Context, what string, trigger chromedp.Action
 	}
 	return responseOf(r), nil
 }
+
+// jsWatchNavigation marks the document: window.__affordancesNavigation()
+// says "none" until the document starts a navigation to another document,
+// by a link or a script (its navigate event, which fires at once) or by
+// submitting a form (its submit event: the browser navigates in a task of
+// its own, after), and "started" from then on; either counts unless the
+// page's own handlers prevented it.
+const jsWatchNavigation = `(() => {
+	if (!window.navigation) throw new Error("the browser has no Navigation API (Chromium 102 and later have it)");
+	const watch = {navigated: false, submitted: []};
+	const first = !window.__affordancesWatch;
+	window.__affordancesWatch = watch;
+	window.__affordancesNavigation = () => watch.navigated ||
+		watch.submitted.some(e => !e.defaultPrevented && (e.submitter?.formMethod || e.target.method) !== "dialog") ? "started" : "none";
+	if (!first) return;
+	navigation.addEventListener("navigate", e => {
+		if (!e.defaultPrevented && !e.hashChange && e.downloadRequest === null) window.__affordancesWatch.navigated = true;
+	});
+	window.addEventListener("submit", e => window.__affordancesWatch.submitted.push(e), true);
+})()`
 
 // checkOne returns an error unless selector finds exactly one element
 // and, when usable is set, that element is enabled and visible.
@@ -323,6 +326,35 @@ func (p *Page) Console() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return slices.Clone(p.console)
+}
+
+// ConsoleNow is [Page.Console] once every message the page's document
+// logged before the call has arrived: it logs a marker of its own (which
+// Console never shows) and waits for it, as the browser sends the
+// document's messages in order.
+func (p *Page) ConsoleNow(ctx context.Context) ([]string, error) {
+	p.mu.Lock()
+	p.marker++
+	text := fmt.Sprintf("affordances-browser-console-%d", p.marker)
+	arrived := make(chan struct{})
+	if p.markers == nil {
+		p.markers = map[string]chan struct{}{}
+	}
+	p.markers[text] = arrived
+	p.mu.Unlock()
+	var none any
+	if err := p.Eval(ctx, `console.debug(`+jsString(text)+`)`, &none); err != nil {
+		return nil, fmt.Errorf("browser: reading the console: %w", err)
+	}
+	select {
+	case <-arrived:
+		return p.Console(), nil
+	case <-ctx.Done():
+		p.mu.Lock()
+		delete(p.markers, text)
+		p.mu.Unlock()
+		return nil, fmt.Errorf("browser: reading the console: %w", ctx.Err())
+	}
 }
 
 // Eval evaluates the JavaScript expression in the page, waits for the

@@ -1,11 +1,9 @@
 // Package browsertest starts Chromium for tests, as net/http/httptest
-// starts servers, and reads a page's WebMCP tools as an in-page agent
-// does.
+// starts servers.
 package browsertest
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -97,95 +95,4 @@ func CloseShared(code int) int {
 		delete(shared.browsers, key)
 	}
 	return code
-}
-
-// A Tool is a WebMCP tool of a page, as an in-page agent sees it.
-type Tool struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	InputSchema json.RawMessage `json:"inputSchema"` // null when the tool has none
-	// Annotations are what the page passed to registerTool, in the tools
-	// of [Registered] only: Chromium 148 lists none.
-	Annotations map[string]any `json:"annotations,omitempty"`
-}
-
-// webmcp lists ("list") or executes ("execute") a page's tools, on the
-// draft's document.modelContext (getTools, executeTool(tool, input)) when
-// the page has it, else on Chromium 148's navigator.modelContextTesting
-// (listTools, whose inputSchema is a string, and executeTool(name,
-// inputJSON)). A result is the string the tool returned.
-const webmcp = `(async (op, name, input) => {
-  const draft = document.modelContext && typeof document.modelContext.getTools === "function" ? document.modelContext : null;
-  const testing = navigator.modelContextTesting;
-  if (!draft && !testing) throw new Error("the page has no WebMCP (start Chromium with the WebMCPTesting feature)");
-  const tools = draft ? await draft.getTools() : testing.listTools();
-  if (op === "list") {
-    return tools.map(t => ({name: t.name, description: t.description,
-      inputSchema: typeof t.inputSchema === "string" ? (t.inputSchema === "" ? null : JSON.parse(t.inputSchema)) : (t.inputSchema ?? null)}));
-  }
-  let out;
-  if (draft) {
-    const tool = tools.find(t => t.name === name);
-    if (!tool) throw new Error("Tool not found: " + name);
-    out = await draft.executeTool(tool, input);
-  } else {
-    out = await testing.executeTool(name, JSON.stringify(input));
-  }
-  return typeof out === "string" ? out : JSON.stringify(out);
-})`
-
-// Tools returns the WebMCP tools the page's document registered, as an
-// agent in the browser lists them.
-func Tools(ctx context.Context, p *browser.Page) ([]Tool, error) {
-	var tools []Tool
-	if err := p.Eval(ctx, webmcp+`("list")`, &tools); err != nil {
-		return nil, fmt.Errorf("browsertest: listing the WebMCP tools: %w", err)
-	}
-	return tools, nil
-}
-
-// Execute runs the page's WebMCP tool name with input, as an agent in the
-// browser does, and returns what the tool returned.
-func Execute(ctx context.Context, p *browser.Page, name string, input any) (string, error) {
-	in, err := json.Marshal(input)
-	if err != nil {
-		return "", fmt.Errorf("browsertest: the input of %s: %w", name, err)
-	}
-	arg, _ := json.Marshal(name) // a string always encodes
-	var out string
-	if err := p.Eval(ctx, webmcp+`("execute", `+string(arg)+`, `+string(in)+`)`, &out); err != nil {
-		return "", fmt.Errorf("browsertest: executing the WebMCP tool %s: %w", name, err)
-	}
-	return out, nil
-}
-
-// recorder wraps registerTool, before the document's own scripts run, to
-// keep a copy of every tool the page registers, annotations included.
-const recorder = `(() => {
-  const mc = document.modelContext || navigator.modelContext;
-  if (!mc || typeof mc.registerTool !== "function") return;
-  const register = mc.registerTool, seen = [];
-  Object.defineProperty(window, "__browsertestRegistered", {value: seen});
-  mc.registerTool = function (tool, options) {
-    seen.push(JSON.parse(JSON.stringify({name: tool.name, description: tool.description,
-      inputSchema: tool.inputSchema ?? null, annotations: tool.annotations ?? {}})));
-    return register.call(this, tool, options);
-  };
-})();`
-
-// Record makes every document p loads from now on keep what its scripts
-// pass to WebMCP's registerTool, for [Registered].
-func Record(ctx context.Context, p *browser.Page) error {
-	return p.AddScriptOnNewDocument(ctx, recorder)
-}
-
-// Registered returns every tool the page's document passed to
-// registerTool since it loaded, in order, those unregistered since
-// included; nil when [Record] was not called first.
-func Registered(ctx context.Context, p *browser.Page) ([]Tool, error) {
-	var tools []Tool
-	if err := p.Eval(ctx, `window.__browsertestRegistered ?? null`, &tools); err != nil {
-		return nil, fmt.Errorf("browsertest: reading the registered tools: %w", err)
-	}
-	return tools, nil
 }
