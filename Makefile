@@ -37,13 +37,24 @@ others:
 # examples/shop/browser_test.go), redis-server and postgresql for the
 # stores' and the demos' tests (internal/servicetest starts throwaway
 # servers on loopback ports of their own and stops them), nodejs and npm for
-# the bench's axtree mode.
+# the bench's axtree mode and mcpbridge's TypeScript client. Then the npm
+# packages those run, pinned by internal/node/package-lock.json, installed
+# there with npm ci when node_modules holds no install of that lockfile:
+# after a whole install, node_modules/.installed-lock.json is a copy of it
+# (internal/node.Installed makes the same check). Playwright never
+# downloads a browser: the bench launches Debian's chromium.
 DEBS := curl chromium fonts-dejavu-core redis-server postgresql nodejs npm
+NODE := internal/node
 deps:
 	@missing=""; for p in $(DEBS); do command -v $$p >/dev/null || dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 		echo "installing:$$missing"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	fi && \
+	if ! cmp -s $(NODE)/package-lock.json $(NODE)/node_modules/.installed-lock.json; then \
+		echo "installing the npm packages of $(NODE)/package-lock.json with npm ci"; \
+		cd $(NODE) && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error && \
+		cp package-lock.json node_modules/.installed-lock.json; \
 	fi
 
 test:

@@ -2,6 +2,10 @@ module github.com/affordances/affordances-go
 
 go 1.26.0
 
+// npm installs packages here (make deps); a .go file of theirs is no
+// package of this module.
+ignore ./internal/node/node_modules
+
 require (
 	github.com/andybalholm/cascadia v1.3.3
 	github.com/chromedp/cdproto v0.159.0

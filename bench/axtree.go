@@ -2,7 +2,6 @@ package bench
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	_ "embed"
 	"encoding/json"
@@ -21,10 +20,12 @@ import (
 
 	"github.com/affordances/affordances-go/aal"
 	"github.com/affordances/affordances-go/internal/browser"
+	"github.com/affordances/affordances-go/internal/node"
 )
 
-// PlaywrightVersion is the playwright-core the axtree mode installs from
-// npm and drives Chromium with.
+// PlaywrightVersion is the playwright-core the axtree mode drives
+// Chromium with, as the repository's internal/node/package-lock.json pins
+// it.
 const PlaywrightVersion = "1.64.1"
 
 // ErrNoNode is the error [AXTreeMode.Start] wraps when Node.js or npm is
@@ -32,7 +33,8 @@ const PlaywrightVersion = "1.64.1"
 var ErrNoNode = errors.New("bench: the axtree mode needs Node.js and npm: install Debian's nodejs and npm (apt-get install nodejs npm; make deps does)")
 
 // helperJS is the Node helper that drives Chromium with playwright-core,
-// in JSON lines on its stdin and stdout.
+// in JSON lines on its stdin and stdout. It runs as node's --eval script
+// in the folder of the packages, whose node_modules its import finds.
 //
 //go:embed node/helper.mjs
 var helperJS []byte
@@ -46,9 +48,11 @@ var helperJS []byte
 // [checked], [disabled], [level=1]), counted in o200k tokens.
 //
 // Playwright drives Debian's Chromium (never a browser of its own) through
-// a small Node helper ([helperJS]) that Start installs with npm, once,
-// under a cache folder. An AXTreeMode is safe for concurrent use: each Run
-// has a browser context of its own. Call [AXTreeMode.Close] when done.
+// a small Node helper ([helperJS]). Start installs playwright-core, as the
+// repository's package-lock.json pins it, with npm ci, once, under a cache
+// folder, unless [AXTreeOptions.Packages] names an install to use. An
+// AXTreeMode is safe for concurrent use: each Run has a browser context of
+// its own. Call [AXTreeMode.Close] when done.
 type AXTreeMode struct {
 	opts AXTreeOptions
 
@@ -63,14 +67,23 @@ type AXTreeOptions struct {
 	// Chromium is the browser to launch. Empty: $CHROMIUM when set, else
 	// [browser.DefaultPath], else chromium on $PATH.
 	Chromium string
-	// Cache is the folder playwright-core is installed under. Empty:
-	// $XDG_CACHE_HOME/affordances/bench-node, or
+	// Packages is a folder where the pinned npm packages are installed
+	// already: internal/node in the repository, once make deps ran (the
+	// tests use it). Start uses them and never runs npm; it fails when
+	// they are missing or are not the ones the binary's package-lock.json
+	// pins. Empty: Start installs them under Cache.
+	Packages string
+	// Cache is the folder playwright-core is installed under when Packages
+	// is empty. Empty: $XDG_CACHE_HOME/affordances/bench-node, or
 	// ~/.cache/affordances/bench-node.
 	Cache string
 	// Timeout bounds each browser operation of the helper (a click, a
 	// load, a snapshot). Zero: 15 seconds.
 	Timeout time.Duration
-	// Logger receives npm's output and the helper's stderr. Nil is silent.
+	// Progress receives a line when Start installs playwright-core, and
+	// every 10 seconds while it does. Nil: none.
+	Progress io.Writer
+	// Logger receives the helper's stderr. Nil is silent.
 	Logger *slog.Logger
 }
 
@@ -92,8 +105,15 @@ func NewAXTreeMode(opts *AXTreeOptions) *AXTreeMode {
 }
 
 // startAXTreeMode starts the axtree mode for a whole run of the bench.
-func startAXTreeMode(ctx context.Context) (Mode, func() error, error) {
-	m := NewAXTreeMode(nil)
+func startAXTreeMode(ctx context.Context, o *Options) (Mode, func() error, error) {
+	var opts AXTreeOptions
+	if o.AXTree != nil {
+		opts = *o.AXTree
+	}
+	if opts.Progress == nil {
+		opts.Progress = o.Progress
+	}
+	m := NewAXTreeMode(&opts)
 	if err := m.Start(ctx); err != nil {
 		return nil, nil, err
 	}
@@ -104,8 +124,9 @@ func startAXTreeMode(ctx context.Context) (Mode, func() error, error) {
 func (*AXTreeMode) Name() string { return "axtree" }
 
 // Start installs playwright-core (once: a later Start finds it in the
-// cache), starts the Node helper and launches Chromium, unless that was
-// done. Without node or npm the error wraps [ErrNoNode]; without Chromium,
+// cache; never with [AXTreeOptions.Packages]), starts the Node helper and
+// launches Chromium, unless that was done. Without node, or npm when it
+// installs, the error wraps [ErrNoNode]; without Chromium,
 // [browser.ErrNoChromium].
 func (m *AXTreeMode) Start(ctx context.Context) error {
 	_, err := m.start(ctx)
@@ -132,11 +153,7 @@ func (m *AXTreeMode) start(ctx context.Context) (*nodeHelper, error) {
 	if err := checkNode(ctx, node); err != nil {
 		return nil, err
 	}
-	cache, err := nodeCache(m.opts.Cache)
-	if err != nil {
-		return nil, err
-	}
-	dir, err := installPlaywright(ctx, cache, m.opts.Logger)
+	dir, err := m.packages(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -337,6 +354,30 @@ func checkNode(ctx context.Context, node string) error {
 	return nil
 }
 
+// packages returns the folder whose node_modules hold playwright-core:
+// [AXTreeOptions.Packages], or the install under the cache folder.
+func (m *AXTreeMode) packages(ctx context.Context) (string, error) {
+	if dir := m.opts.Packages; dir != "" {
+		if !node.Installed(dir) {
+			return "", fmt.Errorf("bench: %s holds no install of the pinned npm packages (make deps installs them in the repository's internal/node)", dir)
+		}
+		return dir, nil
+	}
+	cache, err := nodeCache(m.opts.Cache)
+	if err != nil {
+		return "", err
+	}
+	npm, err := exec.LookPath("npm")
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", ErrNoNode, err)
+	}
+	dir, err := node.Install(ctx, npm, cache, m.opts.Progress)
+	if err != nil {
+		return "", fmt.Errorf("bench: installing playwright-core: %w", err)
+	}
+	return dir, nil
+}
+
 // nodeCache returns the folder playwright-core is installed under.
 func nodeCache(dir string) (string, error) {
 	if dir != "" {
@@ -351,78 +392,6 @@ func nodeCache(dir string) (string, error) {
 		base = filepath.Join(home, ".cache")
 	}
 	return filepath.Join(base, "affordances", "bench-node"), nil
-}
-
-// installPlaywright returns the folder of cache where playwright-core
-// [PlaywrightVersion] is installed, installing it with npm the first time
-// (in a folder of its own, renamed into place when complete, so that two
-// processes installing at once both end with one whole install). It writes
-// the embedded helper there on every call: the helper that runs is the
-// binary's own.
-func installPlaywright(ctx context.Context, cache string, log *slog.Logger) (string, error) {
-	dir := filepath.Join(cache, "playwright-core-"+PlaywrightVersion)
-	if !installed(dir) {
-		npm, err := exec.LookPath("npm")
-		if err != nil {
-			return "", fmt.Errorf("%w: %v", ErrNoNode, err)
-		}
-		if err := os.MkdirAll(cache, 0o755); err != nil {
-			return "", fmt.Errorf("bench: %w", err)
-		}
-		tmp, err := os.MkdirTemp(cache, ".install-")
-		if err != nil {
-			return "", fmt.Errorf("bench: %w", err)
-		}
-		defer os.RemoveAll(tmp)
-		if err := os.WriteFile(filepath.Join(tmp, "package.json"), []byte(`{"name": "affordances-bench-node", "private": true}`+"\n"), 0o644); err != nil {
-			return "", fmt.Errorf("bench: %w", err)
-		}
-		ictx, cancel := context.WithTimeout(ctx, 5*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ictx, npm, "install", "--no-audit", "--no-fund", "playwright-core@"+PlaywrightVersion)
-		cmd.Dir = tmp
-		cmd.Env = append(os.Environ(), "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1", "npm_config_update_notifier=false")
-		out, err := cmd.CombinedOutput()
-		log.Debug("npm install playwright-core", "output", string(out))
-		if err != nil {
-			return "", fmt.Errorf("bench: npm install playwright-core@%s in %s: %w: %s", PlaywrightVersion, tmp, err, lastLines(out, 5))
-		}
-		if !installed(tmp) {
-			return "", fmt.Errorf("bench: npm install playwright-core@%s in %s left no playwright-core %s", PlaywrightVersion, tmp, PlaywrightVersion)
-		}
-		if err := os.Rename(tmp, dir); err != nil && !installed(dir) {
-			return "", fmt.Errorf("bench: %w", err)
-		}
-	}
-	helper := filepath.Join(dir, "helper.mjs")
-	if old, err := os.ReadFile(helper); err != nil || !bytes.Equal(old, helperJS) {
-		tmp := fmt.Sprintf("%s.%d.tmp", helper, os.Getpid())
-		if err := os.WriteFile(tmp, helperJS, 0o644); err != nil {
-			return "", fmt.Errorf("bench: %w", err)
-		}
-		if err := os.Rename(tmp, helper); err != nil {
-			return "", fmt.Errorf("bench: %w", err)
-		}
-	}
-	return dir, nil
-}
-
-// installed reports whether dir holds playwright-core PlaywrightVersion.
-func installed(dir string) bool {
-	b, err := os.ReadFile(filepath.Join(dir, "node_modules", "playwright-core", "package.json"))
-	if err != nil {
-		return false
-	}
-	var pkg struct {
-		Version string `json:"version"`
-	}
-	return json.Unmarshal(b, &pkg) == nil && pkg.Version == PlaywrightVersion
-}
-
-// lastLines returns the last n lines of out, for an error message.
-func lastLines(out []byte, n int) string {
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
 
 // nodeHelper is the running Node helper: requests go to its stdin, one
@@ -450,9 +419,10 @@ type helperError struct {
 
 func (e *helperError) Error() string { return e.msg }
 
-// startHelper runs the helper of dir with node.
+// startHelper runs the helper with node in dir, the folder of the
+// packages.
 func startHelper(node, dir string, log *slog.Logger) (*nodeHelper, error) {
-	cmd := exec.Command(node, filepath.Join(dir, "helper.mjs"))
+	cmd := exec.Command(node, "--input-type=module", "--eval", string(helperJS))
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1")
 	h := &nodeHelper{cmd: cmd, stderr: &tail{log: log}, exited: make(chan struct{}), waiting: map[int]chan json.RawMessage{}}

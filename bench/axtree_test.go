@@ -2,6 +2,7 @@ package bench_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -11,15 +12,23 @@ import (
 
 	"github.com/affordances/affordances-go/bench"
 	"github.com/affordances/affordances-go/internal/browser"
+	"github.com/affordances/affordances-go/internal/node"
 )
 
 // TestAXTreeMode: the axtree mode performs a task through the same UI
-// interactions with playwright-core, and reads Playwright's AI snapshot
-// after each.
+// interactions with playwright-core, as make deps installed it, and reads
+// Playwright's AI snapshot after each.
 func TestAXTreeMode(t *testing.T) {
-	m := bench.NewAXTreeMode(nil)
+	dir, err := node.Repo()
+	if err != nil {
+		if os.Getenv("AFFORDANCES_CHECK") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	m := bench.NewAXTreeMode(&bench.AXTreeOptions{Packages: dir})
 	t.Cleanup(func() { m.Close() })
-	err := m.Start(context.Background())
+	err = m.Start(context.Background())
 	if !errors.Is(err, bench.ErrNoNode) {
 		needs(t, err, browser.ErrNoChromium)
 	}
@@ -54,6 +63,24 @@ func TestAXTreeMode(t *testing.T) {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("the product page's snapshot lacks %s:\n%s", want, b)
 		}
+	}
+}
+
+// TestPlaywrightPinned: the lockfile make deps and the bench install from
+// pins the playwright-core the bench says it drives.
+func TestPlaywrightPinned(t *testing.T) {
+	b, err := os.ReadFile("../internal/node/package-lock.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lock struct {
+		Packages map[string]struct{ Version string }
+	}
+	if err := json.Unmarshal(b, &lock); err != nil {
+		t.Fatal(err)
+	}
+	if got := lock.Packages["node_modules/playwright-core"].Version; got != bench.PlaywrightVersion {
+		t.Errorf("package-lock.json pins playwright-core %q, want %s (bench.PlaywrightVersion)", got, bench.PlaywrightVersion)
 	}
 }
 

@@ -5,10 +5,14 @@ import "context"
 // The modes' starters, for Run's list of modes: each starts its mode once
 // for a whole run of the bench. A nil starter is a mode not built yet.
 var (
-	startAffordances modeStarter = func(context.Context) (Mode, func() error, error) {
+	startAffordances modeStarter = func(context.Context, *Options) (Mode, func() error, error) {
 		return AffordancesMode{}, func() error { return nil }, nil
 	}
-	startScreenshot modeStarter = startScreenshotMode
-	startAxtree     modeStarter = startAXTreeMode
-	startWebMCP     modeStarter = startWebMCPMode
+	startScreenshot modeStarter = func(ctx context.Context, _ *Options) (Mode, func() error, error) {
+		return startScreenshotMode(ctx)
+	}
+	startAxtree modeStarter = startAXTreeMode
+	startWebMCP modeStarter = func(ctx context.Context, _ *Options) (Mode, func() error, error) {
+		return startWebMCPMode(ctx)
+	}
 )

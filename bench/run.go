@@ -29,6 +29,9 @@ type Options struct {
 	Progress io.Writer
 	// RunTimeout bounds one task in one mode; zero: 3 minutes.
 	RunTimeout time.Duration
+	// AXTree configures the axtree mode; nil: its defaults. Its Progress,
+	// when nil, is Progress.
+	AXTree *AXTreeOptions
 }
 
 // A TaskRun is one task performed in one mode: an element of
@@ -79,7 +82,7 @@ type Report struct {
 
 // A modeStarter starts a mode once for a whole run of the bench (a
 // browser mode starts its Chromium there) and returns what stops it.
-type modeStarter func(ctx context.Context) (Mode, func() error, error)
+type modeStarter func(ctx context.Context, o *Options) (Mode, func() error, error)
 
 // modes are the bench's modes by name, in report order. A mode whose
 // starter is nil is not built yet.
@@ -163,7 +166,7 @@ func Run(ctx context.Context, opts *Options) (*Report, error) {
 				continue
 			}
 			fmt.Fprintf(progress, "starting the %s mode\n", name)
-			mode, stop, err := m.start(ctx)
+			mode, stop, err := m.start(ctx, &o)
 			if err != nil {
 				failed[name] = fmt.Errorf("the %s mode did not start: %w", name, err)
 				fmt.Fprintf(progress, "%v\n", failed[name])

@@ -15,27 +15,33 @@ import (
 
 	"github.com/affordances/affordances-go/examples/shop"
 	"github.com/affordances/affordances-go/internal/demotest"
+	"github.com/affordances/affordances-go/internal/node"
 	"github.com/affordances/affordances-go/mcpbridge"
 )
 
-// npmSDK is the version of the official TypeScript MCP SDK the test runs.
-const npmSDK = "@modelcontextprotocol/sdk@1.32.2"
-
 // TestTypeScriptClient: a real external client, the TypeScript MCP SDK
-// from npm, lists the tools, fetches a page and executes search, against
-// the bridge (as `affordances mcp --http` serves it) and against the
-// demo's own /mcp endpoint (issue 7).
+// from npm (the version internal/node/package-lock.json pins, as make deps
+// installed it), lists the tools, fetches a page and executes search,
+// against the bridge (as `affordances mcp --http` serves it) and against
+// the demo's own /mcp endpoint (issue 7).
 func TestTypeScriptClient(t *testing.T) {
-	node, errNode := exec.LookPath("node")
-	npm, errNPM := exec.LookPath("npm")
-	if errNode != nil || errNPM != nil {
-		if os.Getenv("AFFORDANCES_CHECK") != "" {
-			t.Fatal("node and npm are needed for the TypeScript MCP client test")
+	check := os.Getenv("AFFORDANCES_CHECK") != ""
+	nodejs, err := exec.LookPath("node")
+	if err != nil {
+		if check {
+			t.Fatal("node is needed for the TypeScript MCP client test: make check should have installed it (make deps)")
 		}
-		t.Skip("node or npm is not installed")
+		t.Skip("node is not installed; make check installs it")
+	}
+	packages, err := node.Repo()
+	if err != nil {
+		if check {
+			t.Fatal(err)
+		}
+		t.Skip(err)
 	}
 	dir := t.TempDir()
-	if err := os.Symlink(filepath.Join(installSDK(t, npm), "node_modules"), filepath.Join(dir, "node_modules")); err != nil {
+	if err := os.Symlink(filepath.Join(packages, "node_modules"), filepath.Join(dir, "node_modules")); err != nil {
 		t.Fatal(err)
 	}
 	script := filepath.Join(dir, "client.mjs")
@@ -57,7 +63,7 @@ func TestTypeScriptClient(t *testing.T) {
 		{"the demo's /mcp", site.URL + "/mcp"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			run := exec.CommandContext(t.Context(), node, script, tc.endpoint, site.URL)
+			run := exec.CommandContext(t.Context(), nodejs, script, tc.endpoint, site.URL)
 			run.Dir = dir
 			out, err := run.Output()
 			if err != nil {
@@ -89,40 +95,4 @@ func TestTypeScriptClient(t *testing.T) {
 			}
 		})
 	}
-}
-
-// installSDK returns a directory whose node_modules hold npmSDK. It is
-// installed once into the user's cache directory and kept there, as Go's
-// module cache keeps modules (an install costs npm some 7 CPU-seconds),
-// by way of a temporary directory beside it, renamed when npm succeeds:
-// what is there is whole.
-func installSDK(t *testing.T, npm string) string {
-	t.Helper()
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(cache, "affordances-go", "npm", strings.NewReplacer("@", "", "/", "-").Replace(npmSDK))
-	if _, err := os.Stat(dir); err == nil {
-		return dir
-	}
-	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	tmp, err := os.MkdirTemp(filepath.Dir(dir), "install-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(tmp)
-	install := exec.Command(npm, "install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix", tmp, npmSDK)
-	if out, err := install.CombinedOutput(); err != nil {
-		t.Fatalf("npm install %s: %v\n%s", npmSDK, err, out)
-	}
-	// Another test binary may have put it there first: theirs is as good.
-	if err := os.Rename(tmp, dir); err != nil {
-		if _, statErr := os.Stat(dir); statErr != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
 }

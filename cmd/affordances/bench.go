@@ -41,8 +41,11 @@ stderr, a summary to stdout.
 
 The whole bench takes about 3 minutes on a 2-core machine, nearly all in
 the browser modes; the affordances mode alone, a few seconds. The browser
-modes need Chromium (Debian's chromium package) and, for axtree, Node.js;
-the bench installs its pinned playwright-core into a cache folder.
+modes need Chromium (Debian's chromium package) and, for axtree, Node.js
+20 and npm: the first time, the bench installs playwright-core, at the
+version the repository's package-lock.json pins (the binary holds a
+copy), with npm ci into $XDG_CACHE_HOME/affordances/bench-node (~/.cache
+when unset), and says so on stderr; later runs use that install.
 Exit status: 0 every run verified, 1 a run failed, 2 a usage error.`,
 	Example: `affordances bench --out /tmp/bench
 # only the affordances mode, on the shop
