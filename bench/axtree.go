@@ -142,7 +142,7 @@ func (m *AXTreeMode) start(ctx context.Context) (*nodeHelper, error) {
 	case m.helper != nil:
 		return m.helper, nil
 	}
-	chromium, err := chromiumPath(m.opts.Chromium)
+	chromium, err := browser.Executable(m.opts.Chromium)
 	if err != nil {
 		return nil, err
 	}
@@ -318,25 +318,6 @@ func helperFields(input map[string]any) ([]map[string]any, error) {
 		out = append(out, map[string]any{"name": name, "text": text, "value": input[name]})
 	}
 	return out, nil
-}
-
-// chromiumPath returns the Chromium to launch as [browser.Start] finds it:
-// path, $CHROMIUM, [browser.DefaultPath] or chromium on $PATH.
-func chromiumPath(path string) (string, error) {
-	if path == "" {
-		path = os.Getenv("CHROMIUM")
-	}
-	if path == "" {
-		if _, err := os.Stat(browser.DefaultPath); err == nil {
-			return browser.DefaultPath, nil
-		}
-		path = "chromium"
-	}
-	found, err := exec.LookPath(path)
-	if err != nil {
-		return "", fmt.Errorf("%w (looked for %s)", browser.ErrNoChromium, path)
-	}
-	return found, nil
 }
 
 // checkNode checks node is one playwright-core runs on: Node.js 20 or

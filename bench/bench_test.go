@@ -7,9 +7,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/affordances/affordances-go/bench"
+	"github.com/affordances/affordances-go/internal/browser"
 	"github.com/affordances/affordances-go/internal/node"
 )
 
@@ -93,6 +95,16 @@ func TestBench(t *testing.T) {
 	for _, f := range []string{"report.md", "chart.svg"} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Error(err)
+		}
+	}
+	// The report names the browser that ran, as it names itself.
+	if exe, err := browser.Executable(""); err == nil {
+		version, err := browser.Version(t.Context(), exe)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if md, err := os.ReadFile(filepath.Join(out, "report.md")); err != nil || !strings.Contains(string(md), "with "+version+" ("+exe+")") {
+			t.Errorf("report.md: got %v, want it to say it ran with %s (%s)", err, version, exe)
 		}
 	}
 }

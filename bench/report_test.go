@@ -136,7 +136,8 @@ func TestBreakDown(t *testing.T) {
 func TestReport(t *testing.T) {
 	task := &bench.Task{ID: "shop-x", Site: "shop", Goal: "Do x.", Start: "/"}
 	rep := &bench.Report{
-		Tasks: []*bench.Task{task},
+		Browser: "Chromium 156.0.8078.114 built on Debian GNU/Linux 12 (bookworm) (/usr/bin/chromium)",
+		Tasks:   []*bench.Task{task},
 		Modes: []string{"screenshot", "affordances"},
 		Runs: []bench.TaskRun{
 			{Task: "shop-x", Site: "shop", Mode: "screenshot", Verified: true, Steps: 1, Tokens: 2730, HistoryTokens: 4095, TokensOpenAI: 2210, HistoryTokensOpenAI: 3315},
@@ -150,6 +151,7 @@ func TestReport(t *testing.T) {
 		"| screenshot (Anthropic) | 1/1 | 1 | 2,730 | 5.46× | 4,095 | 4.31× | $0.0082 / $0.0123 | 0.82 / 1.23 |", // totals
 		"| screenshot (OpenAI) | 4.42× | 4.42× | 4.42× | 3.49× | 3.49× | 3.49× |",                                // per-task ratios
 		"oracle", "lower bound", "no model was called", "published estimates", "*derived*",
+		"with Chromium 156.0.8078.114 built on Debian GNU/Linux 12 (bookworm) (/usr/bin/chromium), in",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report.md lacks %q:\n%s", want, md)

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/affordances/affordances-go/internal/browser"
 )
 
 // Options configures [Run]. The zero value of every field is a sound
@@ -73,6 +75,10 @@ type Report struct {
 	// Tasks are the tasks that ran, Modes the modes' names, in order.
 	Tasks []*Task
 	Modes []string
+	// Browser is the Chromium the browser modes ran with, as it names
+	// itself and where it is ("Chromium 156.0.8078.114 ...
+	// (/usr/bin/chromium)"); "" when there was none.
+	Browser string
 	// Started and Elapsed time the whole run.
 	Started time.Time
 	Elapsed time.Duration
@@ -147,6 +153,11 @@ func Run(ctx context.Context, opts *Options) (*Report, error) {
 		return nil, fmt.Errorf("bench: %w", err)
 	}
 	rep := &Report{Tasks: tasks, Started: time.Now(), Out: o.Out}
+	if exe, err := browser.Executable(""); err == nil {
+		if v, err := browser.Version(ctx, exe); err == nil {
+			rep.Browser = v + " (" + exe + ")"
+		}
+	}
 	for _, m := range modes {
 		if slices.Contains(names, m.name) {
 			rep.Modes = append(rep.Modes, m.name)

@@ -102,7 +102,7 @@ func Start(ctx context.Context, opts *Options) (*Browser, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	path, err := chromiumPath(o.Path)
+	path, err := Executable(o.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -159,10 +159,10 @@ func Start(ctx context.Context, opts *Options) (*Browser, error) {
 	return b, nil
 }
 
-// chromiumPath returns the executable to run: path, $CHROMIUM, DefaultPath
-// or chromium on $PATH, the first that is set; an error wrapping
-// ErrNoChromium when it is not there.
-func chromiumPath(path string) (string, error) {
+// Executable returns the Chromium that [Start] runs for [Options.Path]
+// path: path, $CHROMIUM, [DefaultPath] or chromium on $PATH, the first
+// that is set; an error wrapping [ErrNoChromium] when it is not there.
+func Executable(path string) (string, error) {
 	if path == "" {
 		path = os.Getenv("CHROMIUM")
 	}
@@ -177,6 +177,18 @@ func chromiumPath(path string) (string, error) {
 		return "", fmt.Errorf("%w (looked for %s)", ErrNoChromium, path)
 	}
 	return found, nil
+}
+
+// Version returns what the Chromium executable says it is ("Chromium
+// 156.0.8078.114 built on Debian GNU/Linux 12 (bookworm)"), for a report
+// to name the browser it ran with.
+func Version(ctx context.Context, executable string) (string, error) {
+	out, err := exec.CommandContext(ctx, executable, "--version").Output()
+	v := strings.TrimSpace(string(out))
+	if err != nil || v == "" {
+		return "", fmt.Errorf("browser: %s --version: %v %q", executable, err, v)
+	}
+	return v, nil
 }
 
 // Close stops Chromium, waits for it to exit and removes its
