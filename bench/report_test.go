@@ -138,7 +138,7 @@ func TestReport(t *testing.T) {
 	rep := &bench.Report{
 		Browser: "Chromium 156.0.8078.114 built on Debian GNU/Linux 12 (bookworm) (/usr/bin/chromium)",
 		Tasks:   []*bench.Task{task},
-		Modes: []string{"screenshot", "affordances"},
+		Modes:   []string{"screenshot", "affordances"},
 		Runs: []bench.TaskRun{
 			{Task: "shop-x", Site: "shop", Mode: "screenshot", Verified: true, Steps: 1, Tokens: 2730, HistoryTokens: 4095, TokensOpenAI: 2210, HistoryTokensOpenAI: 3315},
 			{Task: "shop-x", Site: "shop", Mode: "affordances", Verified: true, Steps: 1, Tokens: 500, HistoryTokens: 950},
