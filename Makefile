@@ -1,8 +1,10 @@
-# make check: the whole gate, what .ci/run calls. make test: the fast unit tests.
+# make check: the whole gate, what .ci/run calls. make test: the quick tier,
+# to run while working (go test -short: no browser, no PostgreSQL or Redis,
+# no demo process, no npm packages).
 GO       ?= go
 PKGS     ?= ./...
 
-.PHONY: check deps test fmt vet race unraced postgres fuzz others generate bench demo screenshots
+.PHONY: check deps test fmt vet staticcheck race unraced postgres fuzz others generate bench demo screenshots
 
 # Under make check no test may skip for want of a tool: they fail instead.
 # The race detector's run and the others (unraced, postgres, fuzz, one
@@ -16,7 +18,7 @@ PKGS     ?= ./...
 # may hold programs: on a disk, the fsyncs and writeback of those files
 # were half the CPU time of the PostgreSQL run. Elsewhere, $TMPDIR.
 check: export AFFORDANCES_CHECK = 1
-check: deps fmt vet
+check: deps fmt vet staticcheck
 	@tmp=""; \
 	if [ "$$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] && \
 		[ "$$(df -Pk /dev/shm | awk 'NR == 2 { print $$4 }')" -ge 4194304 ] 2>/dev/null && \
@@ -58,7 +60,7 @@ deps:
 	fi
 
 test:
-	$(GO) test $(PKGS)
+	$(GO) test -short $(PKGS)
 
 fmt:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); \
@@ -66,6 +68,12 @@ fmt:
 
 vet:
 	$(GO) vet $(PKGS)
+
+# staticcheck at a pinned version, through the module proxy (go run
+# keeps what it built, and staticcheck its findings, in the caches).
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+staticcheck:
+	$(GO) run $(STATICCHECK) $(PKGS)
 
 # The conformance suite's 82 broken servers (TestMutants) and the demos'
 # bad-input matrices (TestBadInput*, 200-odd refused requests) check

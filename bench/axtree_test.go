@@ -19,6 +19,9 @@ import (
 // interactions with playwright-core, as make deps installed it, and reads
 // Playwright's AI snapshot after each.
 func TestAXTreeMode(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: no browser, no npm packages (make check runs the mode)")
+	}
 	dir, err := node.Repo()
 	if err != nil {
 		if os.Getenv("AFFORDANCES_CHECK") != "" {

@@ -21,6 +21,9 @@ import (
 // (or Node and the npm packages make deps installs, for axtree) and
 // outside make check.
 func TestBench(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: no browser, no npm packages (make check runs the bench)")
+	}
 	modes := bench.ModeNames()
 	packages, errPackages := node.Repo()
 	if os.Getenv("AFFORDANCES_CHECK") == "" {

@@ -93,6 +93,9 @@ var uiTasks = []struct {
 // interactions in Chromium and sees a 1280×800 screenshot after each,
 // counted by both image formulas.
 func TestScreenshotMode(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: no browser (make check runs the mode)")
+	}
 	m := bench.NewScreenshotMode(nil)
 	t.Cleanup(func() { m.Close() })
 	needs(t, m.Start(context.Background()), browser.ErrNoChromium)

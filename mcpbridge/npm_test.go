@@ -25,6 +25,9 @@ import (
 // against the bridge (as `affordances mcp --http` serves it) and against
 // the demo's own /mcp endpoint (issue 7).
 func TestTypeScriptClient(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: no node, no npm packages (make check runs the client)")
+	}
 	check := os.Getenv("AFFORDANCES_CHECK") != ""
 	nodejs, err := exec.LookPath("node")
 	if err != nil {

@@ -358,11 +358,9 @@ func TestAccessibility(t *testing.T) {
 
 // The context of Start bounds the start only.
 func TestStartContext(t *testing.T) {
+	browsertest.Need(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	b, err := browser.Start(ctx, nil)
-	if errors.Is(err, browser.ErrNoChromium) {
-		t.Skip(err)
-	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -377,15 +375,13 @@ func TestStartContext(t *testing.T) {
 // promise's included; Console records what the page logs; Features turns a
 // Chromium feature on (WebMCPTesting exposes navigator.modelContext).
 func TestEvalConsoleAndFeatures(t *testing.T) {
+	browsertest.Need(t)
 	srv := testSite(t)
 	for _, tc := range []struct {
 		features []string
 		wantMC   bool
 	}{{nil, false}, {[]string{"WebMCPTesting"}, true}} {
 		b, err := browser.Start(t.Context(), &browser.Options{Features: tc.features})
-		if errors.Is(err, browser.ErrNoChromium) {
-			browsertest.Start(t) // skips, or fails under make check
-		}
 		if err != nil {
 			t.Fatal(err)
 		}

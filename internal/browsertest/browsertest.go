@@ -4,7 +4,6 @@ package browsertest
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -16,7 +15,8 @@ import (
 
 // Start starts headless Chromium for one test and closes it when the test
 // ends. Without Chromium the test skips, or fails when AFFORDANCES_CHECK
-// is set (make check), where nothing may skip.
+// is set (make check), where nothing may skip; under go test -short
+// (make test) it skips.
 func Start(t testing.TB) *browser.Browser {
 	t.Helper()
 	return StartWith(t, nil)
@@ -35,16 +35,28 @@ func StartWith(t testing.TB, opts *browser.Options) *browser.Browser {
 	return b
 }
 
-// start starts Chromium with opts, or ends the test as [Start] says.
-func start(t testing.TB, ctx context.Context, opts *browser.Options) *browser.Browser {
+// Need ends the test, as [Start] would, when it may not or cannot start
+// Chromium: under go test -short it skips; without Chromium it skips, or
+// fails under make check. A test that calls [browser.Start] itself calls
+// Need first.
+func Need(t testing.TB) {
 	t.Helper()
-	b, err := browser.Start(ctx, opts)
-	if errors.Is(err, browser.ErrNoChromium) {
+	if testing.Short() {
+		t.Skip("-short: no browser (make check runs the tests in Chromium)")
+	}
+	if _, err := browser.Executable(""); err != nil {
 		if os.Getenv("AFFORDANCES_CHECK") != "" {
 			t.Fatalf("%v: make check should have installed it (make deps)", err)
 		}
 		t.Skipf("%v; make check installs it", err)
 	}
+}
+
+// start starts Chromium with opts, or ends the test as [Start] says.
+func start(t testing.TB, ctx context.Context, opts *browser.Options) *browser.Browser {
+	t.Helper()
+	Need(t)
+	b, err := browser.Start(ctx, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
