@@ -15,6 +15,7 @@ import (
 
 	"github.com/affordances/affordances-go/examples/shop"
 	"github.com/affordances/affordances-go/internal/demotest"
+	"github.com/affordances/affordances-go/internal/pdeathsig"
 	"github.com/affordances/affordances-go/mcpbridge"
 )
 
@@ -58,6 +59,7 @@ func TestTypeScriptClient(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			run := exec.CommandContext(t.Context(), node, script, tc.endpoint, site.URL)
+			pdeathsig.Set(run)
 			run.Dir = dir
 			out, err := run.Output()
 			if err != nil {
