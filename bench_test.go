@@ -14,6 +14,7 @@ import (
 
 	"github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/internal/loadtest"
+	"github.com/affordances/affordances-go/internal/pdeathsig"
 )
 
 // The budgets of DESIGN.md (make bench; the method and the latest figures
@@ -167,6 +168,7 @@ func TestBenchmarks(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^$", "-test.bench=.", "-test.benchtime=1x")
+	pdeathsig.Set(cmd)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("the benchmarks failed: %v\n%s", err, out)

@@ -21,6 +21,7 @@ import (
 	"github.com/affordances/affordances-go/aal"
 	"github.com/affordances/affordances-go/internal/browser"
 	"github.com/affordances/affordances-go/internal/node"
+	"github.com/affordances/affordances-go/internal/pdeathsig"
 )
 
 // PlaywrightVersion is the playwright-core the axtree mode drives
@@ -401,9 +402,11 @@ type helperError struct {
 func (e *helperError) Error() string { return e.msg }
 
 // startHelper runs the helper with node in dir, the folder of the
-// packages.
+// packages. The helper dies with this process, and its Chromium with the
+// helper: Chromium exits when its DevTools pipe (playwright's) closes.
 func startHelper(node, dir string, log *slog.Logger) (*nodeHelper, error) {
 	cmd := exec.Command(node, "--input-type=module", "--eval", string(helperJS))
+	pdeathsig.Set(cmd)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1")
 	h := &nodeHelper{cmd: cmd, stderr: &tail{log: log}, exited: make(chan struct{}), waiting: map[int]chan json.RawMessage{}}

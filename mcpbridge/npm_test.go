@@ -16,6 +16,7 @@ import (
 	"github.com/affordances/affordances-go/examples/shop"
 	"github.com/affordances/affordances-go/internal/demotest"
 	"github.com/affordances/affordances-go/internal/node"
+	"github.com/affordances/affordances-go/internal/pdeathsig"
 	"github.com/affordances/affordances-go/mcpbridge"
 )
 
@@ -67,6 +68,7 @@ func TestTypeScriptClient(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			run := exec.CommandContext(t.Context(), nodejs, script, tc.endpoint, site.URL)
+			pdeathsig.Set(run)
 			run.Dir = dir
 			out, err := run.Output()
 			if err != nil {

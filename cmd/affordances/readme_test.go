@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/affordances/affordances-go/internal/demotest"
+	"github.com/affordances/affordances-go/internal/pdeathsig"
 )
 
 // TestREADMETour runs every command of the README's tour, verbatim but for
@@ -48,6 +49,7 @@ func TestREADMETour(t *testing.T) {
 		shell += cmd + "\necho '@@end'\n"
 	}
 	c := exec.Command("bash", "-c", shell)
+	pdeathsig.Set(c)
 	c.Dir = dir
 	var stderr bytes.Buffer
 	c.Stderr = &stderr
@@ -152,6 +154,7 @@ func TestREADMEAgents(t *testing.T) {
 		line := strings.ReplaceAll(cmd, "http://127.0.0.1:8080", url)
 		line = strings.Replace(line, "affordances ", bin+" ", 1)
 		c := exec.Command("bash", "-c", line) // stdin: the null device
+		pdeathsig.Set(c)
 		c.Env = append(os.Environ(), "AFFORDANCES_TOKEN=")
 		var out syncBuffer
 		c.Stdout, c.Stderr = &out, &out

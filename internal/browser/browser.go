@@ -84,7 +84,9 @@ type Browser struct {
 // Start launches headless Chromium with [Flags] and a fresh user-data-dir
 // (or the person's [Options.Profile]), and waits until it answers. ctx bounds the start only: the browser runs
 // until [Browser.Close]. opts may be nil. When there is no Chromium to run,
-// the error wraps [ErrNoChromium].
+// the error wraps [ErrNoChromium]. On Linux, should this process die
+// without Close (killed, say), Chromium dies with it, and its child
+// processes with Chromium: chromedp starts it with a parent-death signal.
 func Start(ctx context.Context, opts *Options) (*Browser, error) {
 	var o Options
 	if opts != nil {

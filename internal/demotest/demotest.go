@@ -1,10 +1,10 @@
 // Package demotest starts the demo sites for tests, on loopback ports,
 // ready when its functions return and stopped when the test ends: the shop
 // or the board in the test's own process ([Shop], [Board]), or `affordances
-// demo` as a process of its own ([Start]). [ShopData] and [BoardData] give
-// a copy of a demo's database seeded once per test binary, as [Shop] and
-// [Board] use. [Parallel] bounds how many tests that start demos run at
-// once.
+// demo` as a process of its own ([Start]), which dies with the test binary
+// should that die first. [ShopData] and [BoardData] give a copy of a
+// demo's database seeded once per test binary, as [Shop] and [Board] use.
+// [Parallel] bounds how many tests that start demos run at once.
 package demotest
 
 import (
@@ -26,6 +26,7 @@ import (
 
 	"github.com/affordances/affordances-go/examples/board"
 	"github.com/affordances/affordances-go/examples/shop"
+	"github.com/affordances/affordances-go/internal/pdeathsig"
 )
 
 // Shop opens a demo shop with opts and serves its handler, wrapped in wrap
@@ -214,7 +215,8 @@ type Process struct {
 // loopback port, with env added to the test's environment and HOME a
 // directory of the test's, and returns once it listens; the test fails
 // when it exits first or does not listen within a minute. The process is
-// killed when the test ends.
+// killed when the test ends, or when the test binary dies (killed, or by
+// the panic of its -timeout) if that comes first.
 func Start(t testing.TB, env []string, args ...string) *Process {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -236,6 +238,7 @@ func Start(t testing.TB, env []string, args ...string) *Process {
 func (p *Process) Restart() {
 	p.t.Helper()
 	p.cmd = exec.Command(Command(p.t), p.args...)
+	pdeathsig.Set(p.cmd)
 	p.cmd.Env = p.env
 	var stderr bytes.Buffer
 	p.cmd.Stderr = &stderr

@@ -23,9 +23,3 @@ func processCPU(pid int) (time.Duration, error) {
 	}
 	return time.Duration(ts.Nano()), nil
 }
-
-// dieWithParent has the server killed when the thread that started it
-// ends, should the benchmark's process die without stopping it.
-func dieWithParent() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-}

@@ -4,7 +4,6 @@ package loadtest
 
 import (
 	"errors"
-	"syscall"
 	"time"
 )
 
@@ -13,5 +12,3 @@ var errNoCPUClock = errors.New("loadtest: no process CPU clock on this system")
 // processCPU needs Linux's process CPU clocks; elsewhere the benchmarks
 // over HTTP are skipped.
 func processCPU(pid int) (time.Duration, error) { return 0, errNoCPUClock }
-
-func dieWithParent() *syscall.SysProcAttr { return nil }

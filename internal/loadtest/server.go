@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/affordances/affordances-go/internal/pdeathsig"
 )
 
 // The environment of a server process that [Start] runs: the name of what
@@ -124,7 +126,8 @@ func Start(name string) (*Server, error) {
 // and GOMAXPROCS=1, pinned to one CPU (the last this process may use) with
 // taskset(1) when there is more than one and taskset is installed. It
 // returns once the server accepts connections. [Main] stops it when the
-// tests end, if [Server.Stop] has not.
+// tests end, if [Server.Stop] has not; should this process die first,
+// the server dies with it ([pdeathsig.Set]).
 func StartCommand(env []string, name string, args ...string) (*Server, error) {
 	addr, err := freeAddr()
 	if err != nil {
@@ -141,7 +144,7 @@ func StartCommand(env []string, name string, args ...string) (*Server, error) {
 	s.cmd = exec.Command(name, args...)
 	s.cmd.Env = append(append(os.Environ(), env...), addrEnv+"="+addr, "GOMAXPROCS=1")
 	s.cmd.Stderr = &s.stderr
-	s.cmd.SysProcAttr = dieWithParent()
+	pdeathsig.Set(s.cmd)
 	stdin, err := s.cmd.StdinPipe()
 	if err != nil {
 		return nil, err

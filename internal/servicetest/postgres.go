@@ -21,6 +21,8 @@ import (
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
+
+	"github.com/affordances/affordances-go/internal/pdeathsig"
 )
 
 // A Postgres is a PostgreSQL server of one test: a fresh cluster in a
@@ -113,6 +115,7 @@ func startPostgres(t testing.TB) (*Postgres, error) {
 	data := filepath.Join(dir, "data")
 	initdb := exec.Command(filepath.Join(bin, "initdb"), "-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync")
 	initdb.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	pdeathsig.Set(initdb)
 	if out, err := initdb.CombinedOutput(); err != nil {
 		p.stop()
 		return nil, fmt.Errorf("servicetest: initdb: %w\n%s", err, out)
@@ -123,6 +126,8 @@ func startPostgres(t testing.TB) (*Postgres, error) {
 	p.cmd = exec.Command(filepath.Join(bin, "postgres"), "-D", data, "-p", strconv.Itoa(port), "-h", "127.0.0.1", "-k", dir,
 		"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=300")
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	// Its backends and helpers exit when it does: they watch it.
+	pdeathsig.Set(p.cmd)
 	p.cmd.Stdout, p.cmd.Stderr = &log, &log
 	if err := p.cmd.Start(); err != nil {
 		p.cmd = nil

@@ -1,6 +1,8 @@
 // Package servicetest starts throwaway servers for tests, as
 // net/http/httptest starts HTTP servers: a Redis or a PostgreSQL on a
-// loopback port of its own, stopped when the test ends. Without the server's program the test
+// loopback port of its own, stopped when the test ends, or killed with the
+// test binary should it die first (killed, or by the panic of its
+// -timeout). Without the server's program the test
 // skips, or fails when AFFORDANCES_CHECK is set (make check), where
 // nothing may skip.
 package servicetest
@@ -14,6 +16,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/affordances/affordances-go/internal/pdeathsig"
 )
 
 // A Redis is a redis-server process of one test.
@@ -43,6 +47,7 @@ func StartRedis(t testing.TB) *Redis {
 func (r *Redis) start(path string) {
 	r.t.Helper()
 	r.cmd = exec.Command(path, "--port", strconv.Itoa(r.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", r.t.TempDir())
+	pdeathsig.Set(r.cmd)
 	out, err := r.cmd.StdoutPipe()
 	if err != nil {
 		r.t.Fatal(err)
