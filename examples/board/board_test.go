@@ -22,7 +22,6 @@ import (
 	"github.com/affordances/affordances-go/internal/servicetest"
 )
 
-// TestMain stops the PostgreSQL server the tests share.
 // TestMain stops the shared PostgreSQL server and Chromium after the tests.
 func TestMain(m *testing.M) { os.Exit(browsertest.CloseShared(servicetest.Main(m))) }
 
@@ -39,6 +38,11 @@ func onEachBackEnd(t *testing.T, test func(t *testing.T, backEnd string)) {
 	for _, be := range []string{sqlite, postgres} {
 		t.Run(be, func(t *testing.T) {
 			t.Parallel()
+			if be == postgres {
+				// Started in the test's own goroutine, which it may
+				// skip (go test -short), before test's helpers run.
+				servicetest.SharedPostgres(t)
+			}
 			test(t, be)
 		})
 	}

@@ -191,9 +191,13 @@ var command = sync.OnceValues(func() (string, error) {
 })
 
 // Command returns the path of the affordances command, built once per test
-// binary.
+// binary. Under go test -short (make test), which starts no process of the
+// demo's, the test skips.
 func Command(t testing.TB) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: no affordances process (make check runs them)")
+	}
 	bin, err := command()
 	if err != nil {
 		t.Fatal(err)

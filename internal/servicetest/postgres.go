@@ -88,6 +88,7 @@ func Main(m *testing.M) int {
 }
 
 func startPostgres(t testing.TB) (*Postgres, error) {
+	short(t, "PostgreSQL")
 	bin := postgresBin()
 	if bin == "" {
 		missing(t, "postgresql")

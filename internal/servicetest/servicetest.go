@@ -4,7 +4,7 @@
 // test binary should it die first (killed, or by the panic of its
 // -timeout). Without the server's program the test
 // skips, or fails when AFFORDANCES_CHECK is set (make check), where
-// nothing may skip.
+// nothing may skip; under go test -short (make test) it skips.
 package servicetest
 
 import (
@@ -33,6 +33,7 @@ type Redis struct {
 // kept on disk, and stops it when the test ends.
 func StartRedis(t testing.TB) *Redis {
 	t.Helper()
+	short(t, "Redis")
 	path, err := exec.LookPath("redis-server")
 	if err != nil {
 		missing(t, "redis-server")
@@ -92,6 +93,15 @@ func (r *Redis) Restart() {
 		r.t.Fatal(err)
 	}
 	r.start(path)
+}
+
+// short skips the test under go test -short (make test), which starts no
+// server.
+func short(t testing.TB, server string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skipf("-short: no %s (make check starts one)", server)
+	}
 }
 
 func missing(t testing.TB, program string) {
