@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -124,14 +123,19 @@ type helper struct {
 // killed then.
 func startHelper(t *testing.T, timeout time.Duration) *helper {
 	t.Helper()
-	h := &helper{tmp: t.TempDir(), lines: make(chan string, 100)}
-	// PostgreSQL, run as the user postgres when this test runs as root,
-	// reaches its files through the test's temporary directory.
-	for _, dir := range []string{h.tmp, filepath.Dir(h.tmp)} {
-		if err := os.Chmod(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
+	// A short path: Chromium's and PostgreSQL's Unix-domain sockets go
+	// under it, and a socket's path may have 107 bytes. PostgreSQL, run
+	// as the user postgres when this test runs as root, reaches its files
+	// through it.
+	tmp, err := os.MkdirTemp("", "pd")
+	if err != nil {
+		t.Fatal(err)
 	}
+	t.Cleanup(func() { os.RemoveAll(tmp) })
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h := &helper{tmp: tmp, lines: make(chan string, 100)}
 	h.cmd = exec.Command(os.Args[0], "-test.run=^TestServersDieWithTestBinaryHelper$", "-test.v", "-test.timeout="+timeout.String())
 	// Chromium's crash handlers, which are not its children, name
 	// $XDG_CONFIG_HOME.
@@ -157,7 +161,7 @@ func startHelper(t *testing.T, timeout time.Duration) *helper {
 		}
 		close(h.lines)
 	}()
-	t.Cleanup(func() { // before TempDir's
+	t.Cleanup(func() { // before tmp's removal
 		if !h.ended {
 			h.cmd.Process.Kill()
 			h.wait()
