@@ -18,6 +18,10 @@ PKGS     ?= ./...
 # may hold programs: on a disk, the fsyncs and writeback of those files
 # were half the CPU time of the PostgreSQL run. Elsewhere, $TMPDIR.
 check: export AFFORDANCES_CHECK = 1
+# Built with -trimpath, the module's packages are cached by their content,
+# not by the directory of the checkout: a fresh clone (as CI makes) finds
+# them built by the last run, and vet's and staticcheck's findings too.
+check: export GOFLAGS = -trimpath
 check: deps fmt vet staticcheck
 	@tmp=""; \
 	if [ "$$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] && \
@@ -92,17 +96,24 @@ staticcheck:
 # processes too, and runs unraced. So do the CLI's end-to-end runs (the
 # README's commands, its goldens, the plain demo in Chromium): the servers
 # they reach are raced in their own packages' tests, and the CLI's own
-# waiting in TestPlaceOrderApproval and TestApprovalPage.
-UNRACED := ^(TestMutants|TestBadInput.*|TestMixedScriptWords|TestFastPathAgrees|TestScreenshots|TestBrowserJourney|TestBrowserForgery|TestWebMCPTools|TestWebMCPCalls|TestWebMCPOtherOrigin|TestWebMCPDeclarative|TestWebMCPDraft|TestPagesLogNoErrors|TestRacingCheckouts|TestKilledInstance|TestInstancesShare|TestApprovalInBrowser|TestDenyInBrowser|TestApprovalPageRefusesOthers|TestREADMETour|TestREADMEAgents|TestREADMEPlain|TestCallPlain|TestGolden)$$
+# waiting in TestPlaceOrderApproval and TestApprovalPage. And the test
+# that kills a test binary to see its servers go with it.
+UNRACED := ^(TestMutants|TestBadInput.*|TestMixedScriptWords|TestFastPathAgrees|TestScreenshots|TestBrowserJourney|TestBrowserForgery|TestWebMCPTools|TestWebMCPCalls|TestWebMCPOtherOrigin|TestWebMCPDeclarative|TestWebMCPDraft|TestPagesLogNoErrors|TestRacingCheckouts|TestKilledInstance|TestInstancesShare|TestApprovalInBrowser|TestDenyInBrowser|TestApprovalPageRefusesOthers|TestREADMETour|TestREADMEAgents|TestREADMEPlain|TestCallPlain|TestGolden|TestServersDieWithTestBinary)$$
 # The shop first: its tests in Chromium are the longest of them.
-UNRACED_PKGS := ./examples/shop ./examples/board ./cmd/affordances ./conformance ./aal ./internal/schema
+UNRACED_PKGS := ./examples/shop ./examples/board ./cmd/affordances ./conformance ./aal ./internal/schema ./internal/pdeathsig
 
 # Test binaries are linked without DWARF (-w): stack traces keep their
 # files and lines, and the links of some thirty binaries are quicker. The
 # race job runs three packages at a time: its tests wait on browsers, demo
 # processes and servers often enough that two leave a core idle.
 TESTFLAGS := -count=1 -ldflags=-w
+# A test named in UNRACED outside UNRACED_PKGS would run in neither job:
+# the race job checks there is none.
 race:
+	@names=$$(echo '$(UNRACED)' | sed 's/^\^(//; s/)\$$$$//'); \
+	stray=$$(git grep -lE "^func ($$names)\(t \*testing\.T\)" -- '*_test.go' | xargs -r -n1 dirname | sort -u | \
+		while read d; do case " $(UNRACED_PKGS) " in *" ./$$d "*) ;; *) echo "$$d";; esac; done); \
+	if [ -n "$$stray" ]; then echo "UNRACED names tests of packages not in UNRACED_PKGS, which would run nowhere: $$stray"; exit 1; fi
 	@start=$$(date +%s); \
 	$(GO) test -race -p 3 $(TESTFLAGS) -skip '$(UNRACED)' $$($(GO) list $(PKGS) | grep -v '/bench$$') && \
 	echo "race: $$(( $$(date +%s) - start )) s"

@@ -446,7 +446,7 @@ const parse = JSON.parse; JSON.parse = s => ["wrapped", ...parse(s)];`)
 	}
 }
 
-// TestWebMCPTools: Tools and ExecuteTool list and run a page's WebMCP
+// TestToolsOfEveryShape: Tools and ExecuteTool list and run a page's WebMCP
 // tools on every shape of the API an agent in the browser may find
 // (docs/webmcp.md): the browser's own, whichever it is; Chromium 148's and
 // 150's navigator.modelContextTesting (listTools with each input schema a
@@ -455,7 +455,7 @@ const parse = JSON.parse; JSON.parse = s => ["wrapped", ...parse(s)];`)
 // are a page's own here, over a registry of its own, with the other shape
 // hidden, so that each is tried whatever Chromium runs. RecordTools keeps
 // what the page passed to registerTool.
-func TestWebMCPTools(t *testing.T) {
+func TestToolsOfEveryShape(t *testing.T) {
 	b := browsertest.StartWith(t, &browser.Options{Features: []string{"WebMCPTesting"}})
 	const echo = `{name: "echo", description: "Echo the input", inputSchema: {type: "object", properties: {a: {type: "string"}}},
   annotations: {readOnlyHint: true, untrustedContentHint: true}, execute: input => ({echo: input})}`
