@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -59,6 +60,15 @@ type Action struct {
 	// for the person who approves it. Made with [Summarize]; required for
 	// [ExposeConfirm] actions.
 	Summary *Summary
+	// Consent names the entities of the page's state that a person's
+	// confirmation covers beside the call's input: what the Summary
+	// describes (the cart's lines, the recipient in full). The call runs
+	// only while they hold the values the person was shown: checked before
+	// the action runs and, when the action calls [Request.Consented] in
+	// the transaction that writes, there too (CLARIFICATIONS 10).
+	// Otherwise nothing runs and the person is asked again. Only for
+	// [ExposeConfirm] actions.
+	Consent []string
 	// Verify makes a confirm action human-verified (CLARIFICATIONS 10):
 	// confirm: true alone never runs it. A call without the person's
 	// approval gets confirm_required with the URL of an approval page of
@@ -131,6 +141,9 @@ type action struct {
 	// unknownEffects are the Effects found missing from the state, each
 	// logged once.
 	unknownEffects sync.Map
+	// consentUnchecked logs, once, a run on a person's confirmation that
+	// never called [Request.Consented].
+	consentUnchecked sync.Once
 }
 
 var actionName = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9_]*$`)
@@ -159,7 +172,8 @@ var actionName = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9_]*$`)
 // AddAction panics with a message naming the route and the action when the
 // declaration is wrong: a bad or duplicate name, an empty Description (an
 // agent plans from it), an unknown Expose, a confirm action without a
-// Summary, a bad Limit, or a schema that does not compile; a bad
+// Summary, Consent or Verify on an action that is not a confirm action, a
+// bad Limit, or a schema that does not compile; a bad
 // affordances tag (an unknown key, a bound or enum value that does not
 // parse as the field's type, a backslash ending the tag) names the Go field.
 func AddAction[In, Out any](rt *Route, a *Action, fn func(ctx context.Context, r *Request, in In) (Out, error)) {
@@ -190,6 +204,16 @@ func AddAction[In, Out any](rt *Route, a *Action, fn func(ctx context.Context, r
 	}
 	if a.Verify && a.Expose != ExposeConfirm {
 		panic(where + ": Verify is for confirm actions (Expose: ExposeConfirm)")
+	}
+	if a.Consent != nil {
+		if a.Expose != ExposeConfirm {
+			panic(where + ": Consent is for confirm actions (Expose: ExposeConfirm)")
+		}
+		for i, k := range a.Consent {
+			if k == "" || slices.Contains(a.Consent[:i], k) {
+				panic(fmt.Sprintf("%s: Consent names the entity %q twice or empty", where, k))
+			}
+		}
 	}
 	if a.Limit != nil {
 		a.Limit.mustValid(where + ": Limit")
@@ -235,6 +259,7 @@ func AddAction[In, Out any](rt *Route, a *Action, fn func(ctx context.Context, r
 			return v, err
 		},
 	}
+	act.Consent = slices.Clone(a.Consent)
 	act.run = func(ctx context.Context, r *Request) (any, error) {
 		v, ok := r.input.(In)
 		if !ok {

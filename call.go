@@ -38,8 +38,11 @@ type call struct {
 	// answer is bound to.
 	key  string
 	body []byte
-	// form says the call is a person's form on the site's page.
-	form bool
+	// form says the call is a person's form on the site's page, and
+	// consent is the digest of the state its confirmation page showed
+	// ([FormConsentField]).
+	form    bool
+	consent string
 }
 
 // A response is the pipeline's answer, fresh or replayed: the status, the
@@ -50,6 +53,9 @@ type response struct {
 	header http.Header // nil when there are none
 	delta  *Delta      // nil for a replay
 	body   []byte      // the encoded delta, once encoded
+	// consent is, on a confirm_required, the digest of the state its
+	// summary describes, for a person's confirmation page.
+	consent string
 }
 
 // failure is the response of a call refused or failed with err: its status
@@ -209,13 +215,24 @@ func (s *Site) proceed(ctx context.Context, c *call, req *Request) (_ *response,
 	// Step 6: confirm actions need confirm: true, and a human-verified one
 	// the person's approval; nothing runs without them.
 	if a.Expose == ExposeConfirm {
-		if res := s.confirmed(ctx, c, req, input); res != nil {
+		if res := s.confirmed(ctx, c, req, input, false); res != nil {
 			return res, false
 		}
 	}
 
-	// Step 7: run, reload, answer with the delta.
-	return s.runAction(ctx, a, req, before), true
+	// Step 7: run, reload, answer with the delta. An action that found,
+	// where it writes, that what the person confirmed changed has undone
+	// what it wrote: the person is asked again about the page as it is.
+	res, changed := s.runAction(ctx, a, req, before)
+	if changed {
+		if err := s.loadState(ctx, req); err != nil {
+			return s.failure(err, "call"), false
+		}
+		again := *c
+		again.confirm = false
+		return s.confirmed(ctx, &again, req, input, true), false
+	}
+	return res, true
 }
 
 // confirmed is step 6 of a confirm action: nil when the call may run, or
@@ -223,27 +240,51 @@ func (s *Site) proceed(ctx context.Context, c *call, req *Request) (_ *response,
 // confirm: true only with an approval the person gave on the site's
 // approval page for this very call, taken once; or when the call is the
 // person's own form on the site's page, confirmed by its button, from
-// their browser session.
-func (s *Site) confirmed(ctx context.Context, c *call, req *Request, input json.RawMessage) *response {
+// their browser session. Either covers the state the person was shown
+// ([Action.Consent]) as well as the input: the call runs only while it is
+// the same, and the action may check it again where it writes
+// ([Request.Consented]). changed says that what was confirmed changed
+// before the action could run: the person is told so.
+func (s *Site) confirmed(ctx context.Context, c *call, req *Request, input json.RawMessage, changed bool) *response {
 	a := c.action
+	consent, err := consentDigest(a.Consent, req.State.Entities)
+	if err != nil {
+		return s.failure(err, "consent of "+a.Name)
+	}
 	verify := a.Verify || s.opts.VerifyConfirm
-	if c.confirm && (!verify || c.form && byPerson(req)) {
-		return nil
+	if c.confirm {
+		switch {
+		case c.form && (!verify || byPerson(req)):
+			if c.consent == consent {
+				req.consent, req.consentKeys = consent, a.Consent
+				return nil
+			}
+			changed = true // the confirmation page showed other values
+		case !verify:
+			return nil // an agent's confirm: true: no page showed it anything to hold it to
+		}
 	}
 	summary, err := a.summarize(ctx, s, req)
 	if err != nil {
 		return s.failure(err, "summary of "+a.Name)
 	}
-	if !verify || c.form {
-		return s.failure(NewError(ConfirmRequired, summary), "call")
+	message := summary
+	if changed {
+		message = errConsentChanged.Message + " Now: " + summary
 	}
-	key := approvalKey(req, a.Name, input, summary)
+	if !verify || c.form {
+		res := s.failure(NewError(ConfirmRequired, message), "call")
+		res.consent = consent
+		return res
+	}
+	key := approvalKey(req, a.Name, input, summary, consent)
 	if c.confirm {
 		taken, err := s.appr.Take(ctx, key)
 		switch {
 		case err != nil: // fail closed: never run without the store
 			return s.failure(fmt.Errorf("affordances: approvals store: %w", err), "call")
 		case taken != nil && taken.State == ApprovalApproved:
+			req.consent, req.consentKeys = consent, a.Consent
 			return nil
 		case taken != nil && taken.State == ApprovalDenied:
 			return s.failure(forbidden("The person denied this call on the approval page. Nothing ran."), "call")
@@ -257,7 +298,7 @@ func (s *Site) confirmed(ctx context.Context, c *call, req *Request, input json.
 	if err != nil {
 		return s.failure(fmt.Errorf("affordances: approvals store: %w", err), "call")
 	}
-	res := s.failure(NewError(ConfirmRequired, summary+" A person must approve it at the approval page before confirm: true runs it."), "call")
+	res := s.failure(NewError(ConfirmRequired, message+" A person must approve it at the approval page before confirm: true runs it."), "call")
 	res.delta.Approval = &PendingApproval{URL: ApprovalsPath + ap.ID, Expires: ap.Expires.UTC().Truncate(time.Second)}
 	return res
 }
@@ -272,36 +313,30 @@ func byPerson(req *Request) bool {
 
 // approvalKey names one call for [ApprovalStore]: its caller, page, action
 // and input, the input in canonical form (object keys sorted, no spaces),
-// so the same input approves the same call however it is written; and the
-// summary the person read, so that a call whose summary changed since
-// (another cart, another total) is not the call they approved.
-func approvalKey(req *Request, action string, input json.RawMessage, summary string) string {
-	var v any
-	d := json.NewDecoder(bytes.NewReader(input))
-	d.UseNumber()
-	canonical := []byte(input)
-	if d.Decode(&v) == nil {
-		if b, err := json.Marshal(v); err == nil {
-			canonical = b
-		}
-	}
+// so the same input approves the same call however it is written; the
+// summary the person read, and the digest of the state it describes
+// ([Action.Consent]), so that a call whose page changed since (another
+// cart, another recipient) is not the call they approved.
+func approvalKey(req *Request, action string, input json.RawMessage, summary, consent string) string {
 	h := sha256.New()
-	for _, part := range []string{req.Principal.ID, req.Page, action, string(canonical), summary} {
+	for _, part := range []string{req.Principal.ID, req.Page, action, string(canonicalJSON(input)), summary, consent} {
 		fmt.Fprintf(h, "%d:%s", len(part), part)
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
 
 // runAction is step 7: it runs the action, loads the page again as the
-// requester is now, and answers with the delta (CLARIFICATIONS 5).
-func (s *Site) runAction(ctx context.Context, a *action, req *Request, before []listed) *response {
+// requester is now, and answers with the delta (CLARIFICATIONS 5). When
+// the action refused to run because what the person confirmed changed
+// ([Request.Consented]), it answers nothing and changed is true.
+func (s *Site) runAction(ctx context.Context, a *action, req *Request, before []listed) (res *response, consentChanged bool) {
 	// Without effects the delta compares entities; encode them now, as the
 	// action may change values the loader shared with it.
 	var beforeEntities map[string][]byte
 	var err error
 	if a.Effects == nil && !a.ReadOnly {
 		if beforeEntities, err = encodeEach(req.State.Entities); err != nil {
-			return s.failure(err, "state of "+req.route.pattern)
+			return s.failure(err, "state of "+req.route.pattern), false
 		}
 	}
 	fail := func(err error, where string) *response {
@@ -315,8 +350,17 @@ func (s *Site) runAction(ctx context.Context, a *action, req *Request, before []
 		return res
 	}
 	out, err := s.run(ctx, a, req)
+	if errors.Is(err, errConsentChanged) {
+		return nil, true
+	}
 	if err != nil {
-		return fail(err, "action "+a.Name)
+		return fail(err, "action "+a.Name), false
+	}
+	if req.consent != "" && !req.consentChecked {
+		a.consentUnchecked.Do(func() {
+			s.logger.Error("affordances: the action declares Consent and ran on a person's confirmation without calling Request.Consented: the state was checked before it ran, not where it writes",
+				"route", req.route.pattern, "action", a.Name, "fix", "call r.Consented with the page's entities as read in the transaction that writes")
+		})
 	}
 	if req.principal != nil {
 		req.Principal = *req.principal
@@ -326,11 +370,11 @@ func (s *Site) runAction(ctx context.Context, a *action, req *Request, before []
 	if a.ReadOnly && req.principal == nil {
 		// It changed nothing, so the page is as it was: no reload, and
 		// nothing changed to say.
-		return &response{status: http.StatusOK, header: header, delta: delta}
+		return &response{status: http.StatusOK, header: header, delta: delta}, false
 	}
 	if err := s.loadState(ctx, req); err != nil {
 		if CodeOf(err) != NotFound {
-			return fail(err, "reload")
+			return fail(err, "reload"), false
 		}
 		// The action removed the page itself (a deleted item): its
 		// entities and actions are gone.
@@ -339,7 +383,7 @@ func (s *Site) runAction(ctx context.Context, a *action, req *Request, before []
 	var room [8]listed
 	after := req.route.appendListing(room[:0], ctx, req)
 	if delta.Changed, err = changed(a.Effects, beforeEntities, req.State.Entities); err != nil {
-		return fail(err, "delta of "+a.Name)
+		return fail(err, "delta of "+a.Name), false
 	}
 	for _, k := range a.Effects {
 		if _, seen := req.route.entities.Load(k); seen {
@@ -351,7 +395,7 @@ func (s *Site) runAction(ctx context.Context, a *action, req *Request, before []
 		}
 	}
 	delta.ActionsAdded, delta.ActionsRemoved = actionChanges(before, after)
-	return &response{status: http.StatusOK, header: header, delta: delta}
+	return &response{status: http.StatusOK, header: header, delta: delta}, false
 }
 
 // The refusals of CLARIFICATIONS 10.

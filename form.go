@@ -63,6 +63,8 @@ type Form struct {
 	// person's confirmation, written by the action's Summary: the page
 	// shows it with a button that posts [Form.ConfirmFields]. Nothing ran.
 	Confirm string
+
+	consent string // the digest of the state Confirm describes ([Action.Consent])
 }
 
 // FormFrom returns what became of the form the person just posted, for the
@@ -112,7 +114,9 @@ func (f *Form) Issue(name string) string {
 }
 
 // ConfirmFields returns hidden inputs that post the form's values again
-// with the person's confirmation, for the button of a confirmation page.
+// with the person's confirmation, for the button of a confirmation page,
+// and the digest of the state its summary describes, which the action runs
+// on only while it holds ([Action.Consent]).
 func (f *Form) ConfirmFields() template.HTML {
 	if f == nil {
 		return ""
@@ -120,7 +124,7 @@ func (f *Form) ConfirmFields() template.HTML {
 	var b strings.Builder
 	for _, name := range slices.Sorted(func(yield func(string) bool) {
 		for k := range f.Values {
-			if k != FormConfirmField && k != FormKeyField && !yield(k) {
+			if k != FormConfirmField && k != FormKeyField && k != FormConsentField && !yield(k) {
 				return
 			}
 		}
@@ -132,6 +136,9 @@ func (f *Form) ConfirmFields() template.HTML {
 	key := make([]byte, 16)
 	rand.Read(key) // never fails (crypto/rand)
 	b.WriteString(hiddenInput(FormKeyField, base64.RawURLEncoding.EncodeToString(key)))
+	if f.consent != "" {
+		b.WriteString(hiddenInput(FormConsentField, f.consent))
+	}
 	b.WriteString(hiddenInput(FormConfirmField, "yes"))
 	return template.HTML(b.String())
 }
@@ -196,7 +203,7 @@ func (s *Site) serveForm(w http.ResponseWriter, r *http.Request, next http.Handl
 	} else {
 		err = r.ParseForm()
 	}
-	if err == nil && (len(r.PostForm[FormActionField]) != 1 || len(r.PostForm[FormConfirmField]) > 1 || len(r.PostForm[FormKeyField]) > 1) {
+	if err == nil && (len(r.PostForm[FormActionField]) != 1 || len(r.PostForm[FormConfirmField]) > 1 || len(r.PostForm[FormKeyField]) > 1 || len(r.PostForm[FormConsentField]) > 1) {
 		err = errors.New("a field of the binding sent twice")
 	}
 	if err != nil {
@@ -206,7 +213,7 @@ func (s *Site) serveForm(w http.ResponseWriter, r *http.Request, next http.Handl
 	}
 	c := &call{
 		route: rt, params: params, action: a, confirm: r.PostForm.Get(FormConfirmField) == "yes",
-		origin: s.checkFormOrigin, form: true,
+		origin: s.checkFormOrigin, form: true, consent: r.PostForm.Get(FormConsentField),
 		input: func() (json.RawMessage, []Issue) { return a.form.decode(r.PostForm) },
 	}
 	if key := r.PostForm.Get(FormKeyField); validIdempotencyKey(key) {
@@ -239,7 +246,7 @@ func (s *Site) serveForm(w http.ResponseWriter, r *http.Request, next http.Handl
 		http.Redirect(w, r, to, http.StatusSeeOther)
 	case d.Error.Code == ConfirmRequired:
 		res.status = http.StatusOK
-		s.renderForm(w, r, next, &Form{Action: name, Values: r.PostForm, Confirm: d.Error.Message}, res)
+		s.renderForm(w, r, next, &Form{Action: name, Values: r.PostForm, Confirm: d.Error.Message, consent: res.consent}, res)
 	default:
 		e := d.Error
 		if e.schema {

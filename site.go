@@ -456,6 +456,12 @@ type Request struct {
 	route  *Route
 	params []param
 	input  any
+	// consent is the digest of the state a person confirmed this call on
+	// ([Action.Consent]), "" for none; consentKeys are its entities, and
+	// consentChecked says the action called [Request.Consented].
+	consent        string
+	consentKeys    []string
+	consentChecked bool
 
 	// Set by actions.
 	message   string

@@ -1,0 +1,83 @@
+package affordances
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+)
+
+// A person's confirmation of a confirm call covers its input and the state
+// they were shown ([Action.Consent]): "1 × Canvas Tote, total $18.00, ship
+// to Alice Example, 1 Main St, Springfield". It is bound to that state by
+// a digest of its values, taken when the summary is written (the
+// confirmation page, the approval page) and compared before the action
+// runs and, by [Request.Consented], where it writes.
+
+// FormConsentField carries, on a confirmation page's form, the digest of
+// the state the person was shown ([Action.Consent]).
+const FormConsentField = "_consent"
+
+// errConsentChanged is the error [Request.Consented] returns when what the
+// person confirmed is not what the action is about to do.
+var errConsentChanged = NewError(ConfirmRequired, "What was confirmed changed before it ran, so nothing ran.")
+
+// consentDigest returns the digest of the values keys name in entities
+// (null for one that is absent), each in canonical JSON, or "" when keys
+// is empty.
+func consentDigest(keys []string, entities map[string]any) (string, error) {
+	if len(keys) == 0 {
+		return "", nil
+	}
+	h := sha256.New()
+	for _, k := range keys {
+		b, err := json.Marshal(entities[k])
+		if err != nil {
+			return "", fmt.Errorf("affordances: the entity %q of Consent: %w", k, err)
+		}
+		b = canonicalJSON(b)
+		fmt.Fprintf(h, "%d:%s%d:%s", len(k), k, len(b), b)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// canonicalJSON returns b, which is JSON, with object keys sorted and no
+// spaces, numbers as written: one encoding for one value, however it was
+// written. b is returned as it is when it does not decode.
+func canonicalJSON(b []byte) []byte {
+	var v any
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	if d.Decode(&v) != nil {
+		return b
+	}
+	if out, err := json.Marshal(v); err == nil {
+		return out
+	}
+	return b
+}
+
+// Consented checks, where the action writes (inside its transaction),
+// that entities, the page's state as the action is about to act on it,
+// still hold what the person confirmed: the values of the action's
+// [Action.Consent] that they were shown. When they do not, it returns an
+// error the action must return, undoing what it wrote; the site then
+// answers with a new confirmation to ask for (the page's summary as it
+// now stands), and nothing has run. It returns nil when the call carries
+// no person's confirmation to hold to (a call that is not a confirmed
+// one, or an action without Consent).
+func (r *Request) Consented(entities map[string]any) error {
+	if r.consent == "" {
+		return nil
+	}
+	r.consentChecked = true
+	got, err := consentDigest(r.consentKeys, entities)
+	if err != nil {
+		return err
+	}
+	if got != r.consent {
+		return errConsentChanged
+	}
+	return nil
+}
