@@ -17,7 +17,7 @@ import (
 )
 
 // orderSummary is the shop's summary of the order checkout makes.
-const orderSummary = "Place order: 2 items, total $36.00, card ending 4242, ship to 1 Main St, Springfield."
+const orderSummary = "Place order: 2 × Canvas Tote (Natural) $36.00; total $36.00, card ending 4242, ship to Alice Liddell, 1 Main St, Springfield 12345, US."
 
 // browserSession signs alice in to the shop as her browser does, with the
 // shop's signIn action over HTTP, and returns her session's Cookie header.

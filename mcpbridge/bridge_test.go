@@ -272,7 +272,7 @@ func checkout(t *testing.T, cs *mcp.ClientSession, d *demo) {
 // TestPlaceOrder: on a site that does not require approval on its own
 // page, the person approves placeOrder by form elicitation.
 func TestPlaceOrder(t *testing.T) {
-	const summary = "Place order: 2 items, total $36.00, card ending 4242, ship to 1 Main St, Springfield."
+	const summary = "Place order: 2 × Canvas Tote (Natural) $36.00; total $36.00, card ending 4242, ship to Alice Liddell, 1 Main St, Springfield 12345, US."
 	for _, tc := range []struct {
 		name      string
 		person    *person // nil: a client without elicitation

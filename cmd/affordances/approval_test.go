@@ -217,7 +217,7 @@ func TestApprovalPage(t *testing.T) {
 		t.Fatalf("placeOrder approved on the page: exit %d, want 0\n%s%s", code, out, errOut)
 	}
 	contains("stderr of placeOrder approved on the page", errOut.String(),
-		"site says: Place order: 2 items, total $36.00, card ending 4242, ship to 1 Main St, Springfield.",
+		"site says: Place order: 2 × Canvas Tote (Natural) $36.00; total $36.00, card ending 4242, ship to Alice Liddell, 1 Main St, Springfield 12345, US.",
 		"--approve, --grant and a y typed here do not approve it.",
 		"Open this page in your browser, signed in as the account that made the call, and approve or deny:\n\n  "+demo+"/.well-known/affordances/approvals/",
 		"waiting for your decision on the approval page… 0s\n",

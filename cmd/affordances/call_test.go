@@ -154,7 +154,7 @@ func TestPlaceOrderApproval(t *testing.T) {
 
 	grants := []string{"--grant", "destructive", "--grant", "financial:50USD", "--grant", "confirm@" + demo}
 	code, _, errOut = cli(t, env, append(append([]string{"call"}, grants...), checkout, "placeOrder")...)
-	if want := "site says: Place order: 2 items, total $36.00, card ending 4242, ship to 1 Main St, Springfield."; code != exitNotApproved || !strings.Contains(errOut, want) {
+	if want := "site says: Place order: 2 × Canvas Tote (Natural) $36.00; total $36.00, card ending 4242, ship to Alice Liddell, 1 Main St, Springfield 12345, US."; code != exitNotApproved || !strings.Contains(errOut, want) {
 		t.Errorf("placeOrder with grants: exit %d, want 3 and stderr with %q\n%s", code, want, errOut)
 	}
 	if n := cartCount(t, tok, checkout); n != 2 {

@@ -243,7 +243,7 @@ func TestAddresses(t *testing.T) {
 		callOK(t, alice, "/checkout/shipping", "chooseAddress", map[string]any{"address": id})
 		callOK(t, alice, "/products/canvas-tote", "addToCart", map[string]any{"sku": "TOTE-NAT"})
 		status, d, _ := alice.call("/checkout", "placeOrder", nil, false)
-		if status != http.StatusPreconditionRequired || d.Error == nil || !strings.Contains(d.Error.Message, "ship to 7 Rabbit Hole, Oxford") {
+		if status != http.StatusPreconditionRequired || d.Error == nil || !strings.Contains(d.Error.Message, "ship to Alice Liddell, 7 Rabbit Hole, Oxford OX1 1DP, GB.") {
 			t.Errorf("placeOrder without confirm: got %d %+v, want 428 naming the new address", status, d.Error)
 		}
 		status, d, _ = alice.call("/checkout", "placeOrder", nil, true)

@@ -31,6 +31,7 @@ type badFixture struct {
 	review  int64  // alice's review of the canvas tote
 	plain   *http.Client
 	revoked string // a token alice revoked
+	consent string // what alice's confirmation page of placeOrder showed (affordances.FormConsentField)
 }
 
 func newBadFixture(t *testing.T) *badFixture {
@@ -76,10 +77,13 @@ func newBadFixture(t *testing.T) *badFixture {
 	if status, d, _ := tok.call("/account/tokens", "revokeToken", map[string]any{"name": "spare"}, false); status != http.StatusOK {
 		t.Fatalf("revokeToken: got %d %+v, want 200", status, d.Error)
 	}
-	// A cart line for alice, so placeOrder has something to place.
+	// A cart line for alice, so placeOrder has something to place, and
+	// her confirmation page of it.
 	if status, d, _ := tok.call("/products/canvas-tote", "addToCart", map[string]any{"sku": "TOTE-NAT", "quantity": 1}, false); status != http.StatusOK {
 		t.Fatalf("addToCart: got %d %+v, want 200", status, d.Error)
 	}
+	_, page := f.alice.post("/checkout", url.Values{"_action": {"placeOrder"}}, nil)
+	f.consent = confirmFields(t, page).Get(affordances.FormConsentField)
 	return f
 }
 
@@ -136,7 +140,7 @@ type badCase struct {
 	method string
 	path   string // {order} is alice's order
 	header http.Header
-	body   string // {review} is alice's review id
+	body   string // {review} is alice's review id, {consent} what her confirmation page of placeOrder showed
 	setup  func(t *testing.T, f *badFixture)
 	status int
 	code   string // "" for an answer that is no delta (an HTML page, a redirect)
@@ -146,7 +150,7 @@ type badCase struct {
 func (f *badFixture) send(t *testing.T, c badCase) (*http.Response, []byte) {
 	t.Helper()
 	path := strings.ReplaceAll(c.path, "{order}", f.order)
-	body := strings.ReplaceAll(c.body, "{review}", fmt.Sprint(f.review))
+	body := strings.NewReplacer("{review}", fmt.Sprint(f.review), "{consent}", f.consent).Replace(c.body)
 	req, err := http.NewRequest(c.method, f.base+path, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
@@ -300,7 +304,7 @@ var stateForms = []struct {
 	{asAlice, "/cart", url.Values{"_action": {"removeFromCart"}, "sku": {"TOTE-NAT"}}},
 	{asAlice, "/checkout/shipping", url.Values{"_action": {"chooseAddress"}, "address": {"work"}}},
 	{asAlice, "/checkout/payment", url.Values{"_action": {"choosePayment"}, "card": {"1881"}}},
-	{asAlice, "/checkout", url.Values{"_action": {"placeOrder"}, "_confirm": {"yes"}}},
+	{asAlice, "/checkout", url.Values{"_action": {"placeOrder"}, "_confirm": {"yes"}, affordances.FormConsentField: {"{consent}"}}},
 	{asAlice, "/orders/{order}", url.Values{"_action": {"cancelOrder"}, "_confirm": {"yes"}}},
 	{asAlice, "/login", url.Values{"_action": {"signOut"}}},
 	{asAnon, "/login", url.Values{"_action": {"signIn"}, "email": {shop.DemoEmail}, "password": {shop.DemoPassword}}},
@@ -441,7 +445,7 @@ func TestBadInputShop(t *testing.T) {
 	}
 	// Cross-site forms on every state-changing HTML form.
 	for _, fm := range stateForms {
-		body := strings.ReplaceAll(fm.values.Encode(), "%7Breview%7D", "{review}")
+		body := strings.NewReplacer("%7Breview%7D", "{review}", "%7Bconsent%7D", "{consent}").Replace(fm.values.Encode())
 		action := fm.values.Get("_action")
 		cases = append(cases,
 			badCase{name: "cross-site form " + action + " on " + fm.path, as: fm.as, method: "POST", path: fm.path,
@@ -464,7 +468,7 @@ func TestBadInputControls(t *testing.T) {
 		{name: "placeOrder with confirm true", as: asToken, method: "POST", path: "/checkout", header: http.Header{"Content-Type": {jsonType}}, body: `{"action":"placeOrder","confirm":true}`},
 	}
 	for _, fm := range stateForms {
-		body := strings.ReplaceAll(fm.values.Encode(), "%7Breview%7D", "{review}")
+		body := strings.NewReplacer("%7Breview%7D", "{review}", "%7Bconsent%7D", "{consent}").Replace(fm.values.Encode())
 		cases = append(cases, badCase{name: "form " + fm.values.Get("_action") + " on " + fm.path, as: fm.as, method: "POST", path: fm.path,
 			header: http.Header{"Content-Type": {formType}, "Sec-Fetch-Site": {"same-origin"}}, body: body})
 	}

@@ -415,7 +415,7 @@ func TestBrowserJourney(t *testing.T) {
 	if n := sam.count(`[data-aal="` + placeOrder.ID + `"]`); n != 0 {
 		t.Errorf("the confirmation page carries %d elements of %s: an agent running it again would confirm", n, placeOrder.ID)
 	}
-	sam.see(".summary", "Place order: 3 items, total $50.00, card ending 4242, ship to")
+	sam.see(".summary", "Place order: ", "Canvas Tote", "Stoneware Mug", "; total $50.00, card ending 4242, ship to ")
 	sam.accessible()
 	sam.click(confirmButton) // the person confirms: the page's own button, no affordance of the action
 	order := sam.at(`/orders/[A-Za-z0-9_-]+`)

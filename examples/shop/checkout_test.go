@@ -98,7 +98,7 @@ func TestCheckoutFlowByActions(t *testing.T) {
 			t.Errorf("got %s, want place-order costing 80 USD", body)
 		}
 		status, d, _ := a.call("/checkout", "placeOrder", nil, false)
-		want := "Place order: 3 items, total $80.00, card ending 1881, ship to 500 Market St, Shelbyville."
+		want := "Place order: 2 × Heavyweight Tee (Black / M) $64.00, 1 × Stoneware Mug (Slate) $16.00; total $80.00, card ending 1881, ship to Alice Liddell, 500 Market St, Shelbyville 54321, US."
 		if status != http.StatusPreconditionRequired || d.Error == nil || d.Error.Message != want {
 			t.Fatalf("got %d %+v, want 428 %q", status, d.Error, want)
 		}
@@ -249,14 +249,14 @@ func TestCheckoutFlowByForms(t *testing.T) {
 	step("step 4: review, confirm, order", func(t *testing.T) {
 		b.t = t
 		resp, body := b.do(http.MethodPost, "/checkout", http.Header{"Content-Type": {"application/x-www-form-urlencoded"}}, []byte("_action=placeOrder"))
-		want := "Place order: 3 items, total $96.00, card ending 1881, ship to 500 Market St, Shelbyville."
+		want := "Place order: 3 × Heavyweight Tee (Black / M) $96.00; total $96.00, card ending 1881, ship to Alice Liddell, 500 Market St, Shelbyville 54321, US."
 		if resp.StatusCode != 200 || !strings.Contains(html.UnescapeString(string(body)), want) {
 			t.Fatalf("got %d without %q, want the confirmation page", resp.StatusCode, want)
 		}
 		if n := cart(t); n != 3 {
 			t.Errorf("got %d in the cart, want 3: nothing ran", n)
 		}
-		resp = b.form("/checkout", url.Values{"_action": {"placeOrder"}, "_confirm": {"yes"}}, nil)
+		resp = b.form("/checkout", confirmFields(t, html.UnescapeString(string(body))), nil)
 		loc := resp.Header.Get("Location")
 		if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(loc, "/orders/") {
 			t.Fatalf("got %d to %q, want 303 to /orders/<id>", resp.StatusCode, loc)

@@ -159,7 +159,7 @@ func journey(t *testing.T, s *shop.Shop, c *affordances.Client, rec *recorder, a
 	if asked.Action != "placeOrder" || asked.Label != "Place order" || asked.Amount == nil || *asked.Amount != (aal.Cost{Currency: "USD", Amount: 36}) {
 		t.Errorf("the approver saw %+v, want placeOrder, its label and USD 36", asked)
 	}
-	if want := "Place order: 2 items, total $36.00, card ending 4242, ship to 1 Main St, Springfield."; asked.Message != want {
+	if want := "Place order: 2 × Canvas Tote (Natural) $36.00; total $36.00, card ending 4242, ship to Alice Liddell, 1 Main St, Springfield 12345, US."; asked.Message != want {
 		t.Errorf("the approver read %q, want the site's summary %q", asked.Message, want)
 	}
 	for _, class := range []aal.Class{aal.ClassDestructive, aal.ClassFinancial, aal.ClassConfirm} {

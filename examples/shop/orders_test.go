@@ -186,7 +186,7 @@ func TestCancelOrderByForm(t *testing.T) {
 	b := newBrowser(t, srv)
 	b.form("/login", url.Values{"_action": {"signIn"}, "email": {shop.DemoEmail}, "password": {shop.DemoPassword}}, nil)
 	b.form("/products/canvas-tote", url.Values{"_action": {"addToCart"}, "sku": {"TOTE-NAT"}}, nil)
-	resp := b.form("/checkout", url.Values{"_action": {"placeOrder"}, "_confirm": {"yes"}}, nil)
+	resp := b.confirmed("/checkout", url.Values{"_action": {"placeOrder"}})
 	order := resp.Header.Get("Location")
 	if !strings.HasPrefix(order, "/orders/") {
 		t.Fatalf("placeOrder: got %d to %q, want a redirect to the order", resp.StatusCode, order)

@@ -159,6 +159,9 @@ func (s *Shop) declare() {
 		Summary: affordances.Summarize(func(ctx context.Context, r *affordances.Request, _ struct{}) (string, error) {
 			return checkoutSummary(r.State), nil
 		}),
+		// The person approves these as the summary shows them: the order
+		// is placed only as long as they hold (checked in its transaction).
+		Consent: []string{"cart", "shipTo", "payment"},
 		// Paying commits money and an order cannot be taken back here.
 		AAL: &aal.Meta{
 			Action: aal.Purchase, Trust: aal.TrustFinancial, Destructive: true, Reversible: false,
@@ -498,16 +501,23 @@ func (s *Shop) checkoutState(ctx context.Context, p affordances.Principal) (*aff
 		if err != nil {
 			return nil, err
 		}
-		e["shipTo"] = ch.address
-		e["payment"] = payment(ch.card.Last4)
+		e = checkoutEntities(cart, ch)
 	}
 	links := flowNav(routePayment, "Back to payment", "", "", cart.Count)
 	return &affordances.State{Entities: e, Nav: nav(p, routeCheckout, cart.Count, links...)}, nil
 }
 
+// checkoutEntities are the checkout's entities, as the page shows them and
+// as placeOrder holds them to what the person approved (its Consent).
+func checkoutEntities(cart *cartView, ch *choice) map[string]any {
+	return map[string]any{"cart": cart, "shipTo": ch.address, "payment": payment(ch.card.Last4)}
+}
+
 // checkoutSummary is what placing the order will do, for the person who
-// approves it: "Place order: 3 items, total $87.40, card ending 4242, ship
-// to 1 Main St, Springfield."
+// approves it, every line and the recipient in full: "Place order: 2 ×
+// Canvas Tote (Natural) $36.00, 1 × Stoneware Mug (Cream) $24.00; total
+// $60.00, card ending 4242, ship to Alice Example, 1 Main St, Springfield
+// 12345, US."
 func checkoutSummary(st *affordances.State) string {
 	c := entity[*cartView](st, "cart")
 	a := entity[addressView](st, "shipTo")
@@ -515,7 +525,11 @@ func checkoutSummary(st *affordances.State) string {
 	if c == nil {
 		return "Place order."
 	}
-	return fmt.Sprintf("Place order: %s, total %s, %s, ship to %s.", items(c.Count), money(c.Total), pay, a.oneLine())
+	lines := make([]string, len(c.Items))
+	for i, l := range c.Items {
+		lines[i] = fmt.Sprintf("%d × %s (%s) %s", l.Quantity, l.Name, l.Label, money(l.LineTotal))
+	}
+	return fmt.Sprintf("Place order: %s; total %s, %s, ship to %s.", strings.Join(lines, ", "), money(c.Total), pay, a.full())
 }
 
 // orderState loads one of the requester's orders; anyone else's is not
@@ -671,7 +685,9 @@ func (s *Shop) choosePayment(ctx context.Context, r *affordances.Request, in cho
 }
 
 func (s *Shop) placeOrder(ctx context.Context, r *affordances.Request, _ struct{}) (placeOrderOutput, error) {
-	o, err := s.store.placeOrder(ctx, userID(r.Principal))
+	o, err := s.store.placeOrder(ctx, userID(r.Principal), func(c *cartView, ch *choice) error {
+		return r.Consented(checkoutEntities(c, ch))
+	})
 	if err != nil {
 		return placeOrderOutput{}, err
 	}

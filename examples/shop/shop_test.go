@@ -231,6 +231,34 @@ func (a *agent) post(path string, values url.Values, header http.Header) (*http.
 	return resp, html.UnescapeString(string(body))
 }
 
+// confirmed posts the form of values to path, as a person presses its
+// button, then the confirmation page's form, as they press its button: how
+// a confirm action's form runs (that page carries what the person was
+// shown, affordances.FormConsentField). It returns the second answer.
+func (a *agent) confirmed(path string, values url.Values) *http.Response {
+	a.t.Helper()
+	_, page := a.post(path, values, nil)
+	return a.form(path, confirmFields(a.t, page), nil)
+}
+
+// confirmFields returns the fields a confirmation page's form posts.
+func confirmFields(t testing.TB, page string) url.Values {
+	t.Helper()
+	start := strings.Index(page, `name="`+affordances.FormConfirmField+`"`)
+	if start < 0 {
+		t.Fatalf("got a page with no confirmation form:\n%.2000s", page)
+	}
+	form := page[strings.LastIndex(page[:start], "<form"):]
+	form = form[:strings.Index(form, "</form>")]
+	v := url.Values{}
+	for _, m := range hiddenField.FindAllStringSubmatch(form, -1) {
+		v.Add(m[1], m[2])
+	}
+	return v
+}
+
+var hiddenField = regexp.MustCompile(`<input type="hidden" name="([^"]+)" value="([^"]*)">`)
+
 // issueAt returns the issue a page shows at the field name, in its label:
 // what the person must change before sending the form again.
 func issueAt(page, name string) string {
@@ -492,7 +520,7 @@ func TestAgentJourney(t *testing.T) {
 		if status != http.StatusPreconditionRequired || d.Error == nil || d.Error.Code != affordances.ConfirmRequired {
 			t.Fatalf("got %d %+v, want 428 confirm_required", status, d.Error)
 		}
-		want := "Place order: 3 items, total $96.00, card ending 4242, ship to 1 Main St, Springfield."
+		want := "Place order: 3 × Heavyweight Tee (Black / M) $96.00; total $96.00, card ending 4242, ship to Alice Liddell, 1 Main St, Springfield 12345, US."
 		if d.Error.Message != want {
 			t.Errorf("got summary %q, want %q", d.Error.Message, want)
 		}
@@ -789,13 +817,13 @@ func TestHTML(t *testing.T) {
 	t.Run("the order form asks for confirmation first", func(t *testing.T) {
 		b.t = t
 		resp, body := b.do(http.MethodPost, "/checkout", http.Header{"Content-Type": {"application/x-www-form-urlencoded"}}, []byte("_action=placeOrder"))
-		if resp.StatusCode != 200 || !strings.Contains(html.UnescapeString(string(body)), "Place order: 2 items, total $36.00, card ending 4242, ship to 1 Main St, Springfield.") {
+		if resp.StatusCode != 200 || !strings.Contains(html.UnescapeString(string(body)), "Place order: 2 × Canvas Tote (Natural) $36.00; total $36.00, card ending 4242, ship to Alice Liddell, 1 Main St, Springfield 12345, US.") {
 			t.Fatalf("got %d without the summary, want a confirmation page", resp.StatusCode)
 		}
 		if n, _ := s.CartCountForTest(t.Context(), shop.DemoEmail); n != 2 {
 			t.Errorf("got %d in the cart, want 2: nothing ran", n)
 		}
-		resp = b.form("/checkout", url.Values{"_action": {"placeOrder"}, "_confirm": {"yes"}}, nil)
+		resp = b.form("/checkout", confirmFields(t, html.UnescapeString(string(body))), nil)
 		if loc := resp.Header.Get("Location"); resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(loc, "/orders/") {
 			t.Fatalf("got %d to %q, want 303 to /orders/<id>", resp.StatusCode, loc)
 		}

@@ -641,8 +641,10 @@ var errEmptyCart = affordances.NewError(affordances.Unavailable, "Your cart is e
 // placeOrder turns the user's cart into an order in one transaction: stock
 // of every line is decremented, never below zero, the order recorded and
 // the cart emptied. When any line lacks stock nothing changes and the error
-// says which.
-func (st *store) placeOrder(ctx context.Context, userID int64) (*orderView, error) {
+// says which. consented is asked first, in the transaction, whether the
+// cart and the choices as they stand are what the person approved; its
+// error undoes the transaction.
+func (st *store) placeOrder(ctx context.Context, userID int64, consented func(*cartView, *choice) error) (*orderView, error) {
 	o := &orderView{ID: orderID(), PlacedAt: time.Now().UTC().Format(time.RFC3339)}
 	err := st.db.Write(ctx, func(tx *sqldb.Tx) error {
 		c, err := cartOf(ctx, tx, userID)
@@ -652,6 +654,13 @@ func (st *store) placeOrder(ctx context.Context, userID int64) (*orderView, erro
 		if len(c.Items) == 0 {
 			return errEmptyCart
 		}
+		ch, err := choiceOf(ctx, tx, userID)
+		if err != nil {
+			return err
+		}
+		if err := consented(c, ch); err != nil {
+			return err
+		}
 		for _, l := range c.Items {
 			if l.Quantity > l.Stock {
 				if l.Stock == 0 {
@@ -659,10 +668,6 @@ func (st *store) placeOrder(ctx context.Context, userID int64) (*orderView, erro
 				}
 				return affordances.NewError(affordances.Unavailable, fmt.Sprintf("Only %d of %s (%s) left in stock; lower the quantity to order.", l.Stock, l.Name, l.Label))
 			}
-		}
-		ch, err := choiceOf(ctx, tx, userID)
-		if err != nil {
-			return err
 		}
 		o.Items, o.Count, o.Total = c.Items, c.Count, c.Total
 		o.ShipTo, o.Payment = ch.address.full(), payment(ch.card.Last4)

@@ -391,7 +391,7 @@ func TestWebMCPCalls(t *testing.T) {
 	alice.visit("/checkout")
 	alice.see("main", "1881")
 	_, asked, _ := newAgent(t, srv, s.Token()).call("/checkout", "placeOrder", nil, false)
-	if asked.Error == nil || !strings.Contains(asked.Error.Message, "Place order: 2 items, total $36.00") {
+	if asked.Error == nil || !strings.Contains(asked.Error.Message, "Place order: 2 × Canvas Tote (Natural) $36.00; total $36.00") {
 		t.Fatalf("placeOrder unconfirmed over HTTP: got %+v, want the summary", asked.Error)
 	}
 	d = alice.execute("placeOrder", map[string]any{})
