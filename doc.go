@@ -104,7 +104,10 @@
 // human-verified one ([Action.Verify], CLARIFICATIONS 10) runs only after
 // the person approved that very call on the site's approval page
 // ([ApprovalsPath]) in their browser session, so a model that sends
-// confirm: true on its own is refused. A call
+// confirm: true on its own is refused. A person's confirmation, on the
+// confirmation page or the approval page, covers the state its summary
+// describes ([Action.Consent]): the call runs only while it holds, checked
+// before the action and, with [Request.Consented], in its transaction. A call
 // with an Idempotency-Key runs at most once for its principal, page and key,
 // and a retry with the same body gets the first delta back
 // ([IdempotencyStore]). Errors that are not an [*Error] reach the requester
