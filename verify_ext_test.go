@@ -123,12 +123,13 @@ func TestHumanVerifiedConfirmation(t *testing.T) {
 
 	// Nobody but alice's browser session decides.
 	for name, header := range map[string]map[string]string{
-		"alice's bearer token (her agent)":          {"Authorization": "Bearer alice-token"},
-		"alice's token with an Origin":              {"Authorization": "Bearer alice-token", "Origin": srv.URL},
-		"alice's cookie without a browser's Origin": {"Cookie": "who=alice"},
-		"alice's cookie from another site":          {"Cookie": "who=alice", "Origin": "https://evil.example"},
-		"bob's browser":                             {"Cookie": "who=bob", "Origin": srv.URL},
-		"nobody":                                    {"Origin": srv.URL},
+		"alice's bearer token (her agent)":              {"Authorization": "Bearer alice-token"},
+		"alice's token with an Origin":                  {"Authorization": "Bearer alice-token", "Origin": srv.URL},
+		"alice's cookie without a browser's Origin":     {"Cookie": "who=alice"},
+		"alice's cookie from another site":              {"Cookie": "who=alice", "Origin": "https://evil.example"},
+		"alice's cookie, Origin https on the http site": {"Cookie": "who=alice", "Origin": strings.Replace(srv.URL, "http:", "https:", 1)},
+		"bob's browser":                                 {"Cookie": "who=bob", "Origin": srv.URL},
+		"nobody":                                        {"Origin": srv.URL},
 	} {
 		if got := decide(t, srv, link, "approve", header); got < 400 {
 			t.Errorf("approving as %s: got %d, want a refusal", name, got)
