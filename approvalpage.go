@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/affordances/affordances-go/aal"
+	"github.com/affordances/affordances-go/internal/display"
 	"github.com/affordances/affordances-go/internal/mediatype"
 )
 
@@ -103,13 +104,16 @@ func (s *Site) serveApproval(w http.ResponseWriter, r *http.Request) {
 	s.renderApproval(w, http.StatusOK, s.approvalPage(ctx, r, p, ap))
 }
 
-// approvalPage is what the approval page shows of ap.
+// approvalPage is what the approval page shows of ap: the text that came
+// from the call or the site's state (the summary, the page, the label, the
+// input) with every character a person could not see made visible, as
+// [aal.Visible] writes it; the input stays JSON, escaping them as JSON does.
 func (s *Site) approvalPage(ctx context.Context, r *http.Request, p Principal, ap *Approval) *approvalPage {
-	page := &approvalPage{Site: s.opts.Name, Approval: ap, Label: ap.Action, Input: string(ap.Input),
-		Expires: ap.Expires.UTC().Format("15:04 UTC, 2 January 2006")}
+	page := &approvalPage{Site: s.opts.Name, Summary: aal.Visible(ap.Summary), Page: aal.Visible(ap.Page), State: ap.State,
+		Label: aal.Visible(ap.Action), Input: aal.Visible(string(ap.Input)), Expires: ap.Expires.UTC().Format("15:04 UTC, 2 January 2006")}
 	var pretty bytes.Buffer
 	if json.Indent(&pretty, ap.Input, "", "  ") == nil {
-		page.Input = pretty.String()
+		page.Input = display.EscapeHidden(pretty.String())
 	}
 	rt, params := s.lookup((&url.URL{Path: ap.Page}).EscapedPath())
 	if rt == nil {
@@ -128,7 +132,7 @@ func (s *Site) approvalPage(ctx context.Context, r *http.Request, p Principal, a
 		}
 	}
 	if aff.Label != "" {
-		page.Label = aff.Label
+		page.Label = aal.Visible(aff.Label)
 	}
 	as := aal.Classify(aff, string(a.Expose))
 	for _, c := range as.Classes {
@@ -143,11 +147,14 @@ func (s *Site) approvalPage(ctx context.Context, r *http.Request, p Principal, a
 	return page
 }
 
-// An approvalPage is the data of approvalTemplate.
+// An approvalPage is the data of approvalTemplate: the text it shows, made
+// visible.
 type approvalPage struct {
 	Site        string
 	Error       string // the page is a refusal
-	Approval    *Approval
+	Summary     string
+	Page        string
+	State       ApprovalState
 	Label       string // the action's AAL label, or its name
 	Description string
 	Input       string // indented JSON
@@ -183,24 +190,24 @@ button.approve{background:#1f7a3d;border-color:#1f7a3d;color:#fff}
 .state{font-size:1.15rem;font-weight:600}.approved{color:#1f7a3d}.denied{color:#8a1c12}.error{color:#8a1c12}
 </style></head><body><main>
 {{if .Error}}<h1>Approval</h1>{{with .Site}}<p class="site">{{.}}</p>{{end}}<p class="error">{{.Error}}</p>
-{{else}}{{$a := .Approval}}
+{{else}}
 <h1>Approve: {{.Label}}</h1>{{with .Site}}<p class="site">{{.}} asks you to approve a call your agent made.</p>{{end}}
-<p class="summary">{{$a.Summary}}</p>
+<p class="summary">{{.Summary}}</p>
 <dl>
 <dt>Action</dt><dd>{{.Label}}{{with .Description}} — {{.}}{{end}}</dd>
-<dt>Page</dt><dd>{{$a.Page}}</dd>
+<dt>Page</dt><dd>{{.Page}}</dd>
 {{with .Cost}}<dt>Cost</dt><dd>{{.}}</dd>{{end}}
 {{with .Classes}}<dt>Risk</dt><dd class="classes">{{range .}}<span>{{.}}</span>{{end}}</dd>{{end}}
 <dt>Input</dt><dd><pre>{{.Input}}</pre></dd>
 <dt>Expires</dt><dd>{{.Expires}}</dd>
 </dl>
-{{if eq (print $a.State) "pending"}}
+{{if eq (print .State) "pending"}}
 <p>Nothing has happened yet. Approve to let your agent's call run once; deny and it never runs.</p>
 <div class="buttons">
 <form method="post"><input type="hidden" name="decision" value="approve"><button class="approve" type="submit">Approve</button></form>
 <form method="post"><input type="hidden" name="decision" value="deny"><button type="submit">Deny</button></form>
 </div>
-{{else if eq (print $a.State) "approved"}}<p class="state approved">Approved. Your agent's call will run once when it sends it again.</p>
+{{else if eq (print .State) "approved"}}<p class="state approved">Approved. Your agent's call will run once when it sends it again.</p>
 {{else}}<p class="state denied">Denied. The call will not run.</p>{{end}}
 {{end}}
 </main></body></html>

@@ -370,6 +370,45 @@ func TestLimits(t *testing.T) {
 	}
 }
 
+// TestLoneSurrogates: a string escape that is half of a UTF-16 surrogate
+// pair without its other half is no character (RFC 8259, section 8.2);
+// encoding/json would read it as U+FFFD, another input than the one sent,
+// so the call is refused as invalid_input, 400 (CLARIFICATIONS 2), and
+// nothing runs. A whole pair is a character like any other.
+func TestLoneSurrogates(t *testing.T) {
+	for _, tc := range []struct {
+		name, body string
+		status     int
+	}{
+		{"a high surrogate in the input", `{"action":"addNote","input":{"text":"tee\ud800"}}`, 400},
+		{"a low surrogate in the input", `{"action":"addNote","input":{"text":"tee\udc00"}}`, 400},
+		{"a pair the wrong way round", `{"action":"addNote","input":{"text":"\ude00\ud83d"}}`, 400},
+		{"a high surrogate before another escape", `{"action":"addNote","input":{"text":"\ud83d\u0041"}}`, 400},
+		{"a high surrogate before a character", `{"action":"addNote","input":{"text":"\ud83dA"}}`, 400},
+		{"two high surrogates", `{"action":"addNote","input":{"text":"\ud83d\ud83d\ude00"}}`, 400},
+		{"in a name", `{"action":"addNote","input":{"text":"hi","\udfff":1}}`, 400},
+		{"in a member the call does not read", `{"action":"addNote","input":{"text":"hi"},"pad":["\uDBFF"]}`, 400},
+		{"in the action", `{"action":"addNote\ud800","input":{"text":"hi"}}`, 400},
+		{"a pair", `{"action":"addNote","input":{"text":"tee \ud83d\ude00"}}`, 200},
+		{"a pair in capitals", `{"action":"addNote","input":{"text":"tee \uD83D\uDE00"}}`, 200},
+		{"an escaped backslash before u", `{"action":"addNote","input":{"text":"C:\\ud800"}}`, 200},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			site, b := testSite(t, nil)
+			res := do(t, site.Handler(app), post("/", tc.body, "Authorization: Bearer good"))
+			if res.status != tc.status {
+				t.Fatalf("got %d %s, want %d", res.status, res.body, tc.status)
+			}
+			if tc.status == 400 && (res.code() != affordances.InvalidInput || !strings.Contains(res.delta.Error.Message, "surrogate")) {
+				t.Errorf("got %s %q, want invalid_input naming the surrogate", res.code(), res.delta.Error.Message)
+			}
+			if got, want := b.ran["addNote"], map[int]int{200: 1, 400: 0}[tc.status]; got != want {
+				t.Errorf("addNote ran %d times, want %d", got, want)
+			}
+		})
+	}
+}
+
 // TestRateLimit: over the limit, rate_limited with Retry-After in whole
 // seconds (seed 000 step 3; CLARIFICATIONS 5: every call that passed step 2
 // counts, also those that later fail).

@@ -15,6 +15,7 @@ func FuzzDecodeCall(f *testing.F) {
 		`{"action":"placeOrder","confirm":true}`,
 		`{"action":"x","input":null,"extra":[1,2,{"a":"]"}]}`,
 		`{"action":""}`, `[]`, `null`, `{"action":"a","confirm":"yes"}`, `"\u0000"`,
+		`{"action":"addToCart","input":{"sku":"tee\ud800"}}`, `{"action":"addToCart","input":{"sku":"tee\ud83d\ude00"}}`,
 		`{"action":"a","input":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}`,
 	} {
 		f.Add([]byte(s))

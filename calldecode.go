@@ -7,6 +7,8 @@ import (
 	"io"
 	"strconv"
 	"sync"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // readBody reads r to its end, as io.ReadAll does, into a slice of room
@@ -58,7 +60,7 @@ func notCall() *Error {
 // encoding/json's Decoder would token by token, and refuses it at the first
 // token that breaks the JSON grammar or a bound: nesting, the count of
 // values (names included), the length and range of a number, a name twice
-// in one object.
+// in one object, a string escaping half of a surrogate pair alone.
 func (s *callScan) scan(body []byte) *Error {
 	names := scanNames.Get().(*[][]byte)
 	defer func() {
@@ -123,8 +125,8 @@ func (s *callScan) value(depth int) bool {
 		}
 		return s.arrayBody(depth + 1)
 	case c == '"':
-		if _, ok := s.str(); !ok {
-			return s.fail(notCall())
+		if _, err := s.str(); err != nil {
+			return s.fail(err)
 		}
 		return s.count()
 	case c == '-' || '0' <= c && c <= '9':
@@ -214,9 +216,9 @@ func (s *callScan) objectBody(depth int) bool {
 		if s.i == len(s.b) || s.b[s.i] != '"' {
 			return s.fail(notCall())
 		}
-		name, ok := s.str()
-		if !ok {
-			return s.fail(notCall())
+		name, err := s.str()
+		if err != nil {
+			return s.fail(err)
 		}
 		if !s.count() {
 			return false
@@ -282,51 +284,91 @@ func (s *callScan) objectBody(depth int) bool {
 }
 
 // str reads the string at s.i and returns its value: the bytes between the
-// quotes as they are when they hold no escape, else decoded.
-func (s *callScan) str() ([]byte, bool) {
+// quotes as they are when they hold no escape, else decoded. A string that
+// is not JSON is [notCall]; one that escapes half of a surrogate pair
+// without its other half, which encoding/json would read as U+FFFD, is
+// refused by [loneSurrogate].
+func (s *callScan) str() ([]byte, *Error) {
 	start := s.i
 	s.i++
 	escaped := false
+	lone := -1 // where the first half without its other half is
 	for s.i < len(s.b) {
 		switch c := s.b[s.i]; {
 		case c == '"':
 			s.i++
-			if !escaped {
-				return s.b[start+1 : s.i-1], true
+			switch {
+			case lone >= 0:
+				return nil, loneSurrogate(s.b[lone : lone+6])
+			case !escaped:
+				return s.b[start+1 : s.i-1], nil
 			}
 			var v string
 			if json.Unmarshal(s.b[start:s.i], &v) != nil {
-				return nil, false
+				return nil, notCall()
 			}
-			return []byte(v), true
+			return []byte(v), nil
 		case c == '\\':
 			escaped = true
 			if s.i+1 == len(s.b) {
-				return nil, false
+				return nil, notCall()
 			}
 			switch s.b[s.i+1] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				s.i += 2
 			case 'u':
-				if s.i+6 > len(s.b) {
-					return nil, false
-				}
-				for _, h := range s.b[s.i+2 : s.i+6] {
-					if !('0' <= h && h <= '9' || 'a' <= h && h <= 'f' || 'A' <= h && h <= 'F') {
-						return nil, false
-					}
+				r, ok := s.escapedRune(s.i)
+				if !ok {
+					return nil, notCall()
 				}
 				s.i += 6
+				if !utf16.IsSurrogate(r) {
+					break
+				}
+				if low, ok := s.escapedRune(s.i); ok && utf16.DecodeRune(r, low) != utf8.RuneError {
+					s.i += 6
+				} else if lone < 0 {
+					lone = s.i - 6
+				}
 			default:
-				return nil, false
+				return nil, notCall()
 			}
 		case c < 0x20:
-			return nil, false
+			return nil, notCall()
 		default:
 			s.i++
 		}
 	}
-	return nil, false
+	return nil, notCall()
+}
+
+// escapedRune reads the escape \uXXXX at i and reports whether there is one.
+func (s *callScan) escapedRune(i int) (rune, bool) {
+	if i+6 > len(s.b) || s.b[i] != '\\' || s.b[i+1] != 'u' {
+		return 0, false
+	}
+	var r rune
+	for _, h := range s.b[i+2 : i+6] {
+		switch {
+		case '0' <= h && h <= '9':
+			r = r<<4 | rune(h-'0')
+		case 'a' <= h && h <= 'f':
+			r = r<<4 | rune(h-'a'+10)
+		case 'A' <= h && h <= 'F':
+			r = r<<4 | rune(h-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
+}
+
+// loneSurrogate is the refusal of a string that escapes half of a UTF-16
+// surrogate pair without its other half (esc, as written): no character
+// (RFC 8259, section 8.2), which encoding/json would read as U+FFFD, so
+// another input than the one sent.
+func loneSurrogate(esc []byte) *Error {
+	return NewError(InvalidInput, fmt.Sprintf("The call holds the escape %s, half of a UTF-16 surrogate pair without its other half: no character (RFC 8259, section 8.2).", esc))
 }
 
 // number reads the number at s.i: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?

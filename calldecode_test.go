@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -61,12 +62,20 @@ func scanReference(body []byte) *Error {
 	}
 	values := 0
 	for {
+		before := dec.InputOffset()
 		tok, err := dec.Token()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return NewError(InvalidInput, "The body is not a Call: a JSON object with an \"action\".")
+		}
+		if _, ok := tok.(string); ok {
+			// encoding/json reads half of a surrogate pair as U+FFFD.
+			lit := body[before:dec.InputOffset()]
+			if esc := loneSurrogateReference(lit[bytes.IndexByte(lit, '"'):]); esc != "" {
+				return NewError(InvalidInput, fmt.Sprintf("The call holds the escape %s, half of a UTF-16 surrogate pair without its other half: no character (RFC 8259, section 8.2).", esc))
+			}
 		}
 		if d, ok := tok.(json.Delim); !ok || d == '{' || d == '[' { // a value, or a name
 			if values++; values > maxValues {
@@ -109,6 +118,41 @@ func scanReference(body []byte) *Error {
 	return nil
 }
 
+// loneSurrogateReference returns the first \u escape of the JSON string
+// literal lit (its quotes included) that is half of a surrogate pair
+// without its other half, as written, or "".
+func loneSurrogateReference(lit []byte) string {
+	type unit struct {
+		r   rune // -1: not a \u escape
+		esc string
+	}
+	var units []unit
+	for i := 1; i < len(lit)-1; i++ {
+		switch {
+		case lit[i] != '\\':
+			units = append(units, unit{r: -1})
+		case lit[i+1] == 'u':
+			n, _ := strconv.ParseUint(string(lit[i+2:i+6]), 16, 16)
+			units = append(units, unit{rune(n), string(lit[i : i+6])})
+			i += 5
+		default:
+			units = append(units, unit{r: -1})
+			i++
+		}
+	}
+	for i := 0; i < len(units); i++ {
+		if !utf16.IsSurrogate(units[i].r) {
+			continue
+		}
+		if i+1 < len(units) && utf16.DecodeRune(units[i].r, units[i+1].r) != utf8.RuneError {
+			i++
+			continue
+		}
+		return units[i].esc
+	}
+	return ""
+}
+
 // callBodies are bodies of every kind DecodeCall meets: calls, each bound
 // just kept and just broken, duplicate names (escaped too), every JSON
 // value at the top, several, and broken JSON of each kind of token.
@@ -144,6 +188,11 @@ func callBodies() []string {
 		deep(64), deep(65), `{"action":"a","input":` + deep(63) + `}`, `{"action":"a","input":` + deep(64) + `}`,
 		many(9998), many(9999), many(10000), names(20, false), names(20, true), names(4, true),
 		`{"action":"a","input":{"q":"` + strings.Repeat("é", 100) + `"}}`, "{\"action\":\"\xff\"}",
+		// Surrogates: a pair, and halves without their other half.
+		`["\ud83d\ude00"]`, `["\uD83D\uDE00"]`, `["\udc00"]`, `["\ude00\ud83d"]`, `["\ud83d\u0041"]`, `["\ud83dA"]`,
+		`["\ud83d\ud83d\ude00"]`, `["\ud83d\"]`, `["\ud83d\u00"]`, `["\ud800\x"]`, `["\ud800" x]`, `{"\ud800" x}`,
+		`{"\ud800":1,"\ud800":2}`, `["\\ud800"]`, `{"action":"addToCart","input":{"sku":"tee\ud800"}}`,
+		`{"action":"a\udfff"}`, `{"action":"a","pad":[1e999,"\ud800"]}`, `{"action":"a","pad":["\ud800",1e999]}`,
 	}
 	return bodies
 }

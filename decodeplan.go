@@ -83,8 +83,8 @@ func (p decodePlan) decode(input []byte, v reflect.Value) bool {
 		if s.i == len(s.b) || s.b[s.i] != '"' {
 			return false
 		}
-		name, ok := s.str()
-		if !ok {
+		name, err := s.str()
+		if err != nil {
 			return false
 		}
 		f := p.field(string(name)) // inlined: the conversion does not allocate
@@ -144,8 +144,8 @@ func (s *callScan) fill(f reflect.Value, k reflect.Kind) bool {
 		if s.b[s.i] != '"' {
 			return false
 		}
-		v, ok := s.str()
-		if !ok || !utf8.Valid(v) { // encoding/json would write U+FFFD
+		v, err := s.str()
+		if err != nil || !utf8.Valid(v) { // encoding/json would write U+FFFD
 			return false
 		}
 		f.SetString(string(v))

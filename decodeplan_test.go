@@ -95,6 +95,7 @@ func TestDecodePlanMatchesUnmarshal(t *testing.T) {
 		`{"SKU":"mug"}`, `{"plain":"x"}`, `{"other":1}`, `{"sku":null}`, `{"quantity":1.0}`, `{"quantity":1e2}`,
 		`{"small":128}`, `{"count":-1}`, `{"count":65536}`, `{"quantity":"2"}`, `{"sku":2}`, `{"gift":"true"}`,
 		`{"hidden":"x"}`, `{"Skipped":"x"}`, `[]`, `{"sku":"a"} {}`, `{"sku":"a",}`, `"x"`, `{"sku":"\xff"}`,
+		`{"sku":"tee\ud800"}`, `{"sku":"\udc00"}`, // encoding/json would write U+FFFD
 	} {
 		if decodeBoth[decodeFlat](t, in) {
 			t.Errorf("the plan took %s", in)
@@ -106,7 +107,8 @@ func TestDecodePlanMatchesUnmarshal(t *testing.T) {
 // takes, encoding/json takes too, into the same value.
 func FuzzDecodePlan(f *testing.F) {
 	for _, s := range []string{`{}`, `{"sku":"mug","quantity":2,"gift":true,"weight":1.5,"ratio":2,"small":1,"count":3}`,
-		`{"sku":"\u00e9\ud83d\ude00","Plain":"\n"}`, `{"quantity":-9223372036854775808}`, `{"count":0}`} {
+		`{"sku":"\u00e9\ud83d\ude00","Plain":"\n"}`, `{"quantity":-9223372036854775808}`, `{"count":0}`,
+		`{"sku":"tee\ud800"}`, `{"sku":"\ude00\ud83d"}`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, input string) {

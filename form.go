@@ -309,15 +309,17 @@ var errFormOrigin = forbidden("This form was posted from another site, so it was
 
 // checkFormOrigin is step 2's origin rule for forms: the browser's, as
 // [http.CrossOriginProtection] applies it (Sec-Fetch-Site, else Origin
-// against the Host), with the site's configured origin trusted; and when
-// [SiteOptions.Origin] is set, an Origin header must be that one, so a
-// page served under another name (DNS rebinding) cannot post either.
+// against the Host), with the site's configured origin trusted; and an
+// Origin header must be the site's whole origin (scheme, host and port):
+// [SiteOptions.Origin], so a page served under another name (DNS
+// rebinding) cannot post either, or else the request's own. Without
+// SiteOptions.Origin, Origin: null is left to the browser's rule.
 func (s *Site) checkFormOrigin(r *http.Request) error {
 	if err := s.formOrigin.Check(r); err != nil || len(r.Header.Values("Origin")) > 1 {
 		return errFormOrigin
 	}
-	if got := r.Header.Get("Origin"); s.opts.Origin != "" && got != "" {
-		if o, err := weborigin.Parse(got); err != nil || o != s.opts.Origin {
+	if got := r.Header.Get("Origin"); got != "" && (got != "null" || s.opts.Origin != "") {
+		if o, err := weborigin.Parse(got); err != nil || o != s.origin(r) {
 			return errFormOrigin
 		}
 	}

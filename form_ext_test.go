@@ -236,6 +236,47 @@ func TestFormOriginConfigured(t *testing.T) {
 	}
 }
 
+// TestFormOriginScheme: without SiteOptions.Origin, the site's origin is
+// the request's own scheme, host and port (CLARIFICATIONS 4 and 13), so a
+// form whose Origin names another scheme or port of the same host is
+// refused, even when the browser calls it same-origin; Origin: null with
+// Sec-Fetch-Site: same-origin stays accepted (CLARIFICATIONS 13).
+func TestFormOriginScheme(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		https   bool // the site is served over TLS
+		headers []string
+		status  int
+	}{
+		{"http site, its own Origin", false, []string{"Origin: http://shop.test"}, 303},
+		{"http site, its own Origin with the default port", false, []string{"Origin: http://shop.test:80"}, 303},
+		{"http site, Origin https", false, []string{"Origin: https://shop.test"}, 403},
+		{"http site, Origin https, no Sec-Fetch-Site", false, []string{"Origin: https://shop.test", "Sec-Fetch-Site: "}, 403},
+		{"http site, Origin of another port", false, []string{"Origin: http://shop.test:8080"}, 403},
+		{"https site, its own Origin", true, []string{"Origin: https://shop.test"}, 303},
+		{"https site, Origin http", true, []string{"Origin: http://shop.test"}, 403},
+		{"http site, no Origin", false, []string{"Origin: "}, 303},
+		{"http site, Origin null, same-origin", false, []string{"Origin: null"}, 303},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h, st := formSite(t, nil)
+			r := httptest.NewRequest(http.MethodPost, "http://shop.test/", strings.NewReader("_action=increment"))
+			if tc.https {
+				r = httptest.NewRequest(http.MethodPost, "https://shop.test/", strings.NewReader("_action=increment"))
+			}
+			r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			r.Header.Set("Sec-Fetch-Site", "same-origin")
+			with(r, tc.headers)
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, r)
+			want := map[int]int{303: 1, 403: 0}[tc.status]
+			if rec.Code != tc.status || st.get() != want {
+				t.Errorf("got %d, counter %d; want %d, counter %d", rec.Code, st.get(), tc.status, want)
+			}
+		})
+	}
+}
+
 // TestFormSuccessMessage: after a success the person lands on the delta's
 // redirect (or the page) and reads the delta's message there, once.
 func TestFormSuccessMessage(t *testing.T) {

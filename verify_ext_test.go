@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -123,12 +124,13 @@ func TestHumanVerifiedConfirmation(t *testing.T) {
 
 	// Nobody but alice's browser session decides.
 	for name, header := range map[string]map[string]string{
-		"alice's bearer token (her agent)":          {"Authorization": "Bearer alice-token"},
-		"alice's token with an Origin":              {"Authorization": "Bearer alice-token", "Origin": srv.URL},
-		"alice's cookie without a browser's Origin": {"Cookie": "who=alice"},
-		"alice's cookie from another site":          {"Cookie": "who=alice", "Origin": "https://evil.example"},
-		"bob's browser":                             {"Cookie": "who=bob", "Origin": srv.URL},
-		"nobody":                                    {"Origin": srv.URL},
+		"alice's bearer token (her agent)":              {"Authorization": "Bearer alice-token"},
+		"alice's token with an Origin":                  {"Authorization": "Bearer alice-token", "Origin": srv.URL},
+		"alice's cookie without a browser's Origin":     {"Cookie": "who=alice"},
+		"alice's cookie from another site":              {"Cookie": "who=alice", "Origin": "https://evil.example"},
+		"alice's cookie, Origin https on the http site": {"Cookie": "who=alice", "Origin": strings.Replace(srv.URL, "http:", "https:", 1)},
+		"bob's browser":                                 {"Cookie": "who=bob", "Origin": srv.URL},
+		"nobody":                                        {"Origin": srv.URL},
 	} {
 		if got := decide(t, srv, link, "approve", header); got < 400 {
 			t.Errorf("approving as %s: got %d, want a refusal", name, got)
@@ -181,6 +183,45 @@ func TestHumanVerifiedConfirmation(t *testing.T) {
 	}
 	if status, d := verifiedCall(t, srv, "alice", in, true); status != 428 || d.Approval == nil || d.Approval.URL == link || runs.Load() != 1 {
 		t.Errorf("the approved call again: got %d %+v, %d runs; want 428 with a new approval, one run", status, d.Approval, runs.Load())
+	}
+}
+
+// TestApprovalPageShowsHidden: the approval page shows the summary, the
+// label and the input with every invisible and direction character made
+// visible, as aal.Visible writes them (CLARIFICATIONS 8): the person
+// approving sees "Bob\u202e", never text a right-to-left override turned
+// around. The input stays JSON, its characters escaped as JSON does.
+func TestApprovalPageShowsHidden(t *testing.T) {
+	srv, _ := verifiedSite(t, nil)
+	status, d := verifiedCall(t, srv, "alice", "{\"amount\":18,\"to\":\"Bob\u202e\u2066\u200b\\\\u202e\"}", false)
+	if status != 428 || d.Approval == nil {
+		t.Fatalf("the call: got %d %+v, want 428 with an approval", status, d.Approval)
+	}
+	req, _ := http.NewRequest(http.MethodGet, srv.URL+d.Approval.URL, nil)
+	req.Header.Set("Cookie", "who=alice")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	for _, tc := range []struct{ where, want string }{
+		{"summary", `<p class="summary">Pay Bob\u202e\u2066\u200b\\u202e $18.</p>`},
+		{"label", `<h1>Approve: Pay</h1>`},
+		{"input", `&#34;to&#34;: &#34;Bob\u202e\u2066\u200b\\u202e&#34;`},
+	} {
+		if !strings.Contains(page, tc.want) {
+			t.Errorf("%s: got a page without %s:\n%s", tc.where, tc.want, page)
+		}
+	}
+	for _, r := range []rune{0x202E, 0x2066, 0x200B} {
+		if strings.ContainsRune(page, r) {
+			t.Errorf("got the page with U+%04X as it is, want it made visible", r)
+		}
 	}
 }
 

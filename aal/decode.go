@@ -8,6 +8,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/affordances/affordances-go/internal/jsonptr"
@@ -47,6 +48,10 @@ func decode(doc []byte) (decoded, error) {
 	d.dec.UseNumber()
 	if i := invalidUTF8(doc); i >= 0 {
 		d.add("", ruleUTF8, "the document is not valid UTF-8: byte 0x%02x at offset %d cannot start or continue a character", doc[i], i)
+	}
+	if i := loneSurrogate(doc); i >= 0 {
+		// encoding/json would read it as U+FFFD: another text than the one sent.
+		d.add("", ruleUTF8, "the document is not valid Unicode: the escape %s at offset %d is half of a UTF-16 surrogate pair without its other half (RFC 8259, section 8.2)", doc[i:i+6], i)
 	}
 	v, err := d.value("", 0)
 	if err == nil {
@@ -204,4 +209,38 @@ func invalidUTF8(doc []byte) int {
 		i += size
 	}
 	return -1
+}
+
+// loneSurrogate returns the offset in doc of the first \u escape that is
+// half of a surrogate pair without its other half, or -1. Outside a string
+// a backslash is no JSON, which decode reports anyway, so every backslash
+// is read as starting an escape.
+func loneSurrogate(doc []byte) int {
+	for i := 0; i < len(doc); i++ {
+		if doc[i] != '\\' {
+			continue
+		}
+		r, ok := escapedRune(doc[i:])
+		if !ok {
+			i++ // \" \\ \n and the like, or not JSON
+			continue
+		}
+		if utf16.IsSurrogate(r) {
+			if low, ok := escapedRune(doc[i+6:]); !ok || utf16.DecodeRune(r, low) == utf8.RuneError {
+				return i
+			}
+			i += 6
+		}
+		i += 5
+	}
+	return -1
+}
+
+// escapedRune reads the escape \uXXXX that b starts with, if it does.
+func escapedRune(b []byte) (rune, bool) {
+	if len(b) < 6 || b[0] != '\\' || b[1] != 'u' {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(string(b[2:6]), 16, 16)
+	return rune(n), err == nil
 }

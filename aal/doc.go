@@ -30,5 +30,8 @@
 //
 // The package imports only the standard library, the JSON Schema library
 // (github.com/santhosh-tekuri/jsonschema/v6), golang.org/x/text for its
-// messages and golang.org/x/net/idna for the hosts of origins.
+// messages and Unicode normalisation, and golang.org/x/net/idna for the
+// hosts of origins. The confusables of Unicode TR39 that the gate reads a
+// money word by are a table of its own, generated from Unicode's
+// confusables.txt (`go generate ./aal`).
 package aal

@@ -23,6 +23,7 @@ func FuzzValidate(f *testing.F) {
 		`{"flow":{"step":100.5,"of":-3.5}}`, // not whole, and out of range: the schema says type only
 		`{"a":1,"a":2}`,
 		"\xff",
+		`{"aal":"0.1","page":"/","affordances":[{"id":"a","selector":"#a","action":"submit","label":"Pay\udc00","trust":"safe"}]}`,
 		`[]`,
 	} {
 		f.Add([]byte(s))

@@ -66,11 +66,12 @@ var moneyWords = []string{"pay", "payment", "checkout", "purchase", "buy", "orde
 // irreversible and financial whatever is declared; a delete is destructive
 // and irreversible; a submit, a create or an update is financial when its
 // trust is financial, its cost is above zero, or its id or label, after NFKC
-// folding ("Ｐａｙ" is "Pay"), names money (pay, payment, checkout,
-// purchase, buy, order, transfer, send money, donate, subscribe, withdraw,
-// deposit, tip, bid) as whole words in any case. Words are split at every
-// character that is not a letter, and in a label also where camelCase
-// changes case ("PayNow").
+// folding ("Ｐａｙ" is "Pay") and compared by its Unicode TR39 confusable
+// skeleton (Cyrillic "Рау" reads as "Pay"), names money (pay, payment,
+// checkout, purchase, buy, order, transfer, send money, donate, subscribe,
+// withdraw, deposit, tip, bid) as whole words in any case. Words are split
+// at every character that is not a letter, and in a label also where
+// camelCase changes case ("PayNow").
 //
 // Classify does not check that a follows the rules of CLARIFICATIONS 7;
 // [Gate.Decide] does.
@@ -108,7 +109,7 @@ func Classify(a Affordance, expose string) Assessment {
 		}
 	}
 	if a.Action == Submit || a.Action == Create || a.Action == Update {
-		switch field, word := namesMoney(a); {
+		switch field, written, word := namesMoney(a); {
 		case a.Trust == TrustFinancial, cost:
 			as.Financial = true
 		case word != "":
@@ -117,7 +118,11 @@ func Classify(a Affordance, expose string) Assessment {
 			if field == "label" {
 				text = a.Label
 			}
-			as.Reasons = append(as.Reasons, fmt.Sprintf("Its %s %s names money (%q), so this %s is financial whatever its trust says.", field, quote(text), word, a.Action))
+			names := fmt.Sprintf("%q", word)
+			if strings.ToLower(written) != word {
+				names = fmt.Sprintf("%s reads as %q", quote(written), word)
+			}
+			as.Reasons = append(as.Reasons, fmt.Sprintf("Its %s %s names money (%s), so this %s is financial whatever its trust says.", field, quote(text), names, a.Action))
 		}
 	}
 	if a.Trust == TrustFinancial {
@@ -165,33 +170,77 @@ func lies(a Affordance, rule string) []string {
 	return []string{fmt.Sprintf("The site declares it %s, but %s whatever is declared.", strings.Join(said, " and "), rule)}
 }
 
-// namesMoney returns the field ("id" or "label") of a that names money
-// once NFKC folded, and the word, or "" and "".
-func namesMoney(a Affordance) (field, word string) {
+// namesMoney returns the field ("id" or "label") of a that names money,
+// the word as written and the money word it reads as, or "", "" and "".
+func namesMoney(a Affordance) (field, written, word string) {
 	for _, f := range []struct{ name, text string }{{"id", a.ID}, {"label", a.Label}} {
 		ws := words(norm.NFKC.String(f.text))
 		for i, w := range ws {
-			if slices.Contains(moneyWords, w) {
-				return f.name, w
-			}
-			if w == "send" && i+1 < len(ws) && ws[i+1] == "money" {
-				return f.name, "send money"
+			switch m := readsAs(w); {
+			case slices.Contains(moneyWords, m):
+				return f.name, w, m
+			case m == "send" && i+1 < len(ws) && readsAs(ws[i+1]) == "money":
+				return f.name, w + " " + ws[i+1], "send money"
 			}
 		}
 	}
-	return "", ""
+	return "", "", ""
 }
 
-// words splits s into lowercase words at every character that is not a
-// letter and where camelCase changes case: "placeOrder" and "place-order"
-// are "place order", "HTTPServer" is "http server".
+// readsAs returns the money word, or "send" or "money", that the word w
+// reads as in any case, or "". A word reads as another when their
+// skeletons are equal: in lower case ("Рау" is "pay"), or as written
+// (Greek "Βυγ" is "Buy", though its lower case "βυγ" does not look like
+// "buy").
+func readsAs(w string) string {
+	if m := moneySkeletons[skeleton(strings.ToLower(w))]; m != "" {
+		return m
+	}
+	return moneySkeletons[skeleton(w)]
+}
+
+// moneySkeletons maps the skeleton of each money word, and of "send" and
+// "money", in lower case, title case and upper case, to the word.
+var moneySkeletons = func() map[string]string {
+	m := map[string]string{}
+	for _, w := range append([]string{"send", "money"}, moneyWords...) {
+		for _, c := range []string{w, strings.ToUpper(w[:1]) + w[1:], strings.ToUpper(w)} {
+			m[skeleton(c)] = w
+		}
+	}
+	return m
+}()
+
+//go:generate go run ../internal/confusablesgen
+
+// skeleton returns the Unicode TR39 confusable skeleton of w once NFKC
+// folded (CLARIFICATIONS 8): NFD (after NFKC, that is NFKD), each
+// character mapped to its prototype in confusables.txt, NFD again. Only
+// the prototypes made of ASCII letters are at hand ([prototypes]), so the
+// skeleton is exact whenever it is made of ASCII letters, as a money
+// word's is, and holds some other character whenever the exact one does.
+func skeleton(w string) string {
+	var b strings.Builder
+	for _, r := range norm.NFKD.String(w) {
+		if p, ok := prototypes[r]; ok {
+			b.WriteString(p)
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return norm.NFD.String(b.String())
+}
+
+// words splits s into words at every character that is not a letter and
+// where camelCase changes case: "placeOrder" and "place-order" are "place
+// Order" and "place order", "HTTPServer" is "HTTP Server".
 func words(s string) []string {
 	var out []string
 	rs := []rune(s)
 	start := -1
 	flush := func(end int) {
 		if start >= 0 {
-			out = append(out, strings.ToLower(string(rs[start:end])))
+			out = append(out, string(rs[start:end]))
 			start = -1
 		}
 	}

@@ -160,6 +160,62 @@ func TestClassify(t *testing.T) {
 	}
 }
 
+// TestMoneyWordsBySkeleton: a submit, create or update whose label names
+// money once NFKC folded and compared by its Unicode TR39 confusable
+// skeleton is financial (CLARIFICATIONS 8), so an all-Cyrillic "Рау" is
+// not posted unattended; a word that only resembles a money word ("Play")
+// is not, and neither is a money word of another language (the list is
+// English). The label rule of CLARIFICATIONS 7 is unchanged: it refuses a
+// word mixing Latin with Cyrillic or Greek letters, and a word of one
+// script ("Рау", "Оплатить") passes it.
+func TestMoneyWordsBySkeleton(t *testing.T) {
+	for _, tc := range []struct {
+		name, label string
+		financial   bool
+		reason      string // in the reasons when financial
+		mixed       bool   // refused by the label rule
+	}{
+		{name: `Cyrillic "Рау"`, label: "\u0420\u0430\u0443", financial: true, reason: `names money ("Рау" reads as "pay")`},
+		{name: `Cyrillic "Рау now"`, label: "\u0420\u0430\u0443 now", financial: true},
+		{name: `Cyrillic capitals "РАУ"`, label: "\u0420\u0410\u0423", financial: true},
+		{name: `Cyrillic and Latin "Рaу"`, label: "\u0420a\u0443", financial: true, mixed: true},
+		{name: `Latin and Cyrillic "Pау"`, label: "P\u0430\u0443", financial: true, mixed: true},
+		{name: `Greek "Βυγ", which reads as "Buy" as written`, label: "\u0392\u03c5\u03b3", financial: true, reason: `reads as "buy"`},
+		{name: `fullwidth "Ｐａｙ"`, label: "\uff30\uff41\uff59", financial: true, reason: `names money ("pay")`},
+		{name: `fullwidth capitals "ＰＡＹ"`, label: "\uff30\uff21\uff39", financial: true},
+		{name: `"Payrnent" (rn reads as m)`, label: "Payrnent", financial: true, reason: `reads as "payment"`},
+		{name: `"Рlау" is not "Pay"`, label: "\u0420l\u0430\u0443", mixed: true},
+		{name: `"Play" is not "Pay"`, label: "Play"},
+		{name: `"Display" holds "pay" inside a word`, label: "Display"},
+		{name: `"Páy" is another word (a mark is no look-alike)`, label: "P\u00e1y"},
+		{name: `Russian "Оплатить" (pay, in Russian: not an English money word)`, label: "\u041e\u043f\u043b\u0430\u0442\u0438\u0442\u044c"},
+		{name: `Greek "Πληρωμή" (payment, in Greek)`, label: "\u03a0\u03bb\u03b7\u03c1\u03c9\u03bc\u03ae"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := affordance(func(a *aal.Affordance) { a.Action, a.Label, a.Trust = aal.Submit, tc.label, aal.TrustSafe })
+			as := aal.Classify(a, "")
+			if as.Financial != tc.financial {
+				t.Errorf("financial: got %v, want %v (reasons %q)", as.Financial, tc.financial, as.Reasons)
+			}
+			if tc.reason != "" && !slices.ContainsFunc(as.Reasons, func(r string) bool { return strings.Contains(r, tc.reason) }) {
+				t.Errorf("reasons: got %q, want one that contains %q", as.Reasons, tc.reason)
+			}
+			ps := aal.ValidateFragment(frag(setAff("label", tc.label)))
+			if got := len(ps) > 0; got != tc.mixed {
+				t.Errorf("refused by the label rule: got %v (%v), want %v", got, ps, tc.mixed)
+			}
+			if tc.mixed {
+				return
+			}
+			g := &aal.Gate{Unattended: true, Now: func() time.Time { return now }}
+			want := map[bool]aal.Decision{true: aal.Refuse, false: aal.Allow}[tc.financial]
+			if v := g.Decide(shop, a, ""); v.Decision != want {
+				t.Errorf("unattended: got %s, want %s (reasons %q)", v.Decision, want, v.Reasons)
+			}
+		})
+	}
+}
+
 // TestGateDecide covers grants, Unattended and refusals (CLARIFICATIONS 8).
 func TestGateDecide(t *testing.T) {
 	purchase := placeOrder()

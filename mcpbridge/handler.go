@@ -15,8 +15,11 @@ var defaultHTTPClient = &http.Client{Timeout: 30 * time.Second}
 // (SiteOptions.MCP). Its tools are those of [NewServer], limited to the
 // site: a URL argument may be a path, and a URL of another origin is
 // refused. The calls reach site, the site's own handler, in process, at
-// the origin the MCP request came to; each carries the MCP caller's bearer
-// token (its Authorization header), or else opts.Token; opts.Sites and
+// the origin the MCP request came to and from the address of the MCP
+// client that opened the session (its request's RemoteAddr), so an
+// anonymous client is counted by its own address, as a call it made itself
+// would be (CLARIFICATIONS 5); each carries the MCP caller's bearer token
+// (its Authorization header), or else opts.Token; opts.Sites and
 // opts.Tokens are not used, the site being its own. opts may be nil;
 // its HTTPClient is not used.
 func Handler(site http.Handler, opts *Options) http.Handler {
@@ -24,25 +27,28 @@ func Handler(site http.Handler, opts *Options) http.Handler {
 	if opts != nil {
 		o = *opts
 	}
-	o.HTTPClient = &http.Client{Transport: inProcess{site}, Timeout: 30 * time.Second}
 	return mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
 		scheme := "http"
 		if r.TLS != nil {
 			scheme = "https"
 		}
 		b := &bridge{opts: o, origin: scheme + "://" + r.Host}
+		b.opts.HTTPClient = &http.Client{Transport: inProcess{site, r.RemoteAddr}, Timeout: 30 * time.Second}
 		return b.server()
 	}, nil)
 }
 
 // inProcess is an http.RoundTripper that serves each request with a
-// handler, without a network.
-type inProcess struct{ h http.Handler }
+// handler, without a network, as if from the client address remoteAddr.
+type inProcess struct {
+	h          http.Handler
+	remoteAddr string
+}
 
 func (t inProcess) RoundTrip(req *http.Request) (*http.Response, error) {
 	r := req.Clone(req.Context())
 	r.RequestURI = req.URL.RequestURI()
-	r.RemoteAddr = "127.0.0.1:0"
+	r.RemoteAddr = t.remoteAddr
 	if r.Host == "" {
 		r.Host = req.URL.Host
 	}

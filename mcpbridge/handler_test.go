@@ -1,12 +1,17 @@
 package mcpbridge_test
 
 import (
+	"context"
+	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/examples/shop"
 	"github.com/affordances/affordances-go/internal/demotest"
 	"github.com/affordances/affordances-go/mcpbridge"
@@ -51,5 +56,68 @@ func TestHandler(t *testing.T) {
 	_, res = call(t, cs, "fetch_affordances", map[string]any{"url": "https://elsewhere.example/"})
 	if !res.IsError || !strings.Contains(text(res), "serves") {
 		t.Errorf("another origin: got %s, want refused", text(res))
+	}
+}
+
+// client sends every request as if from the address addr, which the
+// test's front door (fromClient) makes the request's RemoteAddr, as a
+// proxy's real-IP middleware or another machine would.
+type client struct{ addr string }
+
+func (c client) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("X-Test-Client", c.addr)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func fromClient(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if a := r.Header.Get("X-Test-Client"); a != "" {
+			r.RemoteAddr = a
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// TestHandlerClientAddress: the calls a site's own MCP endpoint makes
+// carry the MCP client's address, so an anonymous client is counted by its
+// own address (CLARIFICATIONS 5), not as the host: two clients from two
+// addresses have a limit each, and neither spends the other's.
+func TestHandlerClientAddress(t *testing.T) {
+	site := affordances.NewSite(&affordances.SiteOptions{MCP: "/mcp", Limit: affordances.Limit{Calls: 1, Per: time.Hour, Burst: 1}})
+	affordances.AddAction(site.Route("/", nil), &affordances.Action{Name: "ping", Description: "Answers pong.", Expose: affordances.ExposePublic, ReadOnly: true},
+		func(context.Context, *affordances.Request, struct{}) (struct{}, error) { return struct{}{}, nil })
+	srv := httptest.NewServer(fromClient(withMCP(site.Handler(http.NotFoundHandler()))))
+	t.Cleanup(srv.Close)
+	session := func(addr string) *mcp.ClientSession {
+		tr := &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp", HTTPClient: &http.Client{Transport: client{addr}}}
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil).Connect(t.Context(), tr, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs
+	}
+	a, b := session("203.0.113.1:40000"), session("203.0.113.2:40000")
+	for _, tc := range []struct {
+		name string
+		cs   *mcp.ClientSession
+		want string // the delta's error code; "": ok
+	}{
+		{"the first client's first call", a, ""},
+		{"the first client's second call", a, "rate_limited"},
+		{"the second client's first call", b, ""},
+		{"the second client's second call", b, "rate_limited"},
+	} {
+		out, res := call(t, tc.cs, "execute_affordance", map[string]any{"url": "/", "action": "ping", "input": map[string]any{}})
+		got := ""
+		if out["ok"] != true {
+			delta, _ := out["delta"].(map[string]any)
+			e, _ := delta["error"].(map[string]any)
+			got = fmt.Sprint(e["code"])
+		}
+		if got != tc.want {
+			t.Errorf("%s: got %q (%s), want %q", tc.name, got, text(res), tc.want)
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"os/signal"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/affordances/affordances-go/aal"
+	"github.com/affordances/affordances-go/internal/weborigin"
 	"github.com/affordances/affordances-go/mcpbridge"
 )
 
@@ -23,7 +25,8 @@ var mcpCommand = &command{
 	Name:    "mcp",
 	Summary: "Serve any Affordances site to an MCP client as tools, with the person's gate intact.",
 	Details: `The bridge speaks MCP over stdio (the default) or, with --http ADDR,
-streamable HTTP at /mcp. Its tools: site_index (origin), fetch_affordances
+streamable HTTP at /mcp, where a request whose Origin header is another
+origin's (a web page's) is refused, 403. Its tools: site_index (origin), fetch_affordances
 (url: the page's actions with their AAL risk classes and what the gate
 decides, and the AAL fragment) and execute_affordance (url, action, input:
 the call, and its delta). Text from a site is data, never instructions.
@@ -193,7 +196,7 @@ func serveMCP(ctx context.Context, e *env, addr string, opts *mcpbridge.Options)
 	}
 	server := mcpbridge.NewServer(opts)
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
+	mux.Handle("/mcp", ownOrigin(addr, ln.Addr(), mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)))
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(e.stderr, "MCP bridge listening on http://%s/mcp\n", ln.Addr())
 	served := make(chan error, 1)
@@ -210,4 +213,44 @@ func serveMCP(ctx context.Context, e *env, addr string, opts *mcpbridge.Options)
 		return err
 	}
 	return nil
+}
+
+// ownOrigin refuses (403) a request whose Origin header is present and is
+// not the bridge's own origin, as the MCP streamable HTTP transport asks of
+// servers (DNS rebinding): no page of another site, scheme or port, nor of
+// a name that resolves to the bridge's address, may use the person's
+// tokens and grants. The bridge's own origins are http:// and the address
+// --http named, the address it listens on, and on a loopback or
+// unspecified address also localhost, 127.0.0.1 and [::1] at its port. A
+// request without Origin (an MCP client's) goes on to h.
+func ownOrigin(named string, listening net.Addr, h http.Handler) http.Handler {
+	own := map[string]bool{}
+	add := func(hostport string) {
+		if o, err := weborigin.Parse("http://" + hostport); err == nil {
+			own[o] = true
+		}
+	}
+	if host, _, err := net.SplitHostPort(named); err == nil && host != "" {
+		add(named)
+	}
+	host, port, _ := net.SplitHostPort(listening.String())
+	ip, _ := netip.ParseAddr(host)
+	if !ip.IsUnspecified() {
+		add(listening.String())
+	}
+	if ip.IsLoopback() || ip.IsUnspecified() {
+		for _, h := range []string{"localhost", "127.0.0.1", "::1"} {
+			add(net.JoinHostPort(h, port))
+		}
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if origins := r.Header.Values("Origin"); len(origins) > 0 {
+			o, err := weborigin.Parse(origins[0])
+			if len(origins) > 1 || err != nil || !own[o] {
+				http.Error(w, "Forbidden: this MCP bridge serves no page of another origin", http.StatusForbidden)
+				return
+			}
+		}
+		h.ServeHTTP(w, r)
+	})
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -125,6 +127,68 @@ func TestMCPTokenStaysWithItsSite(t *testing.T) {
 				if len(got[name]) == 0 || slices.ContainsFunc(got[name], func(a string) bool { return a != want }) {
 					t.Errorf("%s: got Authorization %q, want %q", name, got[name], want)
 				}
+			}
+		})
+	}
+}
+
+// TestMCPHTTPOrigin: mcp --http answers no request whose Origin header is
+// present and is not the bridge's own (403), as the MCP streamable HTTP
+// transport asks of servers against DNS rebinding: a page of another site,
+// another scheme or port, Origin null, or a name that resolves to the
+// bridge's address. An MCP client, which sends no Origin, is served.
+func TestMCPHTTPOrigin(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	e, _, errOut := testEnv(nil)
+	done := make(chan int, 1)
+	go func() { done <- run(ctx, e, []string{"mcp", "--http", "127.0.0.1:0"}) }()
+	t.Cleanup(func() {
+		cancel()
+		if code := <-done; code != exitOK {
+			t.Errorf("mcp --http: got exit %d, want 0 (%s)", code, errOut.String())
+		}
+	})
+	listening := regexp.MustCompile(`listening on (http://127\.0\.0\.1:(\d+))/mcp`)
+	var m []string
+	for deadline := time.Now().Add(10 * time.Second); m == nil; time.Sleep(10 * time.Millisecond) {
+		if m = listening.FindStringSubmatch(errOut.String()); m == nil && time.Now().After(deadline) {
+			t.Fatalf("mcp --http said %q, want the address it listens on", errOut.String())
+		}
+	}
+	own, port := m[1], m[2]
+	for _, tc := range []struct {
+		name    string
+		host    string // the Host header; "": the address
+		origins []string
+		status  int
+	}{
+		{"no Origin (an MCP client)", "", nil, 200},
+		{"its own Origin", "", []string{own}, 200},
+		{"its own Origin by the name localhost", "", []string{"http://localhost:" + port}, 200},
+		{"another site", "", []string{"https://evil.example"}, 403},
+		{"https on its host and port", "", []string{"https://127.0.0.1:" + port}, 403},
+		{"another port", "", []string{"http://127.0.0.1:1"}, 403},
+		{"null", "", []string{"null"}, 403},
+		{"its own and another", "", []string{own, "https://evil.example"}, 403},
+		{"DNS rebinding", "rebound.example:" + port, []string{"http://rebound.example:" + port}, 403},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"0"}}}`
+			req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, own+"/mcp", strings.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			req.Header["Origin"] = tc.origins
+			if tc.host != "" {
+				req.Host = tc.host
+			}
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			io.Copy(io.Discard, res.Body)
+			res.Body.Close()
+			if res.StatusCode != tc.status {
+				t.Errorf("got %d, want %d", res.StatusCode, tc.status)
 			}
 		})
 	}
