@@ -294,6 +294,7 @@ func TestBadInputBoard(t *testing.T) {
 		{name: "nested 1000 deep", as: asToken, method: "POST", path: public, header: j(),
 			body: `{"action":"createTask","input":{"title":"x","y":` + strings.Repeat("[", 998) + strings.Repeat("]", 998) + `}}`, status: 400, code: "invalid_input"},
 		{name: "NUL byte after the body", as: asToken, method: "POST", path: public, header: j(), body: create + "\x00", status: 400, code: "invalid_input"},
+		{name: "a lone surrogate in a title", as: asToken, method: "POST", path: public, header: j(), body: `{"action":"createTask","input":{"title":"Sneak \ud800 in"}}`, status: 400, code: "invalid_input"},
 		{name: "case-folded input key", as: asToken, method: "POST", path: public, header: j(), body: `{"action":"createTask","input":{"Title":"Sneak in"}}`, status: 400, code: "invalid_input"},
 		{name: "a date that is none", as: asToken, method: "POST", path: public, header: j(), body: call("createTask", map[string]any{"title": "Sneak in", "due": "2026-13-45"}), status: 400, code: "invalid_input"},
 		{name: "an email that is none", as: asToken, method: "POST", path: public, header: j(), body: call("inviteMember", map[string]any{"email": "not an email"}), status: 400, code: "invalid_input"},
@@ -366,7 +367,9 @@ func TestBadInputBoard(t *testing.T) {
 			badCase{name: "cross-site form " + action + " on " + fm.path, as: fm.as, method: "POST", path: fm.path,
 				header: http.Header{"Content-Type": {formType}, "Sec-Fetch-Site": {"cross-site"}}, body: fm.values.Encode(), status: 403},
 			badCase{name: "foreign-origin form " + action + " on " + fm.path, as: fm.as, method: "POST", path: fm.path,
-				header: http.Header{"Content-Type": {formType}, "Origin": {"http://evil.example"}}, body: fm.values.Encode(), status: 403})
+				header: http.Header{"Content-Type": {formType}, "Origin": {"http://evil.example"}}, body: fm.values.Encode(), status: 403},
+			badCase{name: "other-scheme form " + action + " on " + fm.path, as: fm.as, method: "POST", path: fm.path,
+				header: http.Header{"Content-Type": {formType}, "Origin": {"{https}"}, "Sec-Fetch-Site": {"same-origin"}}, body: fm.values.Encode(), status: 403})
 	}
 	t.Cleanup(func() { t.Logf("%d cases in %v", len(cases), time.Since(start)) })
 	onEachBackEnd(t, func(t *testing.T, backEnd string) { runBadCases(t, backEnd, cases) })

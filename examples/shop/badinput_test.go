@@ -362,6 +362,12 @@ func TestBadInputShop(t *testing.T) {
 		{name: "body over 1 MiB", as: asToken, method: "POST", path: productPath, header: j(), body: `{"action":"addToCart","input":{"sku":"TOTE-NAT","pad":"` + big + `"}}`, status: 413, code: "invalid_input"},
 		{name: "nested 65 deep", as: asToken, method: "POST", path: productPath, header: j(), body: nested(65), status: 400, code: "invalid_input"},
 		{name: "nested 1000 deep", as: asToken, method: "POST", path: productPath, header: j(), body: nested(1000), status: 400, code: "invalid_input"},
+		// Lone surrogates (issue 25's sweep): read as U+FFFD, they were
+		// another input than the one sent.
+		{name: "a lone high surrogate in a value", as: asToken, method: "POST", path: productPath, header: j(), body: `{"action":"addToCart","input":{"sku":"TOTE-NAT\ud800"}}`, status: 400, code: "invalid_input"},
+		{name: "a lone low surrogate in a key", as: asToken, method: "POST", path: productPath, header: j(), body: `{"action":"addToCart","input":{"sku\udc00":"TOTE-NAT"}}`, status: 400, code: "invalid_input"},
+		{name: "a surrogate pair the wrong way round", as: asToken, method: "POST", path: productPath, header: j(), body: `{"action":"addToCart","input":{"sku":"\ude00\ud83d"}}`, status: 400, code: "invalid_input"},
+		{name: "a lone surrogate in the action's name", as: asToken, method: "POST", path: productPath, header: j(), body: `{"action":"addToCart\ud800"}`, status: 400, code: "invalid_input"},
 		{name: "invalid UTF-8 in a string", as: asToken, method: "POST", path: productPath, header: j(), body: `{"action":"addToCart","input":{"sku":"TOTE-NAT\xff"}}`, status: 400, code: "invalid_input"},
 		{name: "invalid UTF-8 in a key", as: asToken, method: "POST", path: productPath, header: j(), body: `{"action":"addToCart","input":{"sku\xc3":"TOTE-NAT"}}`, status: 400, code: "invalid_input"},
 		{name: "raw NUL byte in a string", as: asToken, method: "POST", path: productPath, header: j(), body: "{\"action\":\"addToCart\",\"input\":{\"sku\":\"TOTE\x00NAT\"}}", status: 400, code: "invalid_input"},
@@ -451,7 +457,11 @@ func TestBadInputShop(t *testing.T) {
 			badCase{name: "cross-site form " + action + " on " + fm.path, as: fm.as, method: "POST", path: fm.path,
 				header: http.Header{"Content-Type": {formType}, "Sec-Fetch-Site": {"cross-site"}}, body: body, status: 403},
 			badCase{name: "foreign-origin form " + action + " on " + fm.path, as: fm.as, method: "POST", path: fm.path,
-				header: http.Header{"Content-Type": {formType}, "Origin": {"http://evil.example"}}, body: body, status: 403})
+				header: http.Header{"Content-Type": {formType}, "Origin": {"http://evil.example"}}, body: body, status: 403},
+			// The site's host and port by https, on an http site (issue 25's
+			// sweep: the scheme went unread when no origin is configured).
+			badCase{name: "other-scheme form " + action + " on " + fm.path, as: fm.as, method: "POST", path: fm.path,
+				header: http.Header{"Content-Type": {formType}, "Origin": {"{https}"}, "Sec-Fetch-Site": {"same-origin"}}, body: body, status: 403})
 	}
 	t.Cleanup(func() { t.Logf("%d cases in %v", len(cases), time.Since(start)) })
 	runBadCases(t, cases)
