@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/affordances/affordances-go/internal/weborigin"
 )
 
 var defaultHTTPClient = &http.Client{Timeout: 30 * time.Second}
@@ -21,21 +23,41 @@ var defaultHTTPClient = &http.Client{Timeout: 30 * time.Second}
 // would be (CLARIFICATIONS 5); each carries the MCP caller's bearer token
 // (its Authorization header), or else opts.Token; opts.Sites and
 // opts.Tokens are not used, the site being its own. opts may be nil;
-// its HTTPClient is not used.
+// its HTTPClient is not used. A request with an Origin header other than
+// the site's own (its scheme and Host: a page of another site, which a
+// browser lets post here) is refused with 403, as the MCP transport asks
+// of servers.
 func Handler(site http.Handler, opts *Options) http.Handler {
 	var o Options
 	if opts != nil {
 		o = *opts
 	}
-	return mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
-		scheme := "http"
-		if r.TLS != nil {
-			scheme = "https"
-		}
-		b := &bridge{opts: o, origin: scheme + "://" + r.Host}
+	h := mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
+		b := &bridge{opts: o, origin: ownOrigin(r)}
 		b.opts.HTTPClient = &http.Client{Transport: inProcess{site, r.RemoteAddr}, Timeout: 30 * time.Second}
 		return b.server()
 	}, nil)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if origins := r.Header.Values("Origin"); len(origins) > 0 {
+			if got, err := weborigin.Parse(origins[0]); len(origins) > 1 || err != nil || got != ownOrigin(r) {
+				http.Error(w, "Forbidden: this site's MCP endpoint serves no page of another origin", http.StatusForbidden)
+				return
+			}
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// ownOrigin is the origin r came to: its scheme and Host.
+func ownOrigin(r *http.Request) string {
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	if o, err := weborigin.Parse(scheme + "://" + r.Host); err == nil {
+		return o
+	}
+	return scheme + "://" + r.Host
 }
 
 // inProcess is an http.RoundTripper that serves each request with a

@@ -121,3 +121,40 @@ func TestHandlerClientAddress(t *testing.T) {
 		}
 	}
 }
+
+// TestHandlerOrigin: a site's own MCP endpoint refuses a request whose
+// Origin is another site's (a page elsewhere posting to it in a person's
+// browser), as the MCP transport asks of servers; the site's own Origin,
+// and none, are served.
+func TestHandlerOrigin(t *testing.T) {
+	_, srv := demotest.Shop(t, &shop.Options{MCP: "/mcp"}, withMCP)
+	const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"0"}}}`
+	https := strings.Replace(srv.URL, "http:", "https:", 1)
+	for _, tc := range []struct {
+		name    string
+		origins []string
+		want    int
+	}{
+		{"no Origin", nil, http.StatusOK},
+		{"the site's own", []string{srv.URL}, http.StatusOK},
+		{"another site", []string{"http://evil.example"}, http.StatusForbidden},
+		{"the site's host by https", []string{https}, http.StatusForbidden},
+		{"null", []string{"null"}, http.StatusForbidden},
+		{"two, the site's first", []string{srv.URL, "http://evil.example"}, http.StatusForbidden},
+	} {
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/mcp", strings.NewReader(initialize))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		for _, o := range tc.origins {
+			req.Header.Add("Origin", o)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tc.want {
+			t.Errorf("%s: got %d, want %d", tc.name, resp.StatusCode, tc.want)
+		}
+	}
+}
