@@ -109,8 +109,9 @@ func (b *Board) declare() {
 		Expose:      affordances.ExposePublic,
 		// Its answer sets a session cookie: never kept for a retry (a second run is a second session).
 		Secret: true,
-		Limit:  &affordances.Limit{Calls: 10, Per: time.Minute, Burst: 5}, // password guesses
-		AAL:    &aal.Meta{Action: aal.Authenticate, Trust: aal.TrustPersonal, Reversible: true},
+		// Password guesses per address or principal; per account, see guessesPerAccount.
+		Limit: &affordances.Limit{Calls: 10, Per: time.Minute, Burst: 5},
+		AAL:   &aal.Meta{Action: aal.Authenticate, Trust: aal.TrustPersonal, Reversible: true},
 	}, b.signIn)
 	affordances.AddAction(login, &affordances.Action{
 		Name:        "signOut",
@@ -226,7 +227,19 @@ type (
 // limit, the input against its schema, the guard and, for deleteBoard, the
 // person's confirmation. Failures a person can fix are *affordances.Error.
 
+// guessesPerAccount bounds the sign-ins at one account, from every address
+// and session together: a person who mistypes their password a few times
+// never meets it; a guesser gets 5 tries, then one every 3 minutes, however
+// many addresses and accounts of their own they bring. An email without an
+// account is counted alike, so the answer says nothing of which exist. The
+// price: someone who keeps guessing keeps the account's owner from signing
+// in by password.
+var guessesPerAccount = affordances.Limit{Calls: 5, Per: 15 * time.Minute, Burst: 5}
+
 func (b *Board) signIn(ctx context.Context, r *affordances.Request, in signInInput) (signInOutput, error) {
+	if err := r.Limit(ctx, "signIn:"+normEmail(in.Email), guessesPerAccount); err != nil {
+		return signInOutput{}, err
+	}
 	u, sid, err := b.store.signIn(ctx, in.Email, in.Password)
 	if err != nil {
 		return signInOutput{}, err
