@@ -37,9 +37,10 @@ var demoCommand = &command{
 board, a team task board: the short one to learn the library from
 (examples/board). Each keeps its data in an SQLite file under --data, or with
 --database in PostgreSQL, and its Idempotency-Keys there too (a restart
-forgets none); with --redis the keys and the rate limits live in Redis. It
-prints where it listens, who can sign in and alice's bearer token
-($` + demoTokenEnv + ` fixes it).
+forgets none); with --redis the keys and the rate limits live in Redis, which
+keeps the keys across its own restart only with persistence (redis-server
+--appendonly yes). It prints where it listens, who can sign in and alice's
+bearer token ($` + demoTokenEnv + ` fixes it).
 
 Several instances of one demo share one PostgreSQL database and one Redis:
 start each with the same --database, --redis and $` + demoTokenEnv + `, on
