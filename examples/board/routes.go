@@ -155,7 +155,7 @@ func (b *Board) boardState(ctx context.Context, r *affordances.Request) (*afford
 		return nil, err
 	}
 	q := strings.TrimSpace(r.HTTP.URL.Query().Get("q"))
-	tasks, err := b.store.tasks(ctx, bd.id, q)
+	tasks, err := b.store.tasks(ctx, bd, q)
 	if err != nil {
 		return nil, err
 	}
@@ -274,7 +274,7 @@ func (b *Board) createTask(ctx context.Context, r *affordances.Request, in creat
 
 func (b *Board) search(ctx context.Context, r *affordances.Request, in searchInput) (searchOutput, error) {
 	q := strings.TrimSpace(in.Q)
-	tasks, err := b.store.tasks(ctx, entity[*boardView](r.State, "board").id, q)
+	tasks, err := b.store.tasks(ctx, entity[*boardView](r.State, "board"), q)
 	if err != nil {
 		return searchOutput{}, err
 	}
