@@ -3,6 +3,7 @@ package board_test
 import (
 	"bytes"
 	"encoding/json"
+	"html/template"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -48,10 +49,24 @@ func onEachBackEnd(t *testing.T, test func(t *testing.T, backEnd string)) {
 	}
 }
 
-// newBoard serves a fresh, seeded board on backEnd.
+// newBoard serves a fresh, seeded board on backEnd that deletes a board
+// on an agent's confirm: true alone (NoApproval), as the bench runs it;
+// approvalBoard serves one as the demo runs it.
 func newBoard(t *testing.T, backEnd string) (*board.Board, *httptest.Server) {
 	t.Helper()
-	opts := &board.Options{DemoToken: demoToken}
+	return openBoard(t, backEnd, &board.Options{DemoToken: demoToken, NoApproval: true})
+}
+
+// approvalBoard serves a fresh, seeded board on backEnd whose deleteBoard
+// an agent's call runs only after the owner's approval, as the demo runs
+// it.
+func approvalBoard(t *testing.T, backEnd string) (*board.Board, *httptest.Server) {
+	t.Helper()
+	return openBoard(t, backEnd, &board.Options{DemoToken: demoToken})
+}
+
+func openBoard(t *testing.T, backEnd string, opts *board.Options) (*board.Board, *httptest.Server) {
+	t.Helper()
 	if backEnd == postgres {
 		opts.Database = servicetest.SharedPostgres(t).NewDatabase(t)
 	}
@@ -386,6 +401,66 @@ func testAgentBoard(t *testing.T, backEnd string) {
 	}
 }
 
+// TestDeleteBoardNeedsApproval: on the board as the demo runs it, an
+// agent's confirm: true alone deletes no board (CLARIFICATIONS 10,
+// human-verified confirmation): the call gets the URL of an approval page,
+// where alice, signed in in her browser, reads the summary and approves;
+// then the same call deletes the board. Her own form's confirmation needs
+// no approval page.
+func TestDeleteBoardNeedsApproval(t *testing.T) { onEachBackEnd(t, testDeleteBoardNeedsApproval) }
+
+func testDeleteBoardNeedsApproval(t *testing.T, backEnd string) {
+	_, srv := approvalBoard(t, backEnd)
+	agent := newClient(t, srv, demoToken)
+	const page = "/boards/team-offsite"
+	const summary = `Delete the board "Team offsite" and its 5 tasks.`
+
+	var link string
+	for _, confirm := range []bool{false, true} {
+		status, d := agent.call(page, "deleteBoard", nil, confirm)
+		if status != http.StatusPreconditionRequired || d.Error == nil || d.Error.Code != affordances.ConfirmRequired ||
+			!strings.HasPrefix(d.Error.Message, summary) || d.Approval == nil || !strings.HasPrefix(d.Approval.URL, affordances.ApprovalsPath) {
+			t.Fatalf("deleteBoard with confirm %v, before any approval: got %d %+v, approval %+v; want 428 confirm_required, the summary and an approval page",
+				confirm, status, d.Error, d.Approval)
+		}
+		if link != "" && d.Approval.URL != link {
+			t.Errorf("the same call asked twice: approvals %s and %s, want one", link, d.Approval.URL)
+		}
+		link = d.Approval.URL
+	}
+	if status, _ := agent.graph(page); status != http.StatusOK {
+		t.Fatalf("the board before alice approved: got %d, want 200", status)
+	}
+
+	alice := newClient(t, srv, "")
+	if resp, _ := alice.post("/login", url.Values{"_action": {"signIn"}, "email": {board.DemoEmail}, "password": {board.DemoPassword}}); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("alice signs in: got %d, want 303", resp.StatusCode)
+	}
+	if status, html := alice.page(link); status != http.StatusOK || !strings.Contains(html, template.HTMLEscapeString(summary)) {
+		t.Errorf("alice opens the approval page: got %d, want 200 and the summary\n%s", status, html)
+	}
+	if resp, html := alice.post(link, url.Values{"decision": {"approve"}}); resp.StatusCode != http.StatusOK || !strings.Contains(html, "Approved.") {
+		t.Fatalf("alice approves: got %d, want 200 and Approved.\n%s", resp.StatusCode, html)
+	}
+	if status, d := agent.call(page, "deleteBoard", nil, true); status != http.StatusOK || d.Redirect != "/boards" {
+		t.Fatalf("deleteBoard with confirm: true, approved: got %d %+v, want 200 and the redirect to /boards", status, d)
+	}
+	if status, _ := agent.graph(page); status != http.StatusNotFound {
+		t.Errorf("the board after the approved call: got %d, want 404", status)
+	}
+
+	const other = "/boards/website-relaunch"
+	if resp, html := alice.post(other, url.Values{"_action": {"deleteBoard"}}); resp.StatusCode != http.StatusOK || !strings.Contains(html, `name="_confirm"`) {
+		t.Fatalf("alice's form: got %d, want the confirmation page\n%s", resp.StatusCode, html)
+	}
+	if resp, _ := alice.post(other, url.Values{"_action": {"deleteBoard"}, "_confirm": {"yes"}}); resp.StatusCode != http.StatusSeeOther {
+		t.Errorf("alice confirms her own form: got %d, want 303, no approval page", resp.StatusCode)
+	}
+	if status, _ := agent.graph(other); status != http.StatusNotFound {
+		t.Errorf("the board alice deleted by her form: got %d, want 404", status)
+	}
+}
+
 // TestForms: a person's forms run the same actions, with a session cookie
 // from the sign-in form: a task is created (303 back to the board, whose
 // page says so), empty optional fields are absent ones, a bad date shows the page again with 400, the issue and
@@ -440,12 +515,13 @@ func testForms(t *testing.T, backEnd string) {
 	}
 }
 
-// TestConformance runs the conformance suite against a fresh board, with
-// writes and alice's token: every check passes or says why it skipped.
+// TestConformance runs the conformance suite against a fresh board as the
+// demo runs it, with writes and alice's token: every check passes or says
+// why it skipped.
 func TestConformance(t *testing.T) { onEachBackEnd(t, testConformance) }
 
 func testConformance(t *testing.T, backEnd string) {
-	_, srv := newBoard(t, backEnd)
+	_, srv := approvalBoard(t, backEnd)
 	rep := conformance.Run(t.Context(), srv.URL, &conformance.Options{Token: demoToken, AllowWrites: true})
 	for _, c := range rep.Checks {
 		switch c.Outcome {

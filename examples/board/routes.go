@@ -83,8 +83,11 @@ func (b *Board) declare() {
 		Name:        "deleteBoard",
 		Description: "Delete the board and all its tasks, for every member",
 		Expose:      affordances.ExposeConfirm,
-		Guard:       isOwner,
-		GuardText:   "you own the board",
+		// The owner approves an agent's call on the board's own page, in
+		// their browser: confirm: true alone never deletes a board.
+		Verify:    !b.noApproval,
+		Guard:     isOwner,
+		GuardText: "you own the board",
 		Summary: affordances.Summarize(func(_ context.Context, r *affordances.Request, _ struct{}) (string, error) {
 			bd := entity[*boardView](r.State, "board")
 			return fmt.Sprintf(`Delete the board "%s" and its %s.`, bd.Title, count(bd.Tasks, "task", "tasks")), nil
@@ -225,7 +228,8 @@ type (
 
 // Actions. Each runs after the library checked who is asking, the rate
 // limit, the input against its schema, the guard and, for deleteBoard, the
-// person's confirmation. Failures a person can fix are *affordances.Error.
+// person's confirmation (an agent's call, their approval on the approval
+// page). Failures a person can fix are *affordances.Error.
 
 // guessesPerAccount bounds the sign-ins at one account, from every address
 // and session together: a person who mistypes their password a few times
