@@ -37,12 +37,15 @@ func (l Limit) mustValid(where string) {
 // one account from every address and session together
 // ("signIn:"+email). The key names what is counted, under one Limit: the
 // same key counts one budget wherever it is used, and no key can count
-// against the site's own limits per requester. Over the limit it returns the [RateLimited]
-// [*Error] the site's own limit answers: status 429, Retry-After in whole
-// seconds, "Too many calls. Try again in N seconds."; the action returns
-// it before doing anything. A failure of the limiter, or a Limit whose
-// fields are not all positive, is an error the requester sees as
-// internal.
+// against the site's own limits per requester. Over the limit it returns
+// the [RateLimited] [*Error] the site's own limit answers: status 429,
+// Retry-After in whole seconds, "Too many calls. Try again in N
+// seconds."; the action returns it before doing anything. Call it in the
+// action, where what it counts happens: a guard or a state loader runs
+// for every view of the page too. The refusal is the action's answer,
+// kept for a retry with the same Idempotency-Key as any other. A failure
+// of the limiter, or a Limit whose fields are not all positive, is an
+// error the requester sees as internal.
 func (r *Request) Limit(ctx context.Context, key string, l Limit) error {
 	if r.route == nil {
 		return errors.New("affordances: Request.Limit: a request the site did not make")
