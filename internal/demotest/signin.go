@@ -63,8 +63,8 @@ func signInAttempt(h http.Handler, from string, form bool, own http.Header, emai
 // CheckGuessesPerAccount checks that the demo h limits sign-in guesses
 // per account (issue 25) to perAccount, whoever guesses: each guess at
 // victim comes from a client address of its own, by a call or by the
-// form, some carrying the guesser's own sessions or tokens (own, each
-// used at most twice), the last in another case and between spaces. The
+// form, some carrying the guesser's own sessions or tokens (own, in
+// turn), the last in another case and between spaces. The
 // guesses past perAccount are refused as rate_limited, 429 with
 // Retry-After, the right password too, and set no cookie; other, another
 // account, still signs in. An email without an account (unknown) is
