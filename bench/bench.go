@@ -62,7 +62,7 @@ const (
 	// Confirmed: a confirm action the person confirms. An API agent calls
 	// it, gets the summary, and calls again with confirm: true; a browser
 	// agent clicks its element, then the confirmation page's button. The
-	// bench's shop takes confirm: true alone (see [StartDemo]): the person's
+	// bench's demos take confirm: true alone (see [StartDemo]): the person's
 	// approval page, which an agent does not read, is not measured.
 	Confirmed Outcome = "confirmed"
 	// NeedsPerson: the site's confirmation or the agent's gate asks a

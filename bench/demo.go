@@ -33,8 +33,9 @@ func password(email string) string {
 
 // StartDemo starts a fresh demo of site ("shop" or "board") on a loopback
 // port of its own, with the seeded data and nothing else, and signs in as
-// the seeded user as ("" for nobody) through the site's sign-in form. The
-// shop runs with human-verified confirmation off ([shop.Options.NoApproval]).
+// the seeded user as ("" for nobody) through the site's sign-in form. Both
+// run with human-verified confirmation off ([shop.Options.NoApproval],
+// [board.Options.NoApproval]).
 // The returned stop closes the server and the database and removes the
 // data; it must be called once d is no longer used.
 //
@@ -115,7 +116,8 @@ func openSite(ctx context.Context, site, dir, base string) (http.Handler, func()
 		}
 		return s.Handler(), s.Close, nil
 	case "board":
-		b, err := board.Open(ctx, &board.Options{DataDir: dir, Origin: base, Logger: quiet})
+		// Likewise, the board deletes a board on confirm: true alone.
+		b, err := board.Open(ctx, &board.Options{DataDir: dir, Origin: base, Logger: quiet, NoApproval: true})
 		if err != nil {
 			return nil, nil, fmt.Errorf("bench: %w", err)
 		}

@@ -95,6 +95,29 @@ func TestAcrossInstances(t *testing.T) {
 	}
 }
 
+// TestKeysOutliveARestart: a call retried with its Idempotency-Key after
+// Redis restarted, on the other instance, is answered from the kept
+// answer and runs once, with Redis run with persistence, as the README's
+// several instances run it (CLARIFICATIONS 10: the keys outlive a
+// restart).
+func TestKeysOutliveARestart(t *testing.T) {
+	r := servicetest.StartDurableRedis(t)
+	hs, runs := instances(t, client(t, r), affordances.Limit{Calls: 100, Per: time.Minute, Burst: 100})
+	first := call(hs[0], "job-1")
+	if first.Code != 200 {
+		t.Fatalf("the first call: got %d %s, want 200", first.Code, first.Body)
+	}
+	r.Restart()
+	retry := call(hs[1], "job-1")
+	if retry.Code != 200 || retry.Header().Get(affordances.IdempotentReplayedHeader) != "true" || retry.Body.String() != first.Body.String() {
+		t.Errorf("the retry after Redis restarted: got %d %s with %s %q, want the first answer replayed, %s true",
+			retry.Code, retry.Body, affordances.IdempotentReplayedHeader, retry.Header().Get(affordances.IdempotentReplayedHeader), affordances.IdempotentReplayedHeader)
+	}
+	if got := runs.Load(); got != 1 {
+		t.Errorf("runs: got %d, want 1", got)
+	}
+}
+
 // TestRedisDown: with Redis gone a call fails closed (internal, nothing
 // runs), and works again once Redis is back.
 func TestRedisDown(t *testing.T) {

@@ -37,9 +37,10 @@ var demoCommand = &command{
 board, a team task board: the short one to learn the library from
 (examples/board). Each keeps its data in an SQLite file under --data, or with
 --database in PostgreSQL, and its Idempotency-Keys there too (a restart
-forgets none); with --redis the keys and the rate limits live in Redis. It
-prints where it listens, who can sign in and alice's bearer token
-($` + demoTokenEnv + ` fixes it).
+forgets none); with --redis the keys and the rate limits live in Redis, which
+keeps the keys across its own restart only with persistence (redis-server
+--appendonly yes). It prints where it listens, who can sign in and alice's
+bearer token ($` + demoTokenEnv + ` fixes it).
 
 Several instances of one demo share one PostgreSQL database and one Redis:
 start each with the same --database, --redis and $` + demoTokenEnv + `, on
@@ -73,7 +74,7 @@ affordances call http://127.0.0.1:8082/notes add-note '{"title":"Tea","body":"Gr
 		addr := fs.String("addr", "127.0.0.1:8080", "`host:port` to listen on")
 		data := fs.String("data", "", "`directory` of the demo's SQLite file (default: $XDG_DATA_HOME/affordances-demo, or ~/.local/share/affordances-demo; the board's in board/ there)")
 		database := fs.String("database", "", "keep the demo's data in the PostgreSQL database at `URL` (postgres://user@host/db), created and seeded when empty, instead of the SQLite file; several instances may share it")
-		noApproval := fs.Bool("no-approval", false, "the shop places an order on an agent's confirm: true alone; by default the person approves each order on the shop's approval page, in their browser")
+		noApproval := fs.Bool("no-approval", false, "the shop places an order, and the board deletes a board, on an agent's confirm: true alone; by default the person approves each on the site's approval page, in their browser")
 		redisURL := fs.String("redis", "", "keep rate limits and Idempotency-Keys in the Redis at `URL` (redis://127.0.0.1:6379/0), shared by every instance")
 		return func(ctx context.Context, e *env, args []string) error {
 			which := "shop"
@@ -162,7 +163,7 @@ func runDemo(ctx context.Context, e *env, which string, set demoSettings, rdb *r
 	url := "http://" + ln.Addr().String()
 	mux := http.NewServeMux()
 	if which == "board" {
-		opts := &board.Options{DataDir: dir, Database: database, DemoToken: e.getenv(demoTokenEnv), Logger: logger}
+		opts := &board.Options{DataDir: dir, Database: database, DemoToken: e.getenv(demoTokenEnv), Logger: logger, NoApproval: set.noApproval}
 		if rdb != nil {
 			opts.Redis = rdb
 		}

@@ -73,10 +73,17 @@ type Options struct {
 	// Logger receives unexpected failures. Nil: [slog.Default].
 	Logger *slog.Logger
 
-	// Redis, when set, keeps the site's rate limits and Idempotency-Keys, so
-	// several instances share them. Nil: the keys in the board's database,
-	// the limits in memory.
+	// Redis, when set, keeps the site's rate limits, Idempotency-Keys and
+	// approvals, so several instances share them. Nil: the keys and
+	// approvals in the board's database, the limits in memory.
 	Redis redis.UniversalClient
+
+	// NoApproval lets deleteBoard run on an agent's confirm: true alone.
+	// By default deleting a board is human-verified (CLARIFICATIONS 10):
+	// the agent's call gets the URL of the board's approval page, the
+	// owner approves there, signed in, and only then does the call run. A
+	// person's own form needs no approval page: its confirmation is one.
+	NoApproval bool
 
 	// Origin is the site's origin ("https://board.example"), the only
 	// Origin a cookie call or a form post may carry; [affordances.NewSite]
@@ -96,6 +103,8 @@ type Board struct {
 	token   string
 	tmpDir  string // removed by Close when Open made it
 	secure  bool   // cookies get the Secure attribute
+	// noApproval is Options.NoApproval.
+	noApproval bool
 }
 
 // Open opens (creating and seeding when new) the board's database,
@@ -106,7 +115,7 @@ func Open(ctx context.Context, opts *Options) (*Board, error) {
 	if opts != nil {
 		o = *opts
 	}
-	b := &Board{logger: o.Logger, token: o.DemoToken, secure: strings.HasPrefix(o.Origin, "https:")}
+	b := &Board{logger: o.Logger, token: o.DemoToken, secure: strings.HasPrefix(o.Origin, "https:"), noApproval: o.NoApproval}
 	if b.logger == nil {
 		b.logger = slog.Default()
 	}
@@ -143,20 +152,27 @@ func Open(ctx context.Context, opts *Options) (*Board, error) {
 		return nil, fmt.Errorf("board: %w", err)
 	}
 	b.views = parseViews()
-	// Idempotency-Keys live in the board's own database, so a restart
-	// forgets none and instances sharing a PostgreSQL database share them;
-	// with Redis, every instance shares them and the limits.
+	// Idempotency-Keys and approvals live in the board's own database, so
+	// a restart forgets none and instances sharing a PostgreSQL database
+	// share them; with Redis, every instance shares them and the limits.
 	var limiter affordances.RateLimiter
 	var idem affordances.IdempotencyStore
+	var approvals affordances.ApprovalStore
 	if o.Redis != nil {
-		limiter, idem = redisstore.NewRateLimiter(o.Redis, nil), redisstore.NewIdempotencyStore(o.Redis, nil)
-	} else if idem, err = affordances.NewSQLIdempotencyStore(ctx, st.db.Pool(), nil); err != nil {
-		b.Close()
-		return nil, fmt.Errorf("board: %w", err)
+		limiter, idem, approvals = redisstore.NewRateLimiter(o.Redis, nil), redisstore.NewIdempotencyStore(o.Redis, nil), redisstore.NewApprovalStore(o.Redis, nil)
+	} else {
+		if idem, err = affordances.NewSQLIdempotencyStore(ctx, st.db.Pool(), nil); err == nil {
+			approvals, err = affordances.NewSQLApprovalStore(ctx, st.db.Pool(), nil)
+		}
+		if err != nil {
+			b.Close()
+			return nil, fmt.Errorf("board: %w", err)
+		}
 	}
 	b.site = affordances.NewSite(&affordances.SiteOptions{
 		RateLimiter:  limiter,
 		Idempotency:  idem,
+		Approvals:    approvals,
 		Name:         "Team Board",
 		Description:  "A demo task board: a team's tasks in three columns (to do, doing, done), on boards public or private to their members.",
 		Origin:       o.Origin,

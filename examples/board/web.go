@@ -164,9 +164,9 @@ func (b *Board) exportCSV(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 	w.Header().Set("Content-Disposition", `attachment; filename="`+bd.Slug+`.csv"`)
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"id", "title", "status", "assignee", "due"})
+	cw.Write([]string{"id", "title", "status", "assignee", "assignee_email", "due"})
 	for _, t := range tasks {
-		cw.Write([]string{strconv.FormatInt(t.ID, 10), cell(t.Title), t.Status, cell(t.Assignee), t.Due})
+		cw.Write([]string{strconv.FormatInt(t.ID, 10), cell(t.Title), t.Status, cell(t.AssigneeName), cell(t.Assignee), t.Due})
 	}
 	cw.Flush()
 }
@@ -190,7 +190,7 @@ func (b *Board) exportTasksOf(r *http.Request) (*boardView, []task, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	tasks, err := b.store.tasks(r.Context(), bd.id, "")
+	tasks, err := b.store.tasks(r.Context(), bd, "")
 	return bd, tasks, err
 }
 

@@ -27,18 +27,34 @@ type Redis struct {
 	t    testing.TB
 	cmd  *exec.Cmd
 	port int
+	// dir is the directory of its append-only file, "" for none.
+	dir string
 }
 
 // StartRedis starts redis-server on a free loopback port, with nothing
 // kept on disk, and stops it when the test ends.
 func StartRedis(t testing.TB) *Redis {
 	t.Helper()
+	return startRedis(t, "")
+}
+
+// StartDurableRedis is [StartRedis] with an append-only file in a
+// directory of the test's, synced before each write is answered: a
+// [Redis.Restart] starts it with every key it had, as a Redis run with
+// persistence keeps its keys across a restart.
+func StartDurableRedis(t testing.TB) *Redis {
+	t.Helper()
+	return startRedis(t, t.TempDir())
+}
+
+func startRedis(t testing.TB, dir string) *Redis {
+	t.Helper()
 	short(t, "Redis")
 	path, err := exec.LookPath("redis-server")
 	if err != nil {
 		missing(t, "redis-server")
 	}
-	r := &Redis{t: t, port: freePort(t)}
+	r := &Redis{t: t, port: freePort(t), dir: dir}
 	r.Addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(r.port))
 	r.start(path)
 	t.Cleanup(r.Stop)
@@ -47,7 +63,13 @@ func StartRedis(t testing.TB) *Redis {
 
 func (r *Redis) start(path string) {
 	r.t.Helper()
-	r.cmd = exec.Command(path, "--port", strconv.Itoa(r.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", r.t.TempDir())
+	args := []string{"--port", strconv.Itoa(r.port), "--bind", "127.0.0.1", "--save", ""}
+	if r.dir != "" {
+		args = append(args, "--appendonly", "yes", "--appendfsync", "always", "--dir", r.dir)
+	} else {
+		args = append(args, "--appendonly", "no", "--dir", r.t.TempDir())
+	}
+	r.cmd = exec.Command(path, args...)
 	pdeathsig.Set(r.cmd)
 	out, err := r.cmd.StdoutPipe()
 	if err != nil {
@@ -63,16 +85,37 @@ func (r *Redis) start(path string) {
 	}()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		c, err := net.DialTimeout("tcp", r.Addr, 200*time.Millisecond)
+		err := r.ping()
 		if err == nil {
-			c.Close()
 			return
 		}
 		if time.Now().After(deadline) {
-			r.t.Fatalf("servicetest: redis-server did not listen on %s: %v", r.Addr, err)
+			r.t.Fatalf("servicetest: redis-server did not answer on %s: %v", r.Addr, err)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// ping reports whether the server answers PING: it listens, and has
+// loaded its append-only file (until then it answers -LOADING).
+func (r *Redis) ping() error {
+	c, err := net.DialTimeout("tcp", r.Addr, 200*time.Millisecond)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(time.Second))
+	if _, err := c.Write([]byte("PING\r\n")); err != nil {
+		return err
+	}
+	line, err := bufio.NewReader(c).ReadString('\n')
+	if err != nil {
+		return err
+	}
+	if line != "+PONG\r\n" {
+		return fmt.Errorf("PING: %q", line)
+	}
+	return nil
 }
 
 // Stop kills the server (a test of what happens when Redis goes down).
@@ -84,7 +127,8 @@ func (r *Redis) Stop() {
 	}
 }
 
-// Restart starts the server again on the same port, empty.
+// Restart starts the server again on the same port: empty, or for a
+// [StartDurableRedis] with the keys it had.
 func (r *Redis) Restart() {
 	r.t.Helper()
 	r.Stop()
