@@ -597,15 +597,7 @@ func (s *Site) rateLimit(ctx context.Context, r *http.Request, rt *Route, a *act
 	if a.Limit != nil {
 		key, limit = key+" "+a.Name, *a.Limit
 	}
-	ok, wait, err := s.limiter.Allow(ctx, key, limit)
-	if err != nil {
-		return fmt.Errorf("affordances: rate limiter: %w", err)
-	}
-	if !ok {
-		secs := retrySeconds(wait)
-		return &Error{Code: RateLimited, Message: "Too many calls. Try again in " + seconds(secs) + ".", RetryAfter: time.Duration(secs) * time.Second}
-	}
-	return nil
+	return s.allow(ctx, key, limit)
 }
 
 // seconds says n seconds in words: "1 second", "30 seconds".

@@ -255,6 +255,15 @@ func cartCost(entities map[string]any) *aal.Cost {
 // whether they come by a call or by the sign-in form.
 var signInLimit = affordances.Limit{Calls: 10, Per: time.Minute, Burst: 5}
 
+// guessesPerAccount bounds the sign-ins at one account, from every address
+// and session together: a person who mistypes their password a few times
+// never meets it; a guesser gets 5 tries, then one every 3 minutes, however
+// many addresses and accounts of their own they bring. An email without an
+// account is counted alike, so the answer says nothing of which exist. The
+// price: someone who keeps guessing keeps the account's owner from signing
+// in by password.
+var guessesPerAccount = affordances.Limit{Calls: 5, Per: 15 * time.Minute, Burst: 5}
+
 // entity returns the entity key of st as a T, or T's zero value.
 func entity[T any](st *affordances.State, key string) T {
 	var zero T
@@ -702,6 +711,9 @@ func (s *Shop) placeOrder(ctx context.Context, r *affordances.Request, _ struct{
 func (s *Shop) signInAction(ctx context.Context, r *affordances.Request, in signInInput) (signInOutput, error) {
 	if in.Next != "" && !localPath(in.Next) {
 		return signInOutput{}, badInput("Signing in sends you on only to a page of this shop.", "/next", "is not a path of this site")
+	}
+	if err := r.Limit(ctx, "signIn:"+emailKey(in.Email), guessesPerAccount); err != nil {
+		return signInOutput{}, err
 	}
 	u, err := s.store.checkPassword(ctx, in.Email, in.Password)
 	if err != nil {
