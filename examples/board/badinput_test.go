@@ -270,6 +270,20 @@ func TestBadInputBoard(t *testing.T) {
 			}
 		}
 	}
+	// fiveGuesses spends an account's sign-in guesses (issue 25's sweep).
+	// Here they come from one address, whose own limit they spend too;
+	// TestSignInGuessesPerAccount sends each from another.
+	fiveGuesses := func(email string) func(t *testing.T, f *badFixture) {
+		return func(t *testing.T, f *badFixture) {
+			for i := range 5 {
+				resp, body := f.send(t, badCase{as: asAnon, method: "POST", path: "/login", header: http.Header{"Content-Type": {jsonType}},
+					body: call("signIn", map[string]any{"email": email, "password": "guess" + fmt.Sprint(i)})})
+				if resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusTooManyRequests {
+					t.Fatalf("guess %d at %s: got %d %s, want 401, or 429 past the address's own limit", i, email, resp.StatusCode, body)
+				}
+			}
+		}
+	}
 	cases := []badCase{
 		// Malformed JSON bodies.
 		{name: "body not JSON", as: asToken, method: "POST", path: public, header: j(), body: `{"action":`, status: 400, code: "invalid_input"},
@@ -295,6 +309,12 @@ func TestBadInputBoard(t *testing.T) {
 			body: `{"action":"createTask","input":{"title":"x","y":` + strings.Repeat("[", 998) + strings.Repeat("]", 998) + `}}`, status: 400, code: "invalid_input"},
 		{name: "NUL byte after the body", as: asToken, method: "POST", path: public, header: j(), body: create + "\x00", status: 400, code: "invalid_input"},
 		{name: "a lone surrogate in a title", as: asToken, method: "POST", path: public, header: j(), body: `{"action":"createTask","input":{"title":"Sneak \ud800 in"}}`, status: 400, code: "invalid_input"},
+		// Guessing at one account's password (issue 25's sweep): past five
+		// guesses the right password is refused too, and an email without
+		// an account is answered alike.
+		{name: "the right password after five guesses", as: asAnon, method: "POST", path: "/login", header: j(), body: call("signIn", map[string]any{"email": board.DemoEmail, "password": board.DemoPassword}), setup: fiveGuesses(board.DemoEmail), status: 429, code: "rate_limited"},
+		{name: "a sixth guess at an email without an account", as: asAnon, method: "POST", path: "/login", header: j(), body: call("signIn", map[string]any{"email": "nobody@example.com", "password": "guess"}), setup: fiveGuesses("nobody@example.com"), status: 429, code: "rate_limited"},
+		{name: "the right password after five guesses, by form", as: asAnon, method: "POST", path: "/login", header: http.Header{"Content-Type": {formType}}, body: url.Values{"_action": {"signIn"}, "email": {board.DemoEmail}, "password": {board.DemoPassword}}.Encode(), setup: fiveGuesses(board.DemoEmail), status: 429},
 		{name: "case-folded input key", as: asToken, method: "POST", path: public, header: j(), body: `{"action":"createTask","input":{"Title":"Sneak in"}}`, status: 400, code: "invalid_input"},
 		{name: "a date that is none", as: asToken, method: "POST", path: public, header: j(), body: call("createTask", map[string]any{"title": "Sneak in", "due": "2026-13-45"}), status: 400, code: "invalid_input"},
 		{name: "an email that is none", as: asToken, method: "POST", path: public, header: j(), body: call("inviteMember", map[string]any{"email": "not an email"}), status: 400, code: "invalid_input"},

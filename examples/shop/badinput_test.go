@@ -347,6 +347,20 @@ func TestBadInputShop(t *testing.T) {
 			}
 		}
 	}
+	// fiveGuesses spends an account's sign-in guesses (issue 25's sweep).
+	// Here they come from one address, whose own limit they spend too;
+	// TestSignInGuessesPerAccount sends each from another.
+	fiveGuesses := func(email string) func(t *testing.T, f *badFixture) {
+		return func(t *testing.T, f *badFixture) {
+			for i := range 5 {
+				resp, body := f.send(t, badCase{as: asAnon, method: "POST", path: "/login", header: http.Header{"Content-Type": {jsonType}},
+					body: call("signIn", map[string]any{"email": email, "password": "guess" + fmt.Sprint(i)})})
+				if resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusTooManyRequests {
+					t.Fatalf("guess %d at %s: got %d %s, want 401, or 429 past the address's own limit", i, email, resp.StatusCode, body)
+				}
+			}
+		}
+	}
 	cases := []badCase{
 		// Malformed JSON bodies.
 		{name: "body not JSON", as: asToken, method: "POST", path: productPath, header: j(), body: `{"action":`, status: 400, code: "invalid_input"},
@@ -368,6 +382,12 @@ func TestBadInputShop(t *testing.T) {
 		{name: "a lone low surrogate in a key", as: asToken, method: "POST", path: productPath, header: j(), body: `{"action":"addToCart","input":{"sku\udc00":"TOTE-NAT"}}`, status: 400, code: "invalid_input"},
 		{name: "a surrogate pair the wrong way round", as: asToken, method: "POST", path: productPath, header: j(), body: `{"action":"addToCart","input":{"sku":"\ude00\ud83d"}}`, status: 400, code: "invalid_input"},
 		{name: "a lone surrogate in the action's name", as: asToken, method: "POST", path: productPath, header: j(), body: `{"action":"addToCart\ud800"}`, status: 400, code: "invalid_input"},
+		// Guessing at one account's password (issue 25's sweep): past five
+		// guesses the right password is refused too, and an email without
+		// an account is answered alike.
+		{name: "the right password after five guesses", as: asAnon, method: "POST", path: "/login", header: j(), body: call("signIn", map[string]any{"email": shop.DemoEmail, "password": shop.DemoPassword}), setup: fiveGuesses(shop.DemoEmail), status: 429, code: "rate_limited"},
+		{name: "a sixth guess at an email without an account", as: asAnon, method: "POST", path: "/login", header: j(), body: call("signIn", map[string]any{"email": "nobody@example.com", "password": "guess"}), setup: fiveGuesses("nobody@example.com"), status: 429, code: "rate_limited"},
+		{name: "the right password after five guesses, by form", as: asAnon, method: "POST", path: "/login", header: http.Header{"Content-Type": {formType}}, body: url.Values{"_action": {"signIn"}, "email": {shop.DemoEmail}, "password": {shop.DemoPassword}}.Encode(), setup: fiveGuesses(shop.DemoEmail), status: 429},
 		{name: "invalid UTF-8 in a string", as: asToken, method: "POST", path: productPath, header: j(), body: `{"action":"addToCart","input":{"sku":"TOTE-NAT\xff"}}`, status: 400, code: "invalid_input"},
 		{name: "invalid UTF-8 in a key", as: asToken, method: "POST", path: productPath, header: j(), body: `{"action":"addToCart","input":{"sku\xc3":"TOTE-NAT"}}`, status: 400, code: "invalid_input"},
 		{name: "raw NUL byte in a string", as: asToken, method: "POST", path: productPath, header: j(), body: "{\"action\":\"addToCart\",\"input\":{\"sku\":\"TOTE\x00NAT\"}}", status: 400, code: "invalid_input"},
