@@ -78,8 +78,10 @@ type AXTreeOptions struct {
 	// is empty. Empty: $XDG_CACHE_HOME/affordances/bench-node, or
 	// ~/.cache/affordances/bench-node.
 	Cache string
-	// Timeout bounds each browser operation of the helper (a click, a
-	// load, a snapshot). Zero: 15 seconds.
+	// Timeout bounds each browser operation of the helper (Chromium's
+	// launch, a click, a load, a snapshot): a bound on a failure, never
+	// how long a success may take. Zero: a minute (a launch on a loaded
+	// 2-core machine, make check's, once took longer than 15 seconds).
 	Timeout time.Duration
 	// Progress receives a line when Start installs playwright-core, and
 	// every 10 seconds while it does. Nil: none.
@@ -97,7 +99,7 @@ func NewAXTreeMode(opts *AXTreeOptions) *AXTreeMode {
 		m.opts = *opts
 	}
 	if m.opts.Timeout == 0 {
-		m.opts.Timeout = 15 * time.Second
+		m.opts.Timeout = time.Minute
 	}
 	if m.opts.Logger == nil {
 		m.opts.Logger = slog.New(slog.DiscardHandler)

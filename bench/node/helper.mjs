@@ -16,7 +16,7 @@ import { chromium } from "playwright-core";
 import { createInterface } from "node:readline";
 
 let browser = null;
-let timeout = 15000;
+let timeout = 60000;
 const pages = new Map();
 let nextPage = 1;
 
