@@ -169,8 +169,9 @@ var actionName = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9_]*$`)
 // quoting doubles each backslash: `affordances:"pattern=^[a-z]{1\\,3}$"` is
 // the pattern ^[a-z]{1,3}$.
 //
-// AddAction panics with a message naming the route and the action when the
-// declaration is wrong: a bad or duplicate name, an empty Description (an
+// AddAction is safe to call from several goroutines, before [Site.Handler]
+// is called; after, it panics. It panics with a message naming the route
+// and the action when the declaration is wrong: a bad or duplicate name, an empty Description (an
 // agent plans from it), an unknown Expose, a confirm action without a
 // Summary, Consent or Verify on an action that is not a confirm action, a
 // bad Limit, or a schema that does not compile; a bad
@@ -178,6 +179,9 @@ var actionName = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9_]*$`)
 // parse as the field's type, a backslash ending the tag) names the Go field.
 func AddAction[In, Out any](rt *Route, a *Action, fn func(ctx context.Context, r *Request, in In) (Out, error)) {
 	where := fmt.Sprintf("affordances: AddAction(%q, %q)", rt.pattern, a.Name)
+	rt.site.mu.Lock()
+	defer rt.site.mu.Unlock()
+	rt.site.mustDeclare(where)
 	if fn == nil {
 		panic(where + ": nil function")
 	}

@@ -73,7 +73,7 @@ func (s *Site) serveApproval(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.Method == http.MethodPost {
 		if err := s.checkFormOrigin(r); err != nil || !byPerson(&Request{HTTP: r, Principal: p}) {
-			fail(forbidden("Approve or deny on this page, in the browser where you are signed in."))
+			fail(Forbidden("Approve or deny on this page, in the browser where you are signed in."))
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, 4096)

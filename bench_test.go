@@ -261,7 +261,7 @@ func (s *benchShop) authenticate(r *http.Request) (affordances.Principal, error)
 		if id, ok := s.users[h]; ok {
 			return affordances.Principal{ID: id}, nil
 		}
-		return affordances.Principal{}, fmt.Errorf("unknown token")
+		return affordances.Principal{}, affordances.ErrInvalidToken
 	}
 	if c, err := r.Cookie("sid"); err == nil {
 		if id, ok := s.users["sid="+c.Value]; ok {

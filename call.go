@@ -144,7 +144,7 @@ func (s *Site) pipeline(ctx context.Context, r *http.Request, c *call) *response
 		if p.Anonymous() {
 			return s.failure(NewError(Unauthorized, s.opts.SignInReason), "call")
 		}
-		return s.failure(forbidden("You may not do this."), "call")
+		return s.failure(Forbidden("You may not do this."), "call")
 	}
 	if c.key != "" && !a.Secret {
 		return s.once(ctx, c, req)
@@ -205,7 +205,7 @@ func (s *Site) proceed(ctx context.Context, c *call, req *Request) (_ *response,
 	i := slices.IndexFunc(before, func(l listed) bool { return l.a == a })
 	switch {
 	case i < 0:
-		return s.failure(forbidden("You may not do this."), "call"), false
+		return s.failure(Forbidden("You may not do this."), "call"), false
 	case before[i].broken:
 		return s.failure(internalError, "call"), false
 	case !before[i].available:
@@ -287,7 +287,7 @@ func (s *Site) confirmed(ctx context.Context, c *call, req *Request, input json.
 			req.consent, req.consentKeys = consent, a.Consent
 			return nil
 		case taken != nil && taken.State == ApprovalDenied:
-			return s.failure(forbidden("The person denied this call on the approval page. Nothing ran."), "call")
+			return s.failure(Forbidden("The person denied this call on the approval page. Nothing ran."), "call")
 		}
 	}
 	// A decided approval is answered as it stands: a client asks without

@@ -52,6 +52,11 @@ type Error struct {
 	// codes only when it is set. It is not part of the delta's body.
 	RetryAfter time.Duration `json:"-"`
 
+	// Err is the cause, for the site's own code ([errors.Is],
+	// [errors.As] through [Error.Unwrap]) and logs; it is never sent. Nil:
+	// none.
+	Err error `json:"-"`
+
 	// schema says the input failed its schema: the pipeline's own message,
 	// which a person's form replaces with one for people.
 	schema bool
@@ -67,10 +72,36 @@ func NewError(code Code, message string) *Error {
 	return &Error{Code: code, Message: message}
 }
 
-// Error returns "affordances: <code>: <message>".
+// Error returns "affordances: <code>: <message>", and ": <cause>" when it
+// has one.
 func (e *Error) Error() string {
+	if e.Err != nil {
+		return "affordances: " + string(e.Code) + ": " + e.Message + ": " + e.Err.Error()
+	}
 	return "affordances: " + string(e.Code) + ": " + e.Message
 }
+
+// Unwrap returns the cause, [Error.Err]; nil for a nil *Error.
+func (e *Error) Unwrap() error {
+	if e == nil {
+		return nil
+	}
+	return e.Err
+}
+
+// Forbidden returns the [Unauthorized] error with HTTP status 403: the
+// requester is known, and may not do this (CLARIFICATIONS 2). message is
+// written for a person.
+func Forbidden(message string) *Error {
+	return &Error{Code: Unauthorized, Message: message, status: http.StatusForbidden}
+}
+
+// ErrInvalidToken is what [SiteOptions.Authenticate] returns for a bearer
+// token it does not know: the requester gets unauthorized (401) and is told
+// the token is not valid. Any other error that is not an [*Error] (a
+// database that did not answer) is the site's own failure: internal
+// (500), logged, and the token is not called bad.
+var ErrInvalidToken = &Error{Code: Unauthorized, Message: "The bearer token is not valid."}
 
 // CodeOf returns the code of the first [*Error] in err's chain, [Internal]
 // for any other non-nil error, and "" for nil.
@@ -107,12 +138,6 @@ func (e *Error) HTTPStatus() int {
 	default:
 		return http.StatusInternalServerError // 500, internal and codes this version does not know
 	}
-}
-
-// forbidden is the unauthorized error with status 403: a cookie call without
-// the site's Origin, or an authenticated requester who may not call.
-func forbidden(message string) *Error {
-	return &Error{Code: Unauthorized, Message: message, status: http.StatusForbidden}
 }
 
 // tooLarge is the invalid_input error with status 413.

@@ -124,7 +124,7 @@ func ExampleExposeConfirm() {
 			if r.Header.Get("Authorization") == "Bearer t0ken" {
 				return affordances.Principal{ID: "alice"}, nil
 			}
-			return affordances.Principal{}, errors.New("unknown token")
+			return affordances.Principal{}, affordances.ErrInvalidToken
 		},
 	})
 	affordances.AddAction(site.Route("/checkout", nil), &affordances.Action{

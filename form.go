@@ -305,7 +305,7 @@ func formAction(r *http.Request, body []byte, multi, cut bool) string {
 }
 
 // errFormOrigin is the refusal of a form posted from another site.
-var errFormOrigin = forbidden("This form was posted from another site, so it was refused. Nothing changed.")
+var errFormOrigin = Forbidden("This form was posted from another site, so it was refused. Nothing changed.")
 
 // checkFormOrigin is step 2's origin rule for forms: the browser's, as
 // [http.CrossOriginProtection] applies it (Sec-Fetch-Site, else Origin

@@ -43,7 +43,13 @@ const IndexPath = "/.well-known/affordances.json"
 //
 // A request asking for a document on a path no route matches gets a
 // not_found delta (404). A request that did not ask never gets one.
+//
+// Handler freezes the site's declarations: a [Site.Route] or [AddAction]
+// after it panics.
 func (s *Site) Handler(next http.Handler) http.Handler {
+	s.mu.Lock()
+	s.frozen = true
+	s.mu.Unlock()
 	if next == nil {
 		next = http.NotFoundHandler()
 	}
@@ -256,7 +262,7 @@ func (s *Site) authenticate(r *http.Request) (p Principal, err error) {
 	kind := kindOf(r)
 	if s.opts.Authenticate == nil {
 		if kind == bearerCall {
-			return Principal{}, errBadToken
+			return Principal{}, ErrInvalidToken
 		}
 		return Principal{}, nil
 	}
@@ -266,11 +272,10 @@ func (s *Site) authenticate(r *http.Request) (p Principal, err error) {
 	defer s.recoverTo(&err, "authenticate", "")
 	p, err = s.opts.Authenticate(r)
 	if err != nil {
-		var e *Error
-		if errors.As(err, &e) && e != nil {
-			return Principal{}, e
-		}
-		return Principal{}, errBadToken
+		// An *Error is the requester's answer (ErrInvalidToken among
+		// them); any other error is the site's failure, never the
+		// requester's: internal, logged.
+		return Principal{}, s.public(err, "authenticate")
 	}
 	if p.ID != "" && p.Method == "" {
 		switch kind {
@@ -281,7 +286,7 @@ func (s *Site) authenticate(r *http.Request) (p Principal, err error) {
 		}
 	}
 	if kind == bearerCall && (p.ID == "" || p.Method != AuthBearer) {
-		return Principal{}, errBadToken
+		return Principal{}, ErrInvalidToken
 	}
 	return p, nil
 }
@@ -298,8 +303,6 @@ func withoutCookies(r *http.Request) *http.Request {
 	r2.Header.Del("Cookie")
 	return r2
 }
-
-var errBadToken = NewError(Unauthorized, "The bearer token is not valid.")
 
 // load makes the page's Request for p and loads its state.
 func (s *Site) load(ctx context.Context, hr *http.Request, rt *Route, params []param, p Principal) (*Request, error) {
@@ -342,6 +345,9 @@ func (s *Site) loadState(ctx context.Context, req *Request) (err error) {
 func (s *Site) public(err error, where string) *Error {
 	var e *Error
 	if errors.As(err, &e) && e != nil {
+		if e.Code == Internal && e.Err != nil {
+			s.logger.Error("affordances: "+where, "err", e.Err)
+		}
 		return e
 	}
 	s.logger.Error("affordances: "+where, "err", err)

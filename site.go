@@ -88,6 +88,10 @@ type SiteOptions struct {
 // [Site.Handler]. Declare routes and actions at start-up, before serving;
 // once serving, a Site is safe for concurrent use.
 type Site struct {
+	// mu guards routes and the actions of each until Handler freezes the
+	// declarations; frozen, they are read without it.
+	mu      sync.Mutex
+	frozen  bool
 	opts    SiteOptions
 	limiter RateLimiter
 	idem    IdempotencyStore
@@ -199,6 +203,15 @@ type Route struct {
 	lastAnonymous lastGraph
 }
 
+// mustDeclare panics, naming where, once the site is served: a
+// declaration after [Site.Handler] would change the site under requests
+// being served. The caller holds s.mu.
+func (s *Site) mustDeclare(where string) {
+	if s.frozen {
+		panic(where + ": after Site.Handler: declare every route and action before the site is served")
+	}
+}
+
 // A segment is one segment of a route's pattern: a literal, a parameter
 // matching one segment, or a catch-all matching the rest of the path.
 type segment struct {
@@ -222,9 +235,13 @@ type segment struct {
 //
 // Route panics on a pattern it cannot serve (a method or host, a segment
 // mixing text and a parameter, a catch-all before the end, a name that is
-// not a Go identifier) and on a pattern matching the same paths as another
-// route's. opts may be nil.
+// not a Go identifier), on a pattern matching the same paths as another
+// route's, and after [Site.Handler]; before, it is safe for concurrent
+// use. opts may be nil.
 func (s *Site) Route(pattern string, opts *RouteOptions) *Route {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.mustDeclare(fmt.Sprintf("affordances: Route(%q)", pattern))
 	segs, err := parsePattern(pattern)
 	if err == nil && len(segs) == 1 && segs[0].literal == "index" {
 		err = fmt.Errorf("its AAL fragment path would be the one of /, %s", aal.FragmentPath("/"))

@@ -78,7 +78,7 @@ func testSite(t testing.TB, opts *affordances.SiteOptions) (*affordances.Site, *
 			return affordances.Principal{ID: "admin"}, nil
 		case "":
 		default:
-			return affordances.Principal{}, errors.New("unknown token")
+			return affordances.Principal{}, affordances.ErrInvalidToken
 		}
 		if c, err := r.Cookie("sid"); err == nil && c.Value == "s1" {
 			return affordances.Principal{ID: "u1"}, nil

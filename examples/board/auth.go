@@ -12,16 +12,17 @@ import (
 const sessionCookie = "sid"
 
 // authenticate says who is asking (CLARIFICATIONS 4): the user of a bearer
-// token (an unknown one is refused), else of the session cookie, else
-// nobody.
+// token (an unknown one is affordances.ErrInvalidToken), else of the
+// session cookie, else nobody. A failure of the store is its error, which
+// the site answers as internal and logs.
 func (b *Board) authenticate(r *http.Request) (affordances.Principal, error) {
 	if scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " "); ok && strings.EqualFold(scheme, "Bearer") {
 		u, err := b.store.tokenUser(r.Context(), strings.TrimSpace(token))
 		if err != nil {
-			return affordances.Principal{}, b.internal(err)
+			return affordances.Principal{}, err
 		}
 		if u == nil {
-			return affordances.Principal{}, affordances.NewError(affordances.Unauthorized, "The bearer token is not valid.")
+			return affordances.Principal{}, affordances.ErrInvalidToken
 		}
 		return principal(u, affordances.AuthBearer), nil
 	}
@@ -31,20 +32,12 @@ func (b *Board) authenticate(r *http.Request) (affordances.Principal, error) {
 	}
 	u, err := b.store.sessionUser(r.Context(), c.Value)
 	if err != nil {
-		return affordances.Principal{}, b.internal(err)
+		return affordances.Principal{}, err
 	}
 	if u == nil {
 		return affordances.Principal{}, nil // an expired session is nobody
 	}
 	return principal(u, affordances.AuthCookie), nil
-}
-
-// internal logs err and returns the error the requester sees: the site
-// reads any error of Authenticate that is not an *affordances.Error as a bad
-// token.
-func (b *Board) internal(err error) error {
-	b.logger.Error("board: authenticate", "err", err)
-	return affordances.NewError(affordances.Internal, "Something went wrong on the server. Try again later.")
 }
 
 func principal(u *User, m affordances.AuthMethod) affordances.Principal {

@@ -13,20 +13,19 @@ import (
 // sessionCookie is the name of the session cookie.
 const sessionCookie = "sid"
 
-// errBadToken refuses an unknown bearer token (CLARIFICATIONS 2: 401).
-var errBadToken = affordances.NewError(affordances.Unauthorized, "The bearer token is not valid.")
-
 // authenticate says who is asking (CLARIFICATIONS 4): a bearer token when
-// the request has one (an unknown token is an error), else the session
-// cookie (an unknown or expired session is nobody), else nobody.
+// the request has one (an unknown token is affordances.ErrInvalidToken),
+// else the session cookie (an unknown or expired session is nobody), else
+// nobody. A failure of the store is its error, which the site answers as
+// internal and logs.
 func (s *Shop) authenticate(r *http.Request) (affordances.Principal, error) {
 	if scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " "); ok && strings.EqualFold(scheme, "Bearer") {
 		u, err := s.store.tokenUser(r.Context(), strings.TrimSpace(token))
 		if err != nil {
-			return affordances.Principal{}, s.internal(err)
+			return affordances.Principal{}, err
 		}
 		if u == nil {
-			return affordances.Principal{}, errBadToken
+			return affordances.Principal{}, affordances.ErrInvalidToken
 		}
 		return principal(u, affordances.AuthBearer), nil
 	}
@@ -36,20 +35,12 @@ func (s *Shop) authenticate(r *http.Request) (affordances.Principal, error) {
 	}
 	u, err := s.store.sessionUser(r.Context(), c.Value)
 	if err != nil {
-		return affordances.Principal{}, s.internal(err)
+		return affordances.Principal{}, err
 	}
 	if u == nil {
 		return affordances.Principal{}, nil
 	}
 	return principal(u, affordances.AuthCookie), nil
-}
-
-// internal logs err and returns the internal error a requester may see.
-// Authenticate returns it for a failure of its own: the site reads any
-// other error as a bad token (401).
-func (s *Shop) internal(err error) error {
-	s.logger.Error("shop: authenticate", "err", err)
-	return affordances.NewError(affordances.Internal, "Something went wrong on the server. Try again later.")
 }
 
 func principal(u *User, m affordances.AuthMethod) affordances.Principal {
