@@ -113,8 +113,10 @@ func TestDeclarationsFreeze(t *testing.T) {
 		}
 	}
 	for name, declare := range map[string]func(){
-		"Route":     func() { site.Route("/late", nil) },
-		"AddAction": func() { affordances.AddAction(first, &affordances.Action{Name: "late", Description: "L.", Expose: affordances.ExposePublic}, noop) },
+		"Route": func() { site.Route("/late", nil) },
+		"AddAction": func() {
+			affordances.AddAction(first, &affordances.Action{Name: "late", Description: "L.", Expose: affordances.ExposePublic}, noop)
+		},
 	} {
 		func() {
 			defer func() {
