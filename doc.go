@@ -1,5 +1,6 @@
 // Package affordances implements the Affordances protocol v0 for Go web
-// applications and the agents that use them.
+// applications, and declares the wire types that the agents using them
+// read with package agent.
 //
 // A page answers its own URL with HTML for people and, when asked with
 // Accept: application/vnd.affordances+json, with a small JSON [Graph] for
@@ -75,13 +76,16 @@
 //
 // # Consuming
 //
-// A [Client] reads and operates any Affordances site for an agent: the site
-// index, a [Page] with its graph and AAL fragment, and [Page.Call], which
-// asks the aal gate and, when it must, an [Approver] (a person) before
-// anything risky is sent; it never sends confirm: true on its own, and for a
-// human-verified action hands the person the approval page and waits for
-// their decision there. Every
-// call carries an Idempotency-Key, which [Site.Handler] honours
+// The agent side lives in package agent
+// ([github.com/affordances/affordances-go/agent]): its Client reads and
+// operates any Affordances site, and asks the aal gate and, when it must,
+// a person before anything risky is sent. It is a package of its own so
+// that a publisher reads this package and an agent author that one, as
+// database/sql's users read one package and its drivers' authors another,
+// with only the wire types declared here ([Graph], [Delta], [Call],
+// [SiteIndex], [*Error]) in common; and so that the name Page here is left
+// to the page that templates read. Every call it sends carries an
+// Idempotency-Key, which [Site.Handler] honours
 // ([SiteOptions.Idempotency]).
 //
 // # AAL

@@ -148,36 +148,3 @@ func ExampleExposeConfirm() {
 	// 428 {"ok":false,"error":{"code":"confirm_required","message":"Place order: 2 items, total $36.00."}}
 	// 200 {"ok":true,"message":"Order placed."}
 }
-
-// A client calls a confirm action: the person reads the site's summary and
-// says no, so confirm: true is never sent.
-func ExamplePage_Call() {
-	site := affordances.NewSite(&affordances.SiteOptions{
-		Authenticate: func(r *http.Request) (affordances.Principal, error) {
-			return affordances.Principal{ID: "alice"}, nil
-		},
-	})
-	affordances.AddAction(site.Route("/checkout", nil), &affordances.Action{
-		Name: "placeOrder", Description: "Place the order", Expose: affordances.ExposeConfirm,
-		Summary: affordances.Summarize(func(ctx context.Context, r *affordances.Request, _ struct{}) (string, error) {
-			return "Place order: 2 items, total $36.00.", nil
-		}),
-	}, func(ctx context.Context, r *affordances.Request, _ struct{}) (struct{}, error) {
-		fmt.Println("ordered!")
-		return struct{}{}, nil
-	})
-	srv := httptest.NewServer(site.Handler(nil))
-	defer srv.Close()
-
-	person := affordances.ApproverFunc(func(ctx context.Context, req *affordances.ApprovalRequest) (bool, error) {
-		fmt.Printf("asked: %s (%s)\n", req.Message, req.Classes)
-		return false, nil
-	})
-	c, _ := affordances.NewClient(srv.Client(), srv.URL, &affordances.ClientOptions{Token: "t", Approver: person})
-	page, _ := c.Page(context.Background(), "/checkout")
-	_, err := page.Call(context.Background(), "placeOrder", nil)
-	fmt.Println(errors.Is(err, affordances.ErrNotApproved))
-	// Output:
-	// asked: Place order: 2 items, total $36.00. ([financial confirm])
-	// true
-}

@@ -3,7 +3,6 @@ package affordances_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -336,50 +335,5 @@ func TestHumanVerifiedForm(t *testing.T) {
 	}
 	if got := post(aliceBrowser(srv)); got != http.StatusSeeOther || runs.Load() != 1 {
 		t.Errorf("alice's confirmed form: got %d, %d runs; want 303 and one run", got, runs.Load())
-	}
-}
-
-// TestClientWaitsForTheApproval: the Client hands the approval page to its
-// Approver, waits for the person's decision there, then sends confirm:
-// true once: approved, it runs; denied, it does not; undecided, it gives
-// up at ApprovalTimeout.
-func TestClientWaitsForTheApproval(t *testing.T) {
-	srv, runs := verifiedSite(t, nil)
-	client := func(person func(url string), timeout time.Duration) *affordances.Client {
-		c, err := affordances.NewClient(http.DefaultClient, srv.URL, &affordances.ClientOptions{
-			Token: "alice-token", ApprovalTimeout: timeout,
-			Gate: &aal.Gate{Grants: []aal.Grant{{Class: aal.ClassFinancial}, {Class: aal.ClassDestructive}}},
-			Approver: affordances.ApproverFunc(func(_ context.Context, req *affordances.ApprovalRequest) (bool, error) {
-				if req.URL == "" || !strings.HasPrefix(req.URL, srv.URL+affordances.ApprovalsPath) || req.Expires.IsZero() {
-					t.Errorf("the approver got no approval page: %+v", req)
-					return false, nil
-				}
-				go person(strings.TrimPrefix(req.URL, srv.URL))
-				return true, nil
-			}),
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c
-	}
-	call := func(c *affordances.Client, in map[string]any) error {
-		p, err := c.Page(t.Context(), "/pay")
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = p.Call(t.Context(), "pay", in)
-		return err
-	}
-	approve := func(path string) { decide(t, srv, path, "approve", aliceBrowser(srv)) }
-	deny := func(path string) { decide(t, srv, path, "deny", aliceBrowser(srv)) }
-	if err := call(client(approve, 0), map[string]any{"amount": 4, "to": "Gus"}); err != nil || runs.Load() != 1 {
-		t.Errorf("approved: got %v, %d runs; want nil and one run", err, runs.Load())
-	}
-	if err := call(client(deny, 0), map[string]any{"amount": 5, "to": "Gus"}); !errors.Is(err, affordances.ErrNotApproved) || runs.Load() != 1 {
-		t.Errorf("denied: got %v, %d runs; want ErrNotApproved and no new run", err, runs.Load())
-	}
-	if err := call(client(func(string) {}, 300*time.Millisecond), map[string]any{"amount": 6, "to": "Gus"}); !errors.Is(err, affordances.ErrApprovalTimeout) || runs.Load() != 1 {
-		t.Errorf("undecided: got %v, %d runs; want ErrApprovalTimeout and no new run", err, runs.Load())
 	}
 }

@@ -18,6 +18,7 @@ import (
 
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/aal"
+	"github.com/affordances/affordances-go/agent"
 	"github.com/affordances/affordances-go/internal/aalbrowser"
 	"github.com/affordances/affordances-go/internal/aalpage"
 	"github.com/affordances/affordances-go/internal/browser"
@@ -451,7 +452,7 @@ func summariseAAL(p *aalpage.Page, gate *aal.Gate) FetchOutput {
 }
 
 // summarise is the page as fetch_affordances shows it.
-func summarise(c *affordances.Client, p *affordances.Page) FetchOutput {
+func summarise(c *agent.Client, p *agent.Page) FetchOutput {
 	g := p.Graph
 	out := FetchOutput{URL: c.Origin() + p.Path(), Kind: kindGraph, Page: aal.Visible(g.Page), Route: aal.Visible(g.Route), Actions: []Action{}}
 	out.Entities, _ = visibleJSON(g.Entities).(map[string]any)
@@ -516,10 +517,10 @@ func (b *bridge) execute(ctx context.Context, req *mcp.CallToolRequest, in Execu
 		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{a.pendingID: a.pending}}, ExecuteOutput{}, nil
 	case a.cannot != nil:
 		return nil, ExecuteOutput{}, fmt.Errorf("mcpbridge: a person must approve this call, and this MCP client cannot ask them (it does not support form elicitation); nothing was done. %s (credentials %s)", describe(a.cannot), creds)
-	case errors.Is(err, affordances.ErrNotApproved):
+	case errors.Is(err, agent.ErrNotApproved):
 		return nil, ExecuteOutput{}, fmt.Errorf("mcpbridge: the person did not approve %s on %s; nothing was done (credentials %s)", aal.Visible(in.Action), aal.Visible(p.Graph.Page), creds)
-	case errors.Is(err, affordances.ErrRefused):
-		return nil, ExecuteOutput{}, fmt.Errorf("mcpbridge: the person's gate refused %s on %s; nothing was sent: %s (credentials %s)", aal.Visible(in.Action), aal.Visible(p.Graph.Page), aal.Visible(strings.TrimPrefix(err.Error(), affordances.ErrRefused.Error()+": ")), creds)
+	case errors.Is(err, agent.ErrRefused):
+		return nil, ExecuteOutput{}, fmt.Errorf("mcpbridge: the person's gate refused %s on %s; nothing was sent: %s (credentials %s)", aal.Visible(in.Action), aal.Visible(p.Graph.Page), aal.Visible(strings.TrimPrefix(err.Error(), agent.ErrRefused.Error()+": ")), creds)
 	}
 	return result(p, in, d, err, a.approved, creds)
 }
@@ -570,10 +571,10 @@ func (b *bridge) executeAAL(ctx context.Context, a *approver, t *target, page *a
 		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{a.pendingID: a.pending}}, ExecuteOutput{}, nil
 	case a.cannot != nil:
 		return nil, ExecuteOutput{}, fmt.Errorf("mcpbridge: a person must approve this call, and this MCP client cannot ask them (it does not support form elicitation); nothing was clicked. %s (credentials %s)", describe(a.cannot), t.creds)
-	case errors.Is(err, affordances.ErrNotApproved):
+	case errors.Is(err, agent.ErrNotApproved):
 		return nil, ExecuteOutput{}, fmt.Errorf("mcpbridge: the person did not approve %s on %s; nothing was clicked (credentials %s)", aal.Visible(in.Action), where, t.creds)
-	case errors.Is(err, affordances.ErrRefused):
-		return nil, ExecuteOutput{}, fmt.Errorf("mcpbridge: the person's gate refused %s on %s; nothing was clicked: %s (credentials %s)", aal.Visible(in.Action), where, aal.Visible(strings.TrimPrefix(err.Error(), affordances.ErrRefused.Error()+": ")), t.creds)
+	case errors.Is(err, agent.ErrRefused):
+		return nil, ExecuteOutput{}, fmt.Errorf("mcpbridge: the person's gate refused %s on %s; nothing was clicked: %s (credentials %s)", aal.Visible(in.Action), where, aal.Visible(strings.TrimPrefix(err.Error(), agent.ErrRefused.Error()+": ")), t.creds)
 	case err != nil:
 		return nil, ExecuteOutput{}, siteErr(err, t.creds)
 	}
@@ -597,7 +598,7 @@ func pathOf(s string) string {
 
 // result is execute_affordance's answer for the delta d of a call, or its
 // error.
-func result(p *affordances.Page, in ExecuteInput, d *affordances.Delta, err error, approved bool, creds string) (*mcp.CallToolResult, ExecuteOutput, error) {
+func result(p *agent.Page, in ExecuteInput, d *affordances.Delta, err error, approved bool, creds string) (*mcp.CallToolResult, ExecuteOutput, error) {
 	var de *affordances.Error
 	if err != nil && d == nil && !errors.As(err, &de) {
 		return nil, ExecuteOutput{}, siteErr(err, creds)
@@ -616,7 +617,7 @@ func result(p *affordances.Page, in ExecuteInput, d *affordances.Delta, err erro
 // (a.page): it ran once the person approved there; or the bridge sends
 // the person there by URL elicitation; or the result gives the page for
 // the model to send the person to, with nothing run.
-func (b *bridge) onPage(ctx context.Context, a *approver, p *affordances.Page, in ExecuteInput, d *affordances.Delta, err error, creds string) (*mcp.CallToolResult, ExecuteOutput, error) {
+func (b *bridge) onPage(ctx context.Context, a *approver, p *agent.Page, in ExecuteInput, d *affordances.Delta, err error, creds string) (*mcp.CallToolResult, ExecuteOutput, error) {
 	r := a.page
 	page := &ApprovalPage{URL: aal.Visible(r.URL), Expires: r.Expires, State: approvalPending}
 	open := "open " + page.URL + " in their own browser, signed in to " + aal.Visible(r.Origin) + ", and approve there"
@@ -625,19 +626,19 @@ func (b *bridge) onPage(ctx context.Context, a *approver, p *affordances.Page, i
 	case err == nil:
 		a.complete(ctx, b.opts.Logger)
 		page.State = approvalApproved
-	case a.pending != nil && errors.Is(err, affordances.ErrApprovalTimeout):
+	case a.pending != nil && errors.Is(err, agent.ErrApprovalTimeout):
 		// Not approved yet: send the person to the page; the SDK retries
 		// this call with their answer.
 		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{a.pendingID: a.pending}}, ExecuteOutput{}, nil
-	case errors.Is(err, affordances.ErrNotApproved) && a.looked:
+	case errors.Is(err, agent.ErrNotApproved) && a.looked:
 		a.complete(ctx, b.opts.Logger)
 		page.State = approvalDenied
 		page.Next = "The person denied this call on the site's approval page. Nothing was done; do not try again unless the person asks."
-	case errors.Is(err, affordances.ErrNotApproved):
+	case errors.Is(err, agent.ErrNotApproved):
 		page.Next = "The person declined to open the site's approval page. Nothing was done. If they change their mind, they can " + open + "." + retry
-	case errors.Is(err, affordances.ErrApprovalTimeout) && a.waited:
+	case errors.Is(err, agent.ErrApprovalTimeout) && a.waited:
 		page.Next = "The person has not approved this call on the site's approval page yet. Nothing was done. They can still " + open + "." + retry
-	case errors.Is(err, affordances.ErrApprovalTimeout), errors.Is(err, errAsking):
+	case errors.Is(err, agent.ErrApprovalTimeout), errors.Is(err, errAsking):
 		page.Next = "A person must approve this call on the site's own page; you cannot approve it. Nothing was done. Ask the person to " + open + "." + retry
 		if !a.canURL {
 			page.Next = "A person must approve this call on the site's own page; you cannot approve it, and this MCP client cannot open the page for them. Nothing was done. Ask the person to " + open + "." + retry
@@ -656,7 +657,7 @@ func (b *bridge) onPage(ctx context.Context, a *approver, p *affordances.Page, i
 // A target is the site one tool call reaches, with what of the person's
 // it may use.
 type target struct {
-	client *affordances.Client
+	client *agent.Client
 	// hc makes the requests: with the person's Jar for a configured site
 	// only, and redirects followed within its origin.
 	hc           *http.Client
@@ -684,7 +685,7 @@ func (b *bridge) target(req *mcp.CallToolRequest, raw string, a *approver) (*tar
 	if hc == nil {
 		hc = defaultHTTPClient
 	}
-	opts := &affordances.ClientOptions{Gate: &aal.Gate{}, UserAgent: "affordances-go mcpbridge"}
+	opts := &agent.Options{Gate: &aal.Gate{}, UserAgent: "affordances-go mcpbridge"}
 	if a != nil {
 		opts.Approver = a
 		// The first time, the approval page is checked once; once the
@@ -711,7 +712,7 @@ func (b *bridge) target(req *mcp.CallToolRequest, raw string, a *approver) (*tar
 	if !configured {
 		anon := *hc
 		anon.Jar = nil
-		c, err := affordances.NewClient(&anon, origin, opts)
+		c, err := agent.New(&anon, origin, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -725,7 +726,7 @@ func (b *bridge) target(req *mcp.CallToolRequest, raw string, a *approver) (*tar
 		}
 		opts.Gate.Grants = append(opts.Gate.Grants, g)
 	}
-	c, err := affordances.NewClient(hc, origin, opts)
+	c, err := agent.New(hc, origin, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -825,13 +826,13 @@ type approver struct {
 
 	pending   *mcp.ElicitParams
 	pendingID string
-	cannot    *affordances.ApprovalRequest
+	cannot    *agent.ApprovalRequest
 	approved  bool
 
 	// page is the site's approval page for the call, when it has one;
 	// looked says the client was let check it, waited that it was let
 	// wait there for the person's decision.
-	page           *affordances.ApprovalRequest
+	page           *agent.ApprovalRequest
 	looked, waited bool
 }
 
@@ -857,7 +858,7 @@ var errAsking = errors.New("mcpbridge: asking the person")
 // approveField is the one field of the elicitation form.
 const approveField = "approve"
 
-func (a *approver) Approve(_ context.Context, r *affordances.ApprovalRequest) (bool, error) {
+func (a *approver) Approve(_ context.Context, r *agent.ApprovalRequest) (bool, error) {
 	id := questionID(r)
 	var answer *mcp.ElicitResult
 	if a.req.Params != nil {
@@ -898,7 +899,7 @@ func (a *approver) Approve(_ context.Context, r *affordances.ApprovalRequest) (b
 // onPage is Approve for a call approved on the site's page: true lets the
 // client check the page (once, or, after the person's accept, until
 // they decide); it never approves by itself. A form is never offered.
-func (a *approver) onPage(r *affordances.ApprovalRequest, id string, answer *mcp.ElicitResult) (bool, error) {
+func (a *approver) onPage(r *agent.ApprovalRequest, id string, answer *mcp.ElicitResult) (bool, error) {
 	a.page = r
 	switch {
 	case answer != nil && answer.Action == "accept":
@@ -927,7 +928,7 @@ func (a *approver) onPage(r *affordances.ApprovalRequest, id string, answer *mcp
 // client that times a call out but resets the timeout on progress, as
 // many do, then waits for a person who takes their time. The progress is
 // the seconds waited, with no total; a notification lost changes nothing.
-func (a *approver) progress(r *affordances.ApprovalRequest, waited time.Duration) {
+func (a *approver) progress(r *agent.ApprovalRequest, waited time.Duration) {
 	if a.req.Params == nil || a.req.Session == nil {
 		return
 	}
@@ -957,7 +958,7 @@ func (a *approver) complete(ctx context.Context, logger *slog.Logger) {
 // character they could not see made visible (the client has passed the
 // label, the message and the reasons through [aal.Visible]; the rest is
 // passed here).
-func describe(r *affordances.ApprovalRequest) string {
+func describe(r *agent.ApprovalRequest) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Approve %s on %s%s?", aal.Visible(r.Action), aal.Visible(r.Origin), aal.Visible(r.Page))
 	if r.Label != "" {
@@ -980,7 +981,7 @@ func describe(r *affordances.ApprovalRequest) string {
 
 // describePage is what the person reads before opening the site's
 // approval page: the call, as in [describe], and where to decide.
-func describePage(r *affordances.ApprovalRequest) string {
+func describePage(r *agent.ApprovalRequest) string {
 	return describe(r) + "\nDecide on the site's own page: open it in your browser, signed in to " + aal.Visible(r.Origin) +
 		" as yourself, and choose Approve or Deny there. Nothing runs unless you approve on that page."
 }
@@ -989,7 +990,7 @@ func describePage(r *affordances.ApprovalRequest) string {
 // It leaves out when an approval page lapses: the site moves that when the
 // person decides (an approval is kept for its TTL from the decision), and
 // the page's URL names the approval already.
-func questionID(r *affordances.ApprovalRequest) string {
+func questionID(r *agent.ApprovalRequest) string {
 	q := *r
 	q.Expires = time.Time{}
 	b, _ := json.Marshal(q)

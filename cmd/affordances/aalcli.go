@@ -16,8 +16,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/aal"
+	"github.com/affordances/affordances-go/agent"
 	"github.com/affordances/affordances-go/internal/aalbrowser"
 	"github.com/affordances/affordances-go/internal/aalpage"
 	headless "github.com/affordances/affordances-go/internal/browser"
@@ -288,9 +288,9 @@ func runAALCall(ctx context.Context, e *env, f *agentFlags, s *site, page *aalpa
 		}
 	}
 	switch {
-	case errors.Is(err, affordances.ErrRefused):
+	case errors.Is(err, agent.ErrRefused):
 		return reportRefused(e, f.json, page.URL, id, "nothing was clicked", r.Verdict)
-	case errors.Is(err, affordances.ErrNotApproved):
+	case errors.Is(err, agent.ErrNotApproved):
 		return reportNotApproved(e, f, ap, nil)
 	case err != nil:
 		return err

@@ -21,6 +21,7 @@ import (
 
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/aal"
+	"github.com/affordances/affordances-go/agent"
 	"github.com/affordances/affordances-go/internal/aalpage"
 	"github.com/affordances/affordances-go/internal/display"
 )
@@ -83,7 +84,7 @@ func (g *grantList) Set(s string) error { *g = append(*g, s); return nil }
 // A site is a client for the site a command's URL names, and the page
 // path (with its query) the URL points to.
 type site struct {
-	client *affordances.Client
+	client *agent.Client
 	path   string
 	jar    *cookieFile // nil without --cookie-jar
 	// url is the page's URL as given; origin its origin; hc the HTTP
@@ -110,7 +111,7 @@ func (f *agentFlags) open(e *env, rawURL string, ap *approval) (*site, error) {
 	if u.RawQuery != "" {
 		path += "?" + u.RawQuery
 	}
-	opts := &affordances.ClientOptions{Token: f.token, ApprovalTimeout: f.approvalTimeout}
+	opts := &agent.Options{Token: f.token, ApprovalTimeout: f.approvalTimeout}
 	if ap != nil {
 		opts.Approver, opts.OnApprovalWait = ap, ap.waiting
 	}
@@ -138,7 +139,7 @@ func (f *agentFlags) open(e *env, rawURL string, ap *approval) (*site, error) {
 		gate.Grants = append(gate.Grants, g)
 	}
 	opts.Gate = gate
-	if s.client, err = affordances.NewClient(hc, origin, opts); err != nil {
+	if s.client, err = agent.New(hc, origin, opts); err != nil {
 		return nil, usagef("%v", err)
 	}
 	s.url, s.origin, s.hc, s.gate = rawURL, s.client.Origin(), aalpage.WithToken(hc, s.client.Origin(), opts.Token), gate
@@ -165,7 +166,7 @@ func siteError(err error) error {
 	switch {
 	case err == nil:
 		return nil
-	case errors.As(err, &de), errors.Is(err, affordances.ErrNotApproved), errors.Is(err, affordances.ErrRefused):
+	case errors.As(err, &de), errors.Is(err, agent.ErrNotApproved), errors.Is(err, agent.ErrRefused):
 		return err
 	}
 	return &networkError{err}
@@ -328,6 +329,6 @@ func toVerdictJSON(v aal.Verdict) verdictJSON {
 }
 
 // loadPage loads the page a site's URL names.
-func (s *site) loadPage(ctx context.Context) (*affordances.Page, error) {
+func (s *site) loadPage(ctx context.Context) (*agent.Page, error) {
 	return s.client.Page(ctx, s.path)
 }

@@ -14,6 +14,7 @@ import (
 
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/aal"
+	"github.com/affordances/affordances-go/agent"
 	"github.com/affordances/affordances-go/internal/aalpage"
 	"github.com/affordances/affordances-go/internal/display"
 )
@@ -125,7 +126,7 @@ affordances call --approve http://127.0.0.1:8082/notes delete-note '{"id":"n-1"}
 	},
 }
 
-// approval is the call's [affordances.Approver]: --approve says yes, a
+// approval is the call's [agent.Approver]: --approve says yes, a
 // person on a terminal is asked, and with neither the answer is no. A call
 // the site has the person approve on its approval page is never approved
 // here: the person is sent to the page, and the answer is "wait"
@@ -135,7 +136,7 @@ type approval struct {
 	e          *env
 	approve    bool
 	unattended bool
-	asked      *affordances.ApprovalRequest
+	asked      *agent.ApprovalRequest
 
 	// The progress of the wait on the approval page.
 	shown    bool          // a progress line was printed
@@ -143,7 +144,7 @@ type approval struct {
 	open     bool          // the terminal's progress line ends without a newline
 }
 
-func (a *approval) Approve(_ context.Context, req *affordances.ApprovalRequest) (bool, error) {
+func (a *approval) Approve(_ context.Context, req *agent.ApprovalRequest) (bool, error) {
 	a.asked = req
 	switch {
 	case req.URL != "":
@@ -160,7 +161,7 @@ func (a *approval) Approve(_ context.Context, req *affordances.ApprovalRequest) 
 
 // sendToPage tells the person to decide on the site's approval page and
 // reports whether to wait for them: not with --unattended.
-func (a *approval) sendToPage(req *affordances.ApprovalRequest) bool {
+func (a *approval) sendToPage(req *agent.ApprovalRequest) bool {
 	w := a.e.stderr
 	describeApproval(w, req)
 	fmt.Fprintln(w, "This site has the person approve this call on its own page: --approve, --grant and a y typed here do not approve it.")
@@ -177,7 +178,7 @@ func (a *approval) sendToPage(req *affordances.ApprovalRequest) bool {
 
 // waiting is the client's OnApprovalWait: on a terminal one line,
 // rewritten at each check; otherwise a line at most every 10 seconds.
-func (a *approval) waiting(_ *affordances.ApprovalRequest, waited time.Duration) {
+func (a *approval) waiting(_ *agent.ApprovalRequest, waited time.Duration) {
 	line := "waiting for your decision on the approval page… " + waited.Round(time.Second).String()
 	if a.e.stderrTerminal() {
 		fmt.Fprintf(a.e.stderr, "\r%s\033[K", line)
@@ -206,7 +207,7 @@ func (a *approval) noPerson() bool { return !a.approve && !a.e.terminal() }
 func clock(t time.Time) string { return t.UTC().Format("15:04:05 UTC") }
 
 // runCall calls action on page and prints the outcome.
-func runCall(ctx context.Context, e *env, f *agentFlags, page *affordances.Page, action string, input json.RawMessage, ap *approval) error {
+func runCall(ctx context.Context, e *env, f *agentFlags, page *agent.Page, action string, input json.RawMessage, ap *approval) error {
 	verdict := page.Assess(action)
 	var in any // nil: no input; a nil json.RawMessage would be sent as null
 	if input != nil {
@@ -220,12 +221,12 @@ func runCall(ctx context.Context, e *env, f *agentFlags, page *affordances.Page,
 	}
 	var de *affordances.Error
 	switch {
-	case errors.Is(err, affordances.ErrRefused):
+	case errors.Is(err, agent.ErrRefused):
 		return reportRefused(e, f.json, page.Graph.Page, action, "nothing was sent", verdict)
-	case onPage != nil && errors.Is(err, affordances.ErrApprovalTimeout):
+	case onPage != nil && errors.Is(err, agent.ErrApprovalTimeout):
 		onPage.Outcome = "timeout"
 		return reportNotApproved(e, f, ap, onPage)
-	case errors.Is(err, affordances.ErrNotApproved):
+	case errors.Is(err, agent.ErrNotApproved):
 		if onPage != nil {
 			onPage.Outcome = "denied"
 			if ap.unattended {
@@ -287,7 +288,7 @@ func readInput(e *env, arg string) (json.RawMessage, error) {
 // describeApproval writes what a person is asked to approve. The label,
 // the message and the reasons have passed through aal.Visible in the
 // client.
-func describeApproval(w io.Writer, req *affordances.ApprovalRequest) {
+func describeApproval(w io.Writer, req *agent.ApprovalRequest) {
 	fmt.Fprintf(w, "%s on %s%s needs a person's approval:\n", aal.Visible(req.Action), aal.Visible(req.Origin), aal.Visible(req.Page))
 	fmt.Fprintf(w, "  action:    %s\n", aal.Visible(req.Action))
 	if req.Label != "" {
@@ -318,7 +319,7 @@ func describeApproval(w io.Writer, req *affordances.ApprovalRequest) {
 
 // askApproval shows req on w and reads the person's answer, one line, from
 // r: only y or yes approves.
-func askApproval(r io.Reader, w io.Writer, req *affordances.ApprovalRequest) (bool, error) {
+func askApproval(r io.Reader, w io.Writer, req *agent.ApprovalRequest) (bool, error) {
 	describeApproval(w, req)
 	fmt.Fprint(w, "Approve? [y/N] ")
 	line, err := readLine(r)
@@ -350,7 +351,7 @@ func readLine(r io.Reader) (string, error) {
 	return string(b), nil
 }
 
-// An approvalJSON is an [affordances.ApprovalRequest] as --json prints it.
+// An approvalJSON is an [agent.ApprovalRequest] as --json prints it.
 type approvalJSON struct {
 	Origin  string          `json:"origin"`
 	Page    string          `json:"page"`

@@ -14,6 +14,7 @@ import (
 
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/aal"
+	"github.com/affordances/affordances-go/agent"
 )
 
 // cli runs the command line in a test environment with no terminal and
@@ -228,7 +229,7 @@ func TestPromptApproval(t *testing.T) {
 // verbatim with invisible characters made visible, and approves only on y
 // or yes.
 func TestAskApproval(t *testing.T) {
-	req := &affordances.ApprovalRequest{
+	req := &agent.ApprovalRequest{
 		Origin: "https://shop.example", Page: "/checkout", Action: "placeOrder",
 		Label: aal.Visible("Place\u200border"), Input: json.RawMessage(`{"note":"gift"}`),
 		Classes: []aal.Class{aal.ClassFinancial, aal.ClassConfirm}, Amount: &aal.Cost{Currency: "EUR", Amount: 12.5},

@@ -11,6 +11,7 @@ import (
 
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/aal"
+	"github.com/affordances/affordances-go/agent"
 	"github.com/affordances/affordances-go/internal/aalpage"
 	"github.com/affordances/affordances-go/internal/display"
 )
@@ -84,7 +85,7 @@ affordances inspect http://127.0.0.1:8082/notes`,
 }
 
 // inspectJSON is what inspect --json prints.
-func inspectJSON(p *affordances.Page) any {
+func inspectJSON(p *agent.Page) any {
 	verdicts := map[string]verdictJSON{}
 	for _, a := range p.Graph.Actions {
 		verdicts[a.Name] = toVerdictJSON(p.Assess(a.Name))
@@ -97,7 +98,7 @@ func inspectJSON(p *affordances.Page) any {
 }
 
 // writePage writes a page for a person.
-func writePage(w io.Writer, p *affordances.Page) {
+func writePage(w io.Writer, p *agent.Page) {
 	g := p.Graph
 	title := aal.Visible(g.Page) + "  (route " + aal.Visible(g.Route)
 	if p.Fragment != nil && p.Fragment.Flow != nil {
@@ -149,7 +150,7 @@ func writePage(w io.Writer, p *affordances.Page) {
 
 // writeAction writes one action: its head line, description, input, AAL
 // and the gate's verdict.
-func writeAction(w io.Writer, p *affordances.Page, a affordances.ActionDescriptor) {
+func writeAction(w io.Writer, p *agent.Page, a affordances.ActionDescriptor) {
 	state := "available"
 	if !a.Available {
 		state = "not available"

@@ -172,13 +172,20 @@ func run(ctx context.Context, e *env, args []string) int {
 	}
 }
 
-// unprefixed drops the "affordances: " that the library's errors start
-// with, since the command's own "affordances NAME: " already says it.
+// unprefixed drops the "affordances: " and "agent: " that the library's
+// errors start with, since the command's own "affordances NAME: " already
+// says it.
 func unprefixed(msg string) string {
-	for strings.HasPrefix(msg, "affordances: ") {
-		msg = strings.TrimPrefix(msg, "affordances: ")
+	for {
+		rest, ok := strings.CutPrefix(msg, "affordances: ")
+		if !ok {
+			rest, ok = strings.CutPrefix(msg, "agent: ")
+		}
+		if !ok {
+			return msg
+		}
+		msg = rest
 	}
-	return msg
 }
 
 // interspersed moves the flags of args before its other arguments, so

@@ -147,7 +147,8 @@ func TestDemo(t *testing.T) {
 }
 
 // TestErrorsSayAffordancesOnce: a library error printed by a command does
-// not repeat the prefix (issue 14: "affordances inspect: affordances: GET /").
+// not repeat the prefix (issue 14: "affordances inspect: affordances: GET /"),
+// nor add the agent package's ("affordances inspect: agent: GET /").
 func TestErrorsSayAffordancesOnce(t *testing.T) {
 	for _, args := range [][]string{
 		{"inspect", "http://127.0.0.1:1/"},
@@ -157,7 +158,7 @@ func TestErrorsSayAffordancesOnce(t *testing.T) {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			e, _, errOut := testEnv(nil)
 			run(context.Background(), e, args)
-			if msg := errOut.String(); !strings.HasPrefix(msg, "affordances "+args[0]+": ") || strings.Contains(msg, "affordances: ") {
+			if msg := errOut.String(); !strings.HasPrefix(msg, "affordances "+args[0]+": ") || strings.Contains(msg, "affordances: ") || strings.Contains(msg, "agent: ") {
 				t.Errorf("got %q, want one affordances prefix, the command's", msg)
 			}
 		})

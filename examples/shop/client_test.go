@@ -13,6 +13,7 @@ import (
 
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/aal"
+	agentclient "github.com/affordances/affordances-go/agent" // agent is these tests' HTTP helper
 	"github.com/affordances/affordances-go/examples/shop"
 )
 
@@ -69,10 +70,10 @@ func (r *recorder) sentConfirm() bool {
 // was shown.
 type approvals struct {
 	answer bool
-	asked  []*affordances.ApprovalRequest
+	asked  []*agentclient.ApprovalRequest
 }
 
-func (a *approvals) Approve(_ context.Context, req *affordances.ApprovalRequest) (bool, error) {
+func (a *approvals) Approve(_ context.Context, req *agentclient.ApprovalRequest) (bool, error) {
 	a.asked = append(a.asked, req)
 	return a.answer, nil
 }
@@ -81,7 +82,7 @@ func (a *approvals) Approve(_ context.Context, req *affordances.ApprovalRequest)
 // change the quantity, the checkout flow, a refused approval (nothing
 // ordered, the server never saw confirm: true), an approval (one order),
 // and the final state through a fresh Page (issue 4, tests).
-func journey(t *testing.T, s *shop.Shop, c *affordances.Client, rec *recorder, approver *approvals) {
+func journey(t *testing.T, s *shop.Shop, c *agentclient.Client, rec *recorder, approver *approvals) {
 	ctx := t.Context()
 	must := func(d *affordances.Delta, err error) *affordances.Delta {
 		t.Helper()
@@ -143,7 +144,7 @@ func journey(t *testing.T, s *shop.Shop, c *affordances.Client, rec *recorder, a
 		t.Fatalf("the gate on placeOrder: got %s, want ask", v.Decision)
 	}
 	approver.answer = false
-	if _, err := review.Call(ctx, "placeOrder", nil); !errors.Is(err, affordances.ErrNotApproved) {
+	if _, err := review.Call(ctx, "placeOrder", nil); !errors.Is(err, agentclient.ErrNotApproved) {
 		t.Fatalf("placeOrder, the person says no: got %v, want ErrNotApproved", err)
 	}
 	if rec.sentConfirm() {
@@ -211,7 +212,7 @@ func TestClientJourneyBearer(t *testing.T) {
 	s, srv := newShop(t)
 	rec := &recorder{next: srv.Client().Transport}
 	approver := &approvals{}
-	c, err := affordances.NewClient(&http.Client{Transport: rec}, srv.URL, &affordances.ClientOptions{
+	c, err := agentclient.New(&http.Client{Transport: rec}, srv.URL, &agentclient.Options{
 		Token: demoToken, Approver: approver, FollowRedirects: true,
 	})
 	if err != nil {
@@ -227,7 +228,7 @@ func TestClientJourneyCookie(t *testing.T) {
 	rec := &recorder{next: srv.Client().Transport}
 	jar, _ := cookiejar.New(nil)
 	approver := &approvals{}
-	c, err := affordances.NewClient(&http.Client{Transport: rec, Jar: jar}, srv.URL, &affordances.ClientOptions{
+	c, err := agentclient.New(&http.Client{Transport: rec, Jar: jar}, srv.URL, &agentclient.Options{
 		Approver: approver, FollowRedirects: true,
 	})
 	if err != nil {
@@ -254,7 +255,7 @@ func TestClientJourneyCookie(t *testing.T) {
 func TestClientLostResponse(t *testing.T) {
 	s, srv := newShop(t)
 	rec := &recorder{next: srv.Client().Transport, dropOnce: `"confirm":true`}
-	c, err := affordances.NewClient(&http.Client{Transport: rec}, srv.URL, &affordances.ClientOptions{
+	c, err := agentclient.New(&http.Client{Transport: rec}, srv.URL, &agentclient.Options{
 		Token: demoToken, Approver: &approvals{answer: true},
 	})
 	if err != nil {

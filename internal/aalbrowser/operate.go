@@ -1,7 +1,7 @@
 // Package aalbrowser performs the affordances of a page that publishes
 // AAL and no Affordances graph in headless Chromium (internal/browser), as
 // the person would, with their session: the gate first ([aal.Gate]), the
-// person's [affordances.Approver] when it asks, the form's fields filled
+// person's [agent.Approver] when it asks, the form's fields filled
 // from the call's input and checked as the browser checks them, and only
 // then exactly the element the selector names clicked. The page is read
 // as package internal/aalpage reads it.
@@ -17,8 +17,8 @@ import (
 	"slices"
 	"strings"
 
-	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/aal"
+	"github.com/affordances/affordances-go/agent"
 	"github.com/affordances/affordances-go/internal/aalpage"
 	"github.com/affordances/affordances-go/internal/browser"
 	"github.com/affordances/affordances-go/internal/weborigin"
@@ -51,8 +51,8 @@ type Operator struct {
 	// Nil: the zero gate, which asks for everything that does.
 	Gate *aal.Gate
 	// Approver is asked, before anything is clicked, about what the gate
-	// asks for. Nil: such calls fail with [affordances.ErrNotApproved].
-	Approver affordances.Approver
+	// asks for. Nil: such calls fail with [agent.ErrNotApproved].
+	Approver agent.Approver
 }
 
 // A Result is what performing one affordance did.
@@ -91,7 +91,7 @@ type Result struct {
 //
 //  1. It opens the page in the browser, with the person's Cookies when
 //     the page is of Origin, and reads its fragment from what loaded.
-//  2. The gate decides (expose ""). Refuse: [affordances.ErrRefused].
+//  2. The gate decides (expose ""). Refuse: [agent.ErrRefused].
 //  3. The fields of the element's form are filled from input, by name,
 //     else by label, and checked as the browser checks them before
 //     sending: a field the form lacks, a value it refuses, or a required
@@ -99,7 +99,7 @@ type Result struct {
 //     another origin than the page's is an error too.
 //  4. When the gate asks, the Approver is asked, with the affordance's id
 //     and label verbatim; no, or no Approver, is
-//     [affordances.ErrNotApproved].
+//     [agent.ErrNotApproved].
 //  5. Exactly the element the selector names is clicked (among several,
 //     the one whose data-aal-input input picks), and the page that loads
 //     is read.
@@ -147,7 +147,7 @@ func (o *Operator) Execute(ctx context.Context, pageURL, id string, input map[st
 	}
 	r := &Result{Affordance: a, Verdict: o.Gate.Decide(page.Origin(), a, "")}
 	if r.Verdict.Decision == aal.Refuse {
-		return r, fmt.Errorf("%w: %s", affordances.ErrRefused, strings.Join(r.Verdict.Reasons, " "))
+		return r, fmt.Errorf("%w: %s", agent.ErrRefused, strings.Join(r.Verdict.Reasons, " "))
 	}
 	each := func(what string) error { r.Did = append(r.Did, what); return nil }
 	ready, err := bp.Ready(ctx, a, input, each)
@@ -260,7 +260,7 @@ func (o *Operator) httpClient(loc string) *http.Client {
 
 // approve asks the person about a, with its id and label verbatim.
 func (o *Operator) approve(ctx context.Context, page *aalpage.Page, a aal.Affordance, v aal.Verdict, input map[string]any) error {
-	req := &affordances.ApprovalRequest{Origin: page.Origin(), Page: pathOf(page.URL), Action: a.ID, Label: aal.Visible(a.Label),
+	req := &agent.ApprovalRequest{Origin: page.Origin(), Page: pathOf(page.URL), Action: a.ID, Label: aal.Visible(a.Label),
 		Classes: v.Classes, Amount: v.Amount}
 	for _, r := range v.Reasons {
 		req.Reasons = append(req.Reasons, aal.Visible(r))

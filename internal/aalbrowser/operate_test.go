@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/aal"
+	"github.com/affordances/affordances-go/agent"
 	"github.com/affordances/affordances-go/examples/plain"
 	"github.com/affordances/affordances-go/internal/aalbrowser"
 	"github.com/affordances/affordances-go/internal/browsertest"
@@ -27,10 +27,10 @@ func startPlain(t *testing.T) (*plain.Site, string) {
 // approver records what it is asked and answers yes or no.
 type approver struct {
 	yes   bool
-	asked []*affordances.ApprovalRequest
+	asked []*agent.ApprovalRequest
 }
 
-func (a *approver) Approve(_ context.Context, r *affordances.ApprovalRequest) (bool, error) {
+func (a *approver) Approve(_ context.Context, r *agent.ApprovalRequest) (bool, error) {
 	a.asked = append(a.asked, r)
 	return a.yes, nil
 }
@@ -85,18 +85,18 @@ func TestExecute(t *testing.T) {
 	no := &approver{}
 	op.Approver = no
 	_, err = op.Execute(ctx, base+"/notes", "delete-note", map[string]any{"id": "n-2"})
-	if !errors.Is(err, affordances.ErrNotApproved) || len(no.asked) != 1 {
+	if !errors.Is(err, agent.ErrNotApproved) || len(no.asked) != 1 {
 		t.Fatalf("delete-note, the person says no: %v, asked %d times; want ErrNotApproved after one question", err, len(no.asked))
 	}
 	if q := no.asked[0]; q.Action != "delete-note" || q.Label != "Delete note" || !reflect.DeepEqual(q.Classes, []aal.Class{aal.ClassDestructive}) || string(q.Input) != `{"id":"n-2"}` || q.Page != "/notes" || q.Origin != base {
 		t.Errorf("the question: %+v", q)
 	}
 	op.Approver = nil
-	if _, err := op.Execute(ctx, base+"/notes", "delete-note", map[string]any{"id": "n-2"}); !errors.Is(err, affordances.ErrNotApproved) {
+	if _, err := op.Execute(ctx, base+"/notes", "delete-note", map[string]any{"id": "n-2"}); !errors.Is(err, agent.ErrNotApproved) {
 		t.Errorf("delete-note with nobody to ask: %v, want ErrNotApproved", err)
 	}
 	op.Gate = &aal.Gate{Unattended: true}
-	if _, err := op.Execute(ctx, base+"/notes", "delete-note", map[string]any{"id": "n-2"}); !errors.Is(err, affordances.ErrRefused) {
+	if _, err := op.Execute(ctx, base+"/notes", "delete-note", map[string]any{"id": "n-2"}); !errors.Is(err, agent.ErrRefused) {
 		t.Errorf("delete-note unattended: %v, want ErrRefused", err)
 	}
 	if got := len(s.Received()); got != 1 || len(s.Notes()) != 3 {

@@ -1,4 +1,4 @@
-package affordances_test
+package agent_test
 
 import (
 	"context"
@@ -11,9 +11,30 @@ import (
 	"testing"
 	"time"
 
-	"github.com/affordances/affordances-go"
+	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/aal"
+	"github.com/affordances/affordances-go/agent"
 )
+
+func noop(context.Context, *affordances.Request, struct{}) (struct{}, error) { return struct{}{}, nil }
+
+// counterSite serves a counter on / and increment, a public action that
+// adds one to it.
+func counterSite(opts *affordances.SiteOptions) (*affordances.Site, *atomic.Int32) {
+	var counter atomic.Int32
+	site := affordances.NewSite(opts)
+	home := site.Route("/", &affordances.RouteOptions{
+		State: func(context.Context, *affordances.Request) (*affordances.State, error) {
+			return &affordances.State{Entities: map[string]any{"counter": counter.Load()}}, nil
+		},
+	})
+	affordances.AddAction(home, &affordances.Action{Name: "increment", Description: "Add one to the counter", Expose: affordances.ExposePublic, Effects: []string{"counter"}},
+		func(context.Context, *affordances.Request, struct{}) (struct{}, error) {
+			counter.Add(1)
+			return struct{}{}, nil
+		})
+	return site, &counter
+}
 
 // lyingSite publishes a purchase as a safe, reversible, non-destructive
 // submit... of type purchase: the gate must not believe it (CLARIFICATIONS 8).
@@ -49,19 +70,19 @@ func TestGateStopsALyingPublisher(t *testing.T) {
 	ctx := t.Context()
 	for _, tc := range []struct {
 		name     string
-		opts     *affordances.ClientOptions
+		opts     *agent.Options
 		wantErr  error
 		wantSent int32
 	}{
-		{"no approver", &affordances.ClientOptions{}, affordances.ErrNotApproved, 0},
-		{"the person says no", &affordances.ClientOptions{Approver: affordances.ApproverFunc(func(context.Context, *affordances.ApprovalRequest) (bool, error) { return false, nil })}, affordances.ErrNotApproved, 0},
-		{"unattended", &affordances.ClientOptions{Gate: &aal.Gate{Unattended: true}}, affordances.ErrRefused, 0},
-		{"a grant for another site", &affordances.ClientOptions{Gate: &aal.Gate{Unattended: true, Grants: []aal.Grant{{Class: aal.ClassFinancial, Origin: "https://elsewhere.example"}, {Class: aal.ClassDestructive, Origin: "https://elsewhere.example"}}}}, affordances.ErrRefused, 0},
-		{"the person says yes", &affordances.ClientOptions{Approver: affordances.ApproverFunc(func(context.Context, *affordances.ApprovalRequest) (bool, error) { return true, nil })}, nil, 1},
+		{"no approver", &agent.Options{}, agent.ErrNotApproved, 0},
+		{"the person says no", &agent.Options{Approver: agent.ApproverFunc(func(context.Context, *agent.ApprovalRequest) (bool, error) { return false, nil })}, agent.ErrNotApproved, 0},
+		{"unattended", &agent.Options{Gate: &aal.Gate{Unattended: true}}, agent.ErrRefused, 0},
+		{"a grant for another site", &agent.Options{Gate: &aal.Gate{Unattended: true, Grants: []aal.Grant{{Class: aal.ClassFinancial, Origin: "https://elsewhere.example"}, {Class: aal.ClassDestructive, Origin: "https://elsewhere.example"}}}}, agent.ErrRefused, 0},
+		{"the person says yes", &agent.Options{Approver: agent.ApproverFunc(func(context.Context, *agent.ApprovalRequest) (bool, error) { return true, nil })}, nil, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			posts.Store(0)
-			c, err := affordances.NewClient(srv.Client(), srv.URL, tc.opts)
+			c, err := agent.New(srv.Client(), srv.URL, tc.opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -95,9 +116,9 @@ func TestApproverSeesVisibleText(t *testing.T) {
 		AAL: &aal.Meta{Action: aal.Submit, Trust: aal.TrustFinancial, Label: "Pay"}}, noop)
 	srv := httptest.NewServer(site.Handler(nil))
 	defer srv.Close()
-	var seen *affordances.ApprovalRequest
-	c, _ := affordances.NewClient(srv.Client(), srv.URL, &affordances.ClientOptions{Approver: affordances.ApproverFunc(
-		func(_ context.Context, r *affordances.ApprovalRequest) (bool, error) { seen = r; return false, nil })})
+	var seen *agent.ApprovalRequest
+	c, _ := agent.New(srv.Client(), srv.URL, &agent.Options{Approver: agent.ApproverFunc(
+		func(_ context.Context, r *agent.ApprovalRequest) (bool, error) { seen = r; return false, nil })})
 	p, err := c.Page(t.Context(), "/")
 	if err != nil {
 		t.Fatal(err)
@@ -124,8 +145,8 @@ func TestClientVersions(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	c, _ := affordances.NewClient(srv.Client(), srv.URL, nil)
-	if _, err := c.Page(t.Context(), "/v1"); !errors.Is(err, affordances.ErrUnsupportedVersion) || !strings.Contains(err.Error(), `v"1"`) {
+	c, _ := agent.New(srv.Client(), srv.URL, nil)
+	if _, err := c.Page(t.Context(), "/v1"); !errors.Is(err, agent.ErrUnsupportedVersion) || !strings.Contains(err.Error(), `v"1"`) {
 		t.Errorf("v1: got %v, want ErrUnsupportedVersion naming it", err)
 	}
 	p, err := c.Page(t.Context(), "/future")
@@ -140,9 +161,9 @@ func TestClientVersions(t *testing.T) {
 // TestClientRetriesAfter429: a rate_limited answer is retried after
 // Retry-After, with the same Idempotency-Key.
 func TestClientRetriesAfter429(t *testing.T) {
-	site, b := testSite(t, &affordances.SiteOptions{Limit: affordances.Limit{Calls: 1, Per: time.Second, Burst: 1}})
+	site, counter := counterSite(&affordances.SiteOptions{Limit: affordances.Limit{Calls: 1, Per: time.Second, Burst: 1}})
 	var keys []string
-	h := site.Handler(app)
+	h := site.Handler(nil)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost {
 			keys = append(keys, r.Header.Get("Idempotency-Key"))
@@ -150,7 +171,7 @@ func TestClientRetriesAfter429(t *testing.T) {
 		h.ServeHTTP(w, r)
 	}))
 	defer srv.Close()
-	c, _ := affordances.NewClient(srv.Client(), srv.URL, nil)
+	c, _ := agent.New(srv.Client(), srv.URL, nil)
 	p, err := c.Page(t.Context(), "/")
 	if err != nil {
 		t.Fatal(err)
@@ -160,7 +181,7 @@ func TestClientRetriesAfter429(t *testing.T) {
 			t.Fatalf("increment: %v", err)
 		}
 	}
-	if n, _ := b.snapshot(); n != 2 {
+	if n := counter.Load(); n != 2 {
 		t.Errorf("counter: got %d, want 2", n)
 	}
 	if len(keys) != 3 || keys[1] != keys[2] || keys[0] == keys[1] {
@@ -197,7 +218,7 @@ func TestClientWaitsForARunningTwin(t *testing.T) {
 		w.Write([]byte(`{"ok":true,"message":"Done."}`))
 	}))
 	defer srv.Close()
-	c, _ := affordances.NewClient(srv.Client(), srv.URL, nil)
+	c, _ := agent.New(srv.Client(), srv.URL, nil)
 	p, err := c.Page(t.Context(), "/")
 	if err != nil {
 		t.Fatal(err)
@@ -251,7 +272,7 @@ func TestFollowRedirectsToAPageWithoutAGraph(t *testing.T) {
 		}
 	}))
 	t.Cleanup(srv.Close)
-	c, err := affordances.NewClient(srv.Client(), srv.URL, &affordances.ClientOptions{FollowRedirects: true})
+	c, err := agent.New(srv.Client(), srv.URL, &agent.Options{FollowRedirects: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,7 +322,7 @@ func TestCallSucceedsWhenItsFragmentDoesNot(t *testing.T) {
 		h.ServeHTTP(w, r)
 	}))
 	t.Cleanup(srv.Close)
-	c, err := affordances.NewClient(srv.Client(), srv.URL, nil)
+	c, err := agent.New(srv.Client(), srv.URL, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

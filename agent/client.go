@@ -1,4 +1,4 @@
-package affordances
+package agent
 
 import (
 	"bytes"
@@ -17,14 +17,15 @@ import (
 	"sync"
 	"time"
 
+	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/aal"
 	"github.com/affordances/affordances-go/internal/mediatype"
 	"github.com/affordances/affordances-go/internal/weborigin"
 )
 
-// ClientOptions configures a [Client]. The zero value of every field is a
-// sound default; NewClient copies the struct.
-type ClientOptions struct {
+// Options configures a [Client]. The zero value of every field is a
+// sound default; New copies the struct.
+type Options struct {
 	// Token is a bearer token. Empty: the client authenticates with the
 	// cookies of its http.Client's Jar, if any, and sends the site's
 	// Origin on every call so cookie calls pass the origin rule
@@ -79,7 +80,7 @@ type Client struct {
 	hc     *http.Client
 	base   *url.URL
 	origin string
-	opts   ClientOptions
+	opts   Options
 
 	manifestMu    sync.Mutex
 	manifestKnown bool
@@ -87,35 +88,35 @@ type Client struct {
 }
 
 // supportedVersions lists the protocol majors this client reads.
-var supportedVersions = []string{Version}
+var supportedVersions = []string{affordances.Version}
 
 // Errors of the client, matched with errors.Is.
 var (
 	// ErrNotApproved: the call needed a person's approval and did not get
 	// it; nothing that could run was sent.
-	ErrNotApproved = errors.New("affordances: the call needs a person's approval")
+	ErrNotApproved = errors.New("agent: the call needs a person's approval")
 	// ErrRefused: the gate refused the call whatever a person would say
 	// (an affordance that breaks AAL's rules, or no person to ask).
-	ErrRefused = errors.New("affordances: the gate refused the call")
+	ErrRefused = errors.New("agent: the gate refused the call")
 	// ErrUnsupportedVersion: the site speaks a protocol major this client
 	// does not.
-	ErrUnsupportedVersion = errors.New("affordances: unsupported protocol version")
+	ErrUnsupportedVersion = errors.New("agent: unsupported protocol version")
 	// ErrProtocol: the site answered something that is not an Affordances
 	// document where one was due.
-	ErrProtocol = errors.New("affordances: protocol error")
+	ErrProtocol = errors.New("agent: protocol error")
 )
 
-// NewClient returns a client for the site at baseURL (scheme, host and
+// New returns a client for the site at baseURL (scheme, host and
 // optional port; a path is ignored). hc nil means http.DefaultClient; give
 // one with a Jar for cookie sessions. opts may be nil.
-func NewClient(hc *http.Client, baseURL string, opts *ClientOptions) (*Client, error) {
+func New(hc *http.Client, baseURL string, opts *Options) (*Client, error) {
 	u, err := url.Parse(baseURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("affordances: NewClient: %q is not an http(s) URL", baseURL)
+		return nil, fmt.Errorf("agent: New: %q is not an http(s) URL", baseURL)
 	}
 	origin, err := weborigin.Parse(u.Scheme + "://" + u.Host)
 	if err != nil {
-		return nil, fmt.Errorf("affordances: NewClient: %q: %w", baseURL, err)
+		return nil, fmt.Errorf("agent: New: %q: %w", baseURL, err)
 	}
 	if hc == nil {
 		hc = http.DefaultClient
@@ -140,12 +141,12 @@ func NewClient(hc *http.Client, baseURL string, opts *ClientOptions) (*Client, e
 func (c *Client) Origin() string { return c.origin }
 
 // Index fetches the site index (seed 000, "Site index").
-func (c *Client) Index(ctx context.Context) (*SiteIndex, error) {
-	var idx SiteIndex
-	if _, err := c.getJSON(ctx, IndexPath, MediaType, &idx); err != nil {
+func (c *Client) Index(ctx context.Context) (*affordances.SiteIndex, error) {
+	var idx affordances.SiteIndex
+	if _, err := c.getJSON(ctx, affordances.IndexPath, affordances.MediaType, &idx); err != nil {
 		return nil, err
 	}
-	if err := checkVersion(idx.V, IndexPath); err != nil {
+	if err := checkVersion(idx.V, affordances.IndexPath); err != nil {
 		return nil, err
 	}
 	return &idx, nil
@@ -178,7 +179,7 @@ func (c *Client) Manifest(ctx context.Context) (*aal.Manifest, error) {
 type Page struct {
 	// Graph is the page's graph, with every delta since it was loaded
 	// applied.
-	Graph Graph
+	Graph affordances.Graph
 	// Fragment is the page's AAL fragment; nil when the site has none.
 	Fragment *aal.Fragment
 
@@ -201,15 +202,15 @@ func (p *Page) Path() string { return p.path }
 
 func (p *Page) load(ctx context.Context, path string) error {
 	if !strings.HasPrefix(path, "/") || strings.HasPrefix(path, "//") {
-		return fmt.Errorf("affordances: a page path starts with one /: %q", path)
+		return fmt.Errorf("agent: a page path starts with one /: %q", path)
 	}
-	var g Graph
-	found, err := p.client.getJSON(ctx, path, MediaType, &g)
+	var g affordances.Graph
+	found, err := p.client.getJSON(ctx, path, affordances.MediaType, &g)
 	if err != nil {
 		return err
 	}
 	if !found {
-		return NewError(NotFound, "This page has no Affordances graph.")
+		return affordances.NewError(affordances.NotFound, "This page has no Affordances graph.")
 	}
 	if err := checkVersion(g.V, path); err != nil {
 		return err
@@ -253,13 +254,13 @@ func (p *Page) refreshFragment(ctx context.Context) error {
 }
 
 // Action returns the page's descriptor of the named action.
-func (p *Page) Action(name string) (ActionDescriptor, bool) {
+func (p *Page) Action(name string) (affordances.ActionDescriptor, bool) {
 	for _, a := range p.Graph.Actions {
 		if a.Name == name {
 			return a, true
 		}
 	}
-	return ActionDescriptor{}, false
+	return affordances.ActionDescriptor{}, false
 }
 
 // Affordance returns the AAL affordance of the named action (id [aal.ID] of
@@ -285,7 +286,7 @@ func (p *Page) Assess(action string) aal.Verdict {
 	if !ok {
 		// No AAL for this action: only seed 000's confirm says anything.
 		v := aal.Verdict{Decision: aal.Allow}
-		if d.Expose == ExposeConfirm {
+		if d.Expose == affordances.ExposeConfirm {
 			v = aal.Verdict{Decision: aal.Ask, Classes: []aal.Class{aal.ClassConfirm}, Uncovered: []aal.Class{aal.ClassConfirm},
 				Reasons: []string{"The site asks a person to confirm this action."}}
 			if p.client.opts.Gate != nil && p.client.opts.Gate.Unattended {
@@ -357,20 +358,20 @@ type ApprovalRequest struct {
 //
 // Call applies the delta to the page: changed entities, actions added and
 // removed; with FollowRedirects, it then loads the redirect, or leaves it
-// unfollowed when it has no graph (see [ClientOptions.FollowRedirects]). It
+// unfollowed when it has no graph (see [Options.FollowRedirects]). It
 // returns the delta and, when the site answered an error delta, that
-// delta's [*Error]. A call the site ran never returns an error: a redirect
-// it cannot load stays unfollowed, and a fragment it cannot reload is
-// dropped (Fragment nil).
+// delta's [*affordances.Error]. A call the site ran never returns an
+// error: a redirect it cannot load stays unfollowed, and a fragment it
+// cannot reload is dropped (Fragment nil).
 // Every call carries an Idempotency-Key; a 429 is retried after
 // Retry-After and a network error with the same key, up to MaxRetries
 // times.
-func (p *Page) Call(ctx context.Context, action string, input any) (*Delta, error) {
+func (p *Page) Call(ctx context.Context, action string, input any) (*affordances.Delta, error) {
 	var in json.RawMessage
 	if input != nil {
 		b, err := json.Marshal(input)
 		if err != nil {
-			return nil, fmt.Errorf("affordances: encoding the input of %s: %w", action, err)
+			return nil, fmt.Errorf("agent: encoding the input of %s: %w", action, err)
 		}
 		in = b
 	}
@@ -385,7 +386,7 @@ func (p *Page) Call(ctx context.Context, action string, input any) (*Delta, erro
 	switch {
 	case verdict.Decision == aal.Refuse:
 		return nil, fmt.Errorf("%w: %s", ErrRefused, strings.Join(req.Reasons, " "))
-	case verdict.Decision == aal.Ask && d.Expose != ExposeConfirm:
+	case verdict.Decision == aal.Ask && d.Expose != affordances.ExposeConfirm:
 		// Nothing may be sent before the person's yes.
 		if err := req.Ask(ctx, c.opts.Approver); err != nil {
 			return nil, err
@@ -394,14 +395,14 @@ func (p *Page) Call(ctx context.Context, action string, input any) (*Delta, erro
 	// A confirm action is first sent without confirm: by seed 000 (step 6)
 	// nothing runs, and the site answers with its own summary, which the
 	// person then reads before saying yes (CLARIFICATIONS 8).
-	delta, err := c.send(ctx, p.path, Call{Action: action, Input: in})
+	delta, err := c.send(ctx, p.path, affordances.Call{Action: action, Input: in})
 	if err != nil {
 		return nil, err
 	}
-	if d.Expose == ExposeConfirm && delta.OK {
+	if d.Expose == affordances.ExposeConfirm && delta.OK {
 		return delta, fmt.Errorf("%w: the site ran %s, a confirm action, without confirm: true", ErrProtocol, action)
 	}
-	if !delta.OK && delta.Error != nil && delta.Error.Code == ConfirmRequired {
+	if !delta.OK && delta.Error != nil && delta.Error.Code == affordances.ConfirmRequired {
 		req.Message = aal.Visible(delta.Error.Message)
 		if !slices.Contains(req.Classes, aal.ClassConfirm) {
 			req.Classes = append(req.Classes, aal.ClassConfirm)
@@ -422,7 +423,7 @@ func (p *Page) Call(ctx context.Context, action string, input any) (*Delta, erro
 			}
 		}
 		// The person said yes to this very call: only now confirm: true.
-		if delta, err = c.send(ctx, p.path, Call{Action: action, Input: in, Confirm: true}); err != nil {
+		if delta, err = c.send(ctx, p.path, affordances.Call{Action: action, Input: in, Confirm: true}); err != nil {
 			return nil, err
 		}
 	}
@@ -452,13 +453,14 @@ func (p *Page) Call(ctx context.Context, action string, input any) (*Delta, erro
 
 // ErrApprovalTimeout: the person did not decide on the site's approval
 // page in time; the call did not run.
-var ErrApprovalTimeout = errors.New("affordances: no decision on the approval page in time")
+var ErrApprovalTimeout = errors.New("agent: no decision on the approval page in time")
 
 // approvalURL resolves the approval page's path; it must be a page of the
-// site under [ApprovalsPath], where the client's own credentials may go.
+// site under [affordances.ApprovalsPath], where the client's own
+// credentials may go.
 func (c *Client) approvalURL(path string) (string, error) {
-	if !strings.HasPrefix(path, ApprovalsPath) || strings.ContainsAny(path, "?#\\") || strings.Contains(path, "..") {
-		return "", fmt.Errorf("%w: the approval page %q is not a path under %s", ErrProtocol, path, ApprovalsPath)
+	if !strings.HasPrefix(path, affordances.ApprovalsPath) || strings.ContainsAny(path, "?#\\") || strings.Contains(path, "..") {
+		return "", fmt.Errorf("%w: the approval page %q is not a path under %s", ErrProtocol, path, affordances.ApprovalsPath)
 	}
 	return c.resolve(path), nil
 }
@@ -471,7 +473,7 @@ func (c *Client) awaitApproval(ctx context.Context, req *ApprovalRequest) error 
 		deadline = time.Now().Add(c.opts.ApprovalTimeout)
 	}
 	if deadline.IsZero() {
-		deadline = time.Now().Add(ApprovalTTL)
+		deadline = time.Now().Add(affordances.ApprovalTTL)
 	}
 	start := time.Now()
 	for wait := time.Second; ; wait = min(wait*2, 5*time.Second) {
@@ -479,9 +481,9 @@ func (c *Client) awaitApproval(ctx context.Context, req *ApprovalRequest) error 
 		switch {
 		case err != nil:
 			return err
-		case state == ApprovalApproved:
+		case state == affordances.ApprovalApproved:
 			return nil
-		case state == ApprovalDenied:
+		case state == affordances.ApprovalDenied:
 			return fmt.Errorf("%w: the person denied %s on the approval page", ErrNotApproved, req.Action)
 		}
 		if c.opts.OnApprovalWait != nil {
@@ -498,24 +500,25 @@ func (c *Client) awaitApproval(ctx context.Context, req *ApprovalRequest) error 
 	}
 }
 
-// approvalState reads the approval page as JSON ([ApprovalStatus]), with the
-// client's credentials: the page is the site's own.
-func (c *Client) approvalState(ctx context.Context, u string) (ApprovalState, error) {
+// approvalState reads the approval page as JSON
+// ([affordances.ApprovalStatus]), with the client's credentials: the page
+// is the site's own.
+func (c *Client) approvalState(ctx context.Context, u string) (affordances.ApprovalState, error) {
 	hr, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return "", err
 	}
-	hr.Header.Set("Accept", MediaType)
+	hr.Header.Set("Accept", affordances.MediaType)
 	c.authorize(hr)
 	res, err := c.hc.Do(hr)
 	if err != nil {
-		return "", fmt.Errorf("affordances: checking the approval: %w", err)
+		return "", fmt.Errorf("agent: checking the approval: %w", err)
 	}
 	defer res.Body.Close()
 	if res.StatusCode == http.StatusNotFound {
 		return "", fmt.Errorf("%w: the approval page %s is gone (expired)", ErrApprovalTimeout, u)
 	}
-	var st ApprovalStatus
+	var st affordances.ApprovalStatus
 	if err := json.NewDecoder(io.LimitReader(res.Body, 1<<16)).Decode(&st); err != nil || res.StatusCode != http.StatusOK {
 		return "", fmt.Errorf("%w: the approval page %s answered %d", ErrProtocol, u, res.StatusCode)
 	}
@@ -531,7 +534,7 @@ func (req *ApprovalRequest) Ask(ctx context.Context, a Approver) error {
 	}
 	ok, err := a.Approve(ctx, req)
 	if err != nil {
-		return fmt.Errorf("affordances: asking for approval: %w", err)
+		return fmt.Errorf("agent: asking for approval: %w", err)
 	}
 	if !ok {
 		return fmt.Errorf("%w: the person said no to %s", ErrNotApproved, aal.Visible(req.Action))
@@ -540,7 +543,7 @@ func (req *ApprovalRequest) Ask(ctx context.Context, a Approver) error {
 }
 
 // apply updates the page with a successful delta (CLARIFICATIONS 5).
-func (p *Page) apply(d *Delta) {
+func (p *Page) apply(d *affordances.Delta) {
 	if p.Graph.Entities == nil {
 		p.Graph.Entities = map[string]any{}
 	}
@@ -573,7 +576,7 @@ func (p *Page) apply(d *Delta) {
 }
 
 // send posts one call, with one Idempotency-Key across its retries.
-func (c *Client) send(ctx context.Context, path string, call Call) (*Delta, error) {
+func (c *Client) send(ctx context.Context, path string, call affordances.Call) (*affordances.Delta, error) {
 	body, err := json.Marshal(call)
 	if err != nil {
 		return nil, err
@@ -584,8 +587,8 @@ func (c *Client) send(ctx context.Context, path string, call Call) (*Delta, erro
 		if err != nil {
 			return nil, err
 		}
-		req.Header.Set("Content-Type", MediaType)
-		req.Header.Set("Accept", MediaType)
+		req.Header.Set("Content-Type", affordances.MediaType)
+		req.Header.Set("Accept", affordances.MediaType)
 		req.Header.Set("Idempotency-Key", key)
 		c.authorize(req)
 		if c.opts.Token == "" {
@@ -594,7 +597,7 @@ func (c *Client) send(ctx context.Context, path string, call Call) (*Delta, erro
 		res, err := c.hc.Do(req)
 		if err != nil {
 			if ctx.Err() != nil || attempt >= c.opts.MaxRetries {
-				return nil, fmt.Errorf("affordances: calling %s on %s: %w", call.Action, path, err)
+				return nil, fmt.Errorf("agent: calling %s on %s: %w", call.Action, path, err)
 			}
 			if err := sleep(ctx, backoff(attempt)); err != nil {
 				return nil, err
@@ -621,16 +624,16 @@ func (c *Client) send(ctx context.Context, path string, call Call) (*Delta, erro
 	}
 }
 
-func readDelta(res *http.Response) (*Delta, error) {
+func readDelta(res *http.Response) (*affordances.Delta, error) {
 	defer res.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(res.Body, 8<<20))
 	if err != nil {
 		return nil, err
 	}
-	if !mediatype.Is(res.Header.Get("Content-Type"), MediaType) {
+	if !mediatype.Is(res.Header.Get("Content-Type"), affordances.MediaType) {
 		return nil, fmt.Errorf("the answer is %s %q, not an Affordances delta", res.Status, res.Header.Get("Content-Type"))
 	}
-	var d Delta
+	var d affordances.Delta
 	if err := json.Unmarshal(body, &d); err != nil {
 		return nil, fmt.Errorf("the delta is not JSON: %v", err)
 	}
@@ -654,7 +657,7 @@ func (c *Client) getJSON(ctx context.Context, path, accept string, v any) (found
 }
 
 // get GETs path asking for accept; found is false on a 404. Another error
-// status with an error delta returns that delta's [*Error].
+// status with an error delta returns that delta's [*affordances.Error].
 func (c *Client) get(ctx context.Context, path, accept string) (body []byte, found bool, err error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.resolve(path), nil)
 	if err != nil {
@@ -664,24 +667,24 @@ func (c *Client) get(ctx context.Context, path, accept string) (body []byte, fou
 	c.authorize(req)
 	res, err := c.hc.Do(req)
 	if err != nil {
-		return nil, false, fmt.Errorf("affordances: GET %s: %w", path, err)
+		return nil, false, fmt.Errorf("agent: GET %s: %w", path, err)
 	}
 	defer res.Body.Close()
 	body, err = io.ReadAll(io.LimitReader(res.Body, 8<<20))
 	if err != nil {
-		return nil, false, fmt.Errorf("affordances: GET %s: %w", path, err)
+		return nil, false, fmt.Errorf("agent: GET %s: %w", path, err)
 	}
 	switch {
 	case res.StatusCode == http.StatusOK:
-		if accept == MediaType && !mediatype.Is(res.Header.Get("Content-Type"), MediaType) {
+		if accept == affordances.MediaType && !mediatype.Is(res.Header.Get("Content-Type"), affordances.MediaType) {
 			return nil, false, fmt.Errorf("%w: GET %s answered %q, not an Affordances document", ErrProtocol, path, res.Header.Get("Content-Type"))
 		}
 		return body, true, nil
 	case res.StatusCode == http.StatusNotFound:
 		return nil, false, nil
 	}
-	var d Delta
-	if mediatype.Is(res.Header.Get("Content-Type"), MediaType) && json.Unmarshal(body, &d) == nil && d.Error != nil {
+	var d affordances.Delta
+	if mediatype.Is(res.Header.Get("Content-Type"), affordances.MediaType) && json.Unmarshal(body, &d) == nil && d.Error != nil {
 		return nil, false, d.Error
 	}
 	return nil, false, fmt.Errorf("%w: GET %s answered %s", ErrProtocol, path, res.Status)
