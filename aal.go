@@ -1,10 +1,8 @@
 package affordances
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"html/template"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -190,56 +188,4 @@ func (s *Site) writeAAL(w http.ResponseWriter, r *http.Request, v any) {
 	if r.Method != http.MethodHead {
 		w.Write(body)
 	}
-}
-
-// GraphLink returns what {{affordancesLink}} writes, the
-// <link rel="affordances"> element and the llms.txt one ([LLMsLinkTag]), for
-// the page [Site.Handler] loaded for this request, with the page's query
-// kept in the graph's URL ("?q=tote&affordances=1", CLARIFICATIONS 3); ""
-// for a request that has no such page. A page whose URL may carry a query
-// (a search, a filter) uses it instead of {{affordancesLink}}.
-func GraphLink(ctx context.Context) template.HTML {
-	loaded, ok := ctx.Value(pageKey{}).(*pageLoad)
-	if !ok || loaded.err != nil {
-		return ""
-	}
-	href := graphHref(loaded.req.HTTP.URL.RawQuery)
-	return template.HTML(`<link rel="affordances" href="`+template.HTMLEscapeString(href)+`">`) + LLMsLinkTag
-}
-
-// AALLink returns the <link rel="agent-affordances"> element of the page
-// [Site.Handler] loaded for this request, pointing at its fragment; "" for
-// a request that has no such page.
-func AALLink(ctx context.Context) template.HTML {
-	loaded, ok := ctx.Value(pageKey{}).(*pageLoad)
-	if !ok || loaded.err != nil {
-		return ""
-	}
-	href := aal.FragmentPath(loaded.req.HTTP.URL.EscapedPath())
-	if q := loaded.req.HTTP.URL.RawQuery; q != "" {
-		href += "?" + q
-	}
-	return template.HTML(`<link rel="agent-affordances" href="` + template.HTMLEscapeString(href) + `">`)
-}
-
-// AALScript returns the page's AAL fragment inlined as
-// <script type="application/aal+json"> (CLARIFICATIONS 7), computed from the
-// state [Site.Handler] loaded for this request; "" for a request that has
-// no such page. The JSON is encoded so that no "</script>" can occur in it.
-func AALScript(ctx context.Context) template.HTML {
-	loaded, ok := ctx.Value(pageKey{}).(*pageLoad)
-	if !ok || loaded.err != nil {
-		return ""
-	}
-	req := loaded.req
-	f, err := loaded.fragment(ctx)
-	if err != nil {
-		loaded.site.logger.Error("affordances: inline AAL fragment", "page", req.Page, "err", err)
-		return ""
-	}
-	body, err := json.Marshal(f) // escapes <, > and & as \u003c, \u003e, \u0026
-	if err != nil {
-		return ""
-	}
-	return template.HTML(`<script type="` + aal.MediaType + `">` + string(body) + `</script>`)
 }

@@ -56,6 +56,10 @@ type response struct {
 	// consent is, on a confirm_required, the digest of the state its
 	// summary describes, for a person's confirmation page.
 	consent string
+	// req is the call's Request once step 2 authenticated it, with the
+	// page's state as last loaded: for a person's form, the page shown
+	// again, without authenticating or loading once more.
+	req *Request
 }
 
 // failure is the response of a call refused or failed with err: its status
@@ -127,30 +131,40 @@ func (s *Site) resolve(escaped, name string) (*Route, []param, *action, error) {
 
 // pipeline runs steps 2 to 7 of a resolved call and answers it.
 func (s *Site) pipeline(ctx context.Context, r *http.Request, c *call) *response {
+	res, req := s.steps(ctx, r, c)
+	if res.req == nil {
+		res.req = req
+	}
+	return res
+}
+
+// steps runs steps 2 to 7 of a resolved call, and returns its answer and,
+// from step 2 on, its Request.
+func (s *Site) steps(ctx context.Context, r *http.Request, c *call) (*response, *Request) {
 	// Step 2: the origin rule, then expose against the caller.
 	if err := c.origin(r); err != nil {
-		return s.failure(err, "call")
+		return s.failure(err, "call"), nil
 	}
 	p, err := s.authenticate(r)
 	if err != nil {
-		return s.failure(err, "call")
+		return s.failure(err, "call"), nil
 	}
 	req := &Request{HTTP: r, Principal: p, Page: r.URL.Path, route: c.route, params: c.params}
 	a := c.action
 	if a.Expose != ExposePublic && p.Anonymous() {
-		return s.failure(NewError(Unauthorized, s.opts.SignInReason), "call")
+		return s.failure(NewError(Unauthorized, s.opts.SignInReason), "call"), req
 	}
 	if !a.listedFor(req) {
 		if p.Anonymous() {
-			return s.failure(NewError(Unauthorized, s.opts.SignInReason), "call")
+			return s.failure(NewError(Unauthorized, s.opts.SignInReason), "call"), req
 		}
-		return s.failure(Forbidden("You may not do this."), "call")
+		return s.failure(Forbidden("You may not do this."), "call"), req
 	}
 	if c.key != "" && !a.Secret {
-		return s.once(ctx, c, req)
+		return s.once(ctx, c, req), req
 	}
 	res, _ := s.proceed(ctx, c, req)
-	return res
+	return res, req
 }
 
 // proceed runs steps 3 to 7 of a call that passed steps 1 and 2, and says

@@ -95,7 +95,7 @@ func newConsentShop(t *testing.T, verify bool) *consentShop {
 		return struct{}{}, nil
 	})
 	s.srv = httptest.NewServer(site.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		f := affordances.FormFrom(r.Context()).For("order")
+		f := affordances.PageFrom(r.Context()).Form().For("order")
 		var confirm string
 		if f != nil {
 			confirm = f.Confirm

@@ -93,19 +93,23 @@ func ExampleError_HTTPStatus() {
 	// internal 500
 }
 
-// The HTML handler renders from the state the site loaded for the graph.
-func ExampleStateFrom() {
+// The HTML handler renders the page from its state, loaded by the same
+// loader as its graph, when it asks for it, and puts the page's head for
+// agents ({{.Page.Head}} in a template) in its <head>.
+func ExamplePageFrom() {
 	site := affordances.NewSite(nil)
 	site.Route("/", &affordances.RouteOptions{State: func(ctx context.Context, r *affordances.Request) (*affordances.State, error) {
 		return &affordances.State{Entities: map[string]any{"greeting": "Hello"}}, nil
 	}})
 	page := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		st, err := affordances.StateFrom(r.Context())
+		pg := affordances.PageFrom(r.Context())
+		st, err := pg.State()
 		if err != nil {
 			http.Error(w, "not found", http.StatusNotFound)
 			return
 		}
-		fmt.Fprintf(w, "<html><head>%s</head><p>%s</p>", affordances.LinkTag, st.Entities["greeting"])
+		head := pg.Head()
+		fmt.Fprintf(w, "<html><head>%s</head><p>%s</p>", head[:strings.Index(string(head), ">")+1], st.Entities["greeting"])
 	})
 	rec := httptest.NewRecorder()
 	site.Handler(page).ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))

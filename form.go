@@ -2,7 +2,6 @@ package affordances
 
 import (
 	"bytes"
-	"context"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -45,7 +44,7 @@ const (
 const flashCookie = "affordances-flash"
 
 // A Form is what became of a person's form post, for the page that shows it
-// ([FormFrom]). Its methods are safe on a nil *Form, so a template can call
+// ([Page.Form]). Its methods are safe on a nil *Form, so a template can call
 // them whatever happened.
 type Form struct {
 	// Action is the name of the action the form ran.
@@ -65,18 +64,6 @@ type Form struct {
 	Confirm string
 
 	consent string // the digest of the state Confirm describes ([Action.Consent])
-}
-
-// FormFrom returns what became of the form the person just posted, for the
-// page [Site.Handler] renders for it: after a success (redirected, with the
-// delta's message), a failure (the page re-rendered with the error's
-// status) or a confirm action awaiting the person's confirmation. Nil when
-// the request follows no form.
-func FormFrom(ctx context.Context) *Form {
-	if loaded, ok := ctx.Value(pageKey{}).(*pageLoad); ok {
-		return loaded.form
-	}
-	return nil
 }
 
 // For returns f when it is the outcome of the form of action, else nil: on
@@ -167,32 +154,34 @@ func isForm(r *http.Request) bool {
 // serveForm runs a form posted to a route's page with [FormActionField]
 // naming one of its actions through the seven steps of a call (step 2 is
 // the browser's origin rule): a success answers 303 to the delta's redirect
-// or the page, a failure renders the page again ([FormFrom]). The body is
+// or the page, a failure renders the page again ([Page.Form]). The body is
 // bounded before it is parsed (413 past [SiteOptions.MaxBodyBytes]); a form
 // that names no action of the route goes to next with its body untouched.
-func (s *Site) serveForm(w http.ResponseWriter, r *http.Request, next http.Handler) {
+func (s *Site) serveForm(w http.ResponseWriter, r *http.Request, next http.Handler, rt *Route, params []param) {
+	page := &Page{site: s, route: rt, params: params}
 	limit := s.opts.MaxBodyBytes
 	body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
 	if err != nil {
 		e := NewError(InvalidInput, "The form could not be read.")
-		s.renderForm(w, r, next, &Form{Error: e}, s.failure(e, "form"))
+		s.renderForm(w, r, next, page, &Form{Error: e}, s.failure(e, "form"))
 		return
 	}
 	multi := mediatype.Is(r.Header.Get("Content-Type"), "multipart/form-data")
 	name := formAction(r, body, multi, int64(len(body)) > limit)
-	rt, params, a, err := s.resolve(r.URL.EscapedPath(), name)
-	if name == "" || err != nil {
+	a := rt.byName[name]
+	if a == nil || a.Expose == "" {
 		// Not the binding's: the app's own form, its body as it was sent.
 		r.Body = struct {
 			io.Reader
 			io.Closer
 		}{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
-		next.ServeHTTP(w, r)
+		page.http = r
+		s.servePage(w, next, page)
 		return
 	}
 	if int64(len(body)) > limit {
 		e := tooLarge("The form is larger than " + byteSize(limit) + ", so nothing was sent. Send less at a time.")
-		s.renderForm(w, r, next, &Form{Action: name, Error: e}, s.failure(e, "form"))
+		s.renderForm(w, r, next, page, &Form{Action: name, Error: e}, s.failure(e, "form"))
 		return
 	}
 	// Within the limit, parsed from memory: no part reaches a temporary
@@ -208,7 +197,7 @@ func (s *Site) serveForm(w http.ResponseWriter, r *http.Request, next http.Handl
 	}
 	if err != nil {
 		e := NewError(InvalidInput, "The form could not be read.")
-		s.renderForm(w, r, next, &Form{Action: name, Error: e}, s.failure(e, "form"))
+		s.renderForm(w, r, next, page, &Form{Action: name, Error: e}, s.failure(e, "form"))
 		return
 	}
 	c := &call{
@@ -246,7 +235,7 @@ func (s *Site) serveForm(w http.ResponseWriter, r *http.Request, next http.Handl
 		http.Redirect(w, r, to, http.StatusSeeOther)
 	case d.Error.Code == ConfirmRequired:
 		res.status = http.StatusOK
-		s.renderForm(w, r, next, &Form{Action: name, Values: r.PostForm, Confirm: d.Error.Message, consent: res.consent}, res)
+		s.renderForm(w, r, next, page, &Form{Action: name, Values: r.PostForm, Confirm: d.Error.Message, consent: res.consent}, res)
 	default:
 		e := d.Error
 		if e.schema {
@@ -254,7 +243,7 @@ func (s *Site) serveForm(w http.ResponseWriter, r *http.Request, next http.Handl
 			e2.Message = "Check the fields marked below and send the form again."
 			e = &e2
 		}
-		s.renderForm(w, r, next, &Form{Action: name, Values: r.PostForm, Error: e}, res)
+		s.renderForm(w, r, next, page, &Form{Action: name, Values: r.PostForm, Error: e}, res)
 	}
 }
 
@@ -326,11 +315,20 @@ func (s *Site) checkFormOrigin(r *http.Request) error {
 	return nil
 }
 
-// renderForm answers a form that did not succeed with its page, rendered
-// by next as for a GET of the same URL, with form in its context and the
+// renderForm answers a form that did not succeed with its page pg,
+// rendered by next as for a GET of the same URL, with form, and the
 // status and headers of res.
-func (s *Site) renderForm(w http.ResponseWriter, r *http.Request, next http.Handler, form *Form, res *response) {
+func (s *Site) renderForm(w http.ResponseWriter, r *http.Request, next http.Handler, pg *Page, form *Form, res *response) {
 	addHeader(w.Header(), res.header)
+	pg.form = form
+	if req := res.req; req != nil {
+		// Who the call found, and the page as it last loaded it: not
+		// authenticated or loaded again.
+		pg.who.Do(func() { pg.p = req.Principal })
+		if req.State != nil {
+			pg.load.Do(func() { pg.req = req })
+		}
+	}
 	page := new(http.Request)
 	*page = *r
 	page.Method, page.Body, page.ContentLength = http.MethodGet, http.NoBody, 0
@@ -338,7 +336,8 @@ func (s *Site) renderForm(w http.ResponseWriter, r *http.Request, next http.Hand
 	page.Header = r.Header.Clone()
 	page.Header.Del("Content-Type")
 	page.Header.Del("Content-Length")
-	s.servePage(&statusWriter{ResponseWriter: w, status: res.status}, page, next, form)
+	pg.http = page
+	s.servePage(&statusWriter{ResponseWriter: w, status: res.status}, next, pg)
 }
 
 // addHeader adds every value of from to h.

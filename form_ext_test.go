@@ -35,7 +35,7 @@ type settingsInput struct {
 }
 
 // formSite is a page with one counter and actions of every kind, rendered
-// by a page that prints what [affordances.FormFrom] says.
+// by a page that prints what [affordances.Page.Form] says.
 func formSite(t *testing.T, opts *affordances.SiteOptions) (http.Handler, *formState) {
 	st := &formState{}
 	if opts == nil {
@@ -100,7 +100,7 @@ func formSite(t *testing.T, opts *affordances.SiteOptions) (http.Handler, *formS
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		page.Execute(w, affordances.FormFrom(r.Context()))
+		page.Execute(w, affordances.PageFrom(r.Context()).Form())
 	})
 	mux.HandleFunc("POST /{$}", func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, "the app's own form: "+r.PostFormValue("name"))

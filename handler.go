@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/affordances/affordances-go/aal"
 	"github.com/affordances/affordances-go/internal/mediatype"
@@ -27,7 +26,7 @@ const IndexPath = "/.well-known/affordances.json"
 //     [MediaType] with q > 0, or the query has affordances=1): the graph;
 //   - POST with Content-Type [MediaType]: a call, answered with a [Delta];
 //   - POST of an HTML form to a route's page with the field
-//     [FormActionField]: the same call, for a person (see [FormFrom]); a
+//     [FormActionField]: the same call, for a person (see [Page.Form]); a
 //     form naming no action of the route goes to next, its body parsed;
 //   - GET or HEAD of [IndexPath]: the site index, whatever the Accept;
 //   - GET or HEAD of [aal.ManifestPath] or of a page's [aal.FragmentPath]: the
@@ -35,11 +34,12 @@ const IndexPath = "/.well-known/affordances.json"
 //   - GET, HEAD or POST under [ApprovalsPath]: the approval pages of
 //     human-verified confirmation ([Action.Verify]);
 //   - GET or HEAD of [LLMsTxtPath]: the site's llms.txt, the index in
-//     Markdown; of [WebMCPScriptPath]: the script of [WebMCPScript];
-//   - anything else: next, untouched but for Vary: Accept and the Link
-//     header on pages that have a graph. For those pages the state is loaded
-//     once and handed to next through the request context ([StateFrom]), so
-//     the HTML and the graph render from one load.
+//     Markdown; of [WebMCPScriptPath]: the script [Page.Head] loads;
+//   - anything else: next, with the request's [Page] in its context
+//     ([PageFrom]), untouched but for Vary: Accept and the Link headers to
+//     the graph and llms.txt on pages of a route. The page's state is
+//     loaded when next asks for it, from the same loader as the graph, and
+//     at most once.
 //
 // A request asking for a document on a path no route matches gets a
 // not_found delta (404). A request that did not ask never gets one.
@@ -81,27 +81,25 @@ func (s *Site) Handler(next http.Handler) http.Handler {
 				s.serveGraph(w, r2)
 				return
 			}
-			s.servePage(w, r, next, nil)
+			s.servePage(w, next, &Page{site: s, http: r})
 		case http.MethodPost:
 			switch {
 			case mediatype.Is(r.Header.Get("Content-Type"), MediaType):
 				r, _ = withoutAlias(r)
 				s.serveCall(w, r) // which finds the route itself
-			case isForm(r) && s.hasRoute(r.URL.EscapedPath()):
-				s.serveForm(w, r, next)
+			case isForm(r):
+				if rt, params := s.lookup(r.URL.EscapedPath()); rt != nil {
+					s.serveForm(w, r, next, rt, params)
+					return
+				}
+				s.servePage(w, next, &Page{site: s, http: r})
 			default:
-				next.ServeHTTP(w, r)
+				s.servePage(w, next, &Page{site: s, http: r})
 			}
 		default:
-			next.ServeHTTP(w, r)
+			s.servePage(w, next, &Page{site: s, http: r})
 		}
 	})
-}
-
-// hasRoute reports whether a route matches the escaped path.
-func (s *Site) hasRoute(escaped string) bool {
-	rt, _ := s.lookup(escaped)
-	return rt != nil
 }
 
 // withoutAlias returns r without affordances=1 in its query, and whether it
@@ -137,34 +135,25 @@ func withURL(r *http.Request, edit func(*url.URL)) *http.Request {
 	return r2
 }
 
-// servePage hands an HTML request to next, with the page's state (or why
-// it could not be loaded) in its context when the path has a graph, and
-// what became of the form the person posted: form, or the success a flash
-// cookie carries.
-func (s *Site) servePage(w http.ResponseWriter, r *http.Request, next http.Handler, form *Form) {
-	rt, params := s.lookup(r.URL.EscapedPath())
-	if rt == nil {
-		next.ServeHTTP(w, r)
-		return
+// servePage hands pg's request, which asks for no Affordances document, to
+// next, with pg in its context; for a page of a route (a GET, or a form
+// rendered again), what became of the form the person posted (pg's, or
+// the success a flash cookie carries), and the headers the site adds to
+// the page ([pageWriter]). Nothing is authenticated or loaded here: the
+// Page does it when next asks.
+func (s *Site) servePage(w http.ResponseWriter, next http.Handler, pg *Page) {
+	r := pg.http
+	if pg.route == nil {
+		pg.route, pg.params = s.lookup(r.URL.EscapedPath())
 	}
-	h := w.Header()
-	h.Add("Vary", "Accept")
-	p, err := s.authenticate(r)
-	if err != nil {
-		p = Principal{}
+	if pg.route != nil && (r.Method == http.MethodGet || r.Method == http.MethodHead || pg.form != nil) {
+		if pg.form == nil {
+			pg.form = s.takeFlash(w, r)
+		}
+		w = &pageWriter{ResponseWriter: w, query: r.URL.RawQuery}
 	}
-	if form == nil {
-		form = s.takeFlash(w, r)
-	}
-	loaded := &pageLoad{site: s, form: form}
-	loaded.req, loaded.err = s.load(r.Context(), r, rt, params, p)
-	if loaded.err == nil {
-		h.Add("Link", "<"+graphHref(r.URL.RawQuery)+`>; rel="affordances"`)
-		h.Add("Link", llmsLinkHeader)
-	} else {
-		loaded.req = &Request{HTTP: r, Principal: p, Page: r.URL.Path, route: rt, params: params}
-	}
-	next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), pageKey{}, loaded)))
+	pg.http = r.WithContext(context.WithValue(r.Context(), pageKey{}, pg))
+	next.ServeHTTP(w, pg.http)
 }
 
 // serveGraph answers a request that asked for the page's graph.
@@ -413,77 +402,8 @@ func (s *Site) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	s.writeResponse(w, r, s.failure(err, "request"))
 }
 
-// pageKey is the context key of a page's load; its value is a *pageLoad.
-type pageKey struct{}
-
-type pageLoad struct {
-	site   *Site
-	req    *Request
-	err    error
-	form   *Form    // what became of the form the person posted
-	listed []listed // the graph's actions, computed on first use
-	once   sync.Once
-
-	frag     *aal.Fragment // the page's AAL fragment, computed on first use
-	fragErr  error
-	fragOnce sync.Once
-}
-
-// actions returns the page's listing, evaluating guards once per request.
-func (l *pageLoad) actions(ctx context.Context) []listed {
-	l.once.Do(func() { l.listed = l.req.route.listing(ctx, l.req) })
-	return l.listed
-}
-
-// fragment returns the page's AAL fragment, computed once per request for
-// the inline script and the WebMCP tools alike.
-func (l *pageLoad) fragment(ctx context.Context) (*aal.Fragment, error) {
-	l.fragOnce.Do(func() { l.frag, l.fragErr = l.site.fragment(l.req, l.actions(ctx)) })
-	return l.frag, l.fragErr
-}
-
-// errNoGraph is what [StateFrom] reports for a path no route matches.
-var errNoGraph = NewError(NotFound, "This page has no Affordances graph.")
-
-// StateFrom returns the page's state that [Site.Handler] loaded for the HTML
-// handler it wraps: the same load as the page's graph, as the same
-// requester. When there is none it returns the reason as an [*Error]: code
-// [NotFound] when the page does not exist (the loader said so, or no route
-// matches the path), [Internal] when the loader failed, so the HTML handler
-// can render its 404 or 500 page without loading again.
-func StateFrom(ctx context.Context) (*State, error) {
-	loaded, ok := ctx.Value(pageKey{}).(*pageLoad)
-	if !ok {
-		return nil, errNoGraph
-	}
-	if loaded.err != nil {
-		var e *Error
-		if !errors.As(loaded.err, &e) {
-			e = internalError
-		}
-		return nil, e
-	}
-	return loaded.req.State, nil
-}
-
-// ActionsFrom returns the page's actions as its graph lists them for this
-// request (available or not, and why), so the HTML shows what the graph
-// says without evaluating guards again; nil when [StateFrom] has no state.
-func ActionsFrom(ctx context.Context) Actions {
-	loaded, ok := ctx.Value(pageKey{}).(*pageLoad)
-	if !ok || loaded.err != nil {
-		return nil
-	}
-	ls := loaded.actions(ctx)
-	ds := make(Actions, len(ls))
-	for i, l := range ls {
-		ds[i] = l.descriptor()
-	}
-	return ds
-}
-
 // Actions are a page's actions as its graph lists them for one request
-// ([ActionsFrom]), with what its template asks of them. The methods are
+// ([Page.Actions]), with what its template asks of them. The methods are
 // safe on a nil Actions.
 type Actions []ActionDescriptor
 
@@ -514,7 +434,7 @@ func (as Actions) Reason(name string) string {
 
 // Tool returns the attributes that make a form of the action a declarative
 // WebMCP tool (CLARIFICATIONS 12): toolname and tooldescription, the
-// same tool [WebMCPScript] registers, for a browser without script; "" when
+// same tool [Page.Head]'s script registers, for a browser without script; "" when
 // the action is not available.
 func (as Actions) Tool(name string) template.HTMLAttr {
 	a, ok := as.Find(name)
@@ -550,14 +470,4 @@ func (as Actions) ToolParam(name, field string) template.HTMLAttr {
 		return ""
 	}
 	return template.HTMLAttr(`toolparamdescription="` + template.HTMLEscapeString(p.Description) + `"`)
-}
-
-// PrincipalFrom returns who the HTML request is from, as [Site.Handler]
-// authenticated it for a page of one of the site's routes; the zero
-// Principal otherwise.
-func PrincipalFrom(ctx context.Context) Principal {
-	if loaded, ok := ctx.Value(pageKey{}).(*pageLoad); ok {
-		return loaded.req.Principal
-	}
-	return Principal{}
 }

@@ -9,13 +9,6 @@ import (
 	"github.com/affordances/affordances-go/aal"
 )
 
-// LinkTag is the <link> element an HTML page with a graph carries in its
-// head, pointing agents at the graph (seed 000, "Discovery"). It is right
-// only for a page whose URL has no query: a page with one (a search,
-// "/?q=tote") must keep it in the link (CLARIFICATIONS 3), which
-// [GraphLink] does.
-const LinkTag template.HTML = `<link rel="affordances" href="?affordances=1">`
-
 // graphHref is the relative URL of the graph of the page whose raw query
 // is rawQuery: the query kept, then affordances=1 (CLARIFICATIONS 3).
 // Bytes a URI may not hold (a space, "<", ">", a quote) are percent-encoded,
@@ -41,10 +34,6 @@ func graphHref(rawQuery string) string {
 // TemplateFuncs returns the template functions of this package, for
 // [template.Template.Funcs]:
 //
-//	{{affordancesLink}}           the <link rel="affordances"> element ([LinkTag])
-//	                              and the llms.txt one ([LLMsLinkTag]), for a
-//	                              page whose URL never has a query; a page
-//	                              that may have one uses [GraphLink]
 //	{{actionField "addToCart"}}   the hidden field that makes a form run the
 //	                              action ([FormActionField])
 //	{{aal "addToCart"}}           the data-aal="add-to-cart" attribute of the
@@ -54,11 +43,10 @@ func graphHref(rawQuery string) string {
 //	                              the input fields that pick this element's
 //	                              item among several (CLARIFICATIONS 11)
 //
-// The AAL <link> and inline fragment of a page depend on the request: see
-// [AALLink] and [AALScript]; what became of a form, [FormFrom].
+// What depends on the request (the page's head, its actions, what became
+// of a form) is the [Page]'s.
 func TemplateFuncs() template.FuncMap {
 	return template.FuncMap{
-		"affordancesLink": func() template.HTML { return LinkTag + LLMsLinkTag },
 		"actionField": func(action string) template.HTML {
 			return template.HTML(hiddenInput(FormActionField, action))
 		},

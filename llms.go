@@ -14,9 +14,9 @@ import (
 // index in Markdown, for a language model or a person (llmstxt.org).
 const LLMsTxtPath = "/llms.txt"
 
-// LLMsLinkTag is the <link> element that points a page's readers at the
-// site's llms.txt; {{affordancesLink}} writes it after [LinkTag].
-const LLMsLinkTag template.HTML = `<link rel="alternate" type="text/markdown" href="/llms.txt" title="llms.txt">`
+// llmsLinkTag is the <link> element that points a page's readers at the
+// site's llms.txt, in [Page.Head].
+const llmsLinkTag template.HTML = `<link rel="alternate" type="text/markdown" href="/llms.txt" title="llms.txt">`
 
 // llmsLinkHeader is the Link header of the same, on every page with a graph.
 const llmsLinkHeader = `</llms.txt>; rel="alternate"; type="text/markdown"`

@@ -217,9 +217,9 @@ func TestIndex(t *testing.T) {
 	}
 }
 
-// TestStateFromSaysWhy: the HTML handler learns why there is no state, so
+// TestPageStateSaysWhy: the HTML handler learns why there is no state, so
 // it renders 404 or 500 without loading again.
-func TestStateFromSaysWhy(t *testing.T) {
+func TestPageStateSaysWhy(t *testing.T) {
 	site := affordances.NewSite(nil)
 	site.Route("/items/[id]", &affordances.RouteOptions{State: func(ctx context.Context, r *affordances.Request) (*affordances.State, error) {
 		switch r.Param("id") {

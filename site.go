@@ -163,7 +163,7 @@ type RouteOptions struct {
 	Description string
 
 	// State loads the page's state for one requester: the same loader serves
-	// the graph, the HTML page (through [StateFrom]) and the reload after a
+	// the graph, the HTML page (through [Page.State]) and the reload after a
 	// call. It returns an [*Error] with code [NotFound] when the concrete page
 	// does not exist. Nil: the page has no entities and no nav.
 	State func(ctx context.Context, r *Request) (*State, error)

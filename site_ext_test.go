@@ -221,7 +221,8 @@ var app = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, "form post handled by the app")
 		return
 	}
-	st, err := affordances.StateFrom(r.Context())
+	pg := affordances.PageFrom(r.Context())
+	st, err := pg.State()
 	if err != nil {
 		http.Error(w, err.(*affordances.Error).Message, err.(*affordances.Error).HTTPStatus())
 		return
@@ -231,7 +232,7 @@ var app = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, "ok")
 		return
 	}
-	fmt.Fprintf(w, "<!doctype html><head>%s</head><p>viewer=%v counter=%v", affordances.LinkTag, st.Entities["viewer"], st.Entities["counter"])
+	fmt.Fprintf(w, "<!doctype html><head>%s</head><p>viewer=%v counter=%v", pg.Head(), st.Entities["viewer"], st.Entities["counter"])
 })
 
 // response is what a test saw.

@@ -16,8 +16,9 @@ import (
 // attributes for the actions a test names in ?form=.
 var webmcpPage = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	as := affordances.ActionsFrom(r.Context())
-	io.WriteString(w, "<!doctype html><head>"+string(affordances.WebMCPScript(r.Context()))+"</head>")
+	pg := affordances.PageFrom(r.Context())
+	as := pg.Actions()
+	io.WriteString(w, "<!doctype html><head>"+string(pg.Head())+"</head>")
 	for _, name := range r.URL.Query()["form"] {
 		io.WriteString(w, "<form "+string(as.Tool(name))+"><input name=by "+string(as.ToolParam(name, "by"))+"></form>")
 	}
@@ -40,7 +41,14 @@ func TestWebMCPToolsAreTheGraphsActions(t *testing.T) {
 		if m == nil {
 			t.Fatalf("%v: no WebMCP data block and script", who)
 		}
-		var data struct{ Tools []affordances.WebMCPTool }
+		var data struct {
+			Tools []struct {
+				Name, Description string
+				InputSchema       json.RawMessage
+				Available         bool
+				Annotations       struct{ ReadOnlyHint, ConsequentialHint, UntrustedContentHint bool }
+			}
+		}
 		if err := json.Unmarshal(m[1], &data); err != nil {
 			t.Fatal(err)
 		}

@@ -24,7 +24,7 @@
 // carol@example.com ("carol") of the first only.
 //
 // Every page with a graph also registers its available actions as WebMCP
-// tools for an agent in the browser (affordances.WebMCPScript), its forms
+// tools for an agent in the browser (affordances.Page.Head), its forms
 // declare the same tools by their attributes, and /llms.txt describes the
 // site in Markdown.
 package board

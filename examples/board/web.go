@@ -62,13 +62,10 @@ type page struct {
 	// Actions are the page's actions for this person: a template disables
 	// an unavailable one's control (Actions.Reason), and the forms a
 	// person fills are declarative WebMCP tools (Actions.Tool, ToolParam).
-	Actions   affordances.Actions
-	Form      *affordances.Form
-	GraphLink template.HTML // the page's <link rel="affordances">, its query kept
-	AALLink   template.HTML
-	AALScript template.HTML
-	WebMCP    template.HTML // the page's tools for an agent in the browser
-	Message   string        // the error page's
+	Actions affordances.Actions
+	Form    *affordances.Form
+	Head    template.HTML // what the head carries for agents: the links to the graph and the fragment, the WebMCP tools
+	Message string        // the error page's
 }
 
 // show renders a page from the state the library loaded for its graph, or
@@ -77,30 +74,22 @@ type page struct {
 // confirmation.
 func (b *Board) show(name string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		ctx := r.Context()
-		st, err := affordances.StateFrom(ctx)
+		pg := affordances.PageFrom(r.Context())
+		st, err := pg.State()
 		if err != nil {
 			b.fail(w, r, err)
 			return
 		}
-		view, form := name, affordances.FormFrom(ctx)
+		view, form := name, pg.Form()
 		if form != nil && form.Confirm != "" {
 			view = "confirm" // a confirm action awaits the person's yes
 		}
-		b.render(w, r, view, &page{
-			E:         st.Entities,
-			Form:      form,
-			GraphLink: affordances.GraphLink(ctx),
-			AALLink:   affordances.AALLink(ctx),
-			AALScript: affordances.AALScript(ctx),
-			WebMCP:    affordances.WebMCPScript(ctx),
-			Actions:   affordances.ActionsFrom(ctx),
-		}, http.StatusOK)
+		b.render(w, r, view, &page{E: st.Entities, Form: form, Head: pg.Head(), Actions: pg.Actions()}, http.StatusOK)
 	}
 }
 
 func (b *Board) render(w http.ResponseWriter, r *http.Request, name string, p *page, status int) {
-	p.User = userOf(affordances.PrincipalFrom(r.Context()))
+	p.User = userOf(affordances.PageFrom(r.Context()).Principal())
 	var buf bytes.Buffer
 	if err := b.views.pages[name].ExecuteTemplate(&buf, "base", p); err != nil {
 		b.logger.Error("board: render "+name, "err", err)

@@ -157,14 +157,14 @@ func sameJSON(a, b any) bool {
 // on: exactly the available actions of the page's graph, fetched with x's
 // session, each with the action's description and input schema; what the
 // page passed to registerTool are the hints the page declares
-// (affordances.WebMCPTools, in its data block), and those say what the
+// (in its data block, from affordances.Page.Head), and those say what the
 // graph and the AAL fragment do.
 func checkTools(t *testing.T, x *person) {
 	t.Helper()
 	path := x.path()
 	g := x.graph()
 	names, tools := x.tools()
-	var block struct{ Tools []affordances.WebMCPTool }
+	var block struct{ Tools []webmcpTool }
 	if err := x.p.Eval(t.Context(), `JSON.parse(document.getElementById("affordances-webmcp").textContent)`, &block); err != nil {
 		t.Fatalf("%s: the page's WebMCP data block: %v", path, err)
 	}
@@ -191,12 +191,12 @@ func checkTools(t *testing.T, x *person) {
 			t.Errorf("%s: the AAL fragment has no affordance of %s", path, a.Name)
 			continue
 		}
-		hints := affordances.WebMCPHints{
+		hints := webmcpHints{
 			ReadOnlyHint:         a.ReadOnly,
 			ConsequentialHint:    len(aal.Classify(f.Affordances[i], string(a.Expose)).Classes) > 0,
 			UntrustedContentHint: slices.Contains(untrusted, a.Name),
 		}
-		j := slices.IndexFunc(block.Tools, func(d affordances.WebMCPTool) bool { return d.Name == a.Name })
+		j := slices.IndexFunc(block.Tools, func(d webmcpTool) bool { return d.Name == a.Name })
 		k := slices.IndexFunc(passed, func(r browser.Tool) bool { return r.Name == a.Name })
 		if j < 0 || k < 0 {
 			t.Errorf("%s: %s is not in the page's data block (%d) or was never registered (%d)", path, a.Name, j, k)
@@ -364,7 +364,7 @@ func TestWebMCPCalls(t *testing.T) {
 
 // registeredHints returns the annotations the page last registered the
 // tool name with.
-func registeredHints(t *testing.T, x *person, name string) affordances.WebMCPHints {
+func registeredHints(t *testing.T, x *person, name string) webmcpHints {
 	t.Helper()
 	passed, err := x.p.RegisteredTools(t.Context())
 	if err != nil {
@@ -379,7 +379,7 @@ func registeredHints(t *testing.T, x *person, name string) affordances.WebMCPHin
 	if i < 0 {
 		t.Fatalf("on %s the page never registered %s", x.path(), name)
 	}
-	var h affordances.WebMCPHints
+	var h webmcpHints
 	b, _ := json.Marshal(passed[i].Annotations)
 	json.Unmarshal(b, &h)
 	return h
@@ -575,4 +575,21 @@ func TestWebMCPDeclarative(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A webmcpTool is a tool of a page's WebMCP data block, as Page.Head
+// writes it (CLARIFICATIONS 12).
+type webmcpTool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"inputSchema"`
+	Annotations webmcpHints     `json:"annotations"`
+	Available   bool            `json:"available"`
+}
+
+// webmcpHints are a tool's annotations.
+type webmcpHints struct {
+	ReadOnlyHint         bool `json:"readOnlyHint"`
+	ConsequentialHint    bool `json:"consequentialHint"`
+	UntrustedContentHint bool `json:"untrustedContentHint"`
 }

@@ -664,7 +664,7 @@ func (s *Shop) getTokens(w http.ResponseWriter, r *http.Request) {
 	if c, err := r.Cookie(newTokenCookie); err == nil {
 		http.SetCookie(w, s.newTokenCookieFor(""))
 		// Shown only to its owner, and only while it works.
-		if u := userOf(affordances.PrincipalFrom(r.Context())); u != nil && c.Value != "" {
+		if u := userOf(affordances.PageFrom(r.Context()).Principal()); u != nil && c.Value != "" {
 			if owner, err := s.store.tokenUser(r.Context(), c.Value); err == nil && owner != nil && owner.ID == u.ID {
 				token = c.Value
 				w.Header().Set("Cache-Control", "no-store")

@@ -39,7 +39,7 @@
 // address, the card, and the review where the order is placed.
 //
 // For agents that live in the browser, every page with a graph registers
-// its available actions as WebMCP tools (affordances.WebMCPScript), and the
+// its available actions as WebMCP tools (affordances.Page.Head), and the
 // forms a person fills are the same tools, declared by their attributes;
 // /llms.txt describes the site in Markdown.
 package shop

@@ -60,22 +60,18 @@ type pageData struct {
 	// back from a confirmation, and where signing in returns to.
 	Path string
 
-	// GraphLink is the page's <link rel="affordances">, its query kept
-	// (a search's graph is the search's, CLARIFICATIONS 3).
-	GraphLink template.HTML
-	// AAL (seed 003): the page's <link rel="agent-affordances"> and its
-	// fragment inline, for the head of a page with a graph.
-	AALLink   template.HTML
-	AALScript template.HTML
-	// WebMCP registers the page's actions as tools for an agent in the
-	// browser (CLARIFICATIONS 12), in the head of a page with a graph.
-	WebMCP template.HTML
+	// Head is what the head of a page with a graph carries for agents
+	// (affordances.Page.Head): the links to its graph (its query kept, a
+	// search's graph is the search's, CLARIFICATIONS 3), to llms.txt and
+	// to its AAL fragment, the fragment inline (seed 003), and its WebMCP
+	// tools (CLARIFICATIONS 12).
+	Head template.HTML
 
 	// Step is the page's step in the checkout flow, 1 to 4; 0 outside it.
 	Step int
 
 	// Form is what became of the form the person just posted
-	// (affordances.FormFrom): base.html shows its message or its error,
+	// (affordances.Page.Form): base.html shows its message or its error,
 	// and the page each issue at its field and the values typed.
 	Form *affordances.Form
 	// Confirm is what the confirmation of Form's confirm action says; the
@@ -83,7 +79,7 @@ type pageData struct {
 	Confirm *confirmation
 
 	// Actions are the page's actions as its graph lists them for this
-	// person (affordances.ActionsFrom): the forms a person fills take
+	// person (affordances.Page.Actions): the forms a person fills take
 	// their declarative WebMCP attributes from it (Tool, ToolParam).
 	Actions affordances.Actions
 
@@ -165,7 +161,7 @@ func (d *pageData) Page() int   { return d.Catalog.page }
 
 // pages returns the HTML side of the shop: the pages people read and the
 // stylesheet. People's forms post to their page, where the site runs the
-// action they name (affordances.FormFrom); a form that reaches the pages
+// action they name (affordances.Page.Form); a form that reaches the pages
 // names no action of its page.
 func (s *Shop) pages() http.Handler {
 	mux := http.NewServeMux()
@@ -217,7 +213,8 @@ func withHeaders(h http.Handler) http.Handler {
 func (s *Shop) show(name string, fill func(d *pageData, r *http.Request)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
-		st, err := affordances.StateFrom(ctx)
+		page := affordances.PageFrom(ctx)
+		st, err := page.State()
 		if affordances.CodeOf(err) == affordances.NotFound {
 			s.notFound(w, r)
 			return
@@ -226,17 +223,15 @@ func (s *Shop) show(name string, fill func(d *pageData, r *http.Request)) http.H
 			s.errorPage(w, r, http.StatusInternalServerError, "Something went wrong", "The shop could not load this page. Try again in a moment.")
 			return
 		}
-		d := s.data(ctx, affordances.PrincipalFrom(ctx), st)
+		d := s.data(ctx, page.Principal(), st)
 		d.Graph = true
 		q := r.URL.Query()
 		q.Set("affordances", "1")
 		d.GraphURL = r.URL.Path + "?" + q.Encode()
 		d.Path = r.URL.RequestURI()
-		d.GraphLink = affordances.GraphLink(ctx)
-		d.AALLink, d.AALScript = affordances.AALLink(ctx), affordances.AALScript(ctx)
-		d.WebMCP = affordances.WebMCPScript(ctx)
-		d.Form = affordances.FormFrom(ctx)
-		d.Actions = affordances.ActionsFrom(ctx)
+		d.Head = page.Head()
+		d.Form = page.Form()
+		d.Actions = page.Actions()
 		fill(d, r)
 		if d.Form != nil && d.Form.Confirm != "" {
 			c, ok := confirmations[d.Form.Action]
@@ -274,7 +269,7 @@ func (s *Shop) catalogPage(d *pageData, r *http.Request) {
 }
 
 func (s *Shop) productPage(d *pageData, r *http.Request) {
-	st, _ := affordances.StateFrom(r.Context()) // show rendered the error page when there is none
+	st, _ := affordances.PageFrom(r.Context()).State() // show rendered the error page when there is none
 	p := entity[*productView](st, "product")
 	d.Title = p.Name
 	for _, v := range p.Variants {

@@ -149,14 +149,14 @@ func sameJSON(a, b any) bool {
 }
 
 // pageTools returns the tools the page declares in its data block, as
-// affordances.WebMCPTools computed them for this request, by name.
-func pageTools(t *testing.T, x *person) map[string]affordances.WebMCPTool {
+// the page's head declared them for this request, by name.
+func pageTools(t *testing.T, x *person) map[string]webmcpTool {
 	t.Helper()
-	var block struct{ Tools []affordances.WebMCPTool }
+	var block struct{ Tools []webmcpTool }
 	if err := x.p.Eval(t.Context(), `JSON.parse(document.getElementById("affordances-webmcp").textContent)`, &block); err != nil {
 		t.Fatalf("%s: the page's WebMCP data block: %v", x.path(), err)
 	}
-	tools := map[string]affordances.WebMCPTool{}
+	tools := map[string]webmcpTool{}
 	for _, tool := range block.Tools {
 		tools[tool.Name] = tool
 	}
@@ -194,7 +194,7 @@ func asks(t *testing.T, f *aal.Fragment, a affordances.ActionDescriptor) bool {
 // on: exactly the available actions of the page's graph, fetched with x's
 // session, each with the action's description and input schema. What the
 // page passed to registerTool are the hints the page declares
-// (affordances.WebMCPTools, in its data block), and those say what the
+// (in its data block, from affordances.Page.Head), and those say what the
 // graph and the AAL fragment do: readOnlyHint the action's readOnly,
 // consequentialHint whether the gate asks a person, untrustedContentHint
 // whether the action is among untrusted.
@@ -232,7 +232,7 @@ func checkTools(t *testing.T, srv *httptest.Server, x *person, untrusted []strin
 		if !sameJSON(tool.InputSchema, a.Input) {
 			t.Errorf("%s: tool %s has the input schema %s, want the action's %s", path, a.Name, tool.InputSchema, a.Input)
 		}
-		hints := affordances.WebMCPHints{
+		hints := webmcpHints{
 			ReadOnlyHint:         a.ReadOnly,
 			ConsequentialHint:    asks(t, f, a),
 			UntrustedContentHint: slices.Contains(untrusted, a.Name),
@@ -627,4 +627,21 @@ func TestWebMCPDeclarative(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A webmcpTool is a tool of a page's WebMCP data block, as Page.Head
+// writes it (CLARIFICATIONS 12).
+type webmcpTool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"inputSchema"`
+	Annotations webmcpHints     `json:"annotations"`
+	Available   bool            `json:"available"`
+}
+
+// webmcpHints are a tool's annotations.
+type webmcpHints struct {
+	ReadOnlyHint         bool `json:"readOnlyHint"`
+	ConsequentialHint    bool `json:"consequentialHint"`
+	UntrustedContentHint bool `json:"untrustedContentHint"`
 }

@@ -1,0 +1,269 @@
+package affordances
+
+import (
+	"context"
+	"encoding/json"
+	"html/template"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/affordances/affordances-go/aal"
+)
+
+// A Page is what [Site.Handler] knows of a request it hands to the
+// application's handler ([PageFrom]): who asks, and for a page of a route
+// its state, its actions, what became of a form the person posted, and
+// what its head carries for agents. Each is computed when first asked for,
+// once per request, so a handler that asks for nothing costs no
+// authentication and no state load, and one that asks twice pays once.
+//
+// Its methods are safe for concurrent use, and on a nil *Page (a request
+// the site's handler did not serve), where they return what a page
+// without a route has.
+type Page struct {
+	site   *Site
+	http   *http.Request
+	route  *Route // nil: no route matches the path
+	params []param
+	form   *Form
+
+	who     sync.Once
+	p       Principal
+	authErr error
+
+	load  sync.Once
+	req   *Request // the page's Request, its State loaded
+	state error    // why the state could not be loaded
+
+	list   sync.Once
+	listed []listed
+
+	frag    sync.Once
+	f       *aal.Fragment
+	fragErr error
+}
+
+// pageKey is the context key of a request's [Page].
+type pageKey struct{}
+
+// PageFrom returns the [Page] of the request [Site.Handler] handed to the
+// application's handler with ctx (its r.Context()), or nil for a request
+// it did not.
+func PageFrom(ctx context.Context) *Page {
+	p, _ := ctx.Value(pageKey{}).(*Page)
+	return p
+}
+
+// Principal returns who asks, as the site's Authenticate says: the same
+// answer for the page, its graph and its calls, authenticated once. The
+// zero Principal (anonymous) when nobody is signed in, and when
+// Authenticate failed (the page's [Page.State] then says why).
+func (p *Page) Principal() Principal {
+	if p == nil {
+		return Principal{}
+	}
+	p.who.Do(func() {
+		p.p, p.authErr = p.site.authenticate(p.http)
+		if p.authErr != nil {
+			p.p = Principal{}
+		}
+	})
+	return p.p
+}
+
+// State returns the page's state, loaded as the page's graph is, for the
+// same requester. When there is none it returns the reason as an [*Error]:
+// code [NotFound] when the page does not exist (the loader said so, or no
+// route matches the path), [Internal] when authentication or the loader
+// failed, so the handler renders its 404 or 500 page without loading
+// again.
+func (p *Page) State() (*State, error) {
+	if p == nil || p.route == nil {
+		return nil, errNoGraph
+	}
+	p.load.Do(func() {
+		principal := p.Principal()
+		if p.authErr != nil {
+			p.state = p.site.public(p.authErr, "authenticate")
+			return
+		}
+		p.req, p.state = p.site.load(p.http.Context(), p.http, p.route, p.params, principal)
+		if p.state != nil {
+			p.state = p.site.public(p.state, "state of "+p.route.pattern)
+		}
+	})
+	if p.state != nil {
+		return nil, p.state
+	}
+	return p.req.State, nil
+}
+
+// loaded returns the page's Request with its state, or nil when there is
+// none.
+func (p *Page) loaded() *Request {
+	if _, err := p.State(); err != nil {
+		return nil
+	}
+	return p.req
+}
+
+// Actions returns the page's actions as its graph lists them for this
+// request (available or not, and why), so the page shows what the graph
+// says, its guards evaluated once; nil when [Page.State] has no state.
+func (p *Page) Actions() Actions {
+	ls := p.listing()
+	if ls == nil {
+		return nil
+	}
+	ds := make(Actions, len(ls))
+	for i, l := range ls {
+		ds[i] = l.descriptor()
+	}
+	return ds
+}
+
+// listing returns the page's listing, its guards evaluated once per
+// request; nil without a state.
+func (p *Page) listing() []listed {
+	req := p.loaded()
+	if req == nil {
+		return nil
+	}
+	p.list.Do(func() { p.listed = req.route.listing(p.http.Context(), req) })
+	return p.listed
+}
+
+// fragment returns the page's AAL fragment, computed once per request for
+// the inline script and the WebMCP tools alike; nil without a state.
+func (p *Page) fragment() *aal.Fragment {
+	req := p.loaded()
+	if req == nil {
+		return nil
+	}
+	p.frag.Do(func() {
+		if p.f, p.fragErr = p.site.fragment(req, p.listing()); p.fragErr != nil {
+			p.site.logger.Error("affordances: the page's AAL fragment", "page", req.Page, "err", p.fragErr)
+		}
+	})
+	return p.f
+}
+
+// Form returns what became of the form the person just posted: after a
+// success (redirected, with the delta's message), a failure (the page
+// rendered again with the error's status) or a confirm action awaiting the
+// person's confirmation. Nil when the request follows no form.
+func (p *Page) Form() *Form {
+	if p == nil {
+		return nil
+	}
+	return p.form
+}
+
+// Head returns what the page's <head> carries for agents, for a page of a
+// route with a state: the <link rel="affordances"> to its graph (its query
+// kept, "?q=tote&affordances=1", CLARIFICATIONS 3) and the one to the
+// site's llms.txt; the <link rel="agent-affordances"> to its AAL fragment
+// and the fragment inlined as <script type="application/aal+json">
+// (CLARIFICATIONS 7); and the page's WebMCP tools with the script that
+// registers them ([WebMCPScriptPath], CLARIFICATIONS 12), which needs the
+// page's Content-Security-Policy to allow script-src 'self' and
+// connect-src 'self'. "" for any other request. The JSON in it is encoded
+// so that no "</script>" can occur.
+func (p *Page) Head() template.HTML {
+	req := p.loaded()
+	if req == nil {
+		return ""
+	}
+	u := req.HTTP.URL
+	var b strings.Builder
+	b.WriteString(`<link rel="affordances" href="` + template.HTMLEscapeString(graphHref(u.RawQuery)) + `">`)
+	b.WriteString(string(llmsLinkTag))
+	fragment := aal.FragmentPath(u.EscapedPath())
+	if u.RawQuery != "" {
+		fragment += "?" + u.RawQuery
+	}
+	b.WriteString(`<link rel="agent-affordances" href="` + template.HTMLEscapeString(fragment) + `">`)
+	f := p.fragment()
+	if f == nil {
+		return template.HTML(b.String())
+	}
+	if body, err := json.Marshal(f); err == nil { // escapes <, > and & as \u003c, \u003e, \u0026
+		b.WriteString(`<script type="` + aal.MediaType + `">` + string(body) + `</script>`)
+	}
+	if body, err := json.Marshal(struct {
+		Tools []webmcpTool `json:"tools"`
+	}{webmcpTools(p.listing(), f)}); err == nil {
+		b.WriteString(`<script type="application/json" id="affordances-webmcp">` + string(body) + `</script>` +
+			`<script src="` + WebMCPScriptPath + `" defer></script>`)
+	}
+	return template.HTML(b.String())
+}
+
+// errNoGraph is what [Page.State] reports for a path no route matches.
+var errNoGraph = NewError(NotFound, "This page has no Affordances graph.")
+
+// pageWriter adds to the answer of a page of a route, when its handler
+// writes the header, what the site adds: Vary: Accept (the graph shares
+// the page's URL), and on a page that rendered (2xx) the Link headers to
+// its graph and to llms.txt. It merges them with what the handler set, once
+// each, whatever the handler did to the header map before.
+type pageWriter struct {
+	http.ResponseWriter
+	query string // the page's raw query, for the graph's Link
+	wrote bool
+}
+
+func (w *pageWriter) WriteHeader(code int) {
+	if !w.wrote {
+		w.wrote = true
+		h := w.Header()
+		addToken(h, "Vary", "Accept")
+		if code >= 200 && code < 300 {
+			addValue(h, "Link", "<"+graphHref(w.query)+`>; rel="affordances"`)
+			addValue(h, "Link", llmsLinkHeader)
+		}
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *pageWriter) Write(b []byte) (int, error) {
+	if !w.wrote {
+		w.WriteHeader(http.StatusOK)
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Flush sends what was written, for a handler that streams its page.
+func (w *pageWriter) Flush() {
+	if !w.wrote {
+		w.WriteHeader(http.StatusOK)
+	}
+	http.NewResponseController(w.ResponseWriter).Flush()
+}
+
+// Unwrap returns the ResponseWriter it wraps, for [http.ResponseController].
+func (w *pageWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// addToken adds token to the comma-separated header name unless one of its
+// values lists it already (case aside).
+func addToken(h http.Header, name, token string) {
+	for _, v := range h.Values(name) {
+		for t := range strings.SplitSeq(v, ",") {
+			if strings.EqualFold(strings.TrimSpace(t), token) {
+				return
+			}
+		}
+	}
+	h.Add(name, token)
+}
+
+// addValue adds value to the header name unless it is there already.
+func addValue(h http.Header, name, value string) {
+	for _, v := range h.Values(name) {
+		if v == value {
+			return
+		}
+	}
+	h.Add(name, value)
+}

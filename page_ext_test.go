@@ -1,0 +1,150 @@
+package affordances_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/affordances/affordances-go"
+)
+
+// lazySite counts its authentications and state loads.
+func lazySite(t *testing.T) (*affordances.Site, *atomic.Int32, *atomic.Int32) {
+	t.Helper()
+	var auths, loads atomic.Int32
+	site := affordances.NewSite(&affordances.SiteOptions{Authenticate: func(r *http.Request) (affordances.Principal, error) {
+		auths.Add(1)
+		if c, err := r.Cookie("who"); err == nil {
+			return affordances.Principal{ID: c.Value}, nil
+		}
+		return affordances.Principal{}, nil
+	}})
+	rt := site.Route("/items/{id}", &affordances.RouteOptions{State: func(ctx context.Context, r *affordances.Request) (*affordances.State, error) {
+		loads.Add(1)
+		return &affordances.State{Entities: map[string]any{"id": r.Param("id"), "viewer": r.Principal.ID}}, nil
+	}})
+	affordances.AddAction(rt, &affordances.Action{Name: "touch", Description: "Touches the item.", Expose: affordances.ExposeSession}, noop)
+	return site, &auths, &loads
+}
+
+// TestPageIsLazy: an HTML page whose handler asks for nothing costs no
+// authentication and no state load (issue 26, issue 27: an app's own page
+// pays nothing for being a route's); one that asks for everything, twice,
+// pays one of each; the principal is the one the state was loaded for.
+func TestPageIsLazy(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		page         func(pg *affordances.Page) string
+		auths, loads int32
+	}{
+		{"asks for nothing", func(*affordances.Page) string { return "" }, 0, 0},
+		{"asks who", func(pg *affordances.Page) string { return pg.Principal().ID }, 1, 0},
+		{"asks for everything, twice", func(pg *affordances.Page) string {
+			var out string
+			for range 2 {
+				st, _ := pg.State()
+				out = pg.Principal().ID + st.Entities["viewer"].(string) + string(pg.Head())
+				pg.Actions()
+				pg.Form()
+			}
+			return out
+		}, 1, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			site, auths, loads := lazySite(t)
+			var got string
+			h := site.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				got = tc.page(affordances.PageFrom(r.Context()))
+			}))
+			r := httptest.NewRequest("GET", "/items/7", nil)
+			r.Header.Set("Cookie", "who=alice")
+			h.ServeHTTP(httptest.NewRecorder(), r)
+			if auths.Load() != tc.auths || loads.Load() != tc.loads {
+				t.Errorf("got %d authentications and %d loads, want %d and %d", auths.Load(), loads.Load(), tc.auths, tc.loads)
+			}
+			if tc.loads > 0 && got[:10] != "alicealice" {
+				t.Errorf("the page read %.20q, want alice as the principal and the viewer", got)
+			}
+		})
+	}
+}
+
+// TestPageHeaders: the site adds Vary: Accept and the Link headers to a
+// page of a route whatever the app does to the header map first (sets,
+// replaces, adds the same): merged with the app's, each once (issue 27);
+// a page that failed gets Vary but no Link; a path of no route, neither.
+func TestPageHeaders(t *testing.T) {
+	site, _, _ := lazySite(t)
+	h := site.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Query().Get("app") {
+		case "replaces":
+			w.Header()["Vary"] = []string{"Cookie"}
+			w.Header()["Link"] = []string{`</style.css>; rel="preload"`}
+		case "adds":
+			w.Header().Add("Vary", "Cookie, accept")
+			w.Header().Add("Link", `<?affordances=1>; rel="affordances"`)
+		case "fails":
+			w.WriteHeader(http.StatusInternalServerError)
+			return
+		}
+		w.Write([]byte("page"))
+	}))
+	const graph, llms = `<?affordances=1>; rel="affordances"`, `</llms.txt>; rel="alternate"; type="text/markdown"`
+	for _, tc := range []struct {
+		path       string
+		vary, link []string
+	}{
+		{"/items/7", []string{"Accept"}, []string{graph, llms}},
+		{"/items/7?app=replaces", []string{"Cookie", "Accept"}, []string{`</style.css>; rel="preload"`, `<?app=replaces&affordances=1>; rel="affordances"`, llms}},
+		{"/items/7?app=adds", []string{"Cookie, accept"}, []string{graph, `<?app=adds&affordances=1>; rel="affordances"`, llms}},
+		{"/items/7?app=fails", []string{"Accept"}, nil},
+		{"/elsewhere", nil, nil},
+	} {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", tc.path, nil))
+		if vary, link := rec.Header().Values("Vary"), rec.Header().Values("Link"); !slices.Equal(vary, tc.vary) || !slices.Equal(link, tc.link) {
+			t.Errorf("%s: got Vary %q and Link %q, want %q and %q", tc.path, vary, link, tc.vary, tc.link)
+		}
+	}
+}
+
+// TestFormPostLoadsOnce: a person's form post authenticates once and loads
+// the page's state at most twice, before and after the action; a failed
+// one is rendered again from the state the call loaded, without loading
+// or authenticating again (issue 26).
+func TestFormPostLoadsOnce(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		who          string
+		status       int
+		auths, loads int32
+	}{
+		{"refused at step 2, rendered again", "", http.StatusUnauthorized, 1, 1},
+		{"run, then redirected", "alice", http.StatusSeeOther, 1, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			site, auths, loads := lazySite(t)
+			h := site.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				pg := affordances.PageFrom(r.Context())
+				pg.State()
+				pg.Principal()
+				w.Write([]byte(pg.Head()))
+			}))
+			r := httptest.NewRequest("POST", "/items/7", strings.NewReader("_action=touch"))
+			r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			r.Header.Set("Sec-Fetch-Site", "same-origin")
+			if tc.who != "" {
+				r.Header.Set("Cookie", "who="+tc.who)
+			}
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, r)
+			if rec.Code != tc.status || auths.Load() != tc.auths || loads.Load() != tc.loads {
+				t.Errorf("got %d, %d authentications and %d loads; want %d, %d and %d", rec.Code, auths.Load(), loads.Load(), tc.status, tc.auths, tc.loads)
+			}
+		})
+	}
+}
