@@ -49,7 +49,7 @@
 // action's input schema, the guard, and for a confirm action a
 // confirmation page first. A success answers 303 to the delta's redirect
 // or back to the page; a failure renders the page again with the error's
-// status. The page's own GET handler renders both, reading [FormFrom]: the
+// status. The page's own GET handler renders both, reading [Page.Form]: the
 // delta's message after a success, the error with each issue at its field
 // and the person's values after a failure, the summary to confirm with
 // [Form.ConfirmFields]. An action is written once; the app writes no POST
@@ -57,7 +57,7 @@
 //
 // # Agents in the browser, and llms.txt
 //
-// [WebMCPScript] registers a page's available actions as WebMCP tools
+// [Page.Head] registers a page's available actions as WebMCP tools
 // (CLARIFICATIONS 12) from the same listing as its graph: each tool runs
 // the Affordances call from the page with the person's session, never
 // confirms, and follows the deltas' availability; [Actions.Tool] and
@@ -96,8 +96,8 @@
 // one affordance per listed action, carrying what [Action.AAL] declares
 // (action type, trust class, cost, whether it can be undone). In templates,
 // {{aal "placeOrder"}} ([TemplateFuncs]) marks the element an affordance's
-// default selector finds; [AALLink] and [AALScript] put the fragment's link
-// and inline copy in the page's head.
+// default selector finds; [Page.Head] puts the fragment's link and inline
+// copy in the page's head.
 //
 // # Security
 //
