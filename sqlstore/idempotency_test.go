@@ -1,4 +1,4 @@
-package affordances_test
+package sqlstore_test
 
 import (
 	"context"
@@ -13,22 +13,14 @@ import (
 	"github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/affordancestest"
 	"github.com/affordances/affordances-go/internal/servicetest"
-	_ "modernc.org/sqlite"
+	"github.com/affordances/affordances-go/sqlstore"
+	"github.com/affordances/affordances-go/store"
 )
 
-func sqliteDB(t *testing.T, path string) *sql.DB {
-	db, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
-}
-
-// The SQL store keeps the contract of an IdempotencyStore, on SQLite.
-func TestSQLIdempotencyStoreContract(t *testing.T) {
-	affordancestest.TestIdempotencyStore(t, func(t *testing.T) affordances.IdempotencyStore {
-		s, err := affordances.NewSQLIdempotencyStore(context.Background(), sqliteDB(t, filepath.Join(t.TempDir(), "idem.db")), nil)
+// The SQL store keeps the contract of an Idempotency store, on SQLite.
+func TestIdempotencyContract(t *testing.T) {
+	affordancestest.TestIdempotencyStore(t, func(t *testing.T) store.Idempotency {
+		s, err := sqlstore.NewIdempotency(context.Background(), sqliteDB(t, filepath.Join(t.TempDir(), "idem.db")), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -36,19 +28,19 @@ func TestSQLIdempotencyStoreContract(t *testing.T) {
 	})
 }
 
-// TestSQLIdempotencySurvivesARestart: a key answered before a restart is
+// TestIdempotencySurvivesARestart: a key answered before a restart is
 // replayed after it, by a new site on the same database, and the action
 // does not run again (CLARIFICATIONS 10: the keys outlive a restart).
-func TestSQLIdempotencySurvivesARestart(t *testing.T) {
+func TestIdempotencySurvivesARestart(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "app.db")
 	var runs atomic.Int32
 	start := func() *httptest.Server {
 		db := sqliteDB(t, path)
-		store, err := affordances.NewSQLIdempotencyStore(t.Context(), db, nil)
+		idem, err := sqlstore.NewIdempotency(t.Context(), db, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		site := affordances.NewSite(&affordances.SiteOptions{Idempotency: store})
+		site := affordances.NewSite(&affordances.SiteOptions{Idempotency: idem})
 		affordances.AddAction(site.Route("/", nil), &affordances.Action{Name: "start", Description: "Start", Expose: affordances.ExposePublic},
 			func(context.Context, *affordances.Request, struct{}) (struct{}, error) {
 				runs.Add(1)
@@ -82,15 +74,15 @@ func TestSQLIdempotencySurvivesARestart(t *testing.T) {
 
 // The SQL store keeps the same contract on PostgreSQL (pgx), where several
 // instances of a site share it.
-func TestSQLIdempotencyStoreContractPostgres(t *testing.T) {
+func TestIdempotencyContractPostgres(t *testing.T) {
 	pg := servicetest.StartPostgres(t)
-	affordancestest.TestIdempotencyStore(t, func(t *testing.T) affordances.IdempotencyStore {
+	affordancestest.TestIdempotencyStore(t, func(t *testing.T) store.Idempotency {
 		db, err := sql.Open("pgx", pg.NewDatabase(t))
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { db.Close() })
-		s, err := affordances.NewSQLIdempotencyStore(context.Background(), db, nil)
+		s, err := sqlstore.NewIdempotency(context.Background(), db, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
