@@ -82,30 +82,41 @@ func (s *sqlIdempotency) Begin(ctx context.Context, scope, key string, bodyHash 
 			return nil, fmt.Errorf("sqlstore: idempotency: %w", err)
 		}
 	}
-	if _, err := s.expire.ExecContext(ctx, id, now); err != nil {
-		return nil, fmt.Errorf("sqlstore: idempotency: %w", err)
+	// Three tries: an entry the claim found held can be gone by the select
+	// only when it was released or expired in between; then claim again.
+	for range 3 {
+		if _, err := s.expire.ExecContext(ctx, id, now); err != nil {
+			return nil, fmt.Errorf("sqlstore: idempotency: %w", err)
+		}
+		res, err := s.claim.ExecContext(ctx,
+			id, hex.EncodeToString(bodyHash[:]), now+s.opts.ClaimTTL.Milliseconds())
+		if err != nil {
+			return nil, fmt.Errorf("sqlstore: idempotency: %w", err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return nil, fmt.Errorf("sqlstore: idempotency: %w", err)
+		}
+		if n == 1 {
+			return nil, nil // claimed
+		}
+		var hash string
+		var answer sql.NullString
+		err = s.held.QueryRowContext(ctx, id).Scan(&hash, &answer)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("sqlstore: idempotency: %w", err)
+		}
+		return heldCall(id, hash, answer)
 	}
-	res, err := s.claim.ExecContext(ctx,
-		id, hex.EncodeToString(bodyHash[:]), now+s.opts.ClaimTTL.Milliseconds())
-	if err != nil {
-		return nil, fmt.Errorf("sqlstore: idempotency: %w", err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return nil, fmt.Errorf("sqlstore: idempotency: %w", err)
-	}
-	if n == 1 {
-		return nil, nil // claimed
-	}
-	var hash string
-	var answer sql.NullString
-	err = s.held.QueryRowContext(ctx, id).Scan(&hash, &answer)
-	if errors.Is(err, sql.ErrNoRows) {
-		return s.Begin(ctx, scope, key, bodyHash) // released in between: claim again
-	}
-	if err != nil {
-		return nil, fmt.Errorf("sqlstore: idempotency: %w", err)
-	}
+	return nil, fmt.Errorf("sqlstore: idempotency: entry %s was held when claimed and gone when read, three times in a row", id)
+}
+
+// heldCall reads what the row of entry id holds: the body hash in hex,
+// and the kept answer as JSON, NULL while the call runs.
+func heldCall(id, hash string, answer sql.NullString) (*store.KeptCall, error) {
 	b, err := hex.DecodeString(hash)
 	if err != nil || len(b) != sha256.Size {
 		return nil, fmt.Errorf("sqlstore: idempotency: entry %s has no body hash", id)

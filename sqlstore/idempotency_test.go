@@ -2,6 +2,7 @@ package sqlstore_test
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
 	"net/http"
 	"net/http/httptest"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/affordancestest"
@@ -88,4 +90,41 @@ func TestIdempotencyContractPostgres(t *testing.T) {
 		}
 		return s
 	})
+}
+
+// TestBeginGivesUp: when every claim finds the entry held and every read
+// finds it gone (a trigger here ignores each insert, as if another process
+// released the entry each time in between), Begin gives up after three
+// tries with an error of its own, instead of trying for ever.
+func TestBeginGivesUp(t *testing.T) {
+	db := sqliteDB(t, filepath.Join(t.TempDir(), "idem.db"))
+	for _, ddl := range []string{
+		`CREATE TABLE affordances_idempotency (id TEXT PRIMARY KEY, body_hash TEXT NOT NULL, answer TEXT, expires_at BIGINT NOT NULL)`,
+		`CREATE TABLE claims (n INTEGER)`,
+		`CREATE TRIGGER ignore_claims BEFORE INSERT ON affordances_idempotency BEGIN
+			INSERT INTO claims VALUES (1);
+			SELECT RAISE(IGNORE);
+		END`,
+	} {
+		if _, err := db.Exec(ddl); err != nil {
+			t.Fatal(err)
+		}
+	}
+	idem, err := sqlstore.NewIdempotency(t.Context(), db, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	held, err := idem.Begin(ctx, "s", "k", [sha256.Size]byte{})
+	if err == nil || ctx.Err() != nil {
+		t.Errorf("Begin: got %+v, %v (context: %v); want an error of its own before the deadline", held, err, ctx.Err())
+	}
+	var claims int
+	if err := db.QueryRow(`SELECT count(*) FROM claims`).Scan(&claims); err != nil {
+		t.Fatal(err)
+	}
+	if claims != 3 {
+		t.Errorf("claims tried: got %d, want 3", claims)
+	}
 }
