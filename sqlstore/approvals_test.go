@@ -27,7 +27,7 @@ func TestApprovalsContract(t *testing.T) {
 // The SQL store keeps the same contract on PostgreSQL (pgx), where several
 // instances of a site share it.
 func TestApprovalsContractPostgres(t *testing.T) {
-	pg := servicetest.StartPostgres(t)
+	pg := servicetest.SharedPostgres(t)
 	affordancestest.TestApprovalStore(t, func(t *testing.T) store.Approvals {
 		db, err := sql.Open("pgx", pg.NewDatabase(t))
 		if err != nil {

@@ -77,7 +77,7 @@ func TestIdempotencySurvivesARestart(t *testing.T) {
 // The SQL store keeps the same contract on PostgreSQL (pgx), where several
 // instances of a site share it.
 func TestIdempotencyContractPostgres(t *testing.T) {
-	pg := servicetest.StartPostgres(t)
+	pg := servicetest.SharedPostgres(t)
 	affordancestest.TestIdempotencyStore(t, func(t *testing.T) store.Idempotency {
 		db, err := sql.Open("pgx", pg.NewDatabase(t))
 		if err != nil {

@@ -3,11 +3,17 @@ package sqlstore_test
 import (
 	"context"
 	"database/sql"
+	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/affordances/affordances-go/internal/servicetest"
 	"github.com/affordances/affordances-go/sqlstore"
 )
+
+// The PostgreSQL contract tests share one server, each with a database of
+// its own.
+func TestMain(m *testing.M) { os.Exit(servicetest.Main(m)) }
 
 func sqliteDB(t *testing.T, path string) *sql.DB {
 	db, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)")
