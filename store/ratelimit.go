@@ -23,8 +23,8 @@ type Limit struct {
 // The budget of a key is a token bucket, as [NewMemoryRateLimiter] keeps
 // it: a burst of up to Limit.Burst calls, then one call each
 // Limit.Per/Limit.Calls. A refused call is not counted; keys are counted
-// apart. A key is opaque: the site chooses it, and always counts one key
-// under one Limit.
+// apart. A key is opaque: the site chooses it, and means each key to be
+// counted under one Limit.
 type RateLimiter interface {
 	// Allow counts one call under key. When the call is over the limit it
 	// returns ok false and how long until a call would fit.
