@@ -220,7 +220,7 @@ func AddAction[In, Out any](rt *Route, a *Action, fn func(ctx context.Context, r
 		}
 	}
 	if a.Limit != nil {
-		a.Limit.mustValid(where + ": Limit")
+		mustValidLimit(*a.Limit, where+": Limit")
 	}
 	in, err := schemaFor[In](a.Input)
 	if err != nil {

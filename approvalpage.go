@@ -14,6 +14,7 @@ import (
 	"github.com/affordances/affordances-go/aal"
 	"github.com/affordances/affordances-go/internal/display"
 	"github.com/affordances/affordances-go/internal/mediatype"
+	"github.com/affordances/affordances-go/store"
 )
 
 // ApprovalsPath is where a site serves its approval pages, one per call
@@ -25,11 +26,11 @@ const ApprovalsPath = "/.well-known/affordances/approvals/"
 // what an agent polls, with the caller's own credentials, while the person
 // decides.
 type ApprovalStatus struct {
-	ID      string        `json:"id"`
-	State   ApprovalState `json:"state" jsonschema:"pending, approved or denied"`
-	Expires time.Time     `json:"expires"`
-	Page    string        `json:"page"`
-	Action  string        `json:"action"`
+	ID      string              `json:"id"`
+	State   store.ApprovalState `json:"state" jsonschema:"pending, approved or denied"`
+	Expires time.Time           `json:"expires"`
+	Page    string              `json:"page"`
+	Action  string              `json:"action"`
 }
 
 // serveApproval answers an approval page. GET shows the call to the person
@@ -83,7 +84,7 @@ func (s *Site) serveApproval(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if ap, err = s.appr.Decide(ctx, id, decision == "approve"); err != nil {
-			if errors.Is(err, ErrApprovalClosed) {
+			if errors.Is(err, store.ErrApprovalClosed) {
 				fail(&Error{Code: Unavailable, Message: "This call was decided already, or its approval expired.", status: http.StatusConflict})
 				return
 			}
@@ -108,7 +109,7 @@ func (s *Site) serveApproval(w http.ResponseWriter, r *http.Request) {
 // from the call or the site's state (the summary, the page, the label, the
 // input) with every character a person could not see made visible, as
 // [aal.Visible] writes it; the input stays JSON, escaping them as JSON does.
-func (s *Site) approvalPage(ctx context.Context, r *http.Request, p Principal, ap *Approval) *approvalPage {
+func (s *Site) approvalPage(ctx context.Context, r *http.Request, p Principal, ap *store.Approval) *approvalPage {
 	page := &approvalPage{Site: s.opts.Name, Summary: aal.Visible(ap.Summary), Page: aal.Visible(ap.Page), State: ap.State,
 		Label: aal.Visible(ap.Action), Input: aal.Visible(string(ap.Input)), Expires: ap.Expires.UTC().Format("15:04 UTC, 2 January 2006")}
 	var pretty bytes.Buffer
@@ -154,7 +155,7 @@ type approvalPage struct {
 	Error       string // the page is a refusal
 	Summary     string
 	Page        string
-	State       ApprovalState
+	State       store.ApprovalState
 	Label       string // the action's AAL label, or its name
 	Description string
 	Input       string // indented JSON

@@ -17,6 +17,8 @@ import (
 	"strconv"
 	"time"
 	"unicode/utf8"
+
+	"github.com/affordances/affordances-go/store"
 )
 
 // A call is one call on its way through the seven steps of seed 000
@@ -297,18 +299,18 @@ func (s *Site) confirmed(ctx context.Context, c *call, req *Request, input json.
 		switch {
 		case err != nil: // fail closed: never run without the store
 			return s.failure(fmt.Errorf("affordances: approvals store: %w", err), "call")
-		case taken != nil && taken.State == ApprovalApproved:
+		case taken != nil && taken.State == store.ApprovalApproved:
 			req.consent, req.consentKeys = consent, a.Consent
 			return nil
-		case taken != nil && taken.State == ApprovalDenied:
+		case taken != nil && taken.State == store.ApprovalDenied:
 			return s.failure(Forbidden("The person denied this call on the approval page. Nothing ran."), "call")
 		}
 	}
 	// A decided approval is answered as it stands: a client asks without
 	// confirm first, then confirms what the person approved, or reads the
 	// denial. A denial stands until the approval expires.
-	ap, err := s.appr.Request(ctx, &Approval{ID: NewApprovalID(), Call: key, Principal: req.Principal.ID, Page: req.Page,
-		Action: a.Name, Input: input, Summary: summary, State: ApprovalPending, Expires: time.Now().Add(ApprovalTTL)})
+	ap, err := s.appr.Request(ctx, &store.Approval{ID: store.NewApprovalID(), Call: key, Principal: req.Principal.ID, Page: req.Page,
+		Action: a.Name, Input: input, Summary: summary, State: store.ApprovalPending, Expires: time.Now().Add(store.ApprovalTTL)})
 	if err != nil {
 		return s.failure(fmt.Errorf("affordances: approvals store: %w", err), "call")
 	}
@@ -325,7 +327,7 @@ func byPerson(req *Request) bool {
 	return req.Principal.Method == AuthCookie && (r.Header.Get("Origin") != "" || r.Header.Get("Sec-Fetch-Site") == "same-origin")
 }
 
-// approvalKey names one call for [ApprovalStore]: its caller, page, action
+// approvalKey names one call for [store.Approvals]: its caller, page, action
 // and input, the input in canonical form (object keys sorted, no spaces),
 // so the same input approves the same call however it is written; the
 // summary the person read, and the digest of the state it describes
@@ -484,7 +486,7 @@ func (s *Site) once(ctx context.Context, c *call, req *Request) *response {
 	return res
 }
 
-// idempotencyScope names who calls which page, for [IdempotencyStore]:
+// idempotencyScope names who calls which page, for [store.Idempotency]:
 // the principal's ID, or for an anonymous caller its client network as the
 // rate limit counts it, then the page's path. The quoting keeps distinct
 // callers and pages apart whatever their IDs hold.
@@ -498,12 +500,12 @@ func idempotencyScope(r *http.Request, p Principal) string {
 
 // keep encodes res as the answer a retry will get: its status, body and
 // headers without Retry-After.
-func (s *Site) keep(res *response) *KeptDelta {
+func (s *Site) keep(res *response) *store.KeptDelta {
 	buf := buffers.Get().(*[]byte)
 	*buf = s.encode((*buf)[:0], res)
 	res.body = slices.Clone(*buf) // kept beyond this request
 	buffers.Put(buf)
-	k := &KeptDelta{Status: res.status, Header: res.header.Clone(), Body: res.body}
+	k := &store.KeptDelta{Status: res.status, Header: res.header.Clone(), Body: res.body}
 	k.Header.Del("Retry-After")
 	return k
 }

@@ -67,12 +67,13 @@
 //
 // # Several instances
 //
-// Rate limits, Idempotency-Keys and approvals live behind [RateLimiter],
-// [IdempotencyStore] and [ApprovalStore]: in memory by default, in the
-// application's own database with [NewSQLIdempotencyStore] and
-// [NewSQLApprovalStore] (SQLite or PostgreSQL; a restart forgets nothing,
-// and instances sharing a PostgreSQL database share them), in Redis with
-// package redisstore (every instance shares them, limits included).
+// Rate limits, Idempotency-Keys and approvals live in the stores of
+// [SiteOptions] (RateLimiter, Idempotency, Approvals): in memory by
+// default, in the application's own database with package sqlstore
+// (SQLite or PostgreSQL; a restart forgets nothing, and instances sharing
+// a PostgreSQL database share them), in Redis with package redisstore
+// (every instance shares them, limits included). Package store defines
+// what a store must do, for those who write one.
 //
 // # Consuming
 //
@@ -114,6 +115,6 @@
 // before the action and, with [Request.Consented], in its transaction. A call
 // with an Idempotency-Key runs at most once for its principal, page and key,
 // and a retry with the same body gets the first delta back
-// ([IdempotencyStore]). Errors that are not an [*Error] reach the requester
+// ([SiteOptions.Idempotency]). Errors that are not an [*Error] reach the requester
 // as [Internal], without their text.
 package affordances

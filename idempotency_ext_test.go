@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/affordances/affordances-go"
+	"github.com/affordances/affordances-go/store"
 )
 
 type (
@@ -174,27 +175,27 @@ func TestIdempotencyReplay(t *testing.T) {
 // never kept by the store (CLARIFICATIONS 10): the same key runs it again,
 // and nothing was given to the store to keep.
 func TestSecretAnswersAreNotKept(t *testing.T) {
-	store := &recordingStore{IdempotencyStore: affordances.NewMemoryIdempotencyStore(0)}
-	site, b := jobsSite(t, &affordances.SiteOptions{Idempotency: store}, nil)
+	rec := &recordingStore{Idempotency: store.NewMemoryIdempotency(nil)}
+	site, b := jobsSite(t, &affordances.SiteOptions{Idempotency: rec}, nil)
 	h := site.Handler(app)
 	first := do(t, h, post("/jobs/1", `{"action":"mintToken"}`, jobKey))
 	second := do(t, h, post("/jobs/1", `{"action":"mintToken"}`, jobKey))
 	if b.runs("mintToken") != 2 || second.header.Get("Idempotent-Replayed") != "" || string(first.body) == string(second.body) {
 		t.Errorf("runs %d, second %s replayed %q; want two runs of their own", b.runs("mintToken"), second.body, second.header.Get("Idempotent-Replayed"))
 	}
-	if store.finished != 0 {
-		t.Errorf("the store was given %d answers to keep, want none", store.finished)
+	if rec.finished != 0 {
+		t.Errorf("the store was given %d answers to keep, want none", rec.finished)
 	}
 }
 
 type recordingStore struct {
-	affordances.IdempotencyStore
+	store.Idempotency
 	finished int
 }
 
-func (s *recordingStore) Finish(ctx context.Context, scope, key string, res *affordances.KeptDelta) error {
+func (s *recordingStore) Finish(ctx context.Context, scope, key string, res *store.KeptDelta) error {
 	s.finished++
-	return s.IdempotencyStore.Finish(ctx, scope, key, res)
+	return s.Idempotency.Finish(ctx, scope, key, res)
 }
 
 // TestIdempotencyReplayHeaders: a replay carries the action's headers,
@@ -293,8 +294,8 @@ func TestIdempotencyExpires(t *testing.T) {
 		t.Run(tc.after.String(), func(t *testing.T) {
 			var now atomic.Int64
 			now.Store(time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC).UnixNano())
-			store := affordances.NewMemoryIdempotencyStoreAt(0, func() time.Time { return time.Unix(0, now.Load()) })
-			site, b := jobsSite(t, &affordances.SiteOptions{Idempotency: store}, nil)
+			idem := store.NewMemoryIdempotency(&store.MemoryOptions{Now: func() time.Time { return time.Unix(0, now.Load()) }})
+			site, b := jobsSite(t, &affordances.SiteOptions{Idempotency: idem}, nil)
 			h := site.Handler(app)
 			first := do(t, h, post("/jobs/1", startJob, jobKey))
 			now.Add(int64(tc.after))

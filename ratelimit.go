@@ -1,38 +1,37 @@
 package affordances
 
 import (
-	"container/list"
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
-	"golang.org/x/time/rate"
+	"github.com/affordances/affordances-go/store"
 )
 
-// A Limit is a rate limit: Calls calls per Per, with bursts of up to Burst.
-type Limit struct {
-	Calls int
-	Per   time.Duration
-	Burst int
-}
+// A Limit is a rate limit: Calls calls per Per (a [time.Duration]), with
+// bursts of up to Burst; [Action.Limit], [SiteOptions.Limit] and
+// [Request.Limit] take one. It is [store.Limit], named here as well so
+// that a publisher writes affordances.Limit{Calls: 5, Per: time.Minute,
+// Burst: 5} without reading package store, which is for those who write a
+// [store.RateLimiter].
+type Limit = store.Limit
 
 // DefaultLimit returns the limit of a site that sets none: 60 calls a
 // minute, burst 20 (CLARIFICATIONS 5).
 func DefaultLimit() Limit { return Limit{Calls: 60, Per: time.Minute, Burst: 20} }
 
-// valid reports whether Calls, Per and Burst are all positive.
-func (l Limit) valid() bool { return l.Calls > 0 && l.Per > 0 && l.Burst > 0 }
+// validLimit reports whether Calls, Per and Burst are all positive.
+func validLimit(l Limit) bool { return l.Calls > 0 && l.Per > 0 && l.Burst > 0 }
 
-func (l Limit) mustValid(where string) {
-	if !l.valid() {
+func mustValidLimit(l Limit, where string) {
+	if !validLimit(l) {
 		panic(fmt.Sprintf("affordances: %s: Calls, Per and Burst must all be positive, got %+v", where, l))
 	}
 }
 
 // Limit counts one call under key against l, with the site's
-// [RateLimiter]: a limit an action keeps by a key of its own choosing,
+// [store.RateLimiter]: a limit an action keeps by a key of its own choosing,
 // beside the site's limit per requester, such as a sign-in's guesses at
 // one account from every address and session together
 // ("signIn:"+email). The key names what is counted, under one Limit: the
@@ -50,7 +49,7 @@ func (r *Request) Limit(ctx context.Context, key string, l Limit) error {
 	if r.route == nil {
 		return errors.New("affordances: Request.Limit: a request the site did not make")
 	}
-	if !l.valid() {
+	if !validLimit(l) {
 		return fmt.Errorf("affordances: Request.Limit: Calls, Per and Burst must all be positive, got %+v", l)
 	}
 	return r.route.site.allow(ctx, "k:"+key, l)
@@ -69,64 +68,4 @@ func (s *Site) allow(ctx context.Context, key string, limit Limit) error {
 		return &Error{Code: RateLimited, Message: "Too many calls. Try again in " + seconds(secs) + ".", RetryAfter: time.Duration(secs) * time.Second}
 	}
 	return nil
-}
-
-// A RateLimiter decides whether one more call under key fits its limit (seed
-// 000, step 3). Implementations must be safe for concurrent use.
-type RateLimiter interface {
-	// Allow counts one call under key. When the call is over the limit it
-	// returns ok false and how long until a call would fit.
-	Allow(ctx context.Context, key string, limit Limit) (ok bool, retryAfter time.Duration, err error)
-}
-
-// NewMemoryRateLimiter returns a token-bucket [RateLimiter] held in memory,
-// for a single instance. It tracks at most maxKeys keys (0: 100,000); past
-// that it forgets the key used longest ago, in constant time, so memory
-// and the cost of a call stay bounded under a flood of new clients. A
-// forgotten key starts again with a full bucket.
-func NewMemoryRateLimiter(maxKeys int) RateLimiter {
-	if maxKeys <= 0 {
-		maxKeys = 100_000
-	}
-	return &memoryLimiter{max: maxKeys, buckets: map[string]*list.Element{}, lru: list.New()}
-}
-
-type memoryLimiter struct {
-	mu      sync.Mutex
-	max     int
-	buckets map[string]*list.Element // of *bucket, in lru
-	lru     *list.List               // most recently used first
-}
-
-type bucket struct {
-	key string
-	lim *rate.Limiter
-}
-
-func (m *memoryLimiter) Allow(_ context.Context, key string, l Limit) (bool, time.Duration, error) {
-	now := time.Now()
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	el := m.buckets[key]
-	if el == nil {
-		if m.lru.Len() >= m.max {
-			oldest := m.lru.Back()
-			m.lru.Remove(oldest)
-			delete(m.buckets, oldest.Value.(*bucket).key)
-		}
-		el = m.lru.PushFront(&bucket{key: key, lim: rate.NewLimiter(rate.Every(l.Per/time.Duration(l.Calls)), l.Burst)})
-		m.buckets[key] = el
-	} else {
-		m.lru.MoveToFront(el)
-	}
-	lim := el.Value.(*bucket).lim
-	if lim.AllowN(now, 1) {
-		return true, 0, nil
-	}
-	res := lim.ReserveN(now, 1) // for how long to wait
-	if d := res.DelayFrom(now); d > 0 {
-		res.CancelAt(now)
-		return false, d, nil
-	}
-	return true, 0, nil
 }

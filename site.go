@@ -13,6 +13,7 @@ import (
 
 	"github.com/affordances/affordances-go/aal"
 	"github.com/affordances/affordances-go/internal/weborigin"
+	"github.com/affordances/affordances-go/store"
 )
 
 // SiteOptions configures a [Site]. The zero value of every field is a sound
@@ -43,8 +44,9 @@ type SiteOptions struct {
 	MCP string
 
 	// RateLimiter counts calls (seed 000, step 3). Nil: an in-memory limiter
-	// from [NewMemoryRateLimiter].
-	RateLimiter RateLimiter
+	// from [store.NewMemoryRateLimiter]; package redisstore shares one
+	// budget between instances.
+	RateLimiter store.RateLimiter
 
 	// Limit is the default rate limit per principal (or client address, for
 	// anonymous calls) and route. Zero: 60 calls a minute, burst 20.
@@ -52,13 +54,15 @@ type SiteOptions struct {
 
 	// Idempotency keeps the first delta of each call made with an
 	// Idempotency-Key header, to replay it for a retry (CLARIFICATIONS 10).
-	// Nil: an in-memory store from [NewMemoryIdempotencyStore].
-	Idempotency IdempotencyStore
+	// Nil: an in-memory store from [store.NewMemoryIdempotency]; package
+	// sqlstore keeps it in the application's database, redisstore in Redis.
+	Idempotency store.Idempotency
 
 	// Approvals keeps the approvals of human-verified confirmation
 	// (CLARIFICATIONS 10). Nil: an in-memory store from
-	// [NewMemoryApprovalStore].
-	Approvals ApprovalStore
+	// [store.NewMemoryApprovals]; package sqlstore keeps them in the
+	// application's database, redisstore in Redis.
+	Approvals store.Approvals
 
 	// VerifyConfirm makes every confirm action human-verified, as
 	// [Action.Verify] makes one.
@@ -93,9 +97,9 @@ type Site struct {
 	mu      sync.Mutex
 	frozen  bool
 	opts    SiteOptions
-	limiter RateLimiter
-	idem    IdempotencyStore
-	appr    ApprovalStore
+	limiter store.RateLimiter
+	idem    store.Idempotency
+	appr    store.Approvals
 	routes  []*Route
 	logger  *slog.Logger
 	// formOrigin is the browser's origin rule for forms.
@@ -131,7 +135,7 @@ func NewSite(opts *SiteOptions) *Site {
 	if s.opts.Limit == (Limit{}) {
 		s.opts.Limit = DefaultLimit()
 	}
-	s.opts.Limit.mustValid("SiteOptions.Limit")
+	mustValidLimit(s.opts.Limit, "SiteOptions.Limit")
 	if s.opts.MaxBodyBytes == 0 {
 		s.opts.MaxBodyBytes = 1 << 20
 	}
@@ -140,15 +144,15 @@ func NewSite(opts *SiteOptions) *Site {
 	}
 	s.limiter = s.opts.RateLimiter
 	if s.limiter == nil {
-		s.limiter = NewMemoryRateLimiter(0)
+		s.limiter = store.NewMemoryRateLimiter(nil)
 	}
 	s.idem = s.opts.Idempotency
 	if s.idem == nil {
-		s.idem = NewMemoryIdempotencyStore(0)
+		s.idem = store.NewMemoryIdempotency(nil)
 	}
 	s.appr = s.opts.Approvals
 	if s.appr == nil {
-		s.appr = NewMemoryApprovalStore(0)
+		s.appr = store.NewMemoryApprovals(nil)
 	}
 	s.logger = s.opts.Logger
 	if s.logger == nil {

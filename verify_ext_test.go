@@ -15,6 +15,7 @@ import (
 
 	"github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/aal"
+	"github.com/affordances/affordances-go/store"
 )
 
 // summaryNote ends pay's summary: a test changes it to change what the
@@ -26,12 +27,12 @@ func init() { summaryNote.Store("") }
 // verifiedSite serves one human-verified confirm action, pay, on /pay,
 // and counts its runs. alice and bob sign in with a cookie (who=NAME) or a
 // token (NAME-token).
-func verifiedSite(t *testing.T, store affordances.ApprovalStore) (*httptest.Server, *atomic.Int32) {
+func verifiedSite(t *testing.T, approvals store.Approvals) (*httptest.Server, *atomic.Int32) {
 	t.Helper()
 	var runs atomic.Int32
 	site := affordances.NewSite(&affordances.SiteOptions{
 		Name:      "Verified",
-		Approvals: store,
+		Approvals: approvals,
 		Authenticate: func(r *http.Request) (affordances.Principal, error) {
 			if tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
 				return affordances.Principal{ID: strings.TrimSuffix(tok, "-token")}, nil
@@ -267,14 +268,14 @@ func TestHumanVerifiedSummaryChanged(t *testing.T) {
 func TestHumanVerifiedExpiry(t *testing.T) {
 	var now atomic.Int64
 	now.Store(time.Now().UnixNano())
-	store := affordances.NewMemoryApprovalStoreAt(0, func() time.Time { return time.Unix(0, now.Load()) })
-	srv, runs := verifiedSite(t, store)
+	approvals := store.NewMemoryApprovals(&store.MemoryOptions{Now: func() time.Time { return time.Unix(0, now.Load()) }})
+	srv, runs := verifiedSite(t, approvals)
 	const in = `{"amount":7,"to":"Dan"}`
 	_, d := verifiedCall(t, srv, "alice", in, false)
 	if got := decide(t, srv, d.Approval.URL, "approve", aliceBrowser(srv)); got != 200 {
 		t.Fatalf("approve: %d", got)
 	}
-	now.Add(int64(affordances.ApprovalTTL + time.Minute))
+	now.Add(int64(store.ApprovalTTL + time.Minute))
 	if status, _ := verifiedCall(t, srv, "alice", in, true); status != 428 || runs.Load() != 0 {
 		t.Errorf("after expiry: got %d, %d runs; want 428 and nothing run", status, runs.Load())
 	}
@@ -298,11 +299,11 @@ func TestHumanVerifiedStatus(t *testing.T) {
 		json.NewDecoder(resp.Body).Decode(&st)
 		return resp.StatusCode, st
 	}
-	if code, st := status("alice"); code != 200 || st.State != affordances.ApprovalPending || st.Action != "pay" {
+	if code, st := status("alice"); code != 200 || st.State != store.ApprovalPending || st.Action != "pay" {
 		t.Errorf("alice polling: got %d %+v, want 200 pending", code, st)
 	}
 	decide(t, srv, d.Approval.URL, "approve", aliceBrowser(srv))
-	if code, st := status("alice"); code != 200 || st.State != affordances.ApprovalApproved {
+	if code, st := status("alice"); code != 200 || st.State != store.ApprovalApproved {
 		t.Errorf("alice polling after approval: got %d %+v, want approved", code, st)
 	}
 	if code, _ := status("bob"); code != 404 {

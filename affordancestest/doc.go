@@ -20,4 +20,9 @@
 // The schemas accept fields they do not know (seed 000, "Versioning"), so a
 // check fails only on a missing required field, a wrong type, an unknown
 // enumeration value or a broken constraint.
+//
+// [TestRateLimiter], [TestIdempotencyStore] and [TestApprovalStore] check
+// a store of one's own against the contract of its interface in package
+// store, as the stores of packages store, sqlstore and redisstore are
+// checked.
 package affordancestest

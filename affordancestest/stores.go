@@ -12,20 +12,20 @@ import (
 	"testing"
 	"time"
 
-	"github.com/affordances/affordances-go"
+	"github.com/affordances/affordances-go/store"
 )
 
 // TestRateLimiter checks that the limiters newLimiter returns keep the
-// contract of [affordances.RateLimiter] as the in-memory limiter does, so
+// contract of [store.RateLimiter] as the in-memory limiter does, so
 // that a shared one (Redis) can stand in for it: a burst of Burst calls
 // fits, the next is refused with the wait until one fits, a refused call
 // is not counted, keys are counted apart, and concurrent calls never let
 // more through than the limit. Each subtest gets a new limiter.
-func TestRateLimiter(t *testing.T, newLimiter func(t *testing.T) affordances.RateLimiter) {
+func TestRateLimiter(t *testing.T, newLimiter func(t *testing.T) store.RateLimiter) {
 	ctx := context.Background()
 	t.Run("burst, then the wait", func(t *testing.T) {
 		l := newLimiter(t)
-		lim := affordances.Limit{Calls: 60, Per: time.Minute, Burst: 5}
+		lim := store.Limit{Calls: 60, Per: time.Minute, Burst: 5}
 		for i := range 5 {
 			if ok, _, err := l.Allow(ctx, "burst", lim); err != nil || !ok {
 				t.Fatalf("call %d of the burst: got %v, %v; want allowed", i+1, ok, err)
@@ -41,7 +41,7 @@ func TestRateLimiter(t *testing.T, newLimiter func(t *testing.T) affordances.Rat
 	})
 	t.Run("a refused call is not counted", func(t *testing.T) {
 		l := newLimiter(t)
-		lim := affordances.Limit{Calls: 10, Per: time.Second, Burst: 1} // one call each 100ms
+		lim := store.Limit{Calls: 10, Per: time.Second, Burst: 1} // one call each 100ms
 		if ok, _, err := l.Allow(ctx, "k", lim); !ok || err != nil {
 			t.Fatalf("first call: %v, %v", ok, err)
 		}
@@ -60,7 +60,7 @@ func TestRateLimiter(t *testing.T, newLimiter func(t *testing.T) affordances.Rat
 	})
 	t.Run("concurrent calls", func(t *testing.T) {
 		l := newLimiter(t)
-		lim := affordances.Limit{Calls: 1, Per: time.Hour, Burst: 20}
+		lim := store.Limit{Calls: 1, Per: time.Hour, Burst: 20}
 		var allowed atomic.Int32
 		var wg sync.WaitGroup
 		for range 50 {
@@ -80,15 +80,15 @@ func TestRateLimiter(t *testing.T, newLimiter func(t *testing.T) affordances.Rat
 }
 
 // TestIdempotencyStore checks that the stores newStore returns keep the
-// contract of [affordances.IdempotencyStore]: Begin claims once and then
+// contract of [store.Idempotency]: Begin claims once and then
 // reports the claim as running, Finish keeps the answer byte for byte,
 // Release forgets the claim, scopes and keys are apart, and of concurrent
 // Begins exactly one claims. Each subtest gets a new store.
-func TestIdempotencyStore(t *testing.T, newStore func(t *testing.T) affordances.IdempotencyStore) {
+func TestIdempotencyStore(t *testing.T, newStore func(t *testing.T) store.Idempotency) {
 	ctx := context.Background()
 	hash := sha256.Sum256([]byte(`{"action":"start"}`))
 	other := sha256.Sum256([]byte(`{"action":"stop"}`))
-	begin := func(t *testing.T, s affordances.IdempotencyStore, scope, key string, h [sha256.Size]byte) *affordances.KeptCall {
+	begin := func(t *testing.T, s store.Idempotency, scope, key string, h [sha256.Size]byte) *store.KeptCall {
 		t.Helper()
 		held, err := s.Begin(ctx, scope, key, h)
 		if err != nil {
@@ -105,7 +105,7 @@ func TestIdempotencyStore(t *testing.T, newStore func(t *testing.T) affordances.
 		if held == nil || held.Delta != nil || held.BodyHash != hash {
 			t.Fatalf("Begin while running: got %+v, want running with the first body's hash", held)
 		}
-		kept := &affordances.KeptDelta{Status: http.StatusOK, Header: http.Header{"Set-Cookie": {"run=1"}}, Body: []byte(`{"ok":true}`)}
+		kept := &store.KeptDelta{Status: http.StatusOK, Header: http.Header{"Set-Cookie": {"run=1"}}, Body: []byte(`{"ok":true}`)}
 		if err := s.Finish(ctx, `p:"u1" /jobs/1`, "k1", kept); err != nil {
 			t.Fatal(err)
 		}
@@ -156,34 +156,34 @@ func TestIdempotencyStore(t *testing.T, newStore func(t *testing.T) affordances.
 }
 
 // TestApprovalStore checks that the stores newStore returns keep the
-// contract of [affordances.ApprovalStore]: Request keeps an approval once
+// contract of [store.Approvals]: Request keeps an approval once
 // per call and then returns it, of concurrent Requests all get one, Get
 // finds it by id, a decision is made once and never changed, Take removes
 // a decided approval as it returns it (of concurrent Takes exactly one
 // sees it) and leaves a pending one, an expired approval is as if absent,
 // and every field comes back as it was given (Expires to the millisecond).
 // Each subtest gets a new store.
-func TestApprovalStore(t *testing.T, newStore func(t *testing.T) affordances.ApprovalStore) {
+func TestApprovalStore(t *testing.T, newStore func(t *testing.T) store.Approvals) {
 	ctx := context.Background()
-	approval := func(call string) *affordances.Approval {
-		return &affordances.Approval{
-			ID:        affordances.NewApprovalID(),
+	approval := func(call string) *store.Approval {
+		return &store.Approval{
+			ID:        store.NewApprovalID(),
 			Call:      call,
 			Principal: "u1",
 			Page:      "/orders/7",
 			Action:    "cancel_order",
 			Input:     json.RawMessage(`{"n":12345678901234567890,"reason":"late \u00e9 \"x\""}`),
 			Summary:   "Cancel order 7 (€ 12.50) — \"late\"",
-			State:     affordances.ApprovalPending,
-			Expires:   time.Now().Add(affordances.ApprovalTTL).Truncate(time.Millisecond),
+			State:     store.ApprovalPending,
+			Expires:   time.Now().Add(store.ApprovalTTL).Truncate(time.Millisecond),
 		}
 	}
-	same := func(got, want *affordances.Approval) bool {
+	same := func(got, want *store.Approval) bool {
 		return got != nil && got.ID == want.ID && got.Call == want.Call && got.Principal == want.Principal &&
 			got.Page == want.Page && got.Action == want.Action && string(got.Input) == string(want.Input) &&
 			got.Summary == want.Summary && got.State == want.State && got.Expires.Equal(want.Expires)
 	}
-	request := func(t *testing.T, s affordances.ApprovalStore, a *affordances.Approval) *affordances.Approval {
+	request := func(t *testing.T, s store.Approvals, a *store.Approval) *store.Approval {
 		t.Helper()
 		got, err := s.Request(ctx, a)
 		if err != nil {
@@ -191,19 +191,19 @@ func TestApprovalStore(t *testing.T, newStore func(t *testing.T) affordances.App
 		}
 		return got
 	}
-	decide := func(t *testing.T, s affordances.ApprovalStore, id string, approve bool) *affordances.Approval {
+	decide := func(t *testing.T, s store.Approvals, id string, approve bool) *store.Approval {
 		t.Helper()
 		before := time.Now()
 		got, err := s.Decide(ctx, id, approve)
 		if err != nil {
 			t.Fatalf("Decide(%s, %v): %v", id, approve, err)
 		}
-		if lo, hi := before.Add(affordances.ApprovalTTL-time.Second), time.Now().Add(affordances.ApprovalTTL+time.Second); got.Expires.Before(lo) || got.Expires.After(hi) {
+		if lo, hi := before.Add(store.ApprovalTTL-time.Second), time.Now().Add(store.ApprovalTTL+time.Second); got.Expires.Before(lo) || got.Expires.After(hi) {
 			t.Errorf("Decide: expires %v, want ApprovalTTL from the decision, about %v", got.Expires, lo.Add(time.Second))
 		}
 		return got
 	}
-	take := func(t *testing.T, s affordances.ApprovalStore, call string) *affordances.Approval {
+	take := func(t *testing.T, s store.Approvals, call string) *store.Approval {
 		t.Helper()
 		got, err := s.Take(ctx, call)
 		if err != nil {
@@ -211,7 +211,7 @@ func TestApprovalStore(t *testing.T, newStore func(t *testing.T) affordances.App
 		}
 		return got
 	}
-	get := func(t *testing.T, s affordances.ApprovalStore, id string) *affordances.Approval {
+	get := func(t *testing.T, s store.Approvals, id string) *store.Approval {
 		t.Helper()
 		got, err := s.Get(ctx, id)
 		if err != nil {
@@ -240,7 +240,7 @@ func TestApprovalStore(t *testing.T, newStore func(t *testing.T) affordances.App
 		if got := get(t, s, again.ID); got != nil {
 			t.Errorf("Get of the id the second Request offered: got %+v, want nil", got)
 		}
-		if got := get(t, s, affordances.NewApprovalID()); got != nil {
+		if got := get(t, s, store.NewApprovalID()); got != nil {
 			t.Errorf("Get of an unknown id: got %+v, want nil", got)
 		}
 		other := approval("call-2")
@@ -252,7 +252,7 @@ func TestApprovalStore(t *testing.T, newStore func(t *testing.T) affordances.App
 		s := newStore(t)
 		offered := map[string]bool{}
 		var ids [20]string
-		as := make([]*affordances.Approval, len(ids))
+		as := make([]*store.Approval, len(ids))
 		for i := range as {
 			as[i] = approval("race")
 			offered[as[i].ID] = true
@@ -280,7 +280,7 @@ func TestApprovalStore(t *testing.T, newStore func(t *testing.T) affordances.App
 		a := request(t, s, approval("call-a"))
 		got := decide(t, s, a.ID, true)
 		want := *a
-		want.State, want.Expires = affordances.ApprovalApproved, got.Expires
+		want.State, want.Expires = store.ApprovalApproved, got.Expires
 		if !same(got, &want) {
 			t.Fatalf("Decide: got %+v, want %+v", got, want)
 		}
@@ -296,21 +296,21 @@ func TestApprovalStore(t *testing.T, newStore func(t *testing.T) affordances.App
 		if got := get(t, s, a.ID); got != nil {
 			t.Errorf("Get after Take: got %+v, want nil", got)
 		}
-		if _, err := s.Decide(ctx, a.ID, true); !errors.Is(err, affordances.ErrApprovalClosed) {
+		if _, err := s.Decide(ctx, a.ID, true); !errors.Is(err, store.ErrApprovalClosed) {
 			t.Errorf("Decide after Take: got %v, want ErrApprovalClosed", err)
 		}
 		b := approval("call-a")
-		if got := request(t, s, b); got == nil || got.ID != b.ID || got.State != affordances.ApprovalPending {
+		if got := request(t, s, b); got == nil || got.ID != b.ID || got.State != store.ApprovalPending {
 			t.Errorf("Request after Take: got %+v, want a new pending approval %s", got, b.ID)
 		}
 	})
 	t.Run("deny, then take once", func(t *testing.T) {
 		s := newStore(t)
 		a := request(t, s, approval("call-d"))
-		if got := decide(t, s, a.ID, false); got.State != affordances.ApprovalDenied || got.ID != a.ID {
+		if got := decide(t, s, a.ID, false); got.State != store.ApprovalDenied || got.ID != a.ID {
 			t.Fatalf("Decide deny: got %+v, want denied", got)
 		}
-		if got := take(t, s, a.Call); got == nil || got.State != affordances.ApprovalDenied || got.ID != a.ID {
+		if got := take(t, s, a.Call); got == nil || got.State != store.ApprovalDenied || got.ID != a.ID {
 			t.Fatalf("Take: got %+v, want denied", got)
 		}
 		if got := take(t, s, a.Call); got != nil {
@@ -322,11 +322,11 @@ func TestApprovalStore(t *testing.T, newStore func(t *testing.T) affordances.App
 		a := request(t, s, approval("call-twice"))
 		decide(t, s, a.ID, true)
 		for _, approve := range []bool{false, true} {
-			if got, err := s.Decide(ctx, a.ID, approve); !errors.Is(err, affordances.ErrApprovalClosed) || got != nil {
+			if got, err := s.Decide(ctx, a.ID, approve); !errors.Is(err, store.ErrApprovalClosed) || got != nil {
 				t.Errorf("Decide(%v) again: got %+v, %v; want ErrApprovalClosed", approve, got, err)
 			}
 		}
-		if got := take(t, s, a.Call); got == nil || got.State != affordances.ApprovalApproved {
+		if got := take(t, s, a.Call); got == nil || got.State != store.ApprovalApproved {
 			t.Errorf("Take: got %+v, want the first decision, approved", got)
 		}
 	})
@@ -343,7 +343,7 @@ func TestApprovalStore(t *testing.T, newStore func(t *testing.T) affordances.App
 				case err == nil:
 					won.Add(1)
 					winner.Store(got.State)
-				case !errors.Is(err, affordances.ErrApprovalClosed):
+				case !errors.Is(err, store.ErrApprovalClosed):
 					t.Errorf("Decide %d: %v", i, err)
 				}
 			})
@@ -359,8 +359,8 @@ func TestApprovalStore(t *testing.T, newStore func(t *testing.T) affordances.App
 	t.Run("unknown id", func(t *testing.T) {
 		s := newStore(t)
 		request(t, s, approval("call-u"))
-		for _, id := range []string{affordances.NewApprovalID(), "", "call-u"} {
-			if got, err := s.Decide(ctx, id, true); !errors.Is(err, affordances.ErrApprovalClosed) || got != nil {
+		for _, id := range []string{store.NewApprovalID(), "", "call-u"} {
+			if got, err := s.Decide(ctx, id, true); !errors.Is(err, store.ErrApprovalClosed) || got != nil {
 				t.Errorf("Decide(%q): got %+v, %v; want ErrApprovalClosed", id, got, err)
 			}
 		}
@@ -380,7 +380,7 @@ func TestApprovalStore(t *testing.T, newStore func(t *testing.T) affordances.App
 			t.Errorf("Get after Takes: got %+v, want it still held", got)
 		}
 		decide(t, s, a.ID, true)
-		if got := take(t, s, a.Call); got == nil || got.State != affordances.ApprovalApproved {
+		if got := take(t, s, a.Call); got == nil || got.State != store.ApprovalApproved {
 			t.Errorf("Take after Decide: got %+v, want approved", got)
 		}
 	})
@@ -396,7 +396,7 @@ func TestApprovalStore(t *testing.T, newStore func(t *testing.T) affordances.App
 				switch {
 				case err != nil:
 					t.Errorf("Take %d: %v", i, err)
-				case got != nil && got.State == affordances.ApprovalApproved:
+				case got != nil && got.State == store.ApprovalApproved:
 					seen.Add(1)
 				case got != nil:
 					t.Errorf("Take %d: got %+v, want approved or nil", i, got)
@@ -419,7 +419,7 @@ func TestApprovalStore(t *testing.T, newStore func(t *testing.T) affordances.App
 		if got := take(t, s, old.Call); got != nil {
 			t.Errorf("Take: got %+v, want nil", got)
 		}
-		if got, err := s.Decide(ctx, old.ID, true); !errors.Is(err, affordances.ErrApprovalClosed) {
+		if got, err := s.Decide(ctx, old.ID, true); !errors.Is(err, store.ErrApprovalClosed) {
 			t.Errorf("Decide: got %+v, %v; want ErrApprovalClosed", got, err)
 		}
 		fresh := approval("call-x")
@@ -442,7 +442,7 @@ func TestApprovalStore(t *testing.T, newStore func(t *testing.T) affordances.App
 		if got := get(t, s, a.ID); got != nil {
 			t.Errorf("Get after it expired: got %+v, want nil", got)
 		}
-		if got, err := s.Decide(ctx, a.ID, true); !errors.Is(err, affordances.ErrApprovalClosed) {
+		if got, err := s.Decide(ctx, a.ID, true); !errors.Is(err, store.ErrApprovalClosed) {
 			t.Errorf("Decide after it expired: got %+v, %v; want ErrApprovalClosed", got, err)
 		}
 		if got := take(t, s, a.Call); got != nil {

@@ -3,19 +3,19 @@ package affordancestest_test
 import (
 	"testing"
 
-	"github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/affordancestest"
+	"github.com/affordances/affordances-go/store"
 )
 
 // The in-memory stores keep the contracts the shared ones are held to.
 func TestMemoryRateLimiter(t *testing.T) {
-	affordancestest.TestRateLimiter(t, func(*testing.T) affordances.RateLimiter { return affordances.NewMemoryRateLimiter(0) })
+	affordancestest.TestRateLimiter(t, func(*testing.T) store.RateLimiter { return store.NewMemoryRateLimiter(nil) })
 }
 
-func TestMemoryIdempotencyStore(t *testing.T) {
-	affordancestest.TestIdempotencyStore(t, func(*testing.T) affordances.IdempotencyStore { return affordances.NewMemoryIdempotencyStore(0) })
+func TestMemoryIdempotency(t *testing.T) {
+	affordancestest.TestIdempotencyStore(t, func(*testing.T) store.Idempotency { return store.NewMemoryIdempotency(nil) })
 }
 
-func TestMemoryApprovalStore(t *testing.T) {
-	affordancestest.TestApprovalStore(t, func(*testing.T) affordances.ApprovalStore { return affordances.NewMemoryApprovalStore(0) })
+func TestMemoryApprovals(t *testing.T) {
+	affordancestest.TestApprovalStore(t, func(*testing.T) store.Approvals { return store.NewMemoryApprovals(nil) })
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/affordances/affordances-go/aal"
 	"github.com/affordances/affordances-go/internal/mediatype"
 	"github.com/affordances/affordances-go/internal/weborigin"
+	"github.com/affordances/affordances-go/store"
 )
 
 // Options configures a [Client]. The zero value of every field is a
@@ -473,7 +474,7 @@ func (c *Client) awaitApproval(ctx context.Context, req *ApprovalRequest) error 
 		deadline = time.Now().Add(c.opts.ApprovalTimeout)
 	}
 	if deadline.IsZero() {
-		deadline = time.Now().Add(affordances.ApprovalTTL)
+		deadline = time.Now().Add(store.ApprovalTTL)
 	}
 	start := time.Now()
 	for wait := time.Second; ; wait = min(wait*2, 5*time.Second) {
@@ -481,9 +482,9 @@ func (c *Client) awaitApproval(ctx context.Context, req *ApprovalRequest) error 
 		switch {
 		case err != nil:
 			return err
-		case state == affordances.ApprovalApproved:
+		case state == store.ApprovalApproved:
 			return nil
-		case state == affordances.ApprovalDenied:
+		case state == store.ApprovalDenied:
 			return fmt.Errorf("%w: the person denied %s on the approval page", ErrNotApproved, req.Action)
 		}
 		if c.opts.OnApprovalWait != nil {
@@ -500,10 +501,9 @@ func (c *Client) awaitApproval(ctx context.Context, req *ApprovalRequest) error 
 	}
 }
 
-// approvalState reads the approval page as JSON
-// ([affordances.ApprovalStatus]), with the client's credentials: the page
-// is the site's own.
-func (c *Client) approvalState(ctx context.Context, u string) (affordances.ApprovalState, error) {
+// approvalState reads the approval page as JSON ([ApprovalStatus]), with the
+// client's credentials: the page is the site's own.
+func (c *Client) approvalState(ctx context.Context, u string) (store.ApprovalState, error) {
 	hr, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return "", err

@@ -15,6 +15,7 @@ import (
 	"github.com/affordances/affordances-go/internal/crawl"
 	"github.com/affordances/affordances-go/internal/wirecheck"
 	"github.com/affordances/affordances-go/schemas"
+	"github.com/affordances/affordances-go/store"
 )
 
 // A check is one rule of the specs, and how to test it.
@@ -893,7 +894,7 @@ func init() {
 				}
 				return string(st.State), sx
 			}
-			if st, sx := state(); st != string(affordances.ApprovalPending) {
+			if st, sx := state(); st != string(store.ApprovalPending) {
 				return fail(sx, "the approval's status as the caller: got %d %q, want 200 and state pending", sx.status, st)
 			}
 			before, _ := s.entitiesNow(t.page.path)
@@ -910,7 +911,7 @@ func init() {
 			if after, ax := s.entitiesNow(t.page.path); after != before {
 				return fail(ax, "the page changed: something ran without the person's approval")
 			}
-			if st, sx := state(); st != string(affordances.ApprovalPending) {
+			if st, sx := state(); st != string(store.ApprovalPending) {
 				return fail(sx, "after the token's attempt to approve, the state is %q, want pending", st)
 			}
 			return pass(cx, "approval page pending; confirm: true refused; the token cannot approve")

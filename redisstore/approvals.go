@@ -7,11 +7,11 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/affordances/affordances-go"
+	"github.com/affordances/affordances-go/store"
 	"github.com/redis/go-redis/v9"
 )
 
-// An ApprovalStore is an [affordances.ApprovalStore] in Redis: each
+// An ApprovalStore is a [store.Approvals] store in Redis: each
 // approval is a hash under its call's key, with a key from its id to that
 // one beside it, both expiring with the approval (PEXPIREAT), so that
 // Redis's clock decides when it is gone. Each operation is one Lua script,
@@ -97,38 +97,38 @@ return a
 `)
 
 // Request keeps a under its call unless one is held, in one script.
-func (s *ApprovalStore) Request(ctx context.Context, a *affordances.Approval) (*affordances.Approval, error) {
+func (s *ApprovalStore) Request(ctx context.Context, a *store.Approval) (*store.Approval, error) {
 	return s.run(ctx, "request", requestApproval, []string{s.callKey(a.Call), s.idKey(a.ID)},
 		a.ID, a.Call, a.Principal, a.Page, a.Action, string(a.Input), a.Summary, string(a.State), a.Expires.UnixMilli())
 }
 
 // Get returns the live approval with the given id, or nil, nil.
-func (s *ApprovalStore) Get(ctx context.Context, id string) (*affordances.Approval, error) {
+func (s *ApprovalStore) Get(ctx context.Context, id string) (*store.Approval, error) {
 	return s.run(ctx, "get", getApproval, []string{s.idKey(id)}, id)
 }
 
 // Decide records the decision on the pending approval id, in one script.
-func (s *ApprovalStore) Decide(ctx context.Context, id string, approve bool) (*affordances.Approval, error) {
-	state := affordances.ApprovalDenied
+func (s *ApprovalStore) Decide(ctx context.Context, id string, approve bool) (*store.Approval, error) {
+	state := store.ApprovalDenied
 	if approve {
-		state = affordances.ApprovalApproved
+		state = store.ApprovalApproved
 	}
-	expires := time.Now().Add(affordances.ApprovalTTL).UnixMilli()
+	expires := time.Now().Add(store.ApprovalTTL).UnixMilli()
 	a, err := s.run(ctx, "decide", decideApproval, []string{s.idKey(id)}, id, string(state), expires)
 	if err == nil && a == nil {
-		return nil, affordances.ErrApprovalClosed
+		return nil, store.ErrApprovalClosed
 	}
 	return a, err
 }
 
 // Take returns the approval held for call, removing a decided one, in one
 // script.
-func (s *ApprovalStore) Take(ctx context.Context, call string) (*affordances.Approval, error) {
+func (s *ApprovalStore) Take(ctx context.Context, call string) (*store.Approval, error) {
 	return s.run(ctx, "take", takeApproval, []string{s.callKey(call)})
 }
 
 // run runs script and reads the approval it answers, nil for none.
-func (s *ApprovalStore) run(ctx context.Context, op string, script *redis.Script, keys []string, args ...any) (*affordances.Approval, error) {
+func (s *ApprovalStore) run(ctx context.Context, op string, script *redis.Script, keys []string, args ...any) (*store.Approval, error) {
 	res, err := script.Run(ctx, s.rdb, keys, args...).Slice()
 	if errors.Is(err, redis.Nil) {
 		return nil, nil
@@ -144,7 +144,7 @@ func (s *ApprovalStore) run(ctx context.Context, op string, script *redis.Script
 }
 
 // decodeApproval reads the fields of approvalFields, in order.
-func decodeApproval(res []any) (*affordances.Approval, error) {
+func decodeApproval(res []any) (*store.Approval, error) {
 	if len(res) != len(approvalFields) {
 		return nil, fmt.Errorf("the script answered %d fields, want %d", len(res), len(approvalFields))
 	}
@@ -160,9 +160,9 @@ func decodeApproval(res []any) (*affordances.Approval, error) {
 	if err != nil {
 		return nil, fmt.Errorf("an approval that is not ours: expires %q", f[8])
 	}
-	a := &affordances.Approval{
+	a := &store.Approval{
 		ID: f[0], Call: f[1], Principal: f[2], Page: f[3], Action: f[4], Summary: f[6],
-		State: affordances.ApprovalState(f[7]), Expires: time.UnixMilli(ms),
+		State: store.ApprovalState(f[7]), Expires: time.UnixMilli(ms),
 	}
 	if f[5] != "" {
 		a.Input = []byte(f[5])

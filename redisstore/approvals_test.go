@@ -6,16 +6,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/affordancestest"
 	"github.com/affordances/affordances-go/internal/servicetest"
 	"github.com/affordances/affordances-go/redisstore"
+	"github.com/affordances/affordances-go/store"
 )
 
 func TestApprovalStoreContract(t *testing.T) {
 	r := servicetest.StartRedis(t)
 	n := 0
-	affordancestest.TestApprovalStore(t, func(t *testing.T) affordances.ApprovalStore {
+	affordancestest.TestApprovalStore(t, func(t *testing.T) store.Approvals {
 		n++
 		return redisstore.NewApprovalStore(client(t, r), &redisstore.Options{Prefix: "t" + string(rune('a'+n)) + ":"})
 	})
@@ -26,19 +26,19 @@ func TestApprovalStoreContract(t *testing.T) {
 func TestApprovalsAcrossInstances(t *testing.T) {
 	r := servicetest.StartRedis(t)
 	ctx := context.Background()
-	var s [3]affordances.ApprovalStore
+	var s [3]store.Approvals
 	for i := range s {
 		s[i] = redisstore.NewApprovalStore(client(t, r), nil)
 	}
-	a := &affordances.Approval{ID: affordances.NewApprovalID(), Call: "c1", Principal: "u1", Page: "/", Action: "pay",
-		Input: []byte(`{"amount":5}`), State: affordances.ApprovalPending, Expires: time.Now().Add(affordances.ApprovalTTL)}
+	a := &store.Approval{ID: store.NewApprovalID(), Call: "c1", Principal: "u1", Page: "/", Action: "pay",
+		Input: []byte(`{"amount":5}`), State: store.ApprovalPending, Expires: time.Now().Add(store.ApprovalTTL)}
 	if _, err := s[0].Request(ctx, a); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s[1].Decide(ctx, a.ID, true); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := s[2].Take(ctx, "c1"); err != nil || got == nil || got.State != affordances.ApprovalApproved {
+	if got, err := s[2].Take(ctx, "c1"); err != nil || got == nil || got.State != store.ApprovalApproved {
 		t.Fatalf("Take on the third instance: got %+v, %v; want approved", got, err)
 	}
 	if got, err := s[0].Take(ctx, "c1"); err != nil || got != nil {
@@ -53,7 +53,7 @@ func TestApprovalStoreRedisDown(t *testing.T) {
 	r := servicetest.StartRedis(t)
 	s := redisstore.NewApprovalStore(client(t, r), nil)
 	ctx := context.Background()
-	a := &affordances.Approval{ID: affordances.NewApprovalID(), Call: "c1", State: affordances.ApprovalPending, Expires: time.Now().Add(time.Minute)}
+	a := &store.Approval{ID: store.NewApprovalID(), Call: "c1", State: store.ApprovalPending, Expires: time.Now().Add(time.Minute)}
 	if _, err := s.Request(ctx, a); err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func TestApprovalStoreRedisDown(t *testing.T) {
 	if got, err := s.Get(ctx, a.ID); err == nil || got != nil {
 		t.Errorf("Get: got %+v, %v; want an error", got, err)
 	}
-	if got, err := s.Decide(ctx, a.ID, true); err == nil || got != nil || errors.Is(err, affordances.ErrApprovalClosed) {
+	if got, err := s.Decide(ctx, a.ID, true); err == nil || got != nil || errors.Is(err, store.ErrApprovalClosed) {
 		t.Errorf("Decide: got %+v, %v; want an error other than ErrApprovalClosed", got, err)
 	}
 	if got, err := s.Take(ctx, "c1"); err == nil || got != nil {

@@ -1,21 +1,24 @@
 // Package redisstore keeps a site's shared counters in Redis, so that
-// several instances of one site behind a load balancer act as one: a rate
-// limiter ([affordances.RateLimiter]) whose budget every instance spends,
-// and an idempotency store ([affordances.IdempotencyStore]) where a retry
-// that lands on another instance gets the first answer, and a call still
-// running on one instance is refused as running on all.
+// several instances of one site behind a load balancer act as one. Its
+// stores implement the interfaces of package store: a rate limiter
+// ([store.RateLimiter]) whose budget every instance spends, an idempotency
+// store ([store.Idempotency]) where a retry that lands on another instance
+// gets the first answer, and a call still running on one instance is
+// refused as running on all, and an approval store ([store.Approvals])
+// where a person's decision on one instance is taken by the call on any.
 //
 //	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379"})
 //	site := affordances.NewSite(&affordances.SiteOptions{
 //		RateLimiter: redisstore.NewRateLimiter(rdb, nil),
 //		Idempotency: redisstore.NewIdempotencyStore(rdb, nil),
+//		Approvals:   redisstore.NewApprovalStore(rdb, nil),
 //	})
 //
 // Each operation is one round trip, atomic in Redis (a Lua script or a SET
 // with NX and GET). When Redis cannot be reached the operation returns the
 // error: the site then answers the call with internal and logs why, and
-// runs nothing, never a call without its limit or its idempotency; calls
-// succeed again as soon as Redis answers.
+// runs nothing, never a call without its limit, its idempotency or its
+// approval; calls succeed again as soon as Redis answers.
 package redisstore
 
 import (
@@ -30,7 +33,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/affordances/affordances-go"
+	"github.com/affordances/affordances-go/store"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -71,7 +74,7 @@ func hashed(parts ...string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// A RateLimiter is an [affordances.RateLimiter] in Redis: the generic cell
+// A RateLimiter is a [store.RateLimiter] in Redis: the generic cell
 // rate algorithm (GCRA), one Lua script a call, with Redis's own clock so
 // that instances whose clocks differ agree. Its decisions and its waits
 // are those of the in-memory limiter: a burst of Limit.Burst calls, then
@@ -108,7 +111,7 @@ return {1, 0}
 `)
 
 // Allow counts one call under key.
-func (l *RateLimiter) Allow(ctx context.Context, key string, limit affordances.Limit) (bool, time.Duration, error) {
+func (l *RateLimiter) Allow(ctx context.Context, key string, limit store.Limit) (bool, time.Duration, error) {
 	interval := limit.Per.Microseconds() / int64(limit.Calls)
 	burst := interval * int64(limit.Burst)
 	res, err := gcra.Run(ctx, l.rdb, []string{l.prefix + hashed(key)}, interval, burst).Int64Slice()
@@ -124,9 +127,9 @@ func (l *RateLimiter) Allow(ctx context.Context, key string, limit affordances.L
 	return false, time.Duration(res[1]) * time.Microsecond, nil
 }
 
-// An IdempotencyStore is an [affordances.IdempotencyStore] in Redis: one
+// An IdempotencyStore is a [store.Idempotency] store in Redis: one
 // key per (scope, key), holding "running <hash>" while the call runs, or
-// "kept <hash> <answer>" for [affordances.IdempotencyTTL] once it ran. A
+// "kept <hash> <answer>" for [store.IdempotencyTTL] once it ran. A
 // claim whose instance never finished expires after [Options.ClaimTTL].
 // It is safe for concurrent use, by any number of instances.
 type IdempotencyStore struct {
@@ -144,7 +147,7 @@ func NewIdempotencyStore(rdb redis.UniversalClient, opts *Options) *IdempotencyS
 func (s *IdempotencyStore) key(scope, key string) string { return s.prefix + hashed(scope, key) }
 
 // Begin claims (scope, key) in one SET NX GET, or returns what is held.
-func (s *IdempotencyStore) Begin(ctx context.Context, scope, key string, bodyHash [sha256.Size]byte) (*affordances.KeptCall, error) {
+func (s *IdempotencyStore) Begin(ctx context.Context, scope, key string, bodyHash [sha256.Size]byte) (*store.KeptCall, error) {
 	claim := "running " + hex.EncodeToString(bodyHash[:])
 	held, err := s.rdb.SetArgs(ctx, s.key(scope, key), claim, redis.SetArgs{Mode: "NX", Get: true, TTL: s.claimTTL}).Result()
 	switch {
@@ -181,8 +184,8 @@ end
 return 0
 `)
 
-// Finish keeps res for [affordances.IdempotencyTTL].
-func (s *IdempotencyStore) Finish(ctx context.Context, scope, key string, res *affordances.KeptDelta) error {
+// Finish keeps res for [store.IdempotencyTTL].
+func (s *IdempotencyStore) Finish(ctx context.Context, scope, key string, res *store.KeptDelta) error {
 	k := s.key(scope, key)
 	held, err := s.rdb.Get(ctx, k).Result()
 	if errors.Is(err, redis.Nil) {
@@ -199,7 +202,7 @@ func (s *IdempotencyStore) Finish(ctx context.Context, scope, key string, res *a
 	if err != nil {
 		return fmt.Errorf("redisstore: idempotency: %w", err)
 	}
-	ttl := affordances.IdempotencyTTL.Milliseconds()
+	ttl := store.IdempotencyTTL.Milliseconds()
 	if err := finish.Run(ctx, s.rdb, []string{k}, held, "kept "+hash+" "+string(answer), ttl).Err(); err != nil {
 		return fmt.Errorf("redisstore: idempotency: %w", err)
 	}
@@ -222,14 +225,14 @@ type keptAnswer struct {
 }
 
 // decodeEntry reads "running <hash>" or "kept <hash> <answer>".
-func decodeEntry(v string) (*affordances.KeptCall, error) {
+func decodeEntry(v string) (*store.KeptCall, error) {
 	state, rest, _ := strings.Cut(v, " ")
 	hexHash, answer, _ := strings.Cut(rest, " ")
 	b, err := hex.DecodeString(hexHash)
 	if err != nil || len(b) != sha256.Size {
 		return nil, fmt.Errorf("an entry that is not ours: %.40q", v)
 	}
-	var kc affordances.KeptCall
+	var kc store.KeptCall
 	copy(kc.BodyHash[:], b)
 	switch state {
 	case "running":
@@ -239,7 +242,7 @@ func decodeEntry(v string) (*affordances.KeptCall, error) {
 		if err := json.Unmarshal([]byte(answer), &a); err != nil {
 			return nil, fmt.Errorf("a kept answer that does not decode: %w", err)
 		}
-		kc.Delta = &affordances.KeptDelta{Status: a.Status, Header: a.Header, Body: a.Body}
+		kc.Delta = &store.KeptDelta{Status: a.Status, Header: a.Header, Body: a.Body}
 		return &kc, nil
 	}
 	return nil, fmt.Errorf("an entry that is not ours: %.40q", v)

@@ -13,6 +13,7 @@ import (
 	"github.com/affordances/affordances-go/affordancestest"
 	"github.com/affordances/affordances-go/internal/servicetest"
 	"github.com/affordances/affordances-go/redisstore"
+	"github.com/affordances/affordances-go/store"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -27,7 +28,7 @@ func client(t *testing.T, r *servicetest.Redis) *redis.Client {
 func TestRateLimiterContract(t *testing.T) {
 	r := servicetest.StartRedis(t)
 	n := 0
-	affordancestest.TestRateLimiter(t, func(t *testing.T) affordances.RateLimiter {
+	affordancestest.TestRateLimiter(t, func(t *testing.T) store.RateLimiter {
 		n++
 		return redisstore.NewRateLimiter(client(t, r), &redisstore.Options{Prefix: "t" + string(rune('a'+n)) + ":"})
 	})
@@ -36,7 +37,7 @@ func TestRateLimiterContract(t *testing.T) {
 func TestIdempotencyStoreContract(t *testing.T) {
 	r := servicetest.StartRedis(t)
 	n := 0
-	affordancestest.TestIdempotencyStore(t, func(t *testing.T) affordances.IdempotencyStore {
+	affordancestest.TestIdempotencyStore(t, func(t *testing.T) store.Idempotency {
 		n++
 		return redisstore.NewIdempotencyStore(client(t, r), &redisstore.Options{Prefix: "t" + string(rune('a'+n)) + ":"})
 	})

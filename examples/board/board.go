@@ -42,6 +42,7 @@ import (
 
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/redisstore"
+	"github.com/affordances/affordances-go/sqlstore"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -152,27 +153,7 @@ func Open(ctx context.Context, opts *Options) (*Board, error) {
 		return nil, fmt.Errorf("board: %w", err)
 	}
 	b.views = parseViews()
-	// Idempotency-Keys and approvals live in the board's own database, so
-	// a restart forgets none and instances sharing a PostgreSQL database
-	// share them; with Redis, every instance shares them and the limits.
-	var limiter affordances.RateLimiter
-	var idem affordances.IdempotencyStore
-	var approvals affordances.ApprovalStore
-	if o.Redis != nil {
-		limiter, idem, approvals = redisstore.NewRateLimiter(o.Redis, nil), redisstore.NewIdempotencyStore(o.Redis, nil), redisstore.NewApprovalStore(o.Redis, nil)
-	} else {
-		if idem, err = affordances.NewSQLIdempotencyStore(ctx, st.db.Pool(), nil); err == nil {
-			approvals, err = affordances.NewSQLApprovalStore(ctx, st.db.Pool(), nil)
-		}
-		if err != nil {
-			b.Close()
-			return nil, fmt.Errorf("board: %w", err)
-		}
-	}
-	b.site = affordances.NewSite(&affordances.SiteOptions{
-		RateLimiter:  limiter,
-		Idempotency:  idem,
-		Approvals:    approvals,
+	siteOpts := &affordances.SiteOptions{
 		Name:         "Team Board",
 		Description:  "A demo task board: a team's tasks in three columns (to do, doing, done), on boards public or private to their members.",
 		Origin:       o.Origin,
@@ -180,7 +161,22 @@ func Open(ctx context.Context, opts *Options) (*Board, error) {
 		Authenticate: b.authenticate,
 		SignInReason: "Sign in to change this board.",
 		Logger:       b.logger,
-	})
+	}
+	// Idempotency-Keys and approvals live in the board's own database, so
+	// a restart forgets none and instances sharing a PostgreSQL database
+	// share them; with Redis, every instance shares them and the limits.
+	if o.Redis != nil {
+		siteOpts.RateLimiter, siteOpts.Idempotency, siteOpts.Approvals = redisstore.NewRateLimiter(o.Redis, nil), redisstore.NewIdempotencyStore(o.Redis, nil), redisstore.NewApprovalStore(o.Redis, nil)
+	} else {
+		if siteOpts.Idempotency, err = sqlstore.NewIdempotency(ctx, st.db.Pool(), nil); err == nil {
+			siteOpts.Approvals, err = sqlstore.NewApprovals(ctx, st.db.Pool(), nil)
+		}
+		if err != nil {
+			b.Close()
+			return nil, fmt.Errorf("board: %w", err)
+		}
+	}
+	b.site = affordances.NewSite(siteOpts)
 	b.declare()
 	b.handler = b.site.Handler(b.pages())
 	return b, nil

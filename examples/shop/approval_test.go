@@ -23,6 +23,7 @@ import (
 	"github.com/affordances/affordances-go/examples/shop"
 	"github.com/affordances/affordances-go/internal/browsertest"
 	"github.com/affordances/affordances-go/internal/demotest"
+	"github.com/affordances/affordances-go/store"
 )
 
 // approvalShop opens the shop with orders human-verified, its default (no
@@ -52,7 +53,7 @@ func pendingOrder(t *testing.T, s *shop.Shop, srv *httptest.Server) (*agent, *af
 		t.Errorf("the same call asked twice: approvals %s and %s, want one", ap.URL, again.URL)
 	}
 	wantOrdered(t, s, 0)
-	if got := approvalState(t, bot, ap.URL); got != affordances.ApprovalPending {
+	if got := approvalState(t, bot, ap.URL); got != store.ApprovalPending {
 		t.Errorf("the approval's status before alice decides: got %q, want pending", got)
 	}
 	return bot, ap, summary
@@ -71,8 +72,8 @@ func wantApproval(t *testing.T, bot *agent, what string, confirm bool) (*afforda
 	if ap == nil || !strings.HasPrefix(ap.URL, affordances.ApprovalsPath) || len(ap.URL) == len(affordances.ApprovalsPath) {
 		t.Fatalf("%s: got approval %+v, want a page under %s", what, ap, affordances.ApprovalsPath)
 	}
-	if left := time.Until(ap.Expires); left <= 0 || left > affordances.ApprovalTTL {
-		t.Errorf("%s: the approval expires at %s, want within %s from now", what, ap.Expires, affordances.ApprovalTTL)
+	if left := time.Until(ap.Expires); left <= 0 || left > store.ApprovalTTL {
+		t.Errorf("%s: the approval expires at %s, want within %s from now", what, ap.Expires, store.ApprovalTTL)
 	}
 	summary, _, _ := strings.Cut(d.Error.Message, " A person must approve")
 	return ap, summary
@@ -80,7 +81,7 @@ func wantApproval(t *testing.T, bot *agent, what string, confirm bool) (*afforda
 
 // approvalState GETs the approval's status as JSON, as an agent polls it
 // with its own credentials.
-func approvalState(t *testing.T, a *agent, path string) affordances.ApprovalState {
+func approvalState(t *testing.T, a *agent, path string) store.ApprovalState {
 	t.Helper()
 	resp, body := a.do(http.MethodGet, path, http.Header{"Accept": {affordances.MediaType}}, nil)
 	if resp == nil {
@@ -214,7 +215,7 @@ func TestApprovalInBrowser(t *testing.T) {
 	}
 	checkConsole(t, alice, 0)
 	checkSentHTML(t, alice)
-	if got := approvalState(t, bot, ap.URL); got != affordances.ApprovalApproved {
+	if got := approvalState(t, bot, ap.URL); got != store.ApprovalApproved {
 		t.Errorf("the approval's status after alice approved: got %q, want approved", got)
 	}
 
@@ -264,7 +265,7 @@ func TestDenyInBrowser(t *testing.T) {
 	alice.at(ap.URL)
 	alice.see(".state", "Denied.")
 	checkConsole(t, alice, 0)
-	if got := approvalState(t, bot, ap.URL); got != affordances.ApprovalDenied {
+	if got := approvalState(t, bot, ap.URL); got != store.ApprovalDenied {
 		t.Errorf("the approval's status after alice denied: got %q, want denied", got)
 	}
 
@@ -339,7 +340,7 @@ func TestApprovalPageRefusesOthers(t *testing.T) {
 			t.Errorf("alice's agent approves %s: got %d, want 403", h.name, resp.StatusCode)
 		}
 	}
-	if got := approvalState(t, bot, ap.URL); got != affordances.ApprovalPending {
+	if got := approvalState(t, bot, ap.URL); got != store.ApprovalPending {
 		t.Errorf("after the agent tried to approve: got %q, want pending", got)
 	}
 	status, d, _ := bot.call("/checkout", "placeOrder", nil, true)

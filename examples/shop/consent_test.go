@@ -16,6 +16,7 @@ import (
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/examples/shop"
 	"github.com/affordances/affordances-go/internal/demotest"
+	"github.com/affordances/affordances-go/store"
 )
 
 // consentShop opens a shop whose orders alice approves on its approval
@@ -40,7 +41,7 @@ func consentShop(t *testing.T) (*shop.Shop, *agent, *agent) {
 func approve(t *testing.T, bot, alice *agent) string {
 	t.Helper()
 	ap, summary := wantApproval(t, bot, "placeOrder without confirm", false)
-	if approvalState(t, bot, ap.URL) == affordances.ApprovalApproved {
+	if approvalState(t, bot, ap.URL) == store.ApprovalApproved {
 		return summary
 	}
 	if resp := alice.form(ap.URL, url.Values{"decision": {"approve"}}, nil); resp == nil || resp.StatusCode != http.StatusOK {

@@ -60,6 +60,7 @@ import (
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/internal/sqldb"
 	"github.com/affordances/affordances-go/redisstore"
+	"github.com/affordances/affordances-go/sqlstore"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -170,20 +171,12 @@ func Open(ctx context.Context, opts *Options) (*Shop, error) {
 		s.secure = u == "https"
 	}
 	s.views = mustParseViews()
-	limiter, idem, approvals, err := stores(ctx, o.Redis, st.db.Pool())
-	if err != nil {
-		s.Close()
-		return nil, err
-	}
 	secret, err := st.secret(ctx)
 	if err != nil {
 		s.Close()
 		return nil, err
 	}
-	s.site = affordances.NewSite(&affordances.SiteOptions{
-		RateLimiter:  limiter,
-		Idempotency:  idem,
-		Approvals:    approvals,
+	siteOpts := &affordances.SiteOptions{
 		Name:         "Demo Shop",
 		Description:  "A small demo shop of clothes, bags and homeware: search the catalog, fill a cart, check out with a card on file, review what you bought.",
 		Origin:       o.Origin,
@@ -192,7 +185,12 @@ func Open(ctx context.Context, opts *Options) (*Shop, error) {
 		SignInReason: signInReason,
 		Logger:       s.logger,
 		MCP:          o.MCP,
-	})
+	}
+	if err := stores(ctx, o.Redis, st.db.Pool(), siteOpts); err != nil {
+		s.Close()
+		return nil, err
+	}
+	s.site = affordances.NewSite(siteOpts)
 	s.declare()
 	s.handler = withHeaders(s.site.Handler(s.pages()))
 	return s, nil
@@ -220,22 +218,22 @@ func (s *Shop) source(o *Options) (string, error) {
 	return filepath.Join(dir, "shop.db"), nil
 }
 
-// stores returns the site's rate limiter, idempotency store and approvals
-// store: in Redis when rdb is set, else the limiter in memory and the
-// others in db.
-func stores(ctx context.Context, rdb redis.UniversalClient, db *sql.DB) (affordances.RateLimiter, affordances.IdempotencyStore, affordances.ApprovalStore, error) {
+// stores sets the site's rate limiter, idempotency store and approvals
+// store in opts: in Redis when rdb is set, else the limiter in memory (the
+// site's default) and the others in db.
+func stores(ctx context.Context, rdb redis.UniversalClient, db *sql.DB, opts *affordances.SiteOptions) error {
 	if rdb != nil {
-		return redisstore.NewRateLimiter(rdb, nil), redisstore.NewIdempotencyStore(rdb, nil), redisstore.NewApprovalStore(rdb, nil), nil
+		opts.RateLimiter, opts.Idempotency, opts.Approvals = redisstore.NewRateLimiter(rdb, nil), redisstore.NewIdempotencyStore(rdb, nil), redisstore.NewApprovalStore(rdb, nil)
+		return nil
 	}
-	idem, err := affordances.NewSQLIdempotencyStore(ctx, db, nil)
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("shop: %w", err)
+	var err error
+	if opts.Idempotency, err = sqlstore.NewIdempotency(ctx, db, nil); err != nil {
+		return fmt.Errorf("shop: %w", err)
 	}
-	approvals, err := affordances.NewSQLApprovalStore(ctx, db, nil)
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("shop: %w", err)
+	if opts.Approvals, err = sqlstore.NewApprovals(ctx, db, nil); err != nil {
+		return fmt.Errorf("shop: %w", err)
 	}
-	return nil, idem, approvals, nil
+	return nil
 }
 
 // Handler returns the shop's HTTP handler: the Affordances site, which

@@ -112,7 +112,7 @@ func (db *DB) Close() error {
 }
 
 // Pool is the connection pool that writes, for stores that keep their own
-// tables beside the demo's (affordances.NewSQLIdempotencyStore).
+// tables beside the demo's (sqlstore.NewIdempotency).
 func (db *DB) Pool() *sql.DB { return db.w }
 
 // Schema adapts DDL written for SQLite to the database: for PostgreSQL,

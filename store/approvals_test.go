@@ -1,4 +1,4 @@
-package affordances
+package store
 
 import (
 	"context"
@@ -7,18 +7,12 @@ import (
 	"time"
 )
 
-// NewMemoryApprovalStoreAt is [NewMemoryApprovalStore] with its clock set
-// to now, for the external tests of expiry (CLARIFICATIONS 10).
-func NewMemoryApprovalStoreAt(maxApprovals int, now func() time.Time) ApprovalStore {
-	return newMemoryApprovals(maxApprovals, now)
-}
-
-// TestMemoryApprovalStoreStaysBounded: a flood of calls never grows the
+// TestMemoryApprovalsStaysBounded: a flood of calls never grows the
 // store past its size; the approvals dropped for room are those closest
 // to expiring, and the last ones stay.
-func TestMemoryApprovalStoreStaysBounded(t *testing.T) {
+func TestMemoryApprovalsStaysBounded(t *testing.T) {
 	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	m := newMemoryApprovals(10, func() time.Time { return now })
+	m := newMemoryApprovals(&MemoryOptions{Max: 10, Now: func() time.Time { return now }})
 	ctx := context.Background()
 	long := &Approval{ID: NewApprovalID(), Call: "long", State: ApprovalPending, Expires: now.Add(time.Hour)}
 	if _, err := m.Request(ctx, long); err != nil {
@@ -44,12 +38,12 @@ func TestMemoryApprovalStoreStaysBounded(t *testing.T) {
 	}
 }
 
-// TestMemoryApprovalStoreDropsExpired: expired approvals are swept as the
+// TestMemoryApprovalsDropsExpired: expired approvals are swept as the
 // store is used, not only when their own call or id comes back; a
 // decision lives ApprovalTTL from the moment it is made.
-func TestMemoryApprovalStoreDropsExpired(t *testing.T) {
+func TestMemoryApprovalsDropsExpired(t *testing.T) {
 	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	m := newMemoryApprovals(100, func() time.Time { return now })
+	m := newMemoryApprovals(&MemoryOptions{Max: 100, Now: func() time.Time { return now }})
 	ctx := context.Background()
 	for i := range 50 {
 		m.Request(ctx, &Approval{ID: NewApprovalID(), Call: fmt.Sprint("old", i), State: ApprovalPending, Expires: now.Add(ApprovalTTL)})

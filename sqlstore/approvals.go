@@ -1,27 +1,26 @@
-package affordances
+package sqlstore
 
 import (
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"sync/atomic"
 	"time"
+
+	"github.com/affordances/affordances-go/store"
 )
 
-// NewSQLApprovalStore returns an [ApprovalStore] kept in the application's
-// own database, so that a restart forgets no approval, shared by several
-// instances of a site when they share a PostgreSQL database. It takes the
-// [SQLOptions] of [NewSQLIdempotencyStore]: Table, empty for
-// affordances_approvals, created when missing; ClaimTTL is not used. The
-// statements are portable SQL with $1 placeholders (SQLite through
-// modernc.org/sqlite, PostgreSQL through pgx), prepared once. Each step
-// that must be atomic is one statement, guarded by the table's keys (the
-// id, and the call, unique), so processes sharing the database share the
-// store. Expiry is by the clock of the process. It is safe for concurrent
-// use.
-func NewSQLApprovalStore(ctx context.Context, db *sql.DB, opts *SQLOptions) (ApprovalStore, error) {
-	var o SQLOptions
+// NewApprovals returns a [store.Approvals] kept in the application's own
+// database, so that a restart forgets no approval, shared by several
+// instances of a site when they share a PostgreSQL database. It creates
+// its table (opts.Table, empty for affordances_approvals) when missing.
+// Each step that must be atomic is one statement, guarded by the table's
+// keys (the id, and the call, unique), so processes sharing the database
+// share the store. It is safe for concurrent use.
+func NewApprovals(ctx context.Context, db *sql.DB, opts *Options) (store.Approvals, error) {
+	var o Options
 	if opts != nil {
 		o = *opts
 	}
@@ -29,7 +28,7 @@ func NewSQLApprovalStore(ctx context.Context, db *sql.DB, opts *SQLOptions) (App
 		o.Table = "affordances_approvals"
 	}
 	if !sqlName.MatchString(o.Table) {
-		return nil, fmt.Errorf("affordances: SQL approval store: table %q is not a plain name", o.Table)
+		return nil, fmt.Errorf("sqlstore: approvals: table %q is not a plain name", o.Table)
 	}
 	if err := createTable(ctx, db, `CREATE TABLE IF NOT EXISTS `+o.Table+` (
 		id TEXT PRIMARY KEY,
@@ -41,7 +40,7 @@ func NewSQLApprovalStore(ctx context.Context, db *sql.DB, opts *SQLOptions) (App
 		summary TEXT NOT NULL,
 		state TEXT NOT NULL,
 		expires_at BIGINT NOT NULL)`); err != nil {
-		return nil, fmt.Errorf("affordances: SQL approval store: %w", err)
+		return nil, fmt.Errorf("sqlstore: approvals: %w", err)
 	}
 	const cols = `id, call_key, principal, page, action_name, input, summary, state, expires_at`
 	s := &sqlApprovals{now: time.Now}
@@ -56,7 +55,7 @@ func NewSQLApprovalStore(ctx context.Context, db *sql.DB, opts *SQLOptions) (App
 		&s.take:   `DELETE FROM TABLE WHERE call_key = $1 AND state <> 'pending' AND expires_at > $2 RETURNING ` + cols,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("affordances: SQL approval store: %w", err)
+		return nil, fmt.Errorf("sqlstore: approvals: %w", err)
 	}
 	return s, nil
 }
@@ -71,8 +70,8 @@ type sqlApprovals struct {
 }
 
 // scanApproval reads one row of the columns in the order of the table.
-func scanApproval(row interface{ Scan(...any) error }) (*Approval, error) {
-	var a Approval
+func scanApproval(row interface{ Scan(...any) error }) (*store.Approval, error) {
+	var a store.Approval
 	var input string
 	var state string
 	var expires int64
@@ -83,79 +82,80 @@ func scanApproval(row interface{ Scan(...any) error }) (*Approval, error) {
 	if input != "" {
 		a.Input = []byte(input)
 	}
-	a.State = ApprovalState(state)
+	a.State = store.ApprovalState(state)
 	a.Expires = time.UnixMilli(expires)
 	return &a, nil
 }
 
-func (s *sqlApprovals) Request(ctx context.Context, a *Approval) (*Approval, error) {
+func (s *sqlApprovals) Request(ctx context.Context, a *store.Approval) (*store.Approval, error) {
 	now := s.now().UnixMilli()
 	if s.requests.Add(1)%100 == 0 {
 		if _, err := s.sweep.ExecContext(ctx, now); err != nil {
-			return nil, fmt.Errorf("affordances: SQL approval store: %w", err)
+			return nil, fmt.Errorf("sqlstore: approvals: %w", err)
 		}
 	}
 	// Three tries: a row seen by the insert can be gone by the select only
 	// when it was taken or expired in between.
 	for range 3 {
 		if _, err := s.expire.ExecContext(ctx, a.Call, now); err != nil {
-			return nil, fmt.Errorf("affordances: SQL approval store: %w", err)
+			return nil, fmt.Errorf("sqlstore: approvals: %w", err)
 		}
 		res, err := s.insert.ExecContext(ctx, a.ID, a.Call, a.Principal, a.Page, a.Action,
 			string(a.Input), a.Summary, string(a.State), a.Expires.UnixMilli())
 		if err != nil {
-			return nil, fmt.Errorf("affordances: SQL approval store: %w", err)
+			return nil, fmt.Errorf("sqlstore: approvals: %w", err)
 		}
 		n, err := res.RowsAffected()
 		if err != nil {
-			return nil, fmt.Errorf("affordances: SQL approval store: %w", err)
+			return nil, fmt.Errorf("sqlstore: approvals: %w", err)
 		}
 		if n == 1 {
-			kept := copyApproval(a)
+			kept := *a
+			kept.Input = slices.Clone(a.Input)
 			kept.Expires = time.UnixMilli(a.Expires.UnixMilli())
-			return kept, nil
+			return &kept, nil
 		}
 		held, err := scanApproval(s.held.QueryRowContext(ctx, a.Call))
 		if errors.Is(err, sql.ErrNoRows) {
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("affordances: SQL approval store: %w", err)
+			return nil, fmt.Errorf("sqlstore: approvals: %w", err)
 		}
 		return held, nil
 	}
-	return nil, fmt.Errorf("affordances: SQL approval store: the approval of call %s changed under three Requests in a row", a.Call)
+	return nil, fmt.Errorf("sqlstore: approvals: the approval of call %s changed under three Requests in a row", a.Call)
 }
 
-func (s *sqlApprovals) Get(ctx context.Context, id string) (*Approval, error) {
+func (s *sqlApprovals) Get(ctx context.Context, id string) (*store.Approval, error) {
 	a, err := scanApproval(s.byID.QueryRowContext(ctx, id, s.now().UnixMilli()))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("affordances: SQL approval store: %w", err)
+		return nil, fmt.Errorf("sqlstore: approvals: %w", err)
 	}
 	return a, nil
 }
 
-func (s *sqlApprovals) Decide(ctx context.Context, id string, approve bool) (*Approval, error) {
-	state := ApprovalDenied
+func (s *sqlApprovals) Decide(ctx context.Context, id string, approve bool) (*store.Approval, error) {
+	state := store.ApprovalDenied
 	if approve {
-		state = ApprovalApproved
+		state = store.ApprovalApproved
 	}
 	now := s.now()
 	a, err := scanApproval(s.decide.QueryRowContext(ctx,
-		id, string(state), now.Add(ApprovalTTL).UnixMilli(), now.UnixMilli()))
+		id, string(state), now.Add(store.ApprovalTTL).UnixMilli(), now.UnixMilli()))
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, ErrApprovalClosed
+		return nil, store.ErrApprovalClosed
 	}
 	if err != nil {
-		return nil, fmt.Errorf("affordances: SQL approval store: %w", err)
+		return nil, fmt.Errorf("sqlstore: approvals: %w", err)
 	}
 	return a, nil
 }
 
-func (s *sqlApprovals) Take(ctx context.Context, call string) (*Approval, error) {
+func (s *sqlApprovals) Take(ctx context.Context, call string) (*store.Approval, error) {
 	now := s.now().UnixMilli()
 	// Three tries: a pending approval seen by the select can have been
 	// decided since the delete; then the delete takes it.
@@ -165,18 +165,18 @@ func (s *sqlApprovals) Take(ctx context.Context, call string) (*Approval, error)
 			return a, nil // decided, and removed by this statement alone
 		}
 		if !errors.Is(err, sql.ErrNoRows) {
-			return nil, fmt.Errorf("affordances: SQL approval store: %w", err)
+			return nil, fmt.Errorf("sqlstore: approvals: %w", err)
 		}
 		a, err = scanApproval(s.live.QueryRowContext(ctx, call, now))
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("affordances: SQL approval store: %w", err)
+			return nil, fmt.Errorf("sqlstore: approvals: %w", err)
 		}
-		if a.State == ApprovalPending {
+		if a.State == store.ApprovalPending {
 			return a, nil
 		}
 	}
-	return nil, fmt.Errorf("affordances: SQL approval store: the approval of call %s changed under three Takes in a row", call)
+	return nil, fmt.Errorf("sqlstore: approvals: the approval of call %s changed under three Takes in a row", call)
 }

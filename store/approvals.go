@@ -1,4 +1,4 @@
-package affordances
+package store
 
 import (
 	"container/heap"
@@ -34,9 +34,9 @@ type Approval struct {
 	// /.well-known/affordances/approvals/<id>. [NewApprovalID] makes one.
 	ID string
 	// Call names the call (a hash of principal, page, action and input):
-	// the key an [ApprovalStore] holds the approval under.
+	// the key an [Approvals] store holds the approval under.
 	Call string
-	// Principal is the [Principal].ID of the caller; only they may decide.
+	// Principal is the ID of the caller's principal; only they may decide.
 	Principal string
 	// Page is the concrete page path the call went to.
 	Page string
@@ -54,17 +54,17 @@ type Approval struct {
 	Expires time.Time
 }
 
-// An ApprovalStore keeps approvals. Implementations must be safe for
+// An Approvals store keeps approvals. Implementations must be safe for
 // concurrent use, by several instances of a site when they share it.
 // Expired approvals are as if absent. Every *Approval a store returns is
 // the caller's own copy.
 //
-// The life of one approval: [ApprovalStore.Request] keeps it pending under
-// its Call; the person decides once ([ApprovalStore.Decide]), which keeps
-// it for [ApprovalTTL] more for the call to come back; the call that comes
-// back takes the decision ([ApprovalStore.Take]), which removes it, so
-// that one approval lets one call run, once.
-type ApprovalStore interface {
+// The life of one approval: [Approvals.Request] keeps it pending under its
+// Call; the person decides once ([Approvals.Decide]), which keeps it for
+// [ApprovalTTL] more for the call to come back; the call that comes back
+// takes the decision ([Approvals.Take]), which removes it, so that one
+// approval lets one call run, once.
+type Approvals interface {
 	// Request returns the live approval held for a.Call; when none is
 	// held (or it expired) it keeps a copy of *a as given and returns it.
 	// Atomic: of concurrent Requests for one Call, all return the same
@@ -88,9 +88,9 @@ type ApprovalStore interface {
 	Take(ctx context.Context, call string) (*Approval, error)
 }
 
-// ErrApprovalClosed is the error of [ApprovalStore.Decide] on an approval
-// that is decided, expired or unknown.
-var ErrApprovalClosed = errors.New("affordances: the approval is decided, expired or unknown")
+// ErrApprovalClosed is the error of [Approvals.Decide] on an approval that
+// is decided, expired or unknown.
+var ErrApprovalClosed = errors.New("store: the approval is decided, expired or unknown")
 
 // NewApprovalID returns a fresh approval id: 128 random bits from
 // crypto/rand, in 26 characters of lowercase base32 without padding, which
@@ -99,23 +99,21 @@ func NewApprovalID() string {
 	return strings.ToLower(rand.Text())
 }
 
-// NewMemoryApprovalStore returns an [ApprovalStore] held in memory, for a
-// single instance. It keeps at most maxApprovals live approvals (0:
-// 10,000); past that, Request drops the approval closest to expiring, in
+// NewMemoryApprovals returns an [Approvals] store held in memory, for a
+// single instance. It keeps at most opts.Max live approvals (0: 10,000);
+// past that, Request drops the approval closest to expiring, in
 // logarithmic time, so memory stays bounded under a flood of calls (whoever
 // held the dropped one finds it closed, and the call asks again). Expired
 // approvals are swept as the store is used, each once.
-func NewMemoryApprovalStore(maxApprovals int) ApprovalStore {
-	return newMemoryApprovals(maxApprovals, time.Now)
+func NewMemoryApprovals(opts *MemoryOptions) Approvals {
+	return newMemoryApprovals(opts)
 }
 
-func newMemoryApprovals(maxApprovals int, now func() time.Time) *memoryApprovals {
-	if maxApprovals <= 0 {
-		maxApprovals = 10_000
-	}
+func newMemoryApprovals(opts *MemoryOptions) *memoryApprovals {
+	o := opts.withDefaults(10_000)
 	return &memoryApprovals{
-		max:    maxApprovals,
-		now:    now,
+		max:    o.Max,
+		now:    o.Now,
 		byCall: map[string]*heldApproval{},
 		byID:   map[string]*heldApproval{},
 	}
@@ -124,7 +122,7 @@ func newMemoryApprovals(maxApprovals int, now func() time.Time) *memoryApprovals
 type memoryApprovals struct {
 	mu     sync.Mutex
 	max    int
-	now    func() time.Time // the clock; tests set their own
+	now    func() time.Time
 	byCall map[string]*heldApproval
 	byID   map[string]*heldApproval
 	queue  approvalQueue // every held approval, the first to expire first
@@ -192,7 +190,7 @@ func (m *memoryApprovals) Request(_ context.Context, a *Approval) (*Approval, er
 		return copyApproval(a), nil // kept as given, and as if absent from now on
 	}
 	if m.byID[a.ID] != nil {
-		return nil, fmt.Errorf("affordances: approval store: the id %q is held for another call", a.ID)
+		return nil, fmt.Errorf("store: approvals: the id %q is held for another call", a.ID)
 	}
 	for len(m.queue) >= m.max {
 		m.remove(m.queue[0])
