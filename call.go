@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"net"
 	"net/http"
 	"net/netip"
@@ -62,17 +61,6 @@ type response struct {
 	// page's state as last loaded: for a person's form, the page shown
 	// again, without authenticating or loading once more.
 	req *Request
-}
-
-// failure is the response of a call refused or failed with err: its status
-// (CLARIFICATIONS 2), and Retry-After for rate_limited, in whole seconds.
-func (s *Site) failure(err error, where string) *response {
-	e := s.public(err, where)
-	res := &response{status: e.HTTPStatus(), delta: &Delta{Error: e}}
-	if e.Code == RateLimited || e.RetryAfter > 0 {
-		res.header = http.Header{"Retry-After": {strconv.Itoa(retrySeconds(e.RetryAfter))}}
-	}
-	return res
 }
 
 // serveCall is the agents' front door: it reads and decodes the JSON body,
@@ -508,43 +496,6 @@ func (s *Site) keep(res *response) *store.KeptDelta {
 	k := &store.KeptDelta{Status: res.status, Header: res.header.Clone(), Body: res.body}
 	k.Header.Del("Retry-After")
 	return k
-}
-
-// encode appends the encoding of res's delta to dst; a delta that cannot
-// be encoded becomes internal, and so does res.status.
-func (s *Site) encode(dst []byte, res *response) []byte {
-	body, err := encodeDelta(dst, res.delta)
-	if err != nil {
-		s.logger.Error("affordances: encoding a delta", "err", err)
-		res.status = http.StatusInternalServerError
-		body, _ = encodeDelta(dst[:0], &Delta{Error: internalError})
-	}
-	return body
-}
-
-// challenge sets WWW-Authenticate: Bearer on a 401 (CLARIFICATIONS 2).
-func challenge(h http.Header, status int) {
-	if status == http.StatusUnauthorized {
-		h.Set("WWW-Authenticate", "Bearer")
-	}
-}
-
-// retrySeconds is a Retry-After of d: whole seconds, at least 1.
-func retrySeconds(d time.Duration) int { return max(int(math.Ceil(d.Seconds())), 1) }
-
-// writeResponse writes an agent's answer: the response's headers, and
-// WWW-Authenticate: Bearer on a 401.
-func (s *Site) writeResponse(w http.ResponseWriter, r *http.Request, res *response) {
-	body := res.body
-	if body == nil {
-		buf := buffers.Get().(*[]byte)
-		defer buffers.Put(buf)
-		body = s.encode((*buf)[:0], res)
-		*buf = body
-	}
-	addHeader(w.Header(), res.header)
-	challenge(w.Header(), res.status)
-	s.writeBody(w, r, res.status, body)
 }
 
 // Bounds on a call's body beyond its size (CLARIFICATIONS 2): validating

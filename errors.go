@@ -148,3 +148,27 @@ func tooLarge(message string) *Error {
 // internalError is what a requester sees of an unexpected failure: nothing of
 // its cause.
 var internalError = NewError(Internal, "Something went wrong on the server. Try again later.")
+
+// public returns err as a requester may see it: an [*Error] as it is, any
+// other error as internal, logged.
+func (s *Site) public(err error, where string) *Error {
+	var e *Error
+	if errors.As(err, &e) && e != nil {
+		if e.Code == Internal && e.Err != nil {
+			s.logger.Error("affordances: "+where, "err", e.Err)
+		}
+		return e
+	}
+	s.logger.Error("affordances: "+where, "err", err)
+	return internalError
+}
+
+// recoverTo turns a panic into an internal error, logged as a panic in
+// what, then name ("state of ", "/cart"): two strings, so that a request
+// that does not panic does not join them.
+func (s *Site) recoverTo(err *error, what, name string) {
+	if v := recover(); v != nil {
+		s.logger.Error("affordances: panic in "+what+name, "panic", v)
+		*err = internalError
+	}
+}

@@ -340,13 +340,6 @@ func (s *Site) renderForm(w http.ResponseWriter, r *http.Request, next http.Hand
 	s.servePage(&statusWriter{ResponseWriter: w, status: res.status}, next, pg)
 }
 
-// addHeader adds every value of from to h.
-func addHeader(h, from http.Header) {
-	for k, vs := range from {
-		h[k] = append(h[k], vs...)
-	}
-}
-
 // statusWriter answers with status where the handler it wraps answers 200,
 // with WWW-Authenticate: Bearer on a 401 (CLARIFICATIONS 2).
 type statusWriter struct {

@@ -1,84 +1,15 @@
 package affordances
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/base64"
+	"fmt"
 	"hash"
+	"net/http"
+	"slices"
+	"strings"
 	"sync"
 )
-
-// listed is one action of a graph as a requester sees it.
-type listed struct {
-	a         *action
-	available bool
-	reason    string
-	broken    bool // its guard panicked: a call gets internal
-}
-
-// descriptor returns the wire form of l.
-func (l listed) descriptor() ActionDescriptor {
-	return ActionDescriptor{ActionSummary: l.a.summary, Available: l.available, Reason: l.reason}
-}
-
-// listing evaluates the route's actions for req: those listed, in
-// declaration order, with their availability (CLARIFICATIONS 1).
-func (rt *Route) listing(ctx context.Context, req *Request) []listed {
-	return rt.appendListing(make([]listed, 0, len(rt.actions)), ctx, req)
-}
-
-// appendListing appends the listing of req to ls.
-func (rt *Route) appendListing(ls []listed, ctx context.Context, req *Request) []listed {
-	for _, a := range rt.actions {
-		if !a.listedFor(req) {
-			continue
-		}
-		l := listed{a: a, available: true}
-		if a.Expose != ExposePublic && req.Principal.Anonymous() {
-			l.available, l.reason = false, rt.site.opts.SignInReason
-		} else if a.Guard != nil {
-			if ok, reason, panicked := a.guard(ctx, rt.site, req); !ok {
-				if reason == "" {
-					reason = "Not available right now."
-				}
-				l.available, l.reason, l.broken = false, reason, panicked
-			}
-		}
-		ls = append(ls, l)
-	}
-	return ls
-}
-
-// listedFor reports whether the action appears in req's graph and index
-// (CLARIFICATIONS 1).
-// A panicking Visible hides the action.
-func (a *action) listedFor(req *Request) (listed bool) {
-	if a.Expose == "" {
-		return false
-	}
-	if a.Visible == nil {
-		return true
-	}
-	defer func() {
-		if v := recover(); v != nil {
-			req.route.site.logger.Error("affordances: panic in Visible of "+a.Name, "panic", v)
-			listed = false
-		}
-	}()
-	return a.Visible(req)
-}
-
-// guard runs the action's guard; a panicking guard says no.
-func (a *action) guard(ctx context.Context, s *Site, req *Request) (ok bool, reason string, panicked bool) {
-	defer func() {
-		if v := recover(); v != nil {
-			s.logger.Error("affordances: panic in guard of "+a.Name, "panic", v)
-			ok, reason, panicked = false, "Not available right now.", true
-		}
-	}()
-	ok, reason = a.Guard(ctx, req)
-	return ok, reason, false
-}
 
 var buffers = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
 
@@ -202,4 +133,66 @@ func encodeGraph(dst []byte, req *Request, actions []listed, at []int) ([]byte, 
 		dst = appendString(dst, st.MD)
 	}
 	return append(dst, '}'), nil
+}
+
+// serveGraph answers a request that asked for the page's graph.
+func (s *Site) serveGraph(w http.ResponseWriter, r *http.Request) {
+	rt, params := s.lookup(r.URL.EscapedPath())
+	if rt == nil {
+		s.writeError(w, r, NewError(NotFound, "This page has no Affordances graph."))
+		return
+	}
+	p, err := s.authenticate(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	req, err := s.load(r.Context(), r, rt, params, p)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	sc := scratches.Get().(*graphScratch)
+	defer scratches.Put(sc)
+	var room [8]listed // the listing of most pages, on the stack
+	ls := rt.appendListing(room[:0], r.Context(), req)
+	sc.at = slices.Grow(sc.at[:0], len(ls))[:len(ls)]
+	body, err := encodeGraph(sc.buf[:0], req, ls, sc.at)
+	if err != nil {
+		s.writeError(w, r, fmt.Errorf("affordances: encoding the graph of %s: %w", req.Page, err))
+		return
+	}
+	sc.buf = body
+	// The graph's ETag names its bytes, so an agent that polls a page
+	// sends If-None-Match and pays nothing while nothing changed.
+	var etag []string // the ETag header
+	if p.Anonymous() {
+		etag = rt.lastAnonymous.lookup(body)
+	}
+	if etag == nil {
+		etag = []string{sc.graphETag(body, ls, sc.at)}
+		if p.Anonymous() {
+			rt.lastAnonymous.put(body, etag)
+		}
+	}
+	w.Header()["Etag"] = etag // Set's canonical key
+	if etagMatches(r.Header.Values("If-None-Match"), etag[0]) {
+		s.writeBody(w, &http.Request{Method: http.MethodHead}, http.StatusNotModified, nil)
+		return
+	}
+	s.writeBody(w, r, http.StatusOK, body)
+}
+
+// etagMatches reports whether an If-None-Match header lists etag, or is
+// "*" (RFC 9110, section 13.1.2: the weak comparison).
+func etagMatches(lines []string, etag string) bool {
+	for _, line := range lines {
+		for tag := range strings.SplitSeq(line, ",") {
+			tag = strings.TrimPrefix(strings.TrimSpace(tag), "W/")
+			if tag == etag || tag == "*" {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -1,0 +1,149 @@
+package affordances
+
+import (
+	"context"
+	"encoding/json"
+	"html/template"
+)
+
+// Actions are a page's actions as its graph lists them for one request
+// ([Page.Actions]), with what its template asks of them. The methods are
+// safe on a nil Actions.
+type Actions []ActionDescriptor
+
+// Find returns the action of that name, and whether it is listed.
+func (as Actions) Find(name string) (ActionDescriptor, bool) {
+	for _, a := range as {
+		if a.Name == name {
+			return a, true
+		}
+	}
+	return ActionDescriptor{}, false
+}
+
+// Reason returns "" when the action is available, and otherwise why not,
+// for a person: its graph's reason, or "Not available here." when the page
+// does not list it for them. A template disables the action's control when
+// there is one.
+func (as Actions) Reason(name string) string {
+	a, ok := as.Find(name)
+	switch {
+	case !ok:
+		return "Not available here."
+	case !a.Available:
+		return a.Reason
+	}
+	return ""
+}
+
+// Tool returns the attributes that make a form of the action a declarative
+// WebMCP tool (CLARIFICATIONS 12): toolname and tooldescription, the
+// same tool [Page.Head]'s script registers, for a browser without script; "" when
+// the action is not available.
+func (as Actions) Tool(name string) template.HTMLAttr {
+	a, ok := as.Find(name)
+	if !ok || !a.Available {
+		return ""
+	}
+	desc := a.Description
+	if a.Expose == ExposeConfirm {
+		desc += confirmNote
+	}
+	return template.HTMLAttr(`toolname="` + template.HTMLEscapeString(a.Name) + `" tooldescription="` + template.HTMLEscapeString(desc) + `"`)
+}
+
+// ToolParam returns the toolparamdescription attribute of the form field of
+// the action's input property field: its description in the input schema;
+// "" when the action, the property or its description is not there (the
+// browser then describes the field by its label).
+func (as Actions) ToolParam(name, field string) template.HTMLAttr {
+	a, ok := as.Find(name)
+	if !ok {
+		return ""
+	}
+	var in struct {
+		Properties map[string]struct {
+			Description string `json:"description"`
+		} `json:"properties"`
+	}
+	if json.Unmarshal(a.Input, &in) != nil {
+		return ""
+	}
+	p, ok := in.Properties[field]
+	if !ok || p.Description == "" {
+		return ""
+	}
+	return template.HTMLAttr(`toolparamdescription="` + template.HTMLEscapeString(p.Description) + `"`)
+}
+
+// listed is one action of a graph as a requester sees it.
+type listed struct {
+	a         *action
+	available bool
+	reason    string
+	broken    bool // its guard panicked: a call gets internal
+}
+
+// descriptor returns the wire form of l.
+func (l listed) descriptor() ActionDescriptor {
+	return ActionDescriptor{ActionSummary: l.a.summary, Available: l.available, Reason: l.reason}
+}
+
+// listing evaluates the route's actions for req: those listed, in
+// declaration order, with their availability (CLARIFICATIONS 1).
+func (rt *Route) listing(ctx context.Context, req *Request) []listed {
+	return rt.appendListing(make([]listed, 0, len(rt.actions)), ctx, req)
+}
+
+// appendListing appends the listing of req to ls.
+func (rt *Route) appendListing(ls []listed, ctx context.Context, req *Request) []listed {
+	for _, a := range rt.actions {
+		if !a.listedFor(req) {
+			continue
+		}
+		l := listed{a: a, available: true}
+		if a.Expose != ExposePublic && req.Principal.Anonymous() {
+			l.available, l.reason = false, rt.site.opts.SignInReason
+		} else if a.Guard != nil {
+			if ok, reason, panicked := a.guard(ctx, rt.site, req); !ok {
+				if reason == "" {
+					reason = "Not available right now."
+				}
+				l.available, l.reason, l.broken = false, reason, panicked
+			}
+		}
+		ls = append(ls, l)
+	}
+	return ls
+}
+
+// listedFor reports whether the action appears in req's graph and index
+// (CLARIFICATIONS 1).
+// A panicking Visible hides the action.
+func (a *action) listedFor(req *Request) (listed bool) {
+	if a.Expose == "" {
+		return false
+	}
+	if a.Visible == nil {
+		return true
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			req.route.site.logger.Error("affordances: panic in Visible of "+a.Name, "panic", v)
+			listed = false
+		}
+	}()
+	return a.Visible(req)
+}
+
+// guard runs the action's guard; a panicking guard says no.
+func (a *action) guard(ctx context.Context, s *Site, req *Request) (ok bool, reason string, panicked bool) {
+	defer func() {
+		if v := recover(); v != nil {
+			s.logger.Error("affordances: panic in guard of "+a.Name, "panic", v)
+			ok, reason, panicked = false, "Not available right now.", true
+		}
+	}()
+	ok, reason = a.Guard(ctx, req)
+	return ok, reason, false
+}

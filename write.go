@@ -1,0 +1,114 @@
+package affordances
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// writeDocument writes an Affordances document with the headers of
+// CLARIFICATIONS 3; HEAD gets the headers alone.
+func (s *Site) writeDocument(w http.ResponseWriter, r *http.Request, status int, v any) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		s.writeError(w, r, fmt.Errorf("affordances: encoding a document: %w", err))
+		return
+	}
+	s.writeBody(w, r, status, body)
+}
+
+// writeBody writes an encoded Affordances document, with its length when
+// there is one (body not nil; a HEAD gets the length its GET would): the
+// client knows where the document ends without chunked framing, whatever
+// its size (net/http sets Content-Length itself only for a body under 2
+// kB written at once).
+func (s *Site) writeBody(w http.ResponseWriter, r *http.Request, status int, body []byte) {
+	// What Set and Add would store, without their canonicalisation and a
+	// new slice per header: the values are shared, read-only (Set and
+	// Add replace or copy a slice of one, never write into it).
+	h := w.Header()
+	h["Content-Type"] = documentHeader.contentType
+	if vary, ok := h["Vary"]; ok {
+		h["Vary"] = append(vary, "Accept")
+	} else {
+		h["Vary"] = documentHeader.vary
+	}
+	h["Cache-Control"] = documentHeader.cacheControl
+	h["X-Content-Type-Options"] = documentHeader.nosniff
+	if body != nil {
+		h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	}
+	w.WriteHeader(status)
+	if r.Method != http.MethodHead {
+		w.Write(body)
+	}
+}
+
+// documentHeader holds the values of the headers of every document
+// (CLARIFICATIONS 3), each a slice of one, its length its capacity.
+var documentHeader = struct{ contentType, vary, cacheControl, nosniff []string }{
+	[]string{MediaType}, []string{"Accept"}, []string{"private, no-store"}, []string{"nosniff"},
+}
+
+// writeError writes err as an error delta with its status.
+func (s *Site) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	s.writeResponse(w, r, s.failure(err, "request"))
+}
+
+// failure is the response of a call refused or failed with err: its status
+// (CLARIFICATIONS 2), and Retry-After for rate_limited, in whole seconds.
+func (s *Site) failure(err error, where string) *response {
+	e := s.public(err, where)
+	res := &response{status: e.HTTPStatus(), delta: &Delta{Error: e}}
+	if e.Code == RateLimited || e.RetryAfter > 0 {
+		res.header = http.Header{"Retry-After": {strconv.Itoa(retrySeconds(e.RetryAfter))}}
+	}
+	return res
+}
+
+// encode appends the encoding of res's delta to dst; a delta that cannot
+// be encoded becomes internal, and so does res.status.
+func (s *Site) encode(dst []byte, res *response) []byte {
+	body, err := encodeDelta(dst, res.delta)
+	if err != nil {
+		s.logger.Error("affordances: encoding a delta", "err", err)
+		res.status = http.StatusInternalServerError
+		body, _ = encodeDelta(dst[:0], &Delta{Error: internalError})
+	}
+	return body
+}
+
+// challenge sets WWW-Authenticate: Bearer on a 401 (CLARIFICATIONS 2).
+func challenge(h http.Header, status int) {
+	if status == http.StatusUnauthorized {
+		h.Set("WWW-Authenticate", "Bearer")
+	}
+}
+
+// retrySeconds is a Retry-After of d: whole seconds, at least 1.
+func retrySeconds(d time.Duration) int { return max(int(math.Ceil(d.Seconds())), 1) }
+
+// writeResponse writes an agent's answer: the response's headers, and
+// WWW-Authenticate: Bearer on a 401.
+func (s *Site) writeResponse(w http.ResponseWriter, r *http.Request, res *response) {
+	body := res.body
+	if body == nil {
+		buf := buffers.Get().(*[]byte)
+		defer buffers.Put(buf)
+		body = s.encode((*buf)[:0], res)
+		*buf = body
+	}
+	addHeader(w.Header(), res.header)
+	challenge(w.Header(), res.status)
+	s.writeBody(w, r, res.status, body)
+}
+
+// addHeader adds every value of from to h.
+func addHeader(h, from http.Header) {
+	for k, vs := range from {
+		h[k] = append(h[k], vs...)
+	}
+}
