@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"html/template"
+	"slices"
 )
 
 // Actions are a page's actions as its graph lists them for one request
@@ -115,6 +116,24 @@ func (rt *Route) appendListing(ls []listed, ctx context.Context, req *Request) [
 		ls = append(ls, l)
 	}
 	return ls
+}
+
+// guarded is step 5 of a call (seed 000): the action as the page's
+// listing before it shows it, available or refused with its reason. An
+// action no longer listed once the state is loaded (Visible changed its
+// mind) is refused, never run unguarded; one whose guard panicked is the
+// site's failure.
+func guarded(before []listed, a *action) error {
+	i := slices.IndexFunc(before, func(l listed) bool { return l.a == a })
+	switch {
+	case i < 0:
+		return Forbidden("You may not do this.")
+	case before[i].broken:
+		return internalError
+	case !before[i].available:
+		return NewError(Unavailable, before[i].reason)
+	}
+	return nil
 }
 
 // listedFor reports whether the action appears in req's graph and index

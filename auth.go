@@ -2,6 +2,33 @@ package affordances
 
 import "net/http"
 
+// admit is step 2 of a call (seed 000): the origin rule of its front door,
+// who asks ([Site.authenticate]), and the action's expose against them
+// (CLARIFICATIONS 1). The Request it returns, from when the caller is
+// known, is the call's for the steps that follow; nil if no one was
+// authenticated.
+func (s *Site) admit(r *http.Request, c *call) (*Request, error) {
+	if err := c.origin(r); err != nil {
+		return nil, err
+	}
+	p, err := s.authenticate(r)
+	if err != nil {
+		return nil, err
+	}
+	req := &Request{HTTP: r, Principal: p, Page: r.URL.Path, route: c.route, params: c.params}
+	a := c.action
+	if a.Expose != ExposePublic && p.Anonymous() {
+		return req, NewError(Unauthorized, s.opts.SignInReason)
+	}
+	if !a.listedFor(req) {
+		if p.Anonymous() {
+			return req, NewError(Unauthorized, s.opts.SignInReason)
+		}
+		return req, Forbidden("You may not do this.")
+	}
+	return req, nil
+}
+
 // authenticate says who is asking. A bearer request is authenticated with
 // its cookies taken away, so a bad token is never rescued by a cookie and
 // a cookie session never passes for a bearer call (CLARIFICATIONS 4). A

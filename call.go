@@ -3,27 +3,19 @@ package affordances
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
-	"net/netip"
 	"reflect"
 	"slices"
-	"strconv"
-	"time"
 	"unicode/utf8"
-
-	"github.com/affordances/affordances-go/store"
 )
 
 // A call is one call on its way through the seven steps of seed 000
 // ("Call"), from either front door: an agent's JSON body ([Site.serveCall])
 // or a person's HTML form ([Site.serveForm]). Both resolve the action
-// (step 1) before they build it; the pipeline runs the rest.
+// (step 1) before they build it; [Site.answer] runs the rest.
 type call struct {
 	route   *Route
 	params  []param
@@ -46,7 +38,7 @@ type call struct {
 	consent string
 }
 
-// A response is the pipeline's answer, fresh or replayed: the status, the
+// A response is a call's answer, fresh or replayed: the status, the
 // headers (those the action set, Retry-After), and the delta or, for a
 // kept answer, its encoding.
 type response struct {
@@ -64,7 +56,7 @@ type response struct {
 }
 
 // serveCall is the agents' front door: it reads and decodes the JSON body,
-// resolves the action (step 1), and writes what the pipeline answers.
+// resolves the action (step 1), and writes what [Site.answer] answers.
 func (s *Site) serveCall(w http.ResponseWriter, r *http.Request) {
 	s.writeResponse(w, r, s.agentCall(w, r))
 }
@@ -93,7 +85,7 @@ func (s *Site) agentCall(w http.ResponseWriter, r *http.Request) *response {
 	if keys != nil {
 		cl.key = keys[0]
 	}
-	return s.pipeline(r.Context(), r, cl)
+	return s.answer(r.Context(), r, cl)
 }
 
 // bodyError is the refusal of a body that could not be read: too large
@@ -119,214 +111,80 @@ func (s *Site) resolve(escaped, name string) (*Route, []param, *action, error) {
 	return rt, params, a, nil
 }
 
-// pipeline runs steps 2 to 7 of a resolved call and answers it.
-func (s *Site) pipeline(ctx context.Context, r *http.Request, c *call) *response {
-	res, req := s.steps(ctx, r, c)
-	if res.req == nil {
-		res.req = req
-	}
-	return res
-}
-
-// steps runs steps 2 to 7 of a resolved call, and returns its answer and,
-// from step 2 on, its Request.
-func (s *Site) steps(ctx context.Context, r *http.Request, c *call) (*response, *Request) {
-	// Step 2: the origin rule, then expose against the caller.
-	if err := c.origin(r); err != nil {
-		return s.failure(err, "call"), nil
-	}
-	p, err := s.authenticate(r)
-	if err != nil {
-		return s.failure(err, "call"), nil
-	}
-	req := &Request{HTTP: r, Principal: p, Page: r.URL.Path, route: c.route, params: c.params}
+// answer runs a resolved call through steps 2 to 7 of seed 000 ("Call"),
+// in order, and stops at the first that fails (CLARIFICATIONS 5). Each
+// step is one call, its mechanics in the file of its concern. The answer
+// carries the call's Request from step 2 on.
+func (s *Site) answer(ctx context.Context, r *http.Request, c *call) (res *response) {
 	a := c.action
-	if a.Expose != ExposePublic && p.Anonymous() {
-		return s.failure(NewError(Unauthorized, s.opts.SignInReason), "call"), req
-	}
-	if !a.listedFor(req) {
-		if p.Anonymous() {
-			return s.failure(NewError(Unauthorized, s.opts.SignInReason), "call"), req
+
+	// Step 2: the origin rule, who asks, and expose against them (auth.go).
+	req, err := s.admit(r, c)
+	defer func() {
+		if res.req == nil {
+			res.req = req
 		}
-		return s.failure(Forbidden("You may not do this."), "call"), req
-	}
-	if c.key != "" && !a.Secret {
-		return s.once(ctx, c, req), req
-	}
-	res, _ := s.proceed(ctx, c, req)
-	return res, req
-}
-
-// proceed runs steps 3 to 7 of a call that passed steps 1 and 2, and says
-// whether it reached step 7: whether the action ran.
-func (s *Site) proceed(ctx context.Context, c *call, req *Request) (_ *response, ran bool) {
-	a, rt := c.action, req.route
-
-	// Step 3: the rate limit.
-	if err := s.rateLimit(ctx, req.HTTP, rt, a, req.Principal); err != nil {
-		return s.failure(err, "call"), false
-	}
-
-	// Step 4: validate the input.
-	input, issues := c.input()
-	if len(input) == 0 || string(input) == "null" {
-		input = json.RawMessage("{}")
-	}
-	found, err := a.input.Validate(input)
+	}()
 	if err != nil {
-		return s.failure(NewError(InvalidInput, "The input is not JSON."), "call"), false
-	}
-	for _, is := range found {
-		// A value that could not be decoded is missing from input: its own
-		// issue says why, once.
-		if !slices.ContainsFunc(issues, func(d Issue) bool { return d.Path == is.Path }) {
-			issues = append(issues, Issue{Path: is.Path, Message: is.Message})
-		}
-	}
-	if len(issues) > 0 {
-		e := &Error{Code: InvalidInput, Message: "The input does not match the schema.", schema: true}
-		e.Issues = issues[:min(len(issues), maxIssues)]
-		if len(issues) > maxIssues {
-			e.Message = fmt.Sprintf("The input does not match the schema: %d problems, the first %d listed.", len(issues), maxIssues)
-		}
-		return s.failure(e, "call"), false
-	}
-	if req.input, err = a.decode(input); err != nil {
-		// The schema let through what the Go type cannot hold (a number
-		// too large for an int): say so without naming Go types.
-		return s.failure(NewError(InvalidInput, "The input does not fit the action."), "call"), false
+		return s.failure(err, "call")
 	}
 
-	// The page as the requester sees it before the action.
+	// An Idempotency-Key (CLARIFICATIONS 10): steps 3 to 7 run once per
+	// caller, page and key; a retry gets the first answer (idempotency.go).
+	claim, replay := s.claim(ctx, c, req)
+	if replay != nil {
+		return replay
+	}
+	defer claim.release(ctx) // unless kept below
+
+	// Step 3: the rate limit (ratelimit.go).
+	if err := s.rateLimit(ctx, req, a); err != nil {
+		return s.failure(err, "call")
+	}
+
+	// Step 4: the input, validated against the action's schema and
+	// decoded into its Go type (input.go).
+	input, err := s.validate(c, req)
+	if err != nil {
+		return s.failure(err, "call")
+	}
+
+	// The page as the requester sees it before the action (state.go), and
+	// its actions as its graph lists them (actions.go).
 	if err := s.loadState(ctx, req); err != nil {
-		return s.failure(err, "call"), false
+		return s.failure(err, "call")
 	}
 	var room [8]listed // the listing of most pages, on the stack
-	before := rt.appendListing(room[:0], ctx, req)
+	before := req.route.appendListing(room[:0], ctx, req)
 
-	// Step 5: the guard. An action no longer listed once the state is
-	// loaded (Visible changed its mind) is refused, never run unguarded.
-	i := slices.IndexFunc(before, func(l listed) bool { return l.a == a })
-	switch {
-	case i < 0:
-		return s.failure(Forbidden("You may not do this."), "call"), false
-	case before[i].broken:
-		return s.failure(internalError, "call"), false
-	case !before[i].available:
-		return s.failure(NewError(Unavailable, before[i].reason), "call"), false
+	// Step 5: the guard (actions.go).
+	if err := guarded(before, a); err != nil {
+		return s.failure(err, "call")
 	}
 
-	// Step 6: confirm actions need confirm: true, and a human-verified one
-	// the person's approval; nothing runs without them.
+	// Step 6: a confirm action needs confirm: true, and a human-verified
+	// one the person's approval of what they were shown (approval.go).
 	if a.Expose == ExposeConfirm {
-		if res := s.confirmed(ctx, c, req, input, false); res != nil {
-			return res, false
+		if refusal := s.confirmed(ctx, c, req, input, false); refusal != nil {
+			return refusal
 		}
 	}
 
-	// Step 7: run, reload, answer with the delta. An action that found,
-	// where it writes, that what the person confirmed changed has undone
-	// what it wrote: the person is asked again about the page as it is.
+	// Step 7: run the action, load the page again, answer with the delta.
+	// An action that found, where it writes, that what the person
+	// confirmed changed has undone what it wrote: they are asked again
+	// about the page as it is now, and nothing ran.
 	res, changed := s.runAction(ctx, a, req, before)
 	if changed {
 		if err := s.loadState(ctx, req); err != nil {
-			return s.failure(err, "call"), false
+			return s.failure(err, "call")
 		}
 		again := *c
 		again.confirm = false
-		return s.confirmed(ctx, &again, req, input, true), false
+		return s.confirmed(ctx, &again, req, input, true)
 	}
-	return res, true
-}
-
-// confirmed is step 6 of a confirm action: nil when the call may run, or
-// the refusal. A human-verified action (CLARIFICATIONS 10) runs on
-// confirm: true only with an approval the person gave on the site's
-// approval page for this very call, taken once; or when the call is the
-// person's own form on the site's page, confirmed by its button, from
-// their browser session. Either covers the state the person was shown
-// ([Action.Consent]) as well as the input: the call runs only while it is
-// the same, and the action may check it again where it writes
-// ([Request.Consented]). changed says that what was confirmed changed
-// before the action could run: the person is told so.
-func (s *Site) confirmed(ctx context.Context, c *call, req *Request, input json.RawMessage, changed bool) *response {
-	a := c.action
-	consent, err := consentDigest(a.Consent, req.State.Entities)
-	if err != nil {
-		return s.failure(err, "consent of "+a.Name)
-	}
-	verify := a.Verify || s.opts.VerifyConfirm
-	if c.confirm {
-		switch {
-		case c.form && (!verify || byPerson(req)):
-			if c.consent == consent {
-				req.consent, req.consentKeys = consent, a.Consent
-				return nil
-			}
-			changed = true // the confirmation page showed other values
-		case !verify:
-			return nil // an agent's confirm: true: no page showed it anything to hold it to
-		}
-	}
-	summary, err := a.summarize(ctx, s, req)
-	if err != nil {
-		return s.failure(err, "summary of "+a.Name)
-	}
-	message := summary
-	if changed {
-		message = errConsentChanged.Message + " Now: " + summary
-	}
-	if !verify || c.form {
-		res := s.failure(NewError(ConfirmRequired, message), "call")
-		res.consent = consent
-		return res
-	}
-	key := approvalKey(req, a.Name, input, summary, consent)
-	if c.confirm {
-		taken, err := s.appr.Take(ctx, key)
-		switch {
-		case err != nil: // fail closed: never run without the store
-			return s.failure(fmt.Errorf("affordances: approvals store: %w", err), "call")
-		case taken != nil && taken.State == store.ApprovalApproved:
-			req.consent, req.consentKeys = consent, a.Consent
-			return nil
-		case taken != nil && taken.State == store.ApprovalDenied:
-			return s.failure(Forbidden("The person denied this call on the approval page. Nothing ran."), "call")
-		}
-	}
-	// A decided approval is answered as it stands: a client asks without
-	// confirm first, then confirms what the person approved, or reads the
-	// denial. A denial stands until the approval expires.
-	ap, err := s.appr.Request(ctx, &store.Approval{ID: store.NewApprovalID(), Call: key, Principal: req.Principal.ID, Page: req.Page,
-		Action: a.Name, Input: input, Summary: summary, State: store.ApprovalPending, Expires: time.Now().Add(store.ApprovalTTL)})
-	if err != nil {
-		return s.failure(fmt.Errorf("affordances: approvals store: %w", err), "call")
-	}
-	res := s.failure(NewError(ConfirmRequired, message+" A person must approve it at the approval page before confirm: true runs it."), "call")
-	res.delta.Approval = &PendingApproval{URL: ApprovalsPath + ap.ID, Expires: ap.Expires.UTC().Truncate(time.Second)}
+	claim.keep(ctx, res) // for a retry (idempotency.go)
 	return res
-}
-
-// byPerson reports whether req comes from a person's browser session: a
-// cookie, and the browser's own headers of a same-site post (which
-// [Site.checkFormOrigin] has checked), not a client that sent neither.
-func byPerson(req *Request) bool {
-	r := req.HTTP
-	return req.Principal.Method == AuthCookie && (r.Header.Get("Origin") != "" || r.Header.Get("Sec-Fetch-Site") == "same-origin")
-}
-
-// approvalKey names one call for [store.Approvals]: its caller, page, action
-// and input, the input in canonical form (object keys sorted, no spaces),
-// so the same input approves the same call however it is written; the
-// summary the person read, and the digest of the state it describes
-// ([Action.Consent]), so that a call whose page changed since (another
-// cart, another recipient) is not the call they approved.
-func approvalKey(req *Request, action string, input json.RawMessage, summary, consent string) string {
-	h := sha256.New()
-	for _, part := range []string{req.Principal.ID, req.Page, action, string(canonicalJSON(input)), summary, consent} {
-		fmt.Fprintf(h, "%d:%s", len(part), part)
-	}
-	return hex.EncodeToString(h.Sum(nil))
 }
 
 // runAction is step 7: it runs the action, loads the page again as the
@@ -402,102 +260,6 @@ func (s *Site) runAction(ctx context.Context, a *action, req *Request, before []
 	return &response{status: http.StatusOK, header: header, delta: delta}, false
 }
 
-// The refusals of CLARIFICATIONS 10.
-var (
-	errBadIdempotencyKey = NewError(InvalidInput, "The Idempotency-Key header must be sent once, as 1 to 255 visible ASCII characters.")
-	errKeyReused         = &Error{Code: InvalidInput, Message: "This Idempotency-Key was used for another call.", status: http.StatusUnprocessableEntity}
-	errStillRunning      = &Error{Code: Unavailable, Message: "A call with this Idempotency-Key is still running; retry.", RetryAfter: time.Second}
-)
-
-// IdempotentReplayedHeader marks the replay of a kept answer
-// (CLARIFICATIONS 10).
-const IdempotentReplayedHeader = "Idempotent-Replayed"
-
-// once runs steps 3 to 7 of a call with an Idempotency-Key at most once per
-// caller and page ([idempotencyScope]) and key, and answers a retry of the
-// same body with the first answer, byte for byte, with the headers the
-// action set but not Retry-After (CLARIFICATIONS 10). Only answers of calls
-// whose action ran are kept; a refusal of steps 3 to 6 releases the key.
-func (s *Site) once(ctx context.Context, c *call, req *Request) *response {
-	scope := idempotencyScope(req.HTTP, req.Principal)
-	hash := sha256.Sum256(c.body)
-	held, err := s.idem.Begin(ctx, scope, c.key, hash)
-	if err != nil {
-		// Fail closed: without the store, running the call could run it
-		// twice.
-		return s.failure(fmt.Errorf("affordances: idempotency store: %w", err), "call")
-	}
-	switch {
-	case held == nil: // claimed: run it below
-	case held.BodyHash != hash:
-		return s.failure(errKeyReused, "call")
-	case held.Delta == nil:
-		return s.failure(errStillRunning, "call")
-	default:
-		k := held.Delta
-		h := k.Header.Clone()
-		if h == nil {
-			h = http.Header{}
-		}
-		h.Set(IdempotentReplayedHeader, "true")
-		if k.Status == http.StatusTooManyRequests {
-			// The wait of the first answer is gone; every 429 carries one.
-			h.Set("Retry-After", "1")
-		}
-		return &response{status: k.Status, header: h, body: k.Body}
-	}
-
-	// The claim must end even if the call is cut short: a client that
-	// hangs up is the case the key exists for, and a panic must not leave
-	// the key running for ever.
-	bg := context.WithoutCancel(ctx)
-	finished := false
-	defer func() {
-		if !finished {
-			if err := s.idem.Release(bg, scope, c.key); err != nil {
-				s.logger.Error("affordances: idempotency store: release", "err", err)
-			}
-		}
-	}()
-	res, ran := s.proceed(ctx, c, req)
-	if !ran {
-		return res
-	}
-	kept := s.keep(res)
-	finished = true
-	if err := s.idem.Finish(bg, scope, c.key, kept); err != nil {
-		// The action ran: answer with its delta all the same. The claim
-		// stays until the store expires it, so a retry is refused as
-		// still running, never run again.
-		s.logger.Error("affordances: idempotency store: finish", "err", err)
-	}
-	return res
-}
-
-// idempotencyScope names who calls which page, for [store.Idempotency]:
-// the principal's ID, or for an anonymous caller its client network as the
-// rate limit counts it, then the page's path. The quoting keeps distinct
-// callers and pages apart whatever their IDs hold.
-func idempotencyScope(r *http.Request, p Principal) string {
-	who := "p:" + strconv.Quote(p.ID)
-	if p.Anonymous() {
-		who = "a:" + strconv.Quote(clientNetwork(r.RemoteAddr))
-	}
-	return who + " " + r.URL.Path
-}
-
-// keep encodes res as the answer a retry will get: its status, body and
-// headers without Retry-After.
-func (s *Site) keep(res *response) *store.KeptDelta {
-	buf := buffers.Get().(*[]byte)
-	*buf = s.encode((*buf)[:0], res)
-	res.body = slices.Clone(*buf) // kept beyond this request
-	buffers.Put(buf)
-	k := &store.KeptDelta{Status: res.status, Header: res.header.Clone(), Body: res.body}
-	k.Header.Del("Retry-After")
-	return k
-}
-
 // Bounds on a call's body beyond its size (CLARIFICATIONS 2): validating
 // costs time in the number of values and in the size of numbers, so both
 // are bounded before any schema runs.
@@ -505,7 +267,6 @@ const (
 	maxDepth     = 64     // nesting of arrays and objects
 	maxValues    = 10_000 // values of any kind
 	maxNumberLen = 64     // characters of one number
-	maxIssues    = 20     // issues reported for one input
 )
 
 // DecodeCall reads a call's body: a JSON object in valid UTF-8, no name twice in one object, nested at most 64 deep,
@@ -550,58 +311,6 @@ func DecodeCall(body []byte) (Call, error) {
 		c.Input = slices.Clone(s.input)
 	}
 	return c, nil
-}
-
-// rateLimit counts the call (seed 000, step 3): per principal, or client
-// address for anonymous calls, and route; an action with its own Limit is
-// counted apart.
-func (s *Site) rateLimit(ctx context.Context, r *http.Request, rt *Route, a *action, p Principal) error {
-	who := "p:" + p.ID
-	if p.Anonymous() {
-		who = "a:" + clientNetwork(r.RemoteAddr)
-	}
-	key, limit := who+" "+rt.pattern, s.opts.Limit
-	if a.Limit != nil {
-		key, limit = key+" "+a.Name, *a.Limit
-	}
-	return s.allow(ctx, key, limit)
-}
-
-// seconds says n seconds in words: "1 second", "30 seconds".
-func seconds(n int) string {
-	if n == 1 {
-		return "1 second"
-	}
-	return strconv.Itoa(n) + " seconds"
-}
-
-// clientNetwork returns who an anonymous caller is for the rate limit: its
-// IPv4 address, or the /64 of its IPv6 address (one host's usual share, so
-// a host cannot mint fresh quota from its own prefix).
-func clientNetwork(remoteAddr string) string {
-	host, _, err := net.SplitHostPort(remoteAddr)
-	if err != nil {
-		host = remoteAddr
-	}
-	addr, err := netip.ParseAddr(host)
-	if err != nil {
-		return host
-	}
-	if addr = addr.Unmap(); addr.Is6() {
-		prefix, _ := addr.Prefix(64)
-		return prefix.String()
-	}
-	return addr.String()
-}
-
-// summarize runs the action's Summary.
-func (a *action) summarize(ctx context.Context, s *Site, req *Request) (summary string, err error) {
-	defer s.recoverTo(&err, "summary of ", a.Name)
-	summary, err = a.Summary.fn(ctx, req, req.input)
-	if err != nil {
-		return "", s.public(err, "summary of "+a.Name)
-	}
-	return summary, nil
 }
 
 // run runs the action; a panic becomes an internal error and the server

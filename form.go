@@ -210,7 +210,7 @@ func (s *Site) serveForm(w http.ResponseWriter, r *http.Request, next http.Handl
 		delete(values, FormKeyField)
 		c.key, c.body = key, []byte(values.Encode()) // sorted by name: one body for one form
 	}
-	res := s.pipeline(r.Context(), r, c)
+	res := s.answer(r.Context(), r, c)
 	d := res.delta
 	if d == nil { // a replay: the first click's answer
 		d = &Delta{}

@@ -1,5 +1,17 @@
 package affordances
 
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/affordances/affordances-go/store"
+)
+
 // IdempotencyHeader is the request header that makes a call idempotent
 // (CLARIFICATIONS 10): the first delta of a call with a given key is kept
 // for [store.IdempotencyTTL] (24 hours) and replayed for a retry with the
@@ -21,4 +33,115 @@ func validIdempotencyKey(k string) bool {
 		}
 	}
 	return true
+}
+
+// IdempotentReplayedHeader marks the replay of a kept answer
+// (CLARIFICATIONS 10).
+const IdempotentReplayedHeader = "Idempotent-Replayed"
+
+// The refusals of CLARIFICATIONS 10.
+var (
+	errBadIdempotencyKey = NewError(InvalidInput, "The Idempotency-Key header must be sent once, as 1 to 255 visible ASCII characters.")
+	errKeyReused         = &Error{Code: InvalidInput, Message: "This Idempotency-Key was used for another call.", status: http.StatusUnprocessableEntity}
+	errStillRunning      = &Error{Code: Unavailable, Message: "A call with this Idempotency-Key is still running; retry.", RetryAfter: time.Second}
+)
+
+// A claim is a call's hold on its Idempotency-Key while steps 3 to 7 run
+// (CLARIFICATIONS 10). It ends one of two ways: kept with the answer of an
+// action that ran, or released, so that a retry runs, when a step refused
+// the call first. A nil claim (no key) does nothing.
+type claim struct {
+	s          *Site
+	scope, key string
+	ended      bool
+}
+
+// claim takes the call's Idempotency-Key for its caller and page
+// ([idempotencyScope]), or answers instead: a retry of the same body gets
+// the first answer, byte for byte, with the headers the action set but not
+// Retry-After; another body under the key, or the key of a call still
+// running, is refused. A call without a key, or of a [Action.Secret]
+// action, whose answer is never kept, claims nothing.
+func (s *Site) claim(ctx context.Context, c *call, req *Request) (*claim, *response) {
+	if c.key == "" || c.action.Secret {
+		return nil, nil
+	}
+	scope := idempotencyScope(req.HTTP, req.Principal)
+	hash := sha256.Sum256(c.body)
+	held, err := s.idem.Begin(ctx, scope, c.key, hash)
+	switch {
+	case err != nil:
+		// Fail closed: without the store, running the call could run it
+		// twice.
+		return nil, s.failure(fmt.Errorf("affordances: idempotency store: %w", err), "call")
+	case held == nil:
+		return &claim{s: s, scope: scope, key: c.key}, nil
+	case held.BodyHash != hash:
+		return nil, s.failure(errKeyReused, "call")
+	case held.Delta == nil:
+		return nil, s.failure(errStillRunning, "call")
+	}
+	k := held.Delta
+	h := k.Header.Clone()
+	if h == nil {
+		h = http.Header{}
+	}
+	h.Set(IdempotentReplayedHeader, "true")
+	if k.Status == http.StatusTooManyRequests {
+		// The wait of the first answer is gone; every 429 carries one.
+		h.Set("Retry-After", "1")
+	}
+	return nil, &response{status: k.Status, header: h, body: k.Body}
+}
+
+// keep ends the claim of a call whose action ran: res is what a retry
+// will get. The call's context may be gone (a client that hung up is the
+// case the key exists for), so the store is written without it.
+func (cl *claim) keep(ctx context.Context, res *response) {
+	if cl == nil {
+		return
+	}
+	cl.ended = true
+	if err := cl.s.idem.Finish(context.WithoutCancel(ctx), cl.scope, cl.key, cl.s.keep(res)); err != nil {
+		// The action ran: answer with its delta all the same. The claim
+		// stays until the store expires it, so a retry is refused as
+		// still running, never run again.
+		cl.s.logger.Error("affordances: idempotency store: finish", "err", err)
+	}
+}
+
+// release ends a claim not kept, so that a retry runs the call: deferred,
+// it runs however the call ended, a refusal, a hang-up or a panic.
+func (cl *claim) release(ctx context.Context) {
+	if cl == nil || cl.ended {
+		return
+	}
+	cl.ended = true
+	if err := cl.s.idem.Release(context.WithoutCancel(ctx), cl.scope, cl.key); err != nil {
+		cl.s.logger.Error("affordances: idempotency store: release", "err", err)
+	}
+}
+
+// idempotencyScope names who calls which page, for [store.Idempotency]:
+// the principal's ID, or for an anonymous caller its client network as the
+// rate limit counts it, then the page's path. The quoting keeps distinct
+// callers and pages apart whatever their IDs hold.
+func idempotencyScope(r *http.Request, p Principal) string {
+	who := "p:" + strconv.Quote(p.ID)
+	if p.Anonymous() {
+		who = "a:" + strconv.Quote(clientNetwork(r.RemoteAddr))
+	}
+	return who + " " + r.URL.Path
+}
+
+// keep encodes res as the answer a retry will get: its status, body and
+// headers without Retry-After.
+func (s *Site) keep(res *response) *store.KeptDelta {
+	buf := buffers.Get().(*[]byte)
+	*buf = s.encode((*buf)[:0], res)
+	res.body = slices.Clone(*buf) // kept beyond this request
+	buffers.Put(buf)
+	k := &store.KeptDelta{Status: res.status, Header: res.header.Clone(), Body: res.body}
+	k.Header.Del("Retry-After")
+	return k
 }

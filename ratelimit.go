@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"net/netip"
+	"strconv"
 	"time"
 
 	"github.com/affordances/affordances-go/store"
@@ -68,4 +71,46 @@ func (s *Site) allow(ctx context.Context, key string, limit Limit) error {
 		return &Error{Code: RateLimited, Message: "Too many calls. Try again in " + seconds(secs) + ".", RetryAfter: time.Duration(secs) * time.Second}
 	}
 	return nil
+}
+
+// rateLimit counts the call (seed 000, step 3): per principal, or client
+// address for anonymous calls, and route; an action with its own Limit is
+// counted apart.
+func (s *Site) rateLimit(ctx context.Context, req *Request, a *action) error {
+	who := "p:" + req.Principal.ID
+	if req.Principal.Anonymous() {
+		who = "a:" + clientNetwork(req.HTTP.RemoteAddr)
+	}
+	key, limit := who+" "+req.route.pattern, s.opts.Limit
+	if a.Limit != nil {
+		key, limit = key+" "+a.Name, *a.Limit
+	}
+	return s.allow(ctx, key, limit)
+}
+
+// seconds says n seconds in words: "1 second", "30 seconds".
+func seconds(n int) string {
+	if n == 1 {
+		return "1 second"
+	}
+	return strconv.Itoa(n) + " seconds"
+}
+
+// clientNetwork returns who an anonymous caller is for the rate limit: its
+// IPv4 address, or the /64 of its IPv6 address (one host's usual share, so
+// a host cannot mint fresh quota from its own prefix).
+func clientNetwork(remoteAddr string) string {
+	host, _, err := net.SplitHostPort(remoteAddr)
+	if err != nil {
+		host = remoteAddr
+	}
+	addr, err := netip.ParseAddr(host)
+	if err != nil {
+		return host
+	}
+	if addr = addr.Unmap(); addr.Is6() {
+		prefix, _ := addr.Prefix(64)
+		return prefix.String()
+	}
+	return addr.String()
 }

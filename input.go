@@ -1,0 +1,47 @@
+package affordances
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+)
+
+// maxIssues bounds the issues one refused input reports.
+const maxIssues = 20
+
+// validate is step 4 of a call (seed 000): its input, validated against
+// the action's input schema, then decoded into the action's Go type for
+// [Request]. Each issue says where and why (CLARIFICATIONS 5); the input
+// that passes is returned as sent, the empty one as {}.
+func (s *Site) validate(c *call, req *Request) (json.RawMessage, error) {
+	a := c.action
+	input, issues := c.input()
+	if len(input) == 0 || string(input) == "null" {
+		input = json.RawMessage("{}")
+	}
+	found, err := a.input.Validate(input)
+	if err != nil {
+		return nil, NewError(InvalidInput, "The input is not JSON.")
+	}
+	for _, is := range found {
+		// A value that could not be decoded is missing from input: its own
+		// issue says why, once.
+		if !slices.ContainsFunc(issues, func(d Issue) bool { return d.Path == is.Path }) {
+			issues = append(issues, Issue{Path: is.Path, Message: is.Message})
+		}
+	}
+	if len(issues) > 0 {
+		e := &Error{Code: InvalidInput, Message: "The input does not match the schema.", schema: true}
+		e.Issues = issues[:min(len(issues), maxIssues)]
+		if len(issues) > maxIssues {
+			e.Message = fmt.Sprintf("The input does not match the schema: %d problems, the first %d listed.", len(issues), maxIssues)
+		}
+		return nil, e
+	}
+	if req.input, err = a.decode(input); err != nil {
+		// The schema let through what the Go type cannot hold (a number
+		// too large for an int): say so without naming Go types.
+		return nil, NewError(InvalidInput, "The input does not fit the action.")
+	}
+	return input, nil
+}
