@@ -59,7 +59,7 @@ type Action struct {
 	// Summary writes the message of confirm_required: what will happen,
 	// for the person who approves it. Made with [Summarize]; required for
 	// [ExposeConfirm] actions.
-	Summary *Summary
+	Summary *Summarizer
 	// Consent names the entities of the page's state that a person's
 	// confirmation covers beside the call's input: what the Summary
 	// describes (the cart's lines, the recipient in full). The call runs
@@ -101,22 +101,22 @@ type Action struct {
 	AAL *aal.Meta
 }
 
-// A Summary writes the message of an action's confirm_required (see
-// [Summarize]). It is safe for concurrent use.
-type Summary struct {
+// A Summarizer writes an action's summary, the message of its
+// confirm_required (see [Summarize]). It is safe for concurrent use.
+type Summarizer struct {
 	in reflect.Type
 	fn func(ctx context.Context, r *Request, in any) (string, error)
 }
 
-// Summarize returns the [Summary] fn writes. fn runs after the input is
+// Summarize returns the [Summarizer] of fn. fn runs after the input is
 // validated and the guard passed, with the call's input decoded into In,
 // which must be the In of the action's [AddAction] (AddAction panics
 // otherwise). It panics if fn is nil.
-func Summarize[In any](fn func(ctx context.Context, r *Request, in In) (string, error)) *Summary {
+func Summarize[In any](fn func(ctx context.Context, r *Request, in In) (string, error)) *Summarizer {
 	if fn == nil {
 		panic("affordances: Summarize: nil function")
 	}
-	return &Summary{in: reflect.TypeFor[In](), fn: func(ctx context.Context, r *Request, in any) (string, error) {
+	return &Summarizer{in: reflect.TypeFor[In](), fn: func(ctx context.Context, r *Request, in any) (string, error) {
 		v, _ := in.(In) // AddAction checked the type; a nil interface is In's zero value
 		return fn(ctx, r, v)
 	}}
@@ -137,7 +137,7 @@ type action struct {
 	input         *schema.Schema
 	form          *formSchema                                        // how a person's form reads into input
 	decode        func(input json.RawMessage) (any, error)           // into an In
-	run           func(ctx context.Context, r *Request) (any, error) // with r.Input() from decode
+	run           func(ctx context.Context, r *Request) (any, error) // with r.input from decode
 	// unknownEffects are the Effects found missing from the state, each
 	// logged once.
 	unknownEffects sync.Map

@@ -72,7 +72,7 @@ func (s *Site) agentCall(w http.ResponseWriter, r *http.Request) *response {
 	if err != nil {
 		return s.failure(s.bodyError(err), "call")
 	}
-	c, cerr := DecodeCall(body)
+	c, cerr := decodeCall(body)
 	if cerr != nil {
 		return s.failure(cerr, "call")
 	}
@@ -80,7 +80,7 @@ func (s *Site) agentCall(w http.ResponseWriter, r *http.Request) *response {
 	if err != nil {
 		return s.failure(err, "call")
 	}
-	cl := &call{route: rt, params: params, action: a, confirm: c.Confirm, origin: s.CheckOrigin, body: body,
+	cl := &call{route: rt, params: params, action: a, confirm: c.Confirm, origin: s.checkOrigin, body: body,
 		input: func() (json.RawMessage, []Issue) { return c.Input, nil }}
 	if keys != nil {
 		cl.key = keys[0]
@@ -269,13 +269,13 @@ const (
 	maxNumberLen = 64     // characters of one number
 )
 
-// DecodeCall reads a call's body: a JSON object in valid UTF-8, no name twice in one object, nested at most 64 deep,
+// decodeCall reads a call's body: a JSON object in valid UTF-8, no name twice in one object, nested at most 64 deep,
 // with at most 10,000 values and no number longer than 64 characters or
 // beyond a 64-bit float, a non-empty string "action", any "input", and a
 // boolean "confirm" when present. Unknown fields are ignored
 // (CLARIFICATIONS 5). The error is an invalid_input [*Error], for
 // [errors.As].
-func DecodeCall(body []byte) (Call, error) {
+func decodeCall(body []byte) (Call, error) {
 	var c Call
 	if !utf8.Valid(body) {
 		// encoding/json would read each bad byte as U+FFFD: another input

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// FuzzDecodeCall: call bodies come from the network. DecodeCall must never
+// FuzzDecodeCall: call bodies come from the network. decodeCall must never
 // panic, must refuse with invalid_input whatever it refuses, and what it
 // accepts is a JSON object with a non-empty action, nested at most 64 deep, with bounded values and numbers.
 func FuzzDecodeCall(f *testing.F) {
@@ -21,7 +21,7 @@ func FuzzDecodeCall(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		c, err := DecodeCall(body)
+		c, err := decodeCall(body)
 		if err != nil {
 			var e *Error
 			if !errors.As(err, &e) || e.Code != InvalidInput || e.Message == "" {

@@ -34,7 +34,7 @@ func readBody(r io.Reader, size int64) ([]byte, error) {
 	}
 }
 
-// A callScan is one pass over a call's body (see [DecodeCall]): it checks
+// A callScan is one pass over a call's body (see [decodeCall]): it checks
 // the JSON and the bounds, in the order of the body, and keeps the raw
 // values of the top-level members a Call reads.
 type callScan struct {

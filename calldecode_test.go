@@ -14,9 +14,9 @@ import (
 	"unicode/utf8"
 )
 
-// decodeCallReference is DecodeCall as it was before its one-pass scanner
+// decodeCallReference is decodeCall as it was before its one-pass scanner
 // (encoding/json's Decoder token by token, then json.Unmarshal): what
-// DecodeCall must still answer, call or refusal, for every body.
+// decodeCall must still answer, call or refusal, for every body.
 func decodeCallReference(body []byte) (Call, *Error) {
 	var c Call
 	if err := scanReference(body); err != nil {
@@ -153,7 +153,7 @@ func loneSurrogateReference(lit []byte) string {
 	return ""
 }
 
-// callBodies are bodies of every kind DecodeCall meets: calls, each bound
+// callBodies are bodies of every kind decodeCall meets: calls, each bound
 // just kept and just broken, duplicate names (escaped too), every JSON
 // value at the top, several, and broken JSON of each kind of token.
 func callBodies() []string {
@@ -203,7 +203,7 @@ func TestDecodeCallMatchesReference(t *testing.T) {
 	}
 }
 
-// FuzzDecodeCallMatchesReference: whatever the body, DecodeCall answers
+// FuzzDecodeCallMatchesReference: whatever the body, decodeCall answers
 // what decodeCallReference does: the same call, or the same refusal.
 func FuzzDecodeCallMatchesReference(f *testing.F) {
 	for _, body := range callBodies() {
@@ -214,13 +214,13 @@ func FuzzDecodeCallMatchesReference(f *testing.F) {
 
 func checkDecodeCall(t *testing.T, body []byte) {
 	t.Helper()
-	got, err := DecodeCall(body)
+	got, err := decodeCall(body)
 	var gotErr *Error
 	if err != nil && !errors.As(err, &gotErr) {
-		t.Fatalf("DecodeCall(%.200q): got %#v, want an *Error", body, err)
+		t.Fatalf("decodeCall(%.200q): got %#v, want an *Error", body, err)
 	}
 	want, wantErr := decodeCallReference(body)
 	if !reflect.DeepEqual(gotErr, wantErr) || !reflect.DeepEqual(got, want) {
-		t.Errorf("DecodeCall(%.200q):\n got %+v, %+v\nwant %+v, %+v", body, got, gotErr, want, wantErr)
+		t.Errorf("decodeCall(%.200q):\n got %+v, %+v\nwant %+v, %+v", body, got, gotErr, want, wantErr)
 	}
 }

@@ -103,7 +103,7 @@
 // # Security
 //
 // Only actions that declare [Expose] are reachable. A cookie call must carry
-// the site's Origin ([Site.CheckOrigin]); a bearer call is exempt. A
+// the site's Origin; a bearer call is exempt. A
 // [ExposeConfirm] action never runs without confirm: true, and answers
 // confirm_required with its Summary for the person who approves; a
 // human-verified one ([Action.Verify], CLARIFICATIONS 10) runs only after

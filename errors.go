@@ -22,12 +22,6 @@ const (
 	Internal        Code = "internal"
 )
 
-// Codes returns every [Code] of protocol v0, in the order of
-// CLARIFICATIONS 2, in a new slice.
-func Codes() []Code {
-	return []Code{NotFound, Unauthorized, RateLimited, InvalidInput, Unavailable, ConfirmRequired, Internal}
-}
-
 // String returns the code as it appears on the wire.
 func (c Code) String() string { return string(c) }
 

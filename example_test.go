@@ -80,7 +80,7 @@ func ExampleCodeOf() {
 
 // Each code has its HTTP status (CLARIFICATIONS 2).
 func ExampleError_HTTPStatus() {
-	for _, c := range affordances.Codes() {
+	for _, c := range []affordances.Code{affordances.NotFound, affordances.Unauthorized, affordances.RateLimited, affordances.InvalidInput, affordances.Unavailable, affordances.ConfirmRequired, affordances.Internal} {
 		fmt.Println(c, affordances.NewError(c, "").HTTPStatus())
 	}
 	// Output:

@@ -325,8 +325,8 @@ func TestFormSuccessMessage(t *testing.T) {
 		t.Errorf("another site's secret: the flash is shown: %s", page.Body)
 	}
 	// Instances that share a Secret read each other's.
-	a, _ := formSite(t, &affordances.SiteOptions{Secret: []byte("shared")})
-	b, _ := formSite(t, &affordances.SiteOptions{Secret: []byte("shared")})
+	a, _ := formSite(t, &affordances.SiteOptions{SigningKey: []byte("shared")})
+	b, _ := formSite(t, &affordances.SiteOptions{SigningKey: []byte("shared")})
 	posted := postForm(a, "_action=increment&by=2")
 	r = httptest.NewRequest(http.MethodGet, "http://shop.test/", nil)
 	for _, c := range posted.Result().Cookies() {
@@ -335,7 +335,7 @@ func TestFormSuccessMessage(t *testing.T) {
 	page = httptest.NewRecorder()
 	b.ServeHTTP(page, r)
 	if !strings.Contains(page.Body.String(), "message=The counter is 2.") {
-		t.Errorf("a shared Secret: the other instance shows %q", page.Body)
+		t.Errorf("a shared SigningKey: the other instance shows %q", page.Body)
 	}
 
 	redirected := postForm(h, "_action=addNote&text=hi", "Cookie: sid=s1")

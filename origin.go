@@ -31,15 +31,14 @@ func kindOf(r *http.Request) callKind {
 // errOrigin is the refusal of a cookie call without the site's Origin.
 var errOrigin = Forbidden("A cookie call needs this site's Origin header.")
 
-// CheckOrigin applies the origin rule of CLARIFICATIONS 4 to a call: a
+// checkOrigin applies the origin rule of CLARIFICATIONS 4 to a call: a
 // cookie call (a Cookie header and no Authorization: Bearer) must carry an
 // Origin header equal to the site's origin: the configured
 // [SiteOptions.Origin], or else the request's own scheme, host and port. It
 // returns nil for bearer and anonymous calls and for a matching Origin, and an
-// [*Error] with code [Unauthorized] (HTTP 403) otherwise. The call path runs
-// it as step 2; it is exported for applications that want the same decision
-// for their own endpoints.
-func (s *Site) CheckOrigin(r *http.Request) error {
+// [*Error] with code [Unauthorized] (HTTP 403) otherwise: step 2 of an
+// agent's call.
+func (s *Site) checkOrigin(r *http.Request) error {
 	if kindOf(r) != cookieCall {
 		return nil
 	}

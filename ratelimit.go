@@ -20,9 +20,9 @@ import (
 // [store.RateLimiter].
 type Limit = store.Limit
 
-// DefaultLimit returns the limit of a site that sets none: 60 calls a
-// minute, burst 20 (CLARIFICATIONS 5).
-func DefaultLimit() Limit { return Limit{Calls: 60, Per: time.Minute, Burst: 20} }
+// defaultLimit is the limit of a site that sets none: 60 calls a minute,
+// burst 20 (CLARIFICATIONS 5).
+func defaultLimit() Limit { return Limit{Calls: 60, Per: time.Minute, Burst: 20} }
 
 // validLimit reports whether Calls, Per and Burst are all positive.
 func validLimit(l Limit) bool { return l.Calls > 0 && l.Per > 0 && l.Burst > 0 }

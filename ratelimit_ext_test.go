@@ -105,7 +105,7 @@ func TestRequestLimit(t *testing.T) {
 	if res.status != 500 || res.code() != affordances.Internal {
 		t.Errorf("a Limit without Burst: got %d %q, want 500 internal", res.status, res.code())
 	}
-	err := (&affordances.Request{}).Limit(t.Context(), "k", affordances.DefaultLimit())
+	err := (&affordances.Request{}).Limit(t.Context(), "k", affordances.Limit{Calls: 60, Per: time.Minute, Burst: 20})
 	if err == nil || !strings.HasPrefix(err.Error(), "affordances: ") {
 		t.Errorf("Limit on a request the site did not make: got %v, want an affordances error", err)
 	}

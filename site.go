@@ -77,11 +77,11 @@ type SiteOptions struct {
 	// anonymous requester. Empty: "Sign in to do this."
 	SignInReason string
 
-	// Secret keys what the site signs for itself: the cookie that carries a
-	// form's message to the next page. Several instances of one site set
-	// the same on each. Nil: random for this process, so a message one
-	// instance signed is not shown by another.
-	Secret []byte
+	// SigningKey is the HMAC key of what the site signs for itself: the
+	// cookie that carries a form's message to the next page. Several
+	// instances of one site set the same on each. Nil: random for this
+	// process, so a message one instance signed is not shown by another.
+	SigningKey []byte
 
 	// Logger receives unexpected failures (an action's panic or error). Nil:
 	// [slog.Default].
@@ -114,7 +114,7 @@ func NewSite(opts *SiteOptions) *Site {
 		s.opts = *opts
 	}
 	s.formOrigin = http.NewCrossOriginProtection()
-	s.secret = s.opts.Secret
+	s.secret = s.opts.SigningKey
 	if s.secret == nil {
 		s.secret = make([]byte, 32)
 		rand.Read(s.secret) // never fails (crypto/rand)
@@ -133,7 +133,7 @@ func NewSite(opts *SiteOptions) *Site {
 		s.opts.Auth = []AuthMethod{AuthCookie, AuthBearer}
 	}
 	if s.opts.Limit == (Limit{}) {
-		s.opts.Limit = DefaultLimit()
+		s.opts.Limit = defaultLimit()
 	}
 	mustValidLimit(s.opts.Limit, "SiteOptions.Limit")
 	if s.opts.MaxBodyBytes == 0 {
@@ -270,10 +270,6 @@ func (s *Site) Route(pattern string, opts *RouteOptions) *Route {
 	s.routes = append(s.routes, rt)
 	return rt
 }
-
-// Pattern returns the route's pattern as the graph's "route" field shows it,
-// with [param] segments.
-func (rt *Route) Pattern() string { return rt.pattern }
 
 // shape is the pattern with parameter names erased: two routes of the same
 // shape match the same paths.
@@ -491,9 +487,6 @@ type Request struct {
 	principal *Principal
 }
 
-// Route returns the pattern of the page's route ("/products/[slug]").
-func (r *Request) Route() string { return r.route.pattern }
-
 // Param returns the value of the route parameter name, or "".
 func (r *Request) Param(name string) string {
 	for _, p := range r.params {
@@ -503,10 +496,6 @@ func (r *Request) Param(name string) string {
 	}
 	return ""
 }
-
-// Input returns the call's decoded input (a value of the action's In type),
-// or nil outside a call. A Summary reads it to describe what will happen.
-func (r *Request) Input() any { return r.input }
 
 // SetMessage sets the delta's message: a short sentence to repeat to the
 // user.

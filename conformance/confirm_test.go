@@ -46,28 +46,17 @@ func TestConfirmInputFromThePage(t *testing.T) {
 			return &affordances.State{Entities: map[string]any{"tasks": list}}, nil
 		},
 	})
-	picked := func(r *affordances.Request) (string, bool) {
-		var id string
-		switch in := r.Input().(type) {
-		case taskInput:
-			id = in.Task
-		case *taskInput:
-			id = in.Task
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		return id, slices.Contains(tasks, id)
-	}
 	affordances.AddAction(home, &affordances.Action{
 		Name:        "deleteTask",
 		Description: "Delete a task",
 		Expose:      affordances.ExposeConfirm,
-		Summary: affordances.Summarize(func(_ context.Context, r *affordances.Request, _ taskInput) (string, error) {
-			id, ok := picked(r)
-			if !ok {
+		Summary: affordances.Summarize(func(_ context.Context, _ *affordances.Request, in taskInput) (string, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			if !slices.Contains(tasks, in.Task) {
 				return "", affordances.NewError(affordances.NotFound, "No such task.")
 			}
-			return "Delete the task " + id + ".", nil
+			return "Delete the task " + in.Task + ".", nil
 		}),
 	}, func(_ context.Context, r *affordances.Request, in taskInput) (struct{}, error) {
 		mu.Lock()

@@ -11,7 +11,16 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// An ApprovalStore is a [store.Approvals] store in Redis: each
+// approvalStore is the store of [NewApprovals].
+type approvalStore struct {
+	rdb    redis.UniversalClient
+	prefix string
+}
+
+// NewApprovals returns a store that keeps its approvals in rdb.
+// [Options.ClaimTTL] is not used.
+//
+// It is a [store.Approvals] store in Redis: each
 // approval is a hash under its call's key, with a key from its id to that
 // one beside it, both expiring with the approval (PEXPIREAT), so that
 // Redis's clock decides when it is gone. Each operation is one Lua script,
@@ -19,20 +28,13 @@ import (
 // key, so in a Redis Cluster both keys must be in one slot: give
 // [Options.Prefix] a hash tag, such as "{affordances}:". It is safe for
 // concurrent use, by any number of instances.
-type ApprovalStore struct {
-	rdb    redis.UniversalClient
-	prefix string
-}
-
-// NewApprovalStore returns a store that keeps its approvals in rdb.
-// [Options.ClaimTTL] is not used.
-func NewApprovalStore(rdb redis.UniversalClient, opts *Options) *ApprovalStore {
+func NewApprovals(rdb redis.UniversalClient, opts *Options) store.Approvals {
 	o := opts.withDefaults()
-	return &ApprovalStore{rdb: rdb, prefix: o.Prefix + "approval:"}
+	return &approvalStore{rdb: rdb, prefix: o.Prefix + "approval:"}
 }
 
-func (s *ApprovalStore) callKey(call string) string { return s.prefix + "call:" + hashed(call) }
-func (s *ApprovalStore) idKey(id string) string     { return s.prefix + "id:" + hashed(id) }
+func (s *approvalStore) callKey(call string) string { return s.prefix + "call:" + hashed(call) }
+func (s *approvalStore) idKey(id string) string     { return s.prefix + "id:" + hashed(id) }
 
 // The scripts answer an approval as its fields in this order (HMGET), or
 // false (nil) for none. The hash also holds "index", the name of the id's
@@ -97,18 +99,18 @@ return a
 `)
 
 // Request keeps a under its call unless one is held, in one script.
-func (s *ApprovalStore) Request(ctx context.Context, a *store.Approval) (*store.Approval, error) {
+func (s *approvalStore) Request(ctx context.Context, a *store.Approval) (*store.Approval, error) {
 	return s.run(ctx, "request", requestApproval, []string{s.callKey(a.Call), s.idKey(a.ID)},
 		a.ID, a.Call, a.Principal, a.Page, a.Action, string(a.Input), a.Summary, string(a.State), a.Expires.UnixMilli())
 }
 
 // Get returns the live approval with the given id, or nil, nil.
-func (s *ApprovalStore) Get(ctx context.Context, id string) (*store.Approval, error) {
+func (s *approvalStore) Get(ctx context.Context, id string) (*store.Approval, error) {
 	return s.run(ctx, "get", getApproval, []string{s.idKey(id)}, id)
 }
 
 // Decide records the decision on the pending approval id, in one script.
-func (s *ApprovalStore) Decide(ctx context.Context, id string, approve bool) (*store.Approval, error) {
+func (s *approvalStore) Decide(ctx context.Context, id string, approve bool) (*store.Approval, error) {
 	state := store.ApprovalDenied
 	if approve {
 		state = store.ApprovalApproved
@@ -123,12 +125,12 @@ func (s *ApprovalStore) Decide(ctx context.Context, id string, approve bool) (*s
 
 // Take returns the approval held for call, removing a decided one, in one
 // script.
-func (s *ApprovalStore) Take(ctx context.Context, call string) (*store.Approval, error) {
+func (s *approvalStore) Take(ctx context.Context, call string) (*store.Approval, error) {
 	return s.run(ctx, "take", takeApproval, []string{s.callKey(call)})
 }
 
 // run runs script and reads the approval it answers, nil for none.
-func (s *ApprovalStore) run(ctx context.Context, op string, script *redis.Script, keys []string, args ...any) (*store.Approval, error) {
+func (s *approvalStore) run(ctx context.Context, op string, script *redis.Script, keys []string, args ...any) (*store.Approval, error) {
 	res, err := script.Run(ctx, s.rdb, keys, args...).Slice()
 	if errors.Is(err, redis.Nil) {
 		return nil, nil

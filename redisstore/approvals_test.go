@@ -17,7 +17,7 @@ func TestApprovalStoreContract(t *testing.T) {
 	n := 0
 	affordancestest.TestApprovalStore(t, func(t *testing.T) store.Approvals {
 		n++
-		return redisstore.NewApprovalStore(client(t, r), &redisstore.Options{Prefix: "t" + string(rune('a'+n)) + ":"})
+		return redisstore.NewApprovals(client(t, r), &redisstore.Options{Prefix: "t" + string(rune('a'+n)) + ":"})
 	})
 }
 
@@ -28,7 +28,7 @@ func TestApprovalsAcrossInstances(t *testing.T) {
 	ctx := context.Background()
 	var s [3]store.Approvals
 	for i := range s {
-		s[i] = redisstore.NewApprovalStore(client(t, r), nil)
+		s[i] = redisstore.NewApprovals(client(t, r), nil)
 	}
 	a := &store.Approval{ID: store.NewApprovalID(), Call: "c1", Principal: "u1", Page: "/", Action: "pay",
 		Input: []byte(`{"amount":5}`), State: store.ApprovalPending, Expires: time.Now().Add(store.ApprovalTTL)}
@@ -51,7 +51,7 @@ func TestApprovalsAcrossInstances(t *testing.T) {
 // Redis is back.
 func TestApprovalStoreRedisDown(t *testing.T) {
 	r := servicetest.StartRedis(t)
-	s := redisstore.NewApprovalStore(client(t, r), nil)
+	s := redisstore.NewApprovals(client(t, r), nil)
 	ctx := context.Background()
 	a := &store.Approval{ID: store.NewApprovalID(), Call: "c1", State: store.ApprovalPending, Expires: time.Now().Add(time.Minute)}
 	if _, err := s.Request(ctx, a); err != nil {

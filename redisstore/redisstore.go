@@ -10,8 +10,8 @@
 //	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379"})
 //	site := affordances.NewSite(&affordances.SiteOptions{
 //		RateLimiter: redisstore.NewRateLimiter(rdb, nil),
-//		Idempotency: redisstore.NewIdempotencyStore(rdb, nil),
-//		Approvals:   redisstore.NewApprovalStore(rdb, nil),
+//		Idempotency: redisstore.NewIdempotency(rdb, nil),
+//		Approvals:   redisstore.NewApprovals(rdb, nil),
 //	})
 //
 // Each operation is one round trip, atomic in Redis (a Lua script or a SET
@@ -74,20 +74,22 @@ func hashed(parts ...string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// A RateLimiter is a [store.RateLimiter] in Redis: the generic cell
-// rate algorithm (GCRA), one Lua script a call, with Redis's own clock so
-// that instances whose clocks differ agree. Its decisions and its waits
-// are those of the in-memory limiter: a burst of Limit.Burst calls, then
-// one call each Per/Calls. It is safe for concurrent use.
-type RateLimiter struct {
+// rateLimiter is the store of [NewRateLimiter].
+type rateLimiter struct {
 	rdb    redis.UniversalClient
 	prefix string
 }
 
 // NewRateLimiter returns a limiter that keeps its counters in rdb.
-func NewRateLimiter(rdb redis.UniversalClient, opts *Options) *RateLimiter {
+//
+// It is a [store.RateLimiter] in Redis: the generic cell
+// rate algorithm (GCRA), one Lua script a call, with Redis's own clock so
+// that instances whose clocks differ agree. Its decisions and its waits
+// are those of the in-memory limiter: a burst of Limit.Burst calls, then
+// one call each Per/Calls. It is safe for concurrent use.
+func NewRateLimiter(rdb redis.UniversalClient, opts *Options) store.RateLimiter {
 	o := opts.withDefaults()
-	return &RateLimiter{rdb: rdb, prefix: o.Prefix + "limit:"}
+	return &rateLimiter{rdb: rdb, prefix: o.Prefix + "limit:"}
 }
 
 // gcra keeps, under KEYS[1], the theoretical arrival time (TAT) of the
@@ -111,7 +113,7 @@ return {1, 0}
 `)
 
 // Allow counts one call under key.
-func (l *RateLimiter) Allow(ctx context.Context, key string, limit store.Limit) (bool, time.Duration, error) {
+func (l *rateLimiter) Allow(ctx context.Context, key string, limit store.Limit) (bool, time.Duration, error) {
 	interval := limit.Per.Microseconds() / int64(limit.Calls)
 	burst := interval * int64(limit.Burst)
 	res, err := gcra.Run(ctx, l.rdb, []string{l.prefix + hashed(key)}, interval, burst).Int64Slice()
@@ -127,27 +129,29 @@ func (l *RateLimiter) Allow(ctx context.Context, key string, limit store.Limit) 
 	return false, time.Duration(res[1]) * time.Microsecond, nil
 }
 
-// An IdempotencyStore is a [store.Idempotency] store in Redis: one
-// key per (scope, key), holding "running <hash>" while the call runs, or
-// "kept <hash> <answer>" for [store.IdempotencyTTL] once it ran. A
-// claim whose instance never finished expires after [Options.ClaimTTL].
-// It is safe for concurrent use, by any number of instances.
-type IdempotencyStore struct {
+// idempotencyStore is the store of [NewIdempotency].
+type idempotencyStore struct {
 	rdb      redis.UniversalClient
 	prefix   string
 	claimTTL time.Duration
 }
 
-// NewIdempotencyStore returns a store that keeps its entries in rdb.
-func NewIdempotencyStore(rdb redis.UniversalClient, opts *Options) *IdempotencyStore {
+// NewIdempotency returns a store that keeps its entries in rdb.
+//
+// It is a [store.Idempotency] store in Redis: one
+// key per (scope, key), holding "running <hash>" while the call runs, or
+// "kept <hash> <answer>" for [store.IdempotencyTTL] once it ran. A
+// claim whose instance never finished expires after [Options.ClaimTTL].
+// It is safe for concurrent use, by any number of instances.
+func NewIdempotency(rdb redis.UniversalClient, opts *Options) store.Idempotency {
 	o := opts.withDefaults()
-	return &IdempotencyStore{rdb: rdb, prefix: o.Prefix + "idem:", claimTTL: o.ClaimTTL}
+	return &idempotencyStore{rdb: rdb, prefix: o.Prefix + "idem:", claimTTL: o.ClaimTTL}
 }
 
-func (s *IdempotencyStore) key(scope, key string) string { return s.prefix + hashed(scope, key) }
+func (s *idempotencyStore) key(scope, key string) string { return s.prefix + hashed(scope, key) }
 
 // Begin claims (scope, key) in one SET NX GET, or returns what is held.
-func (s *IdempotencyStore) Begin(ctx context.Context, scope, key string, bodyHash [sha256.Size]byte) (*store.KeptCall, error) {
+func (s *idempotencyStore) Begin(ctx context.Context, scope, key string, bodyHash [sha256.Size]byte) (*store.KeptCall, error) {
 	claim := "running " + hex.EncodeToString(bodyHash[:])
 	held, err := s.rdb.SetArgs(ctx, s.key(scope, key), claim, redis.SetArgs{Mode: "NX", Get: true, TTL: s.claimTTL}).Result()
 	switch {
@@ -185,7 +189,7 @@ return 0
 `)
 
 // Finish keeps res for [store.IdempotencyTTL].
-func (s *IdempotencyStore) Finish(ctx context.Context, scope, key string, res *store.KeptDelta) error {
+func (s *idempotencyStore) Finish(ctx context.Context, scope, key string, res *store.KeptDelta) error {
 	k := s.key(scope, key)
 	held, err := s.rdb.Get(ctx, k).Result()
 	if errors.Is(err, redis.Nil) {
@@ -210,7 +214,7 @@ func (s *IdempotencyStore) Finish(ctx context.Context, scope, key string, res *s
 }
 
 // Release forgets the claim on (scope, key).
-func (s *IdempotencyStore) Release(ctx context.Context, scope, key string) error {
+func (s *idempotencyStore) Release(ctx context.Context, scope, key string) error {
 	if err := release.Run(ctx, s.rdb, []string{s.key(scope, key)}).Err(); err != nil {
 		return fmt.Errorf("redisstore: idempotency: %w", err)
 	}

@@ -39,7 +39,7 @@ func TestIdempotencyStoreContract(t *testing.T) {
 	n := 0
 	affordancestest.TestIdempotencyStore(t, func(t *testing.T) store.Idempotency {
 		n++
-		return redisstore.NewIdempotencyStore(client(t, r), &redisstore.Options{Prefix: "t" + string(rune('a'+n)) + ":"})
+		return redisstore.NewIdempotency(client(t, r), &redisstore.Options{Prefix: "t" + string(rune('a'+n)) + ":"})
 	})
 }
 
@@ -52,7 +52,7 @@ func instances(t *testing.T, rdb *redis.Client, limit affordances.Limit) ([2]htt
 		site := affordances.NewSite(&affordances.SiteOptions{
 			Limit:       limit,
 			RateLimiter: redisstore.NewRateLimiter(rdb, nil),
-			Idempotency: redisstore.NewIdempotencyStore(rdb, nil),
+			Idempotency: redisstore.NewIdempotency(rdb, nil),
 		})
 		affordances.AddAction(site.Route("/", nil), &affordances.Action{Name: "start", Description: "Start a job", Expose: affordances.ExposePublic},
 			func(context.Context, *affordances.Request, struct{}) (struct{}, error) {

@@ -157,7 +157,7 @@ func Open(ctx context.Context, opts *Options) (*Board, error) {
 		Name:         "Team Board",
 		Description:  "A demo task board: a team's tasks in three columns (to do, doing, done), on boards public or private to their members.",
 		Origin:       o.Origin,
-		Secret:       secret,
+		SigningKey:   secret,
 		Authenticate: b.authenticate,
 		SignInReason: "Sign in to change this board.",
 		Logger:       b.logger,
@@ -166,7 +166,7 @@ func Open(ctx context.Context, opts *Options) (*Board, error) {
 	// a restart forgets none and instances sharing a PostgreSQL database
 	// share them; with Redis, every instance shares them and the limits.
 	if o.Redis != nil {
-		siteOpts.RateLimiter, siteOpts.Idempotency, siteOpts.Approvals = redisstore.NewRateLimiter(o.Redis, nil), redisstore.NewIdempotencyStore(o.Redis, nil), redisstore.NewApprovalStore(o.Redis, nil)
+		siteOpts.RateLimiter, siteOpts.Idempotency, siteOpts.Approvals = redisstore.NewRateLimiter(o.Redis, nil), redisstore.NewIdempotency(o.Redis, nil), redisstore.NewApprovals(o.Redis, nil)
 	} else {
 		if siteOpts.Idempotency, err = sqlstore.NewIdempotency(ctx, st.db.Pool(), nil); err == nil {
 			siteOpts.Approvals, err = sqlstore.NewApprovals(ctx, st.db.Pool(), nil)

@@ -180,7 +180,7 @@ func Open(ctx context.Context, opts *Options) (*Shop, error) {
 		Name:         "Demo Shop",
 		Description:  "A small demo shop of clothes, bags and homeware: search the catalog, fill a cart, check out with a card on file, review what you bought.",
 		Origin:       o.Origin,
-		Secret:       secret,
+		SigningKey:   secret,
 		Authenticate: s.authenticate,
 		SignInReason: signInReason,
 		Logger:       s.logger,
@@ -223,7 +223,7 @@ func (s *Shop) source(o *Options) (string, error) {
 // site's default) and the others in db.
 func stores(ctx context.Context, rdb redis.UniversalClient, db *sql.DB, opts *affordances.SiteOptions) error {
 	if rdb != nil {
-		opts.RateLimiter, opts.Idempotency, opts.Approvals = redisstore.NewRateLimiter(rdb, nil), redisstore.NewIdempotencyStore(rdb, nil), redisstore.NewApprovalStore(rdb, nil)
+		opts.RateLimiter, opts.Idempotency, opts.Approvals = redisstore.NewRateLimiter(rdb, nil), redisstore.NewIdempotency(rdb, nil), redisstore.NewApprovals(rdb, nil)
 		return nil
 	}
 	var err error

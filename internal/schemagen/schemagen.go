@@ -8,7 +8,8 @@
 //
 //  1. json.RawMessage is anything, and the enumerations are closed by Go type:
 //     [affordances.Expose] (public, session, confirm), [affordances.Code]
-//     ([affordances.Codes]) and [affordances.AuthMethod] (cookie, bearer).
+//     (the seven of CLARIFICATIONS 2) and [affordances.AuthMethod] (cookie,
+//     bearer); a test holds each list to the constants the root declares.
 //  2. Objects stay open: ForType closes structs with additionalProperties
 //     false, which is removed, because clients must ignore fields they do not
 //     recognise and additive changes ship within a major (seed 000,
@@ -99,7 +100,8 @@ func typeSchemas() map[reflect.Type]*jsonschema.Schema {
 		},
 		reflect.TypeFor[affordances.Code](): {
 			Type:        "string",
-			Enum:        strings2any(affordances.Codes()...),
+			Enum:        strings2any(affordances.NotFound, affordances.Unauthorized, affordances.RateLimited, affordances.InvalidInput,
+				affordances.Unavailable, affordances.ConfirmRequired, affordances.Internal),
 			Description: "why the call or page request failed; authoritative over the HTTP status (CLARIFICATIONS 2)",
 		},
 		reflect.TypeFor[affordances.AuthMethod](): {

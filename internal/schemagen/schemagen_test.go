@@ -2,8 +2,13 @@ package schemagen
 
 import (
 	"bytes"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"net/http"
+	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -49,5 +54,56 @@ func TestStaleRules(t *testing.T) {
 				t.Errorf("got error %v, want one that says %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// TestEnumsAreEveryConstant: the closed enumerations name every constant
+// the root package declares of their type, read from its source, so a new
+// Code, Expose or AuthMethod cannot be left out of the schemas.
+func TestEnumsAreEveryConstant(t *testing.T) {
+	fset := token.NewFileSet()
+	files, err := filepath.Glob("../../*.go")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("the root package's files: %v, %v", files, err)
+	}
+	declared := map[string][]any{}
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			g, ok := d.(*ast.GenDecl)
+			if !ok || g.Tok != token.CONST {
+				continue
+			}
+			for _, spec := range g.Specs {
+				vs := spec.(*ast.ValueSpec)
+				typ, ok := vs.Type.(*ast.Ident)
+				if !ok || len(vs.Values) != len(vs.Names) {
+					continue
+				}
+				for _, v := range vs.Values {
+					if lit, ok := v.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+						s, _ := strconv.Unquote(lit.Value)
+						declared[typ.Name] = append(declared[typ.Name], s)
+					}
+				}
+			}
+		}
+	}
+	schemas := typeSchemas()
+	for name, typ := range map[string]reflect.Type{
+		"Code":       reflect.TypeFor[affordances.Code](),
+		"Expose":     reflect.TypeFor[affordances.Expose](),
+		"AuthMethod": reflect.TypeFor[affordances.AuthMethod](),
+	} {
+		got := schemas[typ].Enum
+		if len(declared[name]) == 0 || !reflect.DeepEqual(got, declared[name]) {
+			t.Errorf("%s: the schema's enum is %v, the root declares %v", name, got, declared[name])
+		}
 	}
 }
