@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"sync"
-	"unsafe"
 )
 
 // An entity's value is most often plain data: structs of strings, numbers
@@ -19,12 +18,6 @@ import (
 // names encoding/json would not take as they are, a type that contains
 // itself) has no plan and is encoded by encoding/json (encodeplan_test.go
 // compares the two).
-//
-// A struct that is addressable (an element of a slice, what a pointer
-// points to) has its string, bool and int fields read at their offsets,
-// through package unsafe, rather than each through a reflect.Value: the
-// fields of the entities of most pages. The offsets and kinds are
-// reflect's, for the very type of the struct read.
 
 // A planned writes v, of the type it was planned for, to dst.
 type planned func(dst []byte, v reflect.Value) []byte
@@ -149,12 +142,6 @@ type plannedField struct {
 	key       []byte // a comma, its name quoted, and a colon
 	omitEmpty bool
 	write     planned
-	// kind is String, Bool or Int for a field of one of those kinds
-	// (named or not: a type with a plan marshals by no method of its own),
-	// which the plan of an addressable struct reads at offset itself; else
-	// Invalid.
-	kind   reflect.Kind
-	offset uintptr
 }
 
 // structPlan returns the plan of a struct type, nil when it has none.
@@ -176,42 +163,13 @@ func structPlan(t reflect.Type, outer map[reflect.Type]bool) planned {
 		if write == nil {
 			return nil
 		}
-		pf := plannedField{index: i, key: append(appendString([]byte{','}, name), ':'), omitEmpty: omitEmpty, write: write, offset: f.Offset}
-		if k := f.Type.Kind(); k == reflect.String || k == reflect.Bool || k == reflect.Int {
-			pf.kind = k
-		}
-		fields = append(fields, pf)
+		fields = append(fields, plannedField{index: i, key: append(appendString([]byte{','}, name), ':'), omitEmpty: omitEmpty, write: write})
 	}
 	return func(dst []byte, v reflect.Value) []byte {
 		dst = append(dst, '{')
-		skip := 1               // the comma before the first key
-		var base unsafe.Pointer // the struct's, when it is addressable
-		if v.CanAddr() {
-			base = unsafe.Pointer(v.UnsafeAddr())
-		}
+		skip := 1 // the comma before the first key
 		for i := range fields {
 			f := &fields[i]
-			if base != nil && f.kind != reflect.Invalid {
-				at := unsafe.Add(base, f.offset)
-				switch f.kind {
-				case reflect.String:
-					if s := *(*string)(at); !f.omitEmpty || s != "" {
-						dst = appendString(append(dst, f.key[skip:]...), s)
-						skip = 0
-					}
-				case reflect.Bool:
-					if b := *(*bool)(at); !f.omitEmpty || b {
-						dst = strconv.AppendBool(append(dst, f.key[skip:]...), b)
-						skip = 0
-					}
-				case reflect.Int:
-					if n := *(*int)(at); !f.omitEmpty || n != 0 {
-						dst = strconv.AppendInt(append(dst, f.key[skip:]...), int64(n), 10)
-						skip = 0
-					}
-				}
-				continue
-			}
 			if fv := v.Field(f.index); !f.omitEmpty || !emptyValue(fv) {
 				dst = f.write(append(dst, f.key[skip:]...), fv)
 				skip = 0
