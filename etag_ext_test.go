@@ -104,3 +104,28 @@ func TestContentLength(t *testing.T) {
 		t.Errorf("a call: %d with Content-Length %d for %d bytes, want 200 and the delta's length", res.StatusCode, res.ContentLength, len(delta))
 	}
 }
+
+// TestHeadersAreTheResponses: each response's header values are its own:
+// a handler around the site that writes into the values of one response
+// (as a middleware rewriting headers in place might) changes no other
+// response's, the anonymous graph's shared ETag included.
+func TestHeadersAreTheResponses(t *testing.T) {
+	site := affordances.NewSite(nil)
+	site.Route("/", &affordances.RouteOptions{State: func(context.Context, *affordances.Request) (*affordances.State, error) {
+		return &affordances.State{Entities: map[string]any{"n": 1}}, nil
+	}})
+	h := site.Handler(nil)
+	first := do(t, h, get("/"))
+	want := first.header.Clone()
+	for _, vs := range first.header {
+		for i := range vs {
+			vs[i] = "scribbled"
+		}
+	}
+	second := do(t, h, get("/"))
+	for _, k := range []string{"Content-Type", "Vary", "Cache-Control", "X-Content-Type-Options", "Etag"} {
+		if got := second.header.Values(k); strings.Join(got, ",") != strings.Join(want.Values(k), ",") {
+			t.Errorf("%s: got %q after the first response's values were written over, want %q", k, got, want.Values(k))
+		}
+	}
+}

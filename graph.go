@@ -11,7 +11,19 @@ import (
 	"sync"
 )
 
+// buffers holds the buffers answers are encoded in ([putBuffer]).
 var buffers = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+// maxPooled bounds the capacity of a buffer the pools keep: a page's rare
+// large graph or answer is not held for every request after it.
+const maxPooled = 64 << 10
+
+// putBuffer returns buf to buffers, unless it grew past maxPooled.
+func putBuffer(buf *[]byte) {
+	if cap(*buf) <= maxPooled {
+		buffers.Put(buf)
+	}
+}
 
 // A graphScratch is what serving a graph reuses from one request to the
 // next: the buffer of its bytes, where its actions' summaries begin in it,
@@ -58,26 +70,24 @@ func (sc *graphScratch) graphETag(graph []byte, actions []listed, at []int) stri
 type lastGraph struct {
 	mu   sync.Mutex
 	body []byte
-	// etag is the value of the ETag header of body, a slice of one shared
-	// by every response that has it, as documentHeader's.
-	etag []string
+	etag string // body's ETag
 }
 
-// lookup returns the ETag header of graph's bytes if they are the last
-// ones put, else nil.
-func (lg *lastGraph) lookup(graph []byte) []string {
+// lookup returns the ETag of graph's bytes if they are the last ones put,
+// else "".
+func (lg *lastGraph) lookup(graph []byte) string {
 	if !lg.mu.TryLock() {
-		return nil // another request is at it: hash
+		return "" // another request is at it: hash
 	}
 	defer lg.mu.Unlock()
 	if string(lg.body) != string(graph) {
-		return nil
+		return ""
 	}
 	return lg.etag
 }
 
-// put keeps graph's bytes (a copy) and their ETag header, a slice of one.
-func (lg *lastGraph) put(graph []byte, etag []string) {
+// put keeps graph's bytes (a copy) and their ETag.
+func (lg *lastGraph) put(graph []byte, etag string) {
 	if !lg.mu.TryLock() {
 		return
 	}
@@ -153,7 +163,11 @@ func (s *Site) serveGraph(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sc := scratches.Get().(*graphScratch)
-	defer scratches.Put(sc)
+	defer func() {
+		if cap(sc.buf) <= maxPooled {
+			scratches.Put(sc)
+		}
+	}()
 	var room [8]listed // the listing of most pages, on the stack
 	ls := rt.appendListing(room[:0], r.Context(), req)
 	sc.at = slices.Grow(sc.at[:0], len(ls))[:len(ls)]
@@ -165,18 +179,18 @@ func (s *Site) serveGraph(w http.ResponseWriter, r *http.Request) {
 	sc.buf = body
 	// The graph's ETag names its bytes, so an agent that polls a page
 	// sends If-None-Match and pays nothing while nothing changed.
-	var etag []string // the ETag header
+	var etag string
 	if p.Anonymous() {
 		etag = rt.lastAnonymous.lookup(body)
 	}
-	if etag == nil {
-		etag = []string{sc.graphETag(body, ls, sc.at)}
+	if etag == "" {
+		etag = sc.graphETag(body, ls, sc.at)
 		if p.Anonymous() {
 			rt.lastAnonymous.put(body, etag)
 		}
 	}
-	w.Header()["Etag"] = etag // Set's canonical key
-	if etagMatches(r.Header.Values("If-None-Match"), etag[0]) {
+	w.Header()["Etag"] = []string{etag} // Set's canonical key
+	if etagMatches(r.Header.Values("If-None-Match"), etag) {
 		s.writeBody(w, &http.Request{Method: http.MethodHead}, http.StatusNotModified, nil)
 		return
 	}

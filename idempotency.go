@@ -140,7 +140,7 @@ func (s *Site) keep(res *response) *store.KeptDelta {
 	buf := buffers.Get().(*[]byte)
 	*buf = s.encode((*buf)[:0], res)
 	res.body = slices.Clone(*buf) // kept beyond this request
-	buffers.Put(buf)
+	putBuffer(buf)
 	k := &store.KeptDelta{Status: res.status, Header: res.header.Clone(), Body: res.body}
 	k.Header.Del("Retry-After")
 	return k

@@ -27,17 +27,18 @@ func (s *Site) writeDocument(w http.ResponseWriter, r *http.Request, status int,
 // kB written at once).
 func (s *Site) writeBody(w http.ResponseWriter, r *http.Request, status int, body []byte) {
 	// What Set and Add would store, without their canonicalisation and a
-	// new slice per header: the values are shared, read-only (Set and
-	// Add replace or copy a slice of one, never write into it).
+	// slice per header: the response's own values, in one array, each
+	// slice capped at its one value so that an Add copies it.
+	vals := [...]string{MediaType, "Accept", "private, no-store", "nosniff"}
 	h := w.Header()
-	h["Content-Type"] = documentHeader.contentType
+	h["Content-Type"] = vals[0:1:1]
 	if vary, ok := h["Vary"]; ok {
 		h["Vary"] = append(vary, "Accept")
 	} else {
-		h["Vary"] = documentHeader.vary
+		h["Vary"] = vals[1:2:2]
 	}
-	h["Cache-Control"] = documentHeader.cacheControl
-	h["X-Content-Type-Options"] = documentHeader.nosniff
+	h["Cache-Control"] = vals[2:3:3]
+	h["X-Content-Type-Options"] = vals[3:4:4]
 	if body != nil {
 		h["Content-Length"] = []string{strconv.Itoa(len(body))}
 	}
@@ -45,12 +46,6 @@ func (s *Site) writeBody(w http.ResponseWriter, r *http.Request, status int, bod
 	if r.Method != http.MethodHead {
 		w.Write(body)
 	}
-}
-
-// documentHeader holds the values of the headers of every document
-// (CLARIFICATIONS 3), each a slice of one, its length its capacity.
-var documentHeader = struct{ contentType, vary, cacheControl, nosniff []string }{
-	[]string{MediaType}, []string{"Accept"}, []string{"private, no-store"}, []string{"nosniff"},
 }
 
 // writeError writes err as an error delta with its status.
@@ -97,7 +92,7 @@ func (s *Site) writeResponse(w http.ResponseWriter, r *http.Request, res *respon
 	body := res.body
 	if body == nil {
 		buf := buffers.Get().(*[]byte)
-		defer buffers.Put(buf)
+		defer putBuffer(buf)
 		body = s.encode((*buf)[:0], res)
 		*buf = body
 	}
