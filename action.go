@@ -38,11 +38,8 @@ type Action struct {
 	GuardText string
 	// Effects lists the entity keys the action changes; the delta then
 	// carries exactly those keys. Nil: the delta carries every entity whose
-	// value changed (CLARIFICATIONS 5). A key no state of the route has had
-	// since the site started is likely a mistake: the delta says null for
-	// it, as for a key that is gone, and the site logs an error naming it,
-	// once. States are loaded per request, so this is found at the first
-	// call, not at start-up.
+	// value changed (CLARIFICATIONS 5). A key no state of the route has
+	// had yet is logged, once, as a likely mistake.
 	Effects []string
 	// ReadOnly says the action changes nothing. Its delta then carries
 	// no changes: the page is not loaded again after it runs.
@@ -61,23 +58,18 @@ type Action struct {
 	// [ExposeConfirm] actions.
 	Summary *Summarizer
 	// Consent names the entities of the page's state that a person's
-	// confirmation covers beside the call's input: what the Summary
-	// describes (the cart's lines, the recipient in full). The call runs
-	// only while they hold the values the person was shown: checked before
-	// the action runs and, when the action calls [Request.Consented] in
-	// the transaction that writes, there too (CLARIFICATIONS 10).
-	// Otherwise nothing runs and the person is asked again. Only for
-	// [ExposeConfirm] actions.
+	// confirmation covers beside the input: what the Summary describes
+	// (the cart's lines, the recipient). The call runs only while they hold
+	// what the person was shown, checked before the action and, with
+	// [Request.Consented], in its transaction (CLARIFICATIONS 10); else
+	// nothing runs and the person is asked again.
 	Consent []string
 	// Verify makes a confirm action human-verified (CLARIFICATIONS 10):
-	// confirm: true alone never runs it. A call without the person's
-	// approval gets confirm_required with the URL of an approval page of
-	// the site, where the person, signed in as the caller, reads the
-	// summary and the input and approves or denies; then the same call
-	// (same caller, page, action and input) with confirm: true runs, once.
-	// A person's own form on the site's page, confirmed with its button,
-	// is that approval already. Only for [ExposeConfirm] actions; see also
-	// [SiteOptions.VerifyConfirm].
+	// confirm: true alone never runs it. The call gets confirm_required
+	// with the URL of the site's approval page, where the person, signed
+	// in, approves or denies it; then the same call with confirm: true
+	// runs, once. A person's own form, confirmed with its button, is that
+	// approval already. See also [SiteOptions.VerifyConfirm].
 	Verify bool
 	// Visible hides the action from some requesters (an admin action from
 	// everyone else): it is then neither listed nor callable by them. It

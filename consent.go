@@ -58,15 +58,12 @@ func canonicalJSON(b []byte) []byte {
 	return b
 }
 
-// Consented checks, where the action writes (inside its transaction),
-// that entities, the page's state as the action is about to act on it,
-// still hold what the person confirmed: the values of the action's
-// [Action.Consent] that they were shown. When they do not, it returns an
-// error the action must return, undoing what it wrote; the site then
-// answers with a new confirmation to ask for (the page's summary as it
-// now stands), and nothing has run. It returns nil when the call carries
-// no person's confirmation to hold to (a call that is not a confirmed
-// one, or an action without Consent).
+// Consented checks, inside the transaction where the action writes, that
+// entities (the page's state as the action is about to act on it) still
+// hold what the person confirmed of its [Action.Consent]. When they do
+// not, the action must return the error, undoing what it wrote: nothing
+// ran, and the person is asked again. Nil when there is nothing to hold
+// to (no person's confirmation, or no Consent).
 func (r *Request) Consented(entities map[string]any) error {
 	if r.consent == "" {
 		return nil

@@ -32,19 +32,13 @@ func graphHref(rawQuery string) string {
 }
 
 // TemplateFuncs returns the template functions of this package, for
-// [template.Template.Funcs]:
-//
-//	{{actionField "addToCart"}}   the hidden field that makes a form run the
-//	                              action ([FormActionField])
-//	{{aal "addToCart"}}           the data-aal="add-to-cart" attribute of the
-//	                              element an action's affordance selects
-//	                              (CLARIFICATIONS 9)
-//	{{aal "deleteTask" "task" .ID}}  also data-aal-input='{"task":"t-17"}',
-//	                              the input fields that pick this element's
-//	                              item among several (CLARIFICATIONS 11)
-//
-// What depends on the request (the page's head, its actions, what became
-// of a form) is the [Page]'s.
+// [template.Template.Funcs]. {{actionField "addToCart"}} is the hidden
+// field that makes a form run the action ([FormActionField]).
+// {{aal "addToCart"}} is the data-aal="add-to-cart" attribute of the
+// element the action's affordance selects (CLARIFICATIONS 9), and
+// {{aal "deleteTask" "task" .ID}} adds data-aal-input='{"task":"t-17"}',
+// the input that picks this element's item (CLARIFICATIONS 11). What
+// depends on the request is the [Page]'s.
 func TemplateFuncs() template.FuncMap {
 	return template.FuncMap{
 		"actionField": func(action string) template.HTML {

@@ -34,20 +34,12 @@ func mustValidLimit(l Limit, where string) {
 }
 
 // Limit counts one call under key against l, with the site's
-// [store.RateLimiter]: a limit an action keeps by a key of its own choosing,
-// beside the site's limit per requester, such as a sign-in's guesses at
-// one account from every address and session together
-// ("signIn:"+email). The key names what is counted, under one Limit: the
-// same key counts one budget wherever it is used, and no key can count
-// against the site's own limits per requester. Over the limit it returns
-// the [RateLimited] [*Error] the site's own limit answers: status 429,
-// Retry-After in whole seconds, "Too many calls. Try again in N
-// seconds."; the action returns it before doing anything. Call it in the
-// action, where what it counts happens: a guard or a state loader runs
-// for every view of the page too. The refusal is the action's answer,
-// kept for a retry with the same Idempotency-Key as any other. A failure
-// of the limiter, or a Limit whose fields are not all positive, is an
-// error the requester sees as internal.
+// [store.RateLimiter]: a budget of the action's own choosing, beside the
+// site's per requester, such as the guesses at one account's password from
+// every address together ("signIn:"+email). Over the limit it returns the
+// [RateLimited] [*Error] the site's own limit answers (429, Retry-After),
+// which the action returns before doing anything. A failing limiter, or a
+// Limit not all positive, is an error the requester sees as internal.
 func (r *Request) Limit(ctx context.Context, key string, l Limit) error {
 	if r.route == nil {
 		return errors.New("affordances: Request.Limit: a request the site did not make")

@@ -30,10 +30,11 @@ type SiteOptions struct {
 	// request's scheme and Host.
 	Origin string
 
-	// Authenticate says who is asking. It returns the zero Principal for a
-	// request without credentials, and an error for credentials it refuses
-	// (a bad bearer token): the request then gets unauthorized (401), or the
-	// error's own code when it is an [*Error]. Nil: everyone is anonymous.
+	// Authenticate says who is asking: the zero Principal for a request
+	// without credentials, [ErrInvalidToken] (or another [*Error]) for
+	// credentials it refuses. Any other error says it could not tell (its
+	// database is down): internal (500), logged, so an agent keeps a good
+	// token. Nil: everyone is anonymous.
 	Authenticate func(*http.Request) (Principal, error)
 
 	// Auth lists the ways of authenticating the index advertises. Nil: cookie
@@ -224,24 +225,19 @@ type segment struct {
 	rest    bool // a catch-all, always the last segment
 }
 
-// Route declares a page pattern, in the syntax of [http.ServeMux] so that one
-// string serves the mux and the site: "/" and segments, each a literal, a
-// {name} that matches one non-empty segment, or, last, a {name...} that
-// matches one or more. "/{$}" is "/". The wire writes parameters as seed
-// 000 does, /products/[slug] and /files/[...path], and Route takes that
-// form too. Paths match as the mux reads them, segment by segment of the
-// escaped path, each unescaped ("/p/x%2Fy" has the one segment "x/y"). A
-// literal segment wins over a parameter where both match, and a parameter
-// over a catch-all; of two routes whose paths overlap otherwise (/a/{x}
-// and /{y}/b, which the mux refuses), the one with more literal segments,
-// then the one declared first, serves. [Request.Param] returns a
-// parameter's value, a catch-all's with its slashes.
+// Route declares a page pattern in the syntax of [http.ServeMux], so that
+// one string serves the mux and the site: literal segments, {name} for one
+// segment, and last {name...} for one or more ([Request.Param] returns
+// them); "/{$}" is "/". The wire writes parameters as seed 000 does,
+// /products/[slug], and Route takes that form too. Segments match
+// unescaped ("/p/x%2Fy" has the one segment "x/y"); a literal wins over a
+// parameter, a parameter over a catch-all; of two otherwise overlapping
+// routes, the one with more literal segments, then the first declared.
 //
 // Route panics on a pattern it cannot serve (a method or host, a segment
-// mixing text and a parameter, a catch-all before the end, a name that is
-// not a Go identifier), on a pattern matching the same paths as another
-// route's, and after [Site.Handler]; before, it is safe for concurrent
-// use. opts may be nil.
+// mixing text and a parameter, a catch-all before the end), on one
+// matching the same paths as another route's, and after [Site.Handler].
+// opts may be nil.
 func (s *Site) Route(pattern string, opts *RouteOptions) *Route {
 	s.mu.Lock()
 	defer s.mu.Unlock()
