@@ -2,7 +2,10 @@
 // CLARIFICATIONS 7-9): the manifest a site serves at
 // /.well-known/agent-affordances.json and the per-page fragments it points
 // to, their JSON Schema and validation, and the consumer gate that decides
-// whether an agent may act, must ask a person, or must refuse.
+// whether an agent may act, must ask a person, or must refuse. Publishers
+// get its documents from package affordances ([affordances.Action].AAL) and
+// need it only for the values they declare; agents and the tools that
+// check sites (the CLI's lint) use the gate and the validation directly.
 //
 // # Validation
 //

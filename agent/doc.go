@@ -1,6 +1,6 @@
-// Package agent reads and operates any Affordances site for an agent: the
-// site index, a page's graph and AAL fragment, and calls that a person
-// approves before anything risky is sent.
+// Package agent is for those who write agents: it reads and operates any
+// Affordances site, whoever built it (the site index, a page's graph and
+// AAL fragment), and sends nothing risky before a person approves it.
 //
 //	c, err := agent.New(http.DefaultClient, "https://shop.example", &agent.Options{
 //		Token:    token,                     // or an http.Client with a cookie Jar

@@ -1,6 +1,8 @@
 // Package bench is the perception bench (seed 003's unrun benchmark): the
 // same task fixtures performed on the demo sites by agents that perceive
-// pages in different ways, each observation kept and counted.
+// pages in different ways, each observation kept and counted. It is for
+// those who measure: `affordances bench` runs it and docs/bench is its
+// report; it has no promise of a stable API.
 //
 // A [Task] is a goal in plain words with an oracle plan in protocol terms
 // (the actions to call, in order, with their input) and a check of the

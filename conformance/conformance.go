@@ -1,7 +1,9 @@
 // Package conformance is a black-box suite of checks any server can be run
 // against to tell whether it speaks the Affordances protocol v0 (seed 000,
 // with the decisions of CLARIFICATIONS.md) and AAL 0.1.1 (seed 003)
-// correctly, as h2spec does for HTTP/2.
+// correctly, as h2spec does for HTTP/2. It is for anyone who serves the
+// protocol, in any language: `affordances conform` runs it from the
+// command line, and [Run] from a Go test.
 //
 // [Run] discovers a site from its index (/.well-known/affordances.json),
 // its AAL manifest and the graphs' nav from "/", then runs every check and

@@ -1,5 +1,7 @@
 // Package mcpbridge serves any Affordances site as MCP tools, on the
-// official MCP Go SDK, with the human gate intact.
+// official MCP Go SDK, with the human gate intact. It is for people who
+// run agents (`affordances mcp` serves it) and for publishers who mount
+// an MCP endpoint on their own site.
 //
 // [NewServer] is a bridge to any site: its tools name the site by URL.
 // [Handler] is the endpoint a publisher mounts on its own site (the demo

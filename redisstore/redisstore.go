@@ -1,5 +1,6 @@
-// Package redisstore keeps a site's shared counters in Redis, so that
-// several instances of one site behind a load balancer act as one. Its
+// Package redisstore is for publishers who run several instances of one
+// site behind a load balancer: it keeps the site's shared counters in
+// Redis, so that the instances act as one. Its
 // stores implement the interfaces of package store: a rate limiter
 // ([store.RateLimiter]) whose budget every instance spends, an idempotency
 // store ([store.Idempotency]) where a retry that lands on another instance

@@ -1,6 +1,8 @@
 // Package schemas holds the JSON Schemas (draft 2020-12) of the wire types of
 // the Affordances protocol v0: one file per document an agent or a server
-// reads or writes.
+// reads or writes. They are for anyone who reads or writes the protocol, in
+// any language; in Go, package affordancestest checks documents against
+// them in tests.
 //
 //	graph.json              a page's graph (seed 000, "Graph")
 //	action-descriptor.json  an action in a graph or in a delta's actionsAdded

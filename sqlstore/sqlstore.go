@@ -1,5 +1,5 @@
-// Package sqlstore keeps a site's Idempotency-Keys and approvals in the
-// application's own SQL database, through database/sql: a restart forgets
+// Package sqlstore is for publishers: it keeps a site's Idempotency-Keys
+// and approvals in the application's own SQL database, through database/sql: a restart forgets
 // none of them (CLARIFICATIONS 10: the keys outlive a restart), and the
 // instances of a site that share a PostgreSQL database share them. Its
 // stores implement the interfaces of package store.
