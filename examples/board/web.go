@@ -1,4 +1,4 @@
-package board
+package main
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"errors"
 	"html/template"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
@@ -92,7 +93,7 @@ func (b *Board) render(w http.ResponseWriter, r *http.Request, name string, p *p
 	p.User = userOf(affordances.PageFrom(r.Context()).Principal())
 	var buf bytes.Buffer
 	if err := b.views.pages[name].ExecuteTemplate(&buf, "base", p); err != nil {
-		b.logger.Error("board: render "+name, "err", err)
+		slog.Error("board: render "+name, "err", err)
 		http.Error(w, "Something went wrong.", http.StatusInternalServerError)
 		return
 	}
@@ -188,7 +189,7 @@ func (b *Board) exportTasksOf(r *http.Request) (*boardView, []task, error) {
 func (b *Board) fail(w http.ResponseWriter, r *http.Request, err error) {
 	var e *affordances.Error
 	if !errors.As(err, &e) || e.Code == affordances.Internal {
-		b.logger.Error("board: "+r.URL.Path, "err", err)
+		slog.Error("board: "+r.URL.Path, "err", err)
 		e = affordances.NewError(affordances.Internal, "Something went wrong. Try again in a moment.")
 	}
 	b.render(w, r, "error", &page{Message: e.Message}, e.HTTPStatus())
