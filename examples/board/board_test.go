@@ -502,6 +502,58 @@ func TestForms(t *testing.T) {
 	}
 }
 
+// TestFormFields: a form that failed shows each of its inputs again with
+// what the person typed, marked invalid and with its issue beside it where
+// the site found one (sign-in included); a password is never written back.
+func TestFormFields(t *testing.T) {
+	t.Parallel()
+	_, srv := testBoard(t)
+	alice := newClient(t, srv, "")
+	if resp, _ := alice.post("/login", url.Values{"_action": {"signIn"}, "email": {demoEmail}, "password": {demoPassword}}); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("alice signs in: got %d, want 303", resp.StatusCode)
+	}
+	for _, tc := range []struct {
+		name     string
+		c        *client
+		path     string
+		form     url.Values
+		invalid  string // the start of the tag of the input marked aria-invalid
+		issue    string
+		kept     []string
+		notShown string
+	}{
+		{"an email too short to sign in", newClient(t, srv, ""), "/login",
+			url.Values{"_action": {"signIn"}, "email": {"a"}, "password": {"typed-password"}},
+			`<input type="email" name="email" value="a"`, "minLength", nil, "typed-password"},
+		{"an assignee who is no member", alice, "/boards/team-offsite",
+			url.Values{"_action": {"createTask"}, "title": {"Book the bus"}, "assignee": {"carol@example.com"}},
+			`<select name="assignee"`, "The assignee must be a member of the board.", []string{`value="Book the bus"`}, ""},
+		{"an invitation to no account", alice, "/boards/team-offsite",
+			url.Values{"_action": {"inviteMember"}, "email": {"dan@example.com"}},
+			`<input type="email" name="email" value="dan@example.com"`, "No one has an account with that email.", nil, ""},
+	} {
+		resp, html := tc.c.post(tc.path, tc.form)
+		if resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("%s: got %d, want 400", tc.name, resp.StatusCode)
+		}
+		tag, _, _ := strings.Cut(html[max(strings.Index(html, tc.invalid), 0):], ">")
+		if !strings.HasPrefix(tag, tc.invalid) || !strings.Contains(tag, `aria-invalid="true"`) {
+			t.Errorf("%s: the input is %q, want %s… marked aria-invalid\n%s", tc.name, tag, tc.invalid, html)
+		}
+		if !strings.Contains(html, `<span class="issue">`+template.HTMLEscapeString(tc.issue)) {
+			t.Errorf("%s: no issue saying %q beside the input\n%s", tc.name, tc.issue, html)
+		}
+		for _, v := range tc.kept {
+			if !strings.Contains(html, v) {
+				t.Errorf("%s: the page lost %s\n%s", tc.name, v, html)
+			}
+		}
+		if tc.notShown != "" && strings.Contains(html, tc.notShown) {
+			t.Errorf("%s: the page shows %q", tc.name, tc.notShown)
+		}
+	}
+}
+
 // TestConformance runs the conformance suite against a fresh board as the
 // demo runs it, with writes and alice's token: every check passes or says
 // why it skipped.

@@ -62,11 +62,27 @@ type page struct {
 	E    map[string]any
 	// Actions are the page's actions for this person: a template disables
 	// an unavailable one's control (Actions.Reason), and the forms a
-	// person fills are declarative WebMCP tools (Actions.Tool, ToolParam).
+	// person fills are declarative WebMCP tools (Actions.Tool).
 	Actions affordances.Actions
 	Form    *affordances.Form
 	Head    template.HTML // what the head carries for agents: the links to the graph and the fragment, the WebMCP tools
 	Message string        // the error page's
+}
+
+// A field is what an input of a form shows: the value the person sent, the
+// issue the library found with it after a failed post, and its
+// description for an agent in the browser.
+type field struct {
+	Value string
+	Issue string
+	Tool  template.HTMLAttr // toolparamdescription, or nothing
+}
+
+// Field returns the input name of action's form, so that a template asks
+// once per input: {{$title := .Field "createTask" "title"}}.
+func (p *page) Field(action, name string) field {
+	f := p.Form.For(action)
+	return field{Value: f.Value(name), Issue: f.Issue(name), Tool: p.Actions.ToolParam(action, name)}
 }
 
 // show renders a page from the state the library loaded for its graph, or
