@@ -1,6 +1,8 @@
 package bench
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"database/sql"
 	"fmt"
@@ -10,13 +12,15 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/affordances/affordances-go/examples/board"
 	"github.com/affordances/affordances-go/examples/shop"
+	"github.com/affordances/affordances-go/internal/pdeathsig"
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
 )
 
@@ -34,21 +38,18 @@ func password(email string) string {
 // StartDemo starts a fresh demo of site ("shop" or "board") on a loopback
 // port of its own, with the seeded data and nothing else, and signs in as
 // the seeded user as ("" for nobody) through the site's sign-in form. Both
-// run with human-verified confirmation off ([shop.Options.NoApproval],
-// [board.Options.NoApproval]).
-// The returned stop closes the server and the database and removes the
+// run with human-verified confirmation off ([shop.Options.NoApproval], the
+// board's -no-approval). The returned stop ends the demo and removes its
 // data; it must be called once d is no longer used.
 //
-// Every demo starts from a copy of one database seeded once per process,
-// rather than running the migrations and the seed's inserts each time.
+// The shop runs in this process, from a copy of a database seeded once per
+// process rather than running the migrations and the seed's inserts each
+// time. The board, a program of its own (examples/board), runs as a
+// process, built once per process with go build: it needs the go command
+// and this repository.
 func StartDemo(ctx context.Context, site, as string) (d *Demo, stop func(), err error) {
-	seeded, ok := templates[site]
-	if !ok {
+	if !slices.Contains(Sites(), site) {
 		return nil, nil, fmt.Errorf("bench: no demo site %q (the sites are %s)", site, strings.Join(Sites(), ", "))
-	}
-	db, err := seeded()
-	if err != nil {
-		return nil, nil, fmt.Errorf("bench: seed %s: %w", site, err)
 	}
 	dir, err := os.MkdirTemp("", "affordances-bench-"+site+"-")
 	if err != nil {
@@ -67,25 +68,17 @@ func StartDemo(ctx context.Context, site, as string) (d *Demo, stop func(), err 
 			stop = nil
 		}
 	}()
-	path := filepath.Join(dir, site+".db")
-	if err := os.WriteFile(path, db, 0o600); err != nil {
-		return nil, nil, fmt.Errorf("bench: %w", err)
+	var base string
+	if site == "shop" {
+		base, closers, err = startShop(ctx, dir)
+	} else {
+		base, closers, err = startBoard(ctx, dir)
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return nil, nil, fmt.Errorf("bench: %w", err)
+		return nil, nil, fmt.Errorf("bench: %s: %w", site, err)
 	}
-	base := "http://" + l.Addr().String()
-	h, closeSite, err := openSite(ctx, site, dir, base)
-	if err != nil {
-		l.Close()
-		return nil, nil, err
-	}
-	closers = append(closers, closeSite)
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ErrorLog: nil}
-	go srv.Serve(l)
-	closers = append(closers, srv.Close)
 	// Read-only, as the checks only read: query_only refuses any write.
+	path := filepath.Join(dir, site+".db")
 	rdb, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+"?_pragma=busy_timeout(5000)&_pragma=query_only(1)")
 	if err != nil {
 		return nil, nil, fmt.Errorf("bench: open %s: %w", path, err)
@@ -100,55 +93,156 @@ func StartDemo(ctx context.Context, site, as string) (d *Demo, stop func(), err 
 	return d, stop, nil
 }
 
-// openSite opens the demo site in dir, its database already there, for
-// the origin base.
-func openSite(ctx context.Context, site, dir, base string) (http.Handler, func() error, error) {
-	quiet := slog.New(slog.DiscardHandler)
-	switch site {
-	case "shop":
-		// The bench measures what an agent perceives, not consent: its
-		// confirm is the person's, so the shop places an order on
-		// confirm: true alone, as demo --no-approval does, where by default
-		// the person approves it on the shop's approval page.
-		s, err := shop.Open(ctx, &shop.Options{DataDir: dir, Origin: base, Logger: quiet, NoApproval: true})
-		if err != nil {
-			return nil, nil, fmt.Errorf("bench: %w", err)
-		}
-		return s.Handler(), s.Close, nil
-	case "board":
-		// Likewise, the board deletes a board on confirm: true alone.
-		b, err := board.Open(ctx, &board.Options{DataDir: dir, Origin: base, Logger: quiet, NoApproval: true})
-		if err != nil {
-			return nil, nil, fmt.Errorf("bench: %w", err)
-		}
-		return b.Handler(), b.Close, nil
+// startShop serves a copy of the seeded shop, its database in dir, on a
+// loopback port, and returns its base URL and what closes it, in order.
+func startShop(ctx context.Context, dir string) (string, []func() error, error) {
+	db, err := shopSeed()
+	if err != nil {
+		return "", nil, fmt.Errorf("seed: %w", err)
 	}
-	return nil, nil, fmt.Errorf("bench: no demo site %q", site)
+	if err := os.WriteFile(filepath.Join(dir, "shop.db"), db, 0o600); err != nil {
+		return "", nil, err
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
+	base := "http://" + l.Addr().String()
+	s, err := openShop(ctx, dir, base)
+	if err != nil {
+		l.Close()
+		return "", nil, err
+	}
+	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second, ErrorLog: nil}
+	go srv.Serve(l)
+	return base, []func() error{s.Close, srv.Close}, nil
 }
 
-// templates seed each site's database once, in a directory of their own,
-// and return the file's bytes. The file is named as the site names it in
-// its DataDir (shop.db, board.db), which is how StartDemo's copy is found.
-var templates = map[string]func() ([]byte, error){
-	"shop":  sync.OnceValues(func() ([]byte, error) { return seed("shop") }),
-	"board": sync.OnceValues(func() ([]byte, error) { return seed("board") }),
+// openShop opens the demo shop in dir, its database already there, for
+// the origin base. The bench measures what an agent perceives, not
+// consent: its confirm is the person's, so the shop places an order on
+// confirm: true alone, as demo --no-approval does, where by default the
+// person approves it on the shop's approval page.
+func openShop(ctx context.Context, dir, base string) (*shop.Shop, error) {
+	return shop.Open(ctx, &shop.Options{DataDir: dir, Origin: base, Logger: slog.New(slog.DiscardHandler), NoApproval: true})
 }
 
-func seed(site string) ([]byte, error) {
+// shopSeed seeds the shop's database once, in a directory of its own, and
+// returns the file's bytes.
+var shopSeed = sync.OnceValues(func() ([]byte, error) {
 	dir, err := os.MkdirTemp("", "affordances-bench-seed-")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	// Closing the site checkpoints its write-ahead log into the file.
-	_, closeSite, err := openSite(context.Background(), site, dir, "http://127.0.0.1")
+	s, err := openShop(context.Background(), dir, "http://127.0.0.1")
 	if err != nil {
 		return nil, err
 	}
-	if err := closeSite(); err != nil {
+	// Closing the shop checkpoints its write-ahead log into the file.
+	if err := s.Close(); err != nil {
 		return nil, err
 	}
-	return os.ReadFile(filepath.Join(dir, site+".db"))
+	return os.ReadFile(filepath.Join(dir, "shop.db"))
+})
+
+// boardProgram is the task board's program, built once per process.
+var boardProgram = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "affordances-bench-board-")
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "board")
+	out, err := exec.Command("go", "build", "-o", bin, "github.com/affordances/affordances-go/examples/board").CombinedOutput()
+	if err != nil {
+		os.RemoveAll(dir)
+		return "", fmt.Errorf("go build ./examples/board (the bench runs in this repository): %v\n%s", err, out)
+	}
+	return bin, nil
+})
+
+// startBoard runs the task board as a process of its own, its data in dir
+// (board.db, seeded when it starts), on a loopback port it picks, with
+// deleting a board needing no approval (-no-approval, as the shop's
+// orders); it returns the board's base URL once it answers, and what
+// kills it. The process dies with this one, should this die first.
+func startBoard(ctx context.Context, dir string) (string, []func() error, error) {
+	bin, err := boardProgram()
+	if err != nil {
+		return "", nil, err
+	}
+	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-data", dir, "-no-approval")
+	pdeathsig.Set(cmd)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return "", nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return "", nil, err
+	}
+	// The first line it prints says where it listens: "Board listening on
+	// http://127.0.0.1:PORT".
+	first, exited := make(chan string, 1), make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(out)
+		sc.Scan()
+		first <- sc.Text()
+		io.Copy(io.Discard, out)
+		cmd.Wait()
+		close(exited)
+	}()
+	kill := func() error {
+		cmd.Process.Kill()
+		<-exited
+		return nil
+	}
+	fail := func(format string, args ...any) (string, []func() error, error) {
+		kill()
+		return "", nil, fmt.Errorf(format+": %s", append(args, strings.TrimSpace(stderr.String()))...)
+	}
+	var base string
+	select {
+	case line := <-first:
+		var ok bool
+		if _, base, ok = strings.Cut(line, " listening on "); !ok {
+			return fail("the board said %q, not where it listens", line)
+		}
+	case <-time.After(time.Minute):
+		return fail("the board did not listen within a minute")
+	case <-ctx.Done():
+		return fail("%v", ctx.Err())
+	}
+	if err := answers(ctx, base+"/boards"); err != nil {
+		return fail("the board does not answer: %v", err)
+	}
+	return base, []func() error{kill}, nil
+}
+
+// answers waits until a GET of url answers 200, for up to 10 seconds.
+func answers(ctx context.Context, url string) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	for {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			return err
+		}
+		resp, err := noRedirects.Do(req)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+			err = fmt.Errorf("GET %s: %s", url, resp.Status)
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 }
 
 // signIn posts the sign-in form of the site at base as a person's browser

@@ -24,8 +24,10 @@ delta) and webmcp (the page's WebMCP tools and their results, where the
 demos register them). Every task starts on a fresh demo it starts itself,
 and its final state is checked against the site's database: a mode that
 fails a task counts as failed, never skipped. The demos it starts place
-orders and delete boards without the approval page (as demo --no-approval):
-consent is not what it measures.
+orders and delete boards without the approval page (as demo --no-approval,
+and the board's -no-approval): consent is not what it measures. The board,
+a program of its own (examples/board), is built with go build at the
+start: the bench runs in this repository, with the go command.
 
 What it measures: every observation's bytes and o200k tokens (images by
 Anthropic's and OpenAI's published formulas), steps and wall time, under

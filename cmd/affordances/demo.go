@@ -17,10 +17,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/affordances/affordances-go/examples/board"
 	"github.com/affordances/affordances-go/examples/plain"
 	"github.com/affordances/affordances-go/examples/shop"
-	"github.com/affordances/affordances-go/internal/sqldb"
 	"github.com/affordances/affordances-go/mcpbridge"
 	"github.com/redis/go-redis/v9"
 )
@@ -31,23 +29,22 @@ const demoTokenEnv = "AFFORDANCES_DEMO_TOKEN"
 
 var demoCommand = &command{
 	Name:    "demo",
-	Args:    "[shop|board|plain]",
-	Summary: "Run a demo site: the shop or the board (HTML and Affordances graphs on one URL), or plain (AAL only).",
-	Details: `Two demos: the shop (the default), a small real shop with a checkout, and the
-board, a team task board: the short one to learn the library from
-(examples/board). Each keeps its data in an SQLite file under --data, or with
---database in PostgreSQL, and its Idempotency-Keys there too (a restart
-forgets none); with --redis the keys and the rate limits live in Redis, which
-keeps the keys across its own restart only with persistence (redis-server
---appendonly yes). It prints where it listens, who can sign in and alice's
-bearer token ($` + demoTokenEnv + ` fixes it).
+	Args:    "[shop|plain]",
+	Summary: "Run a demo site: the shop (HTML and Affordances graphs on one URL), or plain (AAL only).",
+	Details: `The shop (the default) is a small real shop with a checkout. It keeps its
+data in an SQLite file under --data, or with --database in PostgreSQL, and
+its Idempotency-Keys there too (a restart forgets none); with --redis the
+keys and the rate limits live in Redis, which keeps the keys across its own
+restart only with persistence (redis-server --appendonly yes). It prints
+where it listens, who can sign in and alice's bearer token
+($` + demoTokenEnv + ` fixes it).
 
-Several instances of one demo share one PostgreSQL database and one Redis:
+Several instances of the shop share one PostgreSQL database and one Redis:
 start each with the same --database, --redis and $` + demoTokenEnv + `, on
 its own --addr, behind any reverse proxy. Sessions, tokens, orders,
 Idempotency-Keys and rate limits are then the same on every instance.
 
-The third demo, plain, is a small notebook site written without this library
+The second demo, plain, is a small notebook site written without this library
 (examples/plain), the shape a PHP or Rails site has: static HTML pages, plain
 form handlers, and AAL written by hand (a manifest at
 /.well-known/agent-affordances.json, a fragment per page, data-aal attributes),
@@ -55,7 +52,11 @@ with no Affordances graph. Its forms: search, a newsletter signup, add a note,
 delete a note (destructive and irreversible), a contact form and a sign-in
 (ada@example.com / ada). inspect, call and the MCP bridge read and operate it
 in headless Chromium; it prints every form it receives, and keeps everything
-in memory (it takes only --addr).`,
+in memory (it takes only --addr).
+
+The task board, the short demo to learn the library from, is a program of
+its own, to read and copy: ` + boardCommand + ` (in this repository; its
+flags are -addr, -data, -token and -no-approval, -help says more).`,
 	Example: `affordances demo --addr 127.0.0.1:8080
 # in another terminal, as an agent:
 curl -H 'Accept: application/vnd.affordances+json' http://127.0.0.1:8080/
@@ -63,18 +64,17 @@ curl -H 'Accept: application/vnd.affordances+json' http://127.0.0.1:8080/
 export AFFORDANCES_DEMO_TOKEN=secret
 affordances demo --addr 127.0.0.1:8081 --database postgres://demo@127.0.0.1/shop --redis redis://127.0.0.1:6379/0 &
 affordances demo --addr 127.0.0.1:8082 --database postgres://demo@127.0.0.1/shop --redis redis://127.0.0.1:6379/0 &
-# the task board, with a fixed token for alice@example.com:
-AFFORDANCES_DEMO_TOKEN=secret affordances demo board --addr 127.0.0.1:8081
-affordances inspect --token secret http://127.0.0.1:8081/boards/website-relaunch
 # the plain site, which publishes AAL only; add a note through its form:
 affordances demo plain --addr 127.0.0.1:8082
 affordances inspect http://127.0.0.1:8082/notes
-affordances call http://127.0.0.1:8082/notes add-note '{"title":"Tea","body":"Green, at four."}'`,
+affordances call http://127.0.0.1:8082/notes add-note '{"title":"Tea","body":"Green, at four."}'
+# the task board is a program of its own, in this repository:
+go run ./examples/board -addr 127.0.0.1:8083 -token secret`,
 	Flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		addr := fs.String("addr", "127.0.0.1:8080", "`host:port` to listen on")
-		data := fs.String("data", "", "`directory` of the demo's SQLite file (default: $XDG_DATA_HOME/affordances-demo, or ~/.local/share/affordances-demo; the board's in board/ there)")
-		database := fs.String("database", "", "keep the demo's data in the PostgreSQL database at `URL` (postgres://user@host/db), created and seeded when empty, instead of the SQLite file; several instances may share it")
-		noApproval := fs.Bool("no-approval", false, "the shop places an order, and the board deletes a board, on an agent's confirm: true alone; by default the person approves each on the site's approval page, in their browser")
+		data := fs.String("data", "", "`directory` of the shop's SQLite file (default: $XDG_DATA_HOME/affordances-demo, or ~/.local/share/affordances-demo)")
+		database := fs.String("database", "", "keep the shop's data in the PostgreSQL database at `URL` (postgres://user@host/db), created and seeded when empty, instead of the SQLite file; several instances may share it")
+		noApproval := fs.Bool("no-approval", false, "the shop places an order on an agent's confirm: true alone; by default the person approves each on the shop's approval page, in their browser")
 		redisURL := fs.String("redis", "", "keep rate limits and Idempotency-Keys in the Redis at `URL` (redis://127.0.0.1:6379/0), shared by every instance")
 		return func(ctx context.Context, e *env, args []string) error {
 			which := "shop"
@@ -82,8 +82,10 @@ affordances call http://127.0.0.1:8082/notes add-note '{"title":"Tea","body":"Gr
 				which = args[0]
 			}
 			switch {
-			case which != "shop" && which != "board" && which != "plain":
-				return usagef("unexpected argument %q: the demo is shop, board or plain", args[0])
+			case which == "board":
+				return usagef("the task board is a program of its own now, to read and copy: run %s (in this repository; -help shows its flags)", boardCommand)
+			case which != "shop" && which != "plain":
+				return usagef("unexpected argument %q: the demo is shop or plain (the board: %s)", args[0], boardCommand)
 			case len(args) > 1:
 				return usagef("unexpected argument %q", args[1])
 			case which == "plain" && (*data != "" || *database != "" || *redisURL != "" || *noApproval):
@@ -109,10 +111,13 @@ affordances call http://127.0.0.1:8082/notes add-note '{"title":"Tea","body":"Gr
 					return fmt.Errorf("--redis %s: %w", *redisURL, err)
 				}
 			}
-			return runDemo(ctx, e, which, demoSettings{addr: *addr, dir: *data, database: *database, noApproval: *noApproval}, rdb)
+			return runShop(ctx, e, demoSettings{addr: *addr, dir: *data, database: *database, noApproval: *noApproval}, rdb)
 		}
 	},
 }
+
+// boardCommand runs the task board, examples/board.
+const boardCommand = "go run ./examples/board"
 
 // dataDir returns the demo's default data directory.
 func dataDir(e *env) (string, error) {
@@ -129,78 +134,51 @@ func dataDir(e *env) (string, error) {
 	return filepath.Join(home, ".local", "share", "affordances-demo"), nil
 }
 
-// runDemo opens the demo which ("shop" or "board") and serves it on addr
-// until ctx ends or the process is interrupted.
 // demoSettings are the demo command's flags.
 type demoSettings struct {
 	addr, dir, database string
 	noApproval          bool
 }
 
-func runDemo(ctx context.Context, e *env, which string, set demoSettings, rdb *redis.Client) error {
-	addr, dir, database := set.addr, set.dir, set.database
+// runShop opens the demo shop and serves it on set.addr until ctx ends or
+// the process is interrupted.
+func runShop(ctx context.Context, e *env, set demoSettings, rdb *redis.Client) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	dir := set.dir
 	if dir == "" {
 		var err error
 		if dir, err = dataDir(e); err != nil {
 			return err
 		}
-		if which == "board" {
-			dir = filepath.Join(dir, "board")
-		}
-	}
-	where := dir // where the data lives, for the banner
-	if database != "" {
-		where = sqldb.Redact(database)
 	}
 	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	ln, err := net.Listen("tcp", addr)
+	ln, err := net.Listen("tcp", set.addr)
 	if err != nil {
 		return err
 	}
 	defer ln.Close()
 	url := "http://" + ln.Addr().String()
+	opts := &shop.Options{DataDir: dir, Database: set.database, DemoToken: e.getenv(demoTokenEnv), Logger: logger, MCP: "/mcp", NoApproval: set.noApproval}
+	if rdb != nil {
+		opts.Redis = rdb
+	}
+	s, err := shop.Open(ctx, opts)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
 	mux := http.NewServeMux()
-	if which == "board" {
-		opts := &board.Options{DataDir: dir, Database: database, DemoToken: e.getenv(demoTokenEnv), Logger: logger, NoApproval: set.noApproval}
-		if rdb != nil {
-			opts.Redis = rdb
-		}
-		b, err := board.Open(ctx, opts)
-		if err != nil {
-			return err
-		}
-		defer b.Close()
-		mux.Handle("/", b.Handler())
-		fmt.Fprintf(e.stdout, `Demo board listening on %s
-  data:    %s
-  sign in: %s / %s (owner of both boards; also bob@example.com / bob, carol@example.com / carol)
-  token:   %s
-  try:     curl -H 'Accept: application/vnd.affordances+json' -H 'Authorization: Bearer %s' %s/boards
-Press Ctrl-C to stop.
-`, url, where, board.DemoEmail, board.DemoPassword, b.Token(), b.Token(), url)
-	} else {
-		opts := &shop.Options{DataDir: dir, Database: database, DemoToken: e.getenv(demoTokenEnv), Logger: logger, MCP: "/mcp", NoApproval: set.noApproval}
-		if rdb != nil {
-			opts.Redis = rdb
-		}
-		s, err := shop.Open(ctx, opts)
-		if err != nil {
-			return err
-		}
-		defer s.Close()
-		// The shop's own MCP endpoint, advertised in its index.
-		mux.Handle("/mcp", mcpbridge.Handler(s.Handler(), nil))
-		mux.Handle("/", s.Handler())
-		fmt.Fprintf(e.stdout, `Demo shop listening on %s
+	// The shop's own MCP endpoint, advertised in its index.
+	mux.Handle("/mcp", mcpbridge.Handler(s.Handler(), nil))
+	mux.Handle("/", s.Handler())
+	fmt.Fprintf(e.stdout, `Demo shop listening on %s
   data:    %s
   sign in: %s / %s (admin: %s / %s, at /admin)
   token:   %s
   try:     curl -H 'Accept: application/vnd.affordances+json' -H 'Authorization: Bearer %s' %s/
 Press Ctrl-C to stop.
 `, url, s.Path(), shop.DemoEmail, shop.DemoPassword, shop.AdminEmail, shop.AdminPassword, s.Token(), s.Token(), url)
-	}
 	return serve(ctx, e, ln, mux, logger)
 }
 

@@ -16,16 +16,6 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// startBoard runs `affordances demo board` on a free port with token as
-// alice's, until the test ends, and returns its URL and what it printed
-// before it listened.
-func startBoard(t *testing.T, token string) (string, string) {
-	t.Helper()
-	url, printed, stop := launch(t, token, "demo", "board", "--data", demotest.BoardData(t))
-	t.Cleanup(stop)
-	return url, printed
-}
-
 // launch runs `affordances` with args (a demo command) on a free port,
 // with token as alice's, and returns its URL, what it printed before it
 // listened, and a func that stops it and checks it exited 0.
@@ -106,31 +96,9 @@ func TestDemoKeysOutliveARestart(t *testing.T) {
 	}
 }
 
-// TestDemoBoard: `affordances demo board` serves the task board, prints
-// alice's sign-in and the token of $AFFORDANCES_DEMO_TOKEN, and answers an
-// agent with that token the graph of her private board.
-func TestDemoBoard(t *testing.T) {
-	url, printed := startBoard(t, "board-cli-token")
-	for _, w := range []string{"sign in: alice@example.com / alice", "token:   board-cli-token", "/boards"} {
-		if !strings.Contains(printed, w) {
-			t.Errorf("demo board printed no %q:\n%s", w, printed)
-		}
-	}
-	req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, url+"/boards/team-offsite", nil)
-	req.Header.Set("Accept", affordances.MediaType)
-	req.Header.Set("Authorization", "Bearer board-cli-token")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != affordances.MediaType {
-		t.Errorf("GET /boards/team-offsite with alice's token: got %d %q, want 200 and the graph", resp.StatusCode, resp.Header.Get("Content-Type"))
-	}
-}
-
-// TestDemoArgs: the demo is the shop, the board or plain; anything else
-// is a usage error, and the help shows them.
+// TestDemoArgs: the demo is the shop or plain; the board, a program of
+// its own, is a usage error that says how to run it; anything else is a
+// usage error, and the help shows them.
 func TestDemoArgs(t *testing.T) {
 	for _, tc := range []struct {
 		args       []string
@@ -138,12 +106,14 @@ func TestDemoArgs(t *testing.T) {
 		wantStdout string
 		wantStderr string
 	}{
-		{[]string{"demo", "cafe"}, exitUsage, "", `unexpected argument "cafe": the demo is shop, board or plain`},
-		{[]string{"demo", "board", "extra"}, exitUsage, "", `unexpected argument "extra"`},
+		{[]string{"demo", "cafe"}, exitUsage, "", `unexpected argument "cafe": the demo is shop or plain (the board: go run ./examples/board)`},
+		{[]string{"demo", "board"}, exitUsage, "", "the task board is a program of its own now, to read and copy: run go run ./examples/board"},
+		{[]string{"demo", "board", "--addr", "127.0.0.1:0"}, exitUsage, "", "run go run ./examples/board"},
+		{[]string{"demo", "plain", "extra"}, exitUsage, "", `unexpected argument "extra"`},
 		{[]string{"demo", "plain", "--data", "/tmp/x"}, exitUsage, "", "the plain demo keeps everything in memory and takes only --addr"},
-		{[]string{"help", "demo"}, exitOK, "affordances demo board", ""},
+		{[]string{"help", "demo"}, exitOK, "go run ./examples/board -addr", ""},
 		{[]string{"help", "demo"}, exitOK, "affordances demo plain --addr", ""},
-		{[]string{"demo", "board", "--help"}, exitOK, "Usage: affordances demo [flags] [shop|board|plain]", ""},
+		{[]string{"demo", "board", "--help"}, exitOK, "Usage: affordances demo [flags] [shop|plain]", ""},
 	} {
 		e, out, errOut := testEnv(nil)
 		if code := run(t.Context(), e, tc.args); code != tc.wantCode {
@@ -156,12 +126,12 @@ func TestDemoArgs(t *testing.T) {
 }
 
 // TestLintBoard: `affordances lint URL` finds no problem in the task
-// board, anonymous and as alice: every page, fragment and selector, the
-// cards' buttons with their data-aal-input included. The board's / only
-// redirects to /boards and has no graph, so lint starts from the index's
-// routes.
+// board (examples/board, run as a process of its own), anonymous and as
+// alice: every page, fragment and selector, the cards' buttons with their
+// data-aal-input included. The board's / only redirects to /boards and
+// has no graph, so lint starts from the index's routes.
 func TestLintBoard(t *testing.T) {
-	url, _ := startBoard(t, "board-lint-token")
+	url := demotest.StartBoard(t, nil, "-token", "board-lint-token").URL
 	for _, args := range [][]string{
 		{"lint", url},
 		{"lint", "--token", "board-lint-token", url},
@@ -187,9 +157,9 @@ func TestLintBoard(t *testing.T) {
 // Redis's is a usage error.
 func TestDemoRedis(t *testing.T) {
 	r := servicetest.StartRedis(t)
-	url, _, stop := launch(t, "redis-token", "demo", "board", "--data", demotest.BoardData(t), "--redis", "redis://"+r.Addr+"/0")
+	url, _, stop := launch(t, "redis-token", "demo", "--data", demotest.ShopData(t), "--redis", "redis://"+r.Addr+"/0")
 	defer stop()
-	req, _ := http.NewRequest("POST", url+"/boards/website-relaunch", strings.NewReader(`{"action":"search","input":{"q":"page"}}`))
+	req, _ := http.NewRequest("POST", url+"/", strings.NewReader(`{"action":"search","input":{"q":"tote"}}`))
 	req.Header.Set("Content-Type", affordances.MediaType)
 	req.Header.Set("Idempotency-Key", "redis-key-1")
 	res, err := http.DefaultClient.Do(req)

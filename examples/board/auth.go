@@ -1,4 +1,4 @@
-package board
+package main
 
 import (
 	"net/http"
@@ -58,12 +58,12 @@ func userID(p affordances.Principal) int64 {
 	return 0
 }
 
-// cookie returns the session cookie that carries sid; an empty sid expires
-// it.
-func (b *Board) cookie(sid string) *http.Cookie {
+// cookie returns the session cookie that carries sid, Secure when r came
+// over TLS; an empty sid expires it.
+func cookie(r *http.Request, sid string) *http.Cookie {
 	c := &http.Cookie{
 		Name: sessionCookie, Value: sid, Path: "/", MaxAge: int(sessionTTL.Seconds()),
-		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: b.secure,
+		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil,
 	}
 	if sid == "" {
 		c.MaxAge = -1

@@ -1,8 +1,9 @@
-package board_test
+package main
 
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,19 +11,19 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	affordances "github.com/affordances/affordances-go"
-	"github.com/affordances/affordances-go/examples/board"
 )
 
 // A badFixture is a fresh board with alice signed in by cookie, bob and
 // carol with tokens, and a token of bob's that a new one replaced.
 type badFixture struct {
-	b       *board.Board
+	b       *Board
 	base    string
 	alice   *http.Client // cookie session
 	plain   *http.Client
@@ -44,23 +45,23 @@ const (
 	private    = "/boards/team-offsite"
 )
 
-func newBadFixture(t *testing.T, backEnd string) *badFixture {
+func newBadFixture(t *testing.T) *badFixture {
 	t.Helper()
-	b, srv := newBoard(t, backEnd)
+	b, srv := testBoard(t)
 	ctx := t.Context()
 	noRedirect := func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	f := &badFixture{b: b, base: srv.URL, plain: &http.Client{CheckRedirect: noRedirect}}
 	for _, u := range []struct{ email, token string }{
 		{"bob@example.com", asRevoked}, {"bob@example.com", asBob}, {"carol@example.com", asCarol},
 	} {
-		if err := b.SetTokenForTest(ctx, u.email, u.token); err != nil {
+		if err := b.store.setToken(ctx, u.email, u.token); err != nil {
 			t.Fatal(err)
 		}
 	}
 	jar, _ := cookiejar.New(nil)
 	f.alice = &http.Client{Jar: jar, CheckRedirect: noRedirect}
 	resp, _ := f.send(t, badCase{as: asAlice, method: "POST", path: "/login", header: http.Header{"Content-Type": {formType}},
-		body: url.Values{"_action": {"signIn"}, "email": {board.DemoEmail}, "password": {board.DemoPassword}}.Encode()})
+		body: url.Values{"_action": {"signIn"}, "email": {demoEmail}, "password": {demoPassword}}.Encode()})
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("alice signs in: got %d, want 303", resp.StatusCode)
 	}
@@ -72,7 +73,7 @@ func newBadFixture(t *testing.T, backEnd string) *badFixture {
 // snapshot is the whole store and the boards as bob and carol read them.
 func (f *badFixture) snapshot(t *testing.T) string {
 	t.Helper()
-	dump, err := f.b.DumpForTest(context.Background())
+	dump, err := dump(context.Background(), f.b.store.db)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,11 +156,10 @@ func (f *badFixture) send(t *testing.T, c badCase) (*http.Response, []byte) {
 // and to at most perFixture cases: few enough calls that no principal meets
 // the rate limit. The parent test owns them.
 type fixturePool struct {
-	parent  *testing.T
-	backEnd string
-	mu      sync.Mutex
-	idle    []*badFixture
-	used    map[*badFixture]int
+	parent *testing.T
+	mu     sync.Mutex
+	idle   []*badFixture
+	used   map[*badFixture]int
 }
 
 const perFixture = 8
@@ -173,7 +173,7 @@ func (p *fixturePool) get() *badFixture {
 		return f
 	}
 	p.mu.Unlock()
-	return newBadFixture(p.parent, p.backEnd)
+	return newBadFixture(p.parent)
 }
 
 func (p *fixturePool) put(f *badFixture) {
@@ -184,16 +184,16 @@ func (p *fixturePool) put(f *badFixture) {
 	}
 }
 
-// runBadCases runs each case on a demo of backEnd shared with other cases,
-// or on a fresh one when the case has a setup of its own.
-func runBadCases(t *testing.T, backEnd string, cases []badCase) {
-	pool := &fixturePool{parent: t, backEnd: backEnd, used: map[*badFixture]int{}}
+// runBadCases runs each case on a board shared with other cases, or on a
+// fresh one when the case has a setup of its own.
+func runBadCases(t *testing.T, cases []badCase) {
+	pool := &fixturePool{parent: t, used: map[*badFixture]int{}}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			var f *badFixture
 			if c.setup != nil {
-				f = newBadFixture(t, backEnd)
+				f = newBadFixture(t)
 				c.setup(t, f)
 			} else {
 				f = pool.get()
@@ -242,7 +242,7 @@ var stateForms = []struct {
 	{asAlice, private, url.Values{"_action": {"inviteMember"}, "email": {"carol@example.com"}}},
 	{asAlice, private, url.Values{"_action": {"deleteBoard"}, "_confirm": {"yes"}}},
 	{asAlice, "/login", url.Values{"_action": {"signOut"}}},
-	{asAnon, "/login", url.Values{"_action": {"signIn"}, "email": {board.DemoEmail}, "password": {board.DemoPassword}}},
+	{asAnon, "/login", url.Values{"_action": {"signIn"}, "email": {demoEmail}, "password": {demoPassword}}},
 }
 
 // TestBadInputBoard sends the board bad requests of every kind (issue 14,
@@ -312,9 +312,9 @@ func TestBadInputBoard(t *testing.T) {
 		// Guessing at one account's password (issue 25's sweep): past five
 		// guesses the right password is refused too, and an email without
 		// an account is answered alike.
-		{name: "the right password after five guesses", as: asAnon, method: "POST", path: "/login", header: j(), body: call("signIn", map[string]any{"email": board.DemoEmail, "password": board.DemoPassword}), setup: fiveGuesses(board.DemoEmail), status: 429, code: "rate_limited"},
+		{name: "the right password after five guesses", as: asAnon, method: "POST", path: "/login", header: j(), body: call("signIn", map[string]any{"email": demoEmail, "password": demoPassword}), setup: fiveGuesses(demoEmail), status: 429, code: "rate_limited"},
 		{name: "a sixth guess at an email without an account", as: asAnon, method: "POST", path: "/login", header: j(), body: call("signIn", map[string]any{"email": "nobody@example.com", "password": "guess"}), setup: fiveGuesses("nobody@example.com"), status: 429, code: "rate_limited"},
-		{name: "the right password after five guesses, by form", as: asAnon, method: "POST", path: "/login", header: http.Header{"Content-Type": {formType}}, body: url.Values{"_action": {"signIn"}, "email": {board.DemoEmail}, "password": {board.DemoPassword}}.Encode(), setup: fiveGuesses(board.DemoEmail), status: 429},
+		{name: "the right password after five guesses, by form", as: asAnon, method: "POST", path: "/login", header: http.Header{"Content-Type": {formType}}, body: url.Values{"_action": {"signIn"}, "email": {demoEmail}, "password": {demoPassword}}.Encode(), setup: fiveGuesses(demoEmail), status: 429},
 		{name: "case-folded input key", as: asToken, method: "POST", path: public, header: j(), body: `{"action":"createTask","input":{"Title":"Sneak in"}}`, status: 400, code: "invalid_input"},
 		{name: "a date that is none", as: asToken, method: "POST", path: public, header: j(), body: call("createTask", map[string]any{"title": "Sneak in", "due": "2026-13-45"}), status: 400, code: "invalid_input"},
 		{name: "an email that is none", as: asToken, method: "POST", path: public, header: j(), body: call("inviteMember", map[string]any{"email": "not an email"}), status: 400, code: "invalid_input"},
@@ -392,7 +392,7 @@ func TestBadInputBoard(t *testing.T) {
 				header: http.Header{"Content-Type": {formType}, "Origin": {"{https}"}, "Sec-Fetch-Site": {"same-origin"}}, body: fm.values.Encode(), status: 403})
 	}
 	t.Cleanup(func() { t.Logf("%d cases in %v", len(cases), time.Since(start)) })
-	onEachBackEnd(t, func(t *testing.T, backEnd string) { runBadCases(t, backEnd, cases) })
+	runBadCases(t, cases)
 }
 
 // TestBadInputControls proves the matrix able to fail: each state-changing
@@ -409,16 +409,16 @@ func TestBadInputControls(t *testing.T) {
 		cases = append(cases, badCase{name: "form " + fm.values.Get("_action") + " on " + fm.path, as: fm.as, method: "POST", path: fm.path,
 			header: http.Header{"Content-Type": {formType}, "Sec-Fetch-Site": {"same-origin"}}, body: fm.values.Encode()})
 	}
-	onEachBackEnd(t, func(t *testing.T, backEnd string) { runControlCases(t, backEnd, cases) })
+	runControlCases(t, cases)
 }
 
-// runControlCases runs each case on a fresh demo of backEnd and wants a
-// change in the snapshot.
-func runControlCases(t *testing.T, backEnd string, cases []badCase) {
+// runControlCases runs each case on a fresh board and wants a change in
+// the snapshot.
+func runControlCases(t *testing.T, cases []badCase) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			f := newBadFixture(t, backEnd)
+			f := newBadFixture(t)
 			before := f.snapshot(t)
 			resp, body := f.send(t, c)
 			if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusSeeOther {
@@ -429,4 +429,70 @@ func runControlCases(t *testing.T, backEnd string, cases []badCase) {
 			}
 		})
 	}
+}
+
+// dump returns every row of every table of db, each table's rows sorted:
+// two dumps are equal when nothing in the database changed.
+func dump(ctx context.Context, db *sql.DB) (string, error) {
+	tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true}) // one snapshot
+	if err != nil {
+		return "", err
+	}
+	defer tx.Rollback()
+	var tables []string
+	rows, err := tx.QueryContext(ctx, `SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`)
+	if err != nil {
+		return "", err
+	}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			rows.Close()
+			return "", err
+		}
+		tables = append(tables, name)
+	}
+	rows.Close()
+	var out strings.Builder
+	for _, table := range tables {
+		lines, err := dumpTable(ctx, tx, table)
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(&out, "%s (%d rows)\n\t%s\n", table, len(lines), strings.Join(lines, "\n\t"))
+	}
+	return out.String(), nil
+}
+
+// dumpTable returns the rows of table as sorted lines.
+func dumpTable(ctx context.Context, tx *sql.Tx, table string) ([]string, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT * FROM "`+table+`"`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return nil, err
+	}
+	var lines []string
+	vals, ptrs := make([]any, len(cols)), make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, err
+		}
+		var b strings.Builder
+		for i, v := range vals {
+			if bs, ok := v.([]byte); ok {
+				v = string(bs)
+			}
+			fmt.Fprintf(&b, "%s=%v ", cols[i], v)
+		}
+		lines = append(lines, b.String())
+	}
+	slices.Sort(lines)
+	return lines, rows.Err()
 }

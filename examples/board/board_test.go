@@ -1,4 +1,4 @@
-package board_test
+package main
 
 import (
 	"bytes"
@@ -10,67 +10,60 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/conformance"
-	"github.com/affordances/affordances-go/examples/board"
 	"github.com/affordances/affordances-go/internal/browsertest"
-	"github.com/affordances/affordances-go/internal/demotest"
-	"github.com/affordances/affordances-go/internal/servicetest"
 )
 
-// TestMain stops the shared PostgreSQL server and Chromium after the tests.
-func TestMain(m *testing.M) { os.Exit(browsertest.CloseShared(servicetest.Main(m))) }
+// TestMain closes the shared Chromium after the tests.
+func TestMain(m *testing.M) { os.Exit(browsertest.CloseShared(m.Run())) }
 
 const demoToken = "board-test-token"
 
-// The back ends a board runs on: a SQLite file and a PostgreSQL database.
-const (
-	sqlite   = "sqlite"
-	postgres = "postgres"
-)
+// testBoard serves a fresh, seeded board that deletes a board on an
+// agent's confirm: true alone (-no-approval), as the bench runs it.
+func testBoard(t *testing.T) (*Board, *httptest.Server) {
+	t.Helper()
+	return serveBoard(t, options{Token: demoToken, NoApproval: true}, nil)
+}
 
-// onEachBackEnd runs test once on each back end, as subtests side by side.
-func onEachBackEnd(t *testing.T, test func(t *testing.T, backEnd string)) {
-	for _, be := range []string{sqlite, postgres} {
-		t.Run(be, func(t *testing.T) {
-			t.Parallel()
-			if be == postgres {
-				// Started in the test's own goroutine, which it may
-				// skip (go test -short), before test's helpers run.
-				servicetest.SharedPostgres(t)
-			}
-			test(t, be)
-		})
+// approvalBoard serves a fresh, seeded board whose deleteBoard an agent's
+// call runs only after the owner's approval, as the board runs by default.
+func approvalBoard(t *testing.T) (*Board, *httptest.Server) {
+	t.Helper()
+	return serveBoard(t, options{Token: demoToken}, nil)
+}
+
+// serveBoard serves a fresh board with opts, its handler wrapped in wrap
+// when wrap is not nil, its database in a directory of the test's, until
+// the test ends.
+func serveBoard(t testing.TB, opts options, wrap func(http.Handler) http.Handler) (*Board, *httptest.Server) {
+	t.Helper()
+	db, err := openDB(t.Context(), filepath.Join(t.TempDir(), "board.db"))
+	if err != nil {
+		t.Fatal(err)
 	}
-}
-
-// newBoard serves a fresh, seeded board on backEnd that deletes a board
-// on an agent's confirm: true alone (NoApproval), as the bench runs it;
-// approvalBoard serves one as the demo runs it.
-func newBoard(t *testing.T, backEnd string) (*board.Board, *httptest.Server) {
-	t.Helper()
-	return openBoard(t, backEnd, &board.Options{DemoToken: demoToken, NoApproval: true})
-}
-
-// approvalBoard serves a fresh, seeded board on backEnd whose deleteBoard
-// an agent's call runs only after the owner's approval, as the demo runs
-// it.
-func approvalBoard(t *testing.T, backEnd string) (*board.Board, *httptest.Server) {
-	t.Helper()
-	return openBoard(t, backEnd, &board.Options{DemoToken: demoToken})
-}
-
-func openBoard(t *testing.T, backEnd string, opts *board.Options) (*board.Board, *httptest.Server) {
-	t.Helper()
-	if backEnd == postgres {
-		opts.Database = servicetest.SharedPostgres(t).NewDatabase(t)
+	t.Cleanup(func() {
+		if err := db.Close(); err != nil {
+			t.Errorf("closing the database: %v", err)
+		}
+	})
+	b, err := newBoard(t.Context(), db, opts)
+	if err != nil {
+		t.Fatalf("newBoard: %v", err)
 	}
-	return demotest.Board(t, opts, nil)
+	h := b.Handler()
+	if wrap != nil {
+		h = wrap(h)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return b, srv
 }
 
 // A client is an agent with a bearer token (or none), or a person's
@@ -187,10 +180,9 @@ func taskID(t *testing.T, g affordances.Graph, title string) int64 {
 // TestPrivacy: anyone reads and searches a public board; a private board
 // is not found for anyone but its members, as a page, a graph, a call and
 // a CSV.
-func TestPrivacy(t *testing.T) { onEachBackEnd(t, testPrivacy) }
-
-func testPrivacy(t *testing.T, backEnd string) {
-	_, srv := newBoard(t, backEnd)
+func TestPrivacy(t *testing.T) {
+	t.Parallel()
+	_, srv := testBoard(t)
 	anon, alice := newClient(t, srv, ""), newClient(t, srv, demoToken)
 	carol := newClient(t, srv, "")
 	if resp, _ := carol.post("/login", url.Values{"_action": {"signIn"}, "email": {"carol@example.com"}, "password": {"carol"}}); resp.StatusCode != http.StatusSeeOther {
@@ -240,10 +232,9 @@ func testPrivacy(t *testing.T, backEnd string) {
 // TestEmailsOnlyToMembers: members of a public board read each other's
 // email addresses in its graph, page, search and CSV; anyone else reads
 // their names only (issue 25).
-func TestEmailsOnlyToMembers(t *testing.T) { onEachBackEnd(t, testEmailsOnlyToMembers) }
-
-func testEmailsOnlyToMembers(t *testing.T, backEnd string) {
-	_, srv := newBoard(t, backEnd)
+func TestEmailsOnlyToMembers(t *testing.T) {
+	t.Parallel()
+	_, srv := testBoard(t)
 	const page = "/boards/website-relaunch"
 	for _, tc := range []struct {
 		who    string
@@ -277,10 +268,9 @@ func testEmailsOnlyToMembers(t *testing.T, backEnd string) {
 // TestAgentTasks: an agent with alice's token creates, finds, moves and
 // deletes a task; a date that is not one, and an assignee who is no
 // member, are invalid input at their field.
-func TestAgentTasks(t *testing.T) { onEachBackEnd(t, testAgentTasks) }
-
-func testAgentTasks(t *testing.T, backEnd string) {
-	_, srv := newBoard(t, backEnd)
+func TestAgentTasks(t *testing.T) {
+	t.Parallel()
+	_, srv := testBoard(t)
 	alice := newClient(t, srv, demoToken)
 	const page = "/boards/team-offsite"
 
@@ -352,10 +342,9 @@ func testAgentTasks(t *testing.T, backEnd string) {
 // TestAgentBoard: the owner invites a member, exports the board as CSV,
 // and deletes it only with confirm: true, after a summary with the real
 // count of tasks.
-func TestAgentBoard(t *testing.T) { onEachBackEnd(t, testAgentBoard) }
-
-func testAgentBoard(t *testing.T, backEnd string) {
-	_, srv := newBoard(t, backEnd)
+func TestAgentBoard(t *testing.T) {
+	t.Parallel()
+	_, srv := testBoard(t)
 	alice := newClient(t, srv, demoToken)
 	const page = "/boards/team-offsite"
 
@@ -407,10 +396,9 @@ func testAgentBoard(t *testing.T, backEnd string) {
 // where alice, signed in in her browser, reads the summary and approves;
 // then the same call deletes the board. Her own form's confirmation needs
 // no approval page.
-func TestDeleteBoardNeedsApproval(t *testing.T) { onEachBackEnd(t, testDeleteBoardNeedsApproval) }
-
-func testDeleteBoardNeedsApproval(t *testing.T, backEnd string) {
-	_, srv := approvalBoard(t, backEnd)
+func TestDeleteBoardNeedsApproval(t *testing.T) {
+	t.Parallel()
+	_, srv := approvalBoard(t)
 	agent := newClient(t, srv, demoToken)
 	const page = "/boards/team-offsite"
 	const summary = `Delete the board "Team offsite" and its 5 tasks.`
@@ -433,7 +421,7 @@ func testDeleteBoardNeedsApproval(t *testing.T, backEnd string) {
 	}
 
 	alice := newClient(t, srv, "")
-	if resp, _ := alice.post("/login", url.Values{"_action": {"signIn"}, "email": {board.DemoEmail}, "password": {board.DemoPassword}}); resp.StatusCode != http.StatusSeeOther {
+	if resp, _ := alice.post("/login", url.Values{"_action": {"signIn"}, "email": {demoEmail}, "password": {demoPassword}}); resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("alice signs in: got %d, want 303", resp.StatusCode)
 	}
 	if status, html := alice.page(link); status != http.StatusOK || !strings.Contains(html, template.HTMLEscapeString(summary)) {
@@ -465,18 +453,17 @@ func testDeleteBoardNeedsApproval(t *testing.T, backEnd string) {
 // from the sign-in form: a task is created (303 back to the board, whose
 // page says so), empty optional fields are absent ones, a bad date shows the page again with 400, the issue and
 // what they typed, and deleting the board first asks, deleting nothing.
-func TestForms(t *testing.T) { onEachBackEnd(t, testForms) }
-
-func testForms(t *testing.T, backEnd string) {
-	_, srv := newBoard(t, backEnd)
+func TestForms(t *testing.T) {
+	t.Parallel()
+	_, srv := testBoard(t)
 	alice := newClient(t, srv, "")
 	const page = "/boards/website-relaunch"
 
-	resp, _ := alice.post("/login", url.Values{"_action": {"signIn"}, "email": {board.DemoEmail}, "password": {"wrong"}})
+	resp, _ := alice.post("/login", url.Values{"_action": {"signIn"}, "email": {demoEmail}, "password": {"wrong"}})
 	if resp.StatusCode != http.StatusUnauthorized {
 		t.Errorf("a wrong password: got %d, want 401", resp.StatusCode)
 	}
-	resp, _ = alice.post("/login", url.Values{"_action": {"signIn"}, "email": {board.DemoEmail}, "password": {board.DemoPassword}})
+	resp, _ = alice.post("/login", url.Values{"_action": {"signIn"}, "email": {demoEmail}, "password": {demoPassword}})
 	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/boards" {
 		t.Fatalf("sign in: got %d to %q, want 303 to /boards", resp.StatusCode, resp.Header.Get("Location"))
 	}
@@ -515,13 +502,64 @@ func testForms(t *testing.T, backEnd string) {
 	}
 }
 
+// TestFormFields: a form that failed shows each of its inputs again with
+// what the person typed, marked invalid and with its issue beside it where
+// the site found one (sign-in included); a password is never written back.
+func TestFormFields(t *testing.T) {
+	t.Parallel()
+	_, srv := testBoard(t)
+	alice := newClient(t, srv, "")
+	if resp, _ := alice.post("/login", url.Values{"_action": {"signIn"}, "email": {demoEmail}, "password": {demoPassword}}); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("alice signs in: got %d, want 303", resp.StatusCode)
+	}
+	for _, tc := range []struct {
+		name     string
+		c        *client
+		path     string
+		form     url.Values
+		invalid  string // the start of the tag of the input marked aria-invalid
+		issue    string
+		kept     []string
+		notShown string
+	}{
+		{"an email too short to sign in", newClient(t, srv, ""), "/login",
+			url.Values{"_action": {"signIn"}, "email": {"a"}, "password": {"typed-password"}},
+			`<input type="email" name="email" value="a"`, "minLength", nil, "typed-password"},
+		{"an assignee who is no member", alice, "/boards/team-offsite",
+			url.Values{"_action": {"createTask"}, "title": {"Book the bus"}, "assignee": {"carol@example.com"}},
+			`<select name="assignee"`, "The assignee must be a member of the board.", []string{`value="Book the bus"`}, ""},
+		{"an invitation to no account", alice, "/boards/team-offsite",
+			url.Values{"_action": {"inviteMember"}, "email": {"dan@example.com"}},
+			`<input type="email" name="email" value="dan@example.com"`, "No one has an account with that email.", nil, ""},
+	} {
+		resp, html := tc.c.post(tc.path, tc.form)
+		if resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("%s: got %d, want 400", tc.name, resp.StatusCode)
+		}
+		tag, _, _ := strings.Cut(html[max(strings.Index(html, tc.invalid), 0):], ">")
+		if !strings.HasPrefix(tag, tc.invalid) || !strings.Contains(tag, `aria-invalid="true"`) {
+			t.Errorf("%s: the input is %q, want %s… marked aria-invalid\n%s", tc.name, tag, tc.invalid, html)
+		}
+		if !strings.Contains(html, `<span class="issue">`+template.HTMLEscapeString(tc.issue)) {
+			t.Errorf("%s: no issue saying %q beside the input\n%s", tc.name, tc.issue, html)
+		}
+		for _, v := range tc.kept {
+			if !strings.Contains(html, v) {
+				t.Errorf("%s: the page lost %s\n%s", tc.name, v, html)
+			}
+		}
+		if tc.notShown != "" && strings.Contains(html, tc.notShown) {
+			t.Errorf("%s: the page shows %q", tc.name, tc.notShown)
+		}
+	}
+}
+
 // TestConformance runs the conformance suite against a fresh board as the
 // demo runs it, with writes and alice's token: every check passes or says
 // why it skipped.
-func TestConformance(t *testing.T) { onEachBackEnd(t, testConformance) }
-
-func testConformance(t *testing.T, backEnd string) {
-	_, srv := approvalBoard(t, backEnd)
+func TestConformance(t *testing.T) {
+	t.Parallel()
+	_, srv := approvalBoard(t)
 	rep := conformance.Run(t.Context(), srv.URL, &conformance.Options{Token: demoToken, AllowWrites: true})
 	for _, c := range rep.Checks {
 		switch c.Outcome {
@@ -532,59 +570,4 @@ func testConformance(t *testing.T, backEnd string) {
 		}
 	}
 	t.Logf("pages: %s", strings.Join(rep.Pages, " "))
-}
-
-// TestTwoInstances: two boards opened at once on one empty PostgreSQL
-// database, with the same DemoToken, are one site: the database is seeded
-// once, a task added through one is in the other's graph, a session made
-// by signing in on one works on the other, and so does the message of a
-// form (a cookie the site signs).
-func TestTwoInstances(t *testing.T) {
-	database := servicetest.SharedPostgres(t).NewDatabase(t)
-	var srv [2]*httptest.Server
-	var errs [2]error
-	var wg sync.WaitGroup
-	for i := range srv {
-		wg.Go(func() {
-			b, err := board.Open(t.Context(), &board.Options{Database: database, DemoToken: demoToken})
-			if err != nil {
-				errs[i] = err
-				return
-			}
-			t.Cleanup(func() { b.Close() })
-			srv[i] = httptest.NewServer(b.Handler())
-			t.Cleanup(srv[i].Close)
-		})
-	}
-	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			t.Fatalf("instance %d: %v", i, err)
-		}
-	}
-	const page = "/boards/website-relaunch"
-
-	alice0, alice1 := newClient(t, srv[0], demoToken), newClient(t, srv[1], demoToken)
-	if status, d := alice0.call(page, "createTask", map[string]any{"title": "Added on the first"}, false); status != http.StatusOK {
-		t.Fatalf("createTask on the first: got %d %+v", status, d)
-	}
-	_, g := alice1.graph(page)
-	if todo := tasks(g)["todo"]; len(todo) != 4 || !slices.Contains(todo, "Added on the first") {
-		t.Errorf("the second's todo column: got %v, want the 3 seeded tasks and the one added on the first", todo)
-	}
-
-	carol := newClient(t, srv[0], "")
-	resp, _ := carol.post("/login", url.Values{"_action": {"signIn"}, "email": {"carol@example.com"}, "password": {"carol"}})
-	if resp.StatusCode != http.StatusSeeOther {
-		t.Fatalf("carol signs in on the first: got %d, want 303", resp.StatusCode)
-	}
-	carol.base = srv[1].URL // the same browser: a cookie is the host's, whatever the port
-	resp, _ = carol.post(page, url.Values{"_action": {"createTask"}, "title": {"Added by carol on the second"}})
-	if resp.StatusCode != http.StatusSeeOther {
-		t.Fatalf("carol's form on the second, with the first's session: got %d, want 303", resp.StatusCode)
-	}
-	carol.base = srv[0].URL
-	if _, html := carol.page(page); !strings.Contains(html, "Added &#34;Added by carol on the second&#34; to To do.") {
-		t.Errorf("the first's page after the second's form: want the message the second signed\n%s", html)
-	}
 }

@@ -1,4 +1,4 @@
-package board_test
+package main
 
 // Tests in real Chromium: a person's afternoon on the board, a forged form
 // from another site, and the README's screenshots. Without Chromium they
@@ -20,7 +20,6 @@ import (
 	"time"
 
 	"github.com/affordances/affordances-go/aal"
-	"github.com/affordances/affordances-go/examples/board"
 	"github.com/affordances/affordances-go/internal/browser"
 	"github.com/affordances/affordances-go/internal/browsertest"
 	"github.com/affordances/affordances-go/internal/demotest"
@@ -181,13 +180,13 @@ func (x *person) signIn(email, password string) {
 func TestBrowserJourney(t *testing.T) {
 	demotest.Parallel(t)
 	b := browsertest.Shared(t)
-	_, srv := newBoard(t, sqlite)
+	_, srv := testBoard(t)
 	agent := newClient(t, srv, demoToken)
 	const page = "/boards/website-relaunch"
 	alice := newPerson(t, b, srv)
 	alice.visit(page)
 	alice.see("main", "Redirect the old blog URLs", "Sign in to change this board.", "!Delete")
-	alice.signIn(board.DemoEmail, board.DemoPassword)
+	alice.signIn(demoEmail, demoPassword)
 	alice.see("main", "Signed in as alice@example.com.", "Your boards", "Website relaunch", "Team offsite")
 
 	alice.click(`a[href="` + page + `"]`)
@@ -237,7 +236,7 @@ func TestBrowserJourney(t *testing.T) {
 func TestBrowserForgery(t *testing.T) {
 	demotest.Parallel(t)
 	b := browsertest.Shared(t)
-	_, srv := newBoard(t, sqlite)
+	_, srv := testBoard(t)
 	target := srv.URL + "/boards/team-offsite"
 	evil := http.NewServeMux()
 	form := func(fields string) http.HandlerFunc {
@@ -253,7 +252,7 @@ func TestBrowserForgery(t *testing.T) {
 	t.Cleanup(attacker.Close)
 
 	alice := newPerson(t, b, srv)
-	alice.signIn(board.DemoEmail, board.DemoPassword)
+	alice.signIn(demoEmail, demoPassword)
 	for _, path := range []string{"/create", "/delete"} {
 		if _, err := alice.p.Navigate(t.Context(), attacker.URL+path); err != nil {
 			t.Fatal(err)
@@ -284,9 +283,9 @@ func TestBrowserForgery(t *testing.T) {
 func TestScreenshots(t *testing.T) {
 	demotest.Parallel(t)
 	b := browsertest.Shared(t)
-	_, srv := newBoard(t, sqlite)
+	_, srv := testBoard(t)
 	alice := newPerson(t, b, srv)
-	alice.signIn(board.DemoEmail, board.DemoPassword)
+	alice.signIn(demoEmail, demoPassword)
 	ctx := t.Context()
 	for _, size := range []struct {
 		name          string

@@ -1,4 +1,4 @@
-package board_test
+package main
 
 import (
 	"encoding/json"
@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	affordances "github.com/affordances/affordances-go"
-	"github.com/affordances/affordances-go/examples/board"
 )
 
 // mdLink is a Markdown link: its text and its URL.
@@ -45,9 +44,9 @@ func (c *client) get(path, accept string) (int, string) {
 // reads it, with the route's description and every action the index
 // lists there; every link in it answers 200 to the same requester.
 func TestLLMsTxt(t *testing.T) {
-	_, srv := newBoard(t, sqlite)
+	_, srv := testBoard(t)
 	alice := newClient(t, srv, "")
-	if resp, _ := alice.post("/login", url.Values{"_action": {"signIn"}, "email": {board.DemoEmail}, "password": {board.DemoPassword}}); resp.StatusCode != http.StatusSeeOther {
+	if resp, _ := alice.post("/login", url.Values{"_action": {"signIn"}, "email": {demoEmail}, "password": {demoPassword}}); resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("alice signs in: got %d, want 303", resp.StatusCode)
 	}
 	for _, who := range []struct {

@@ -1,4 +1,4 @@
-package board
+package main
 
 import (
 	"context"
@@ -248,7 +248,7 @@ func (b *Board) signIn(ctx context.Context, r *affordances.Request, in signInInp
 	if err != nil {
 		return signInOutput{}, err
 	}
-	r.SetCookie(b.cookie(sid))
+	r.SetCookie(cookie(r.HTTP, sid))
 	r.SetPrincipal(principal(u, affordances.AuthCookie))
 	r.SetMessage("Signed in as " + u.Email + ".")
 	r.SetRedirect("/boards")
@@ -261,7 +261,7 @@ func (b *Board) signOut(ctx context.Context, r *affordances.Request, _ struct{})
 			return struct{}{}, err
 		}
 	}
-	r.SetCookie(b.cookie(""))
+	r.SetCookie(cookie(r.HTTP, ""))
 	r.SetPrincipal(affordances.Principal{})
 	r.SetMessage("Signed out.")
 	return struct{}{}, nil

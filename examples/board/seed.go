@@ -1,16 +1,16 @@
-package board
+package main
 
 import (
 	"context"
+	"database/sql"
 	"time"
 
-	"github.com/affordances/affordances-go/internal/sqldb"
 	"golang.org/x/crypto/bcrypt"
 )
 
 // seedUsers sign in with the password in their name: alice/alice.
 var seedUsers = []struct{ email, name, password string }{
-	{DemoEmail, "Alice", DemoPassword},
+	{demoEmail, "Alice", demoPassword},
 	{"bob@example.com", "Bob", "bob"},
 	{"carol@example.com", "Carol", "carol"},
 }
@@ -49,14 +49,14 @@ var seedBoards = []struct {
 
 // seed fills a new database: the users, their boards and tasks, with due
 // dates around today so the board looks alive.
-func seed(ctx context.Context, tx *sqldb.Tx) error {
+func seed(ctx context.Context, tx *sql.Tx) error {
 	ids := make([]int64, len(seedUsers))
 	for i, u := range seedUsers {
 		hash, err := bcrypt.GenerateFromPassword([]byte(u.password), passwordCost)
 		if err != nil {
 			return err
 		}
-		if err := tx.QueryRow(ctx, `INSERT INTO users (email, name, password_hash) VALUES ($1, $2, $3) RETURNING id`,
+		if err := tx.QueryRowContext(ctx, `INSERT INTO users (email, name, password_hash) VALUES ($1, $2, $3) RETURNING id`,
 			normEmail(u.email), u.name, hash).Scan(&ids[i]); err != nil {
 			return err
 		}
@@ -64,16 +64,12 @@ func seed(ctx context.Context, tx *sqldb.Tx) error {
 	today := time.Now()
 	for _, b := range seedBoards {
 		var bid int64
-		public := 0 // an INTEGER column: PostgreSQL takes no bool for it
-		if b.public {
-			public = 1
-		}
-		if err := tx.QueryRow(ctx, `INSERT INTO boards (slug, title, owner_id, public) VALUES ($1, $2, $3, $4) RETURNING id`,
-			b.slug, b.title, ids[b.members[0]], public).Scan(&bid); err != nil {
+		if err := tx.QueryRowContext(ctx, `INSERT INTO boards (slug, title, owner_id, public) VALUES ($1, $2, $3, $4) RETURNING id`,
+			b.slug, b.title, ids[b.members[0]], b.public).Scan(&bid); err != nil {
 			return err
 		}
 		for _, m := range b.members {
-			if _, err := tx.Exec(ctx, `INSERT INTO members (board_id, user_id) VALUES ($1, $2)`, bid, ids[m]); err != nil {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO members (board_id, user_id) VALUES ($1, $2)`, bid, ids[m]); err != nil {
 				return err
 			}
 		}
@@ -86,7 +82,7 @@ func seed(ctx context.Context, tx *sqldb.Tx) error {
 			if t.dueInDays != 0 {
 				due = today.AddDate(0, 0, t.dueInDays).Format(time.DateOnly)
 			}
-			if _, err := tx.Exec(ctx, `INSERT INTO tasks (board_id, title, status, assignee_id, due) VALUES ($1, $2, $3, $4, $5)`,
+			if _, err := tx.ExecContext(ctx, `INSERT INTO tasks (board_id, title, status, assignee_id, due) VALUES ($1, $2, $3, $4, $5)`,
 				bid, t.title, t.status, who, due); err != nil {
 				return err
 			}

@@ -1,10 +1,9 @@
-package board_test
+package main
 
 import (
 	"net/http"
 	"testing"
 
-	"github.com/affordances/affordances-go/examples/board"
 	"github.com/affordances/affordances-go/internal/demotest"
 )
 
@@ -14,16 +13,16 @@ import (
 // account is limited alike, with the same answers, so the limit tells
 // nobody which accounts exist.
 func TestSignInGuessesPerAccount(t *testing.T) {
-	b, _ := newBoard(t, sqlite)
+	b, _ := testBoard(t)
 	h := b.Handler()
 	// The guesser's own: carol's session, and a token of bob's.
 	carol := demotest.SignIn(t, h, "203.0.113.1", demotest.Account{Email: "carol@example.com", Password: "carol"})
-	if err := b.SetTokenForTest(t.Context(), "bob@example.com", "bob-guesses"); err != nil {
+	if err := b.store.setToken(t.Context(), "bob@example.com", "bob-guesses"); err != nil {
 		t.Fatal(err)
 	}
 	bob := http.Header{"Authorization": {"Bearer bob-guesses"}}
 	demotest.CheckGuessesPerAccount(t, h, 5,
-		demotest.Account{Email: board.DemoEmail, Password: board.DemoPassword},
+		demotest.Account{Email: demoEmail, Password: demoPassword},
 		demotest.Account{Email: "bob@example.com", Password: "bob"},
 		"nobody@example.com", []http.Header{carol, bob})
 }

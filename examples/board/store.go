@@ -1,4 +1,4 @@
-package board
+package main
 
 import (
 	"context"
@@ -6,13 +6,13 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"errors"
-	"fmt"
+	"net/url"
 	"strings"
 	"time"
 
 	affordances "github.com/affordances/affordances-go"
-	"github.com/affordances/affordances-go/internal/sqldb"
 	"golang.org/x/crypto/bcrypt"
+	_ "modernc.org/sqlite" // the "sqlite" driver of database/sql, in Go: no cgo
 )
 
 // passwordCost is the bcrypt cost of the board's password hashes. Its only
@@ -107,12 +107,31 @@ func invalid(path, msg string) *affordances.Error {
 	return e
 }
 
-// store is the board's data, in a SQLite file or a PostgreSQL database.
-// Emails are kept, and looked up, trimmed and in lower case. What it
-// reads of a board for someone who is not a member names people by their
-// names alone, never their emails.
+// openDB opens the SQLite file at path, created when missing, with the
+// pragmas a web server wants on every connection: WAL, so reading never
+// waits for a writer; a wait of up to 5 s for a lock rather than an error
+// at once; foreign keys enforced. Transactions take the write lock when
+// they begin (BEGIN IMMEDIATE), so two of them never deadlock upgrading a
+// read lock.
+func openDB(ctx context.Context, path string) (*sql.DB, error) {
+	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() +
+		"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_txlock=immediate"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, err
+	}
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// store is the board's data. Emails are kept, and looked up, trimmed and
+// in lower case. What it reads of a board for someone who is not a member
+// names people by their names alone, never their emails.
 type store struct {
-	db *sqldb.DB
+	db *sql.DB
 }
 
 const schemaSQL = `
@@ -130,48 +149,49 @@ CREATE TABLE IF NOT EXISTS tasks (id INTEGER PRIMARY KEY, board_id INTEGER NOT N
 CREATE INDEX IF NOT EXISTS tasks_board ON tasks(board_id);
 `
 
-// openStore opens source, a PostgreSQL URL or a SQLite file's path, and
-// creates and seeds the tables when there are none (sqldb.Migrate: one
-// instance at a time).
-func openStore(ctx context.Context, source string) (*store, error) {
-	db, err := sqldb.Open(ctx, source)
-	if err != nil {
-		return nil, fmt.Errorf("board: %w", err)
-	}
-	err = db.Migrate(ctx, func(tx *sqldb.Tx) error {
-		if err := tx.ExecScript(ctx, db.Schema(schemaSQL)); err != nil {
+// migrate creates the tables when there are none, and seeds them, in one
+// transaction: a second process starting on the same file waits for it.
+func (st *store) migrate(ctx context.Context) error {
+	return st.write(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, schemaSQL); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `INSERT INTO meta (key, value) VALUES ('secret', $1) ON CONFLICT (key) DO NOTHING`, randomToken()); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ('secret', $1) ON CONFLICT (key) DO NOTHING`, randomToken()); err != nil {
 			return err
 		}
 		var n int
-		if err := tx.QueryRow(ctx, `SELECT count(*) FROM users`).Scan(&n); err != nil || n > 0 {
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM users`).Scan(&n); err != nil || n > 0 {
 			return err
 		}
 		return seed(ctx, tx)
 	})
-	if err != nil {
-		db.Close()
-		return nil, fmt.Errorf("board: create the tables: %w", err)
-	}
-	return &store{db: db}, nil
 }
 
-func (st *store) close() error { return st.db.Close() }
+// write runs fn in one transaction, committed when fn returns nil and
+// rolled back otherwise.
+func (st *store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := st.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback() // after Commit, it does nothing
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
 
-// secret is the key the site signs its cookies with, made on first open
-// and kept in the database: every instance sharing it signs alike, and a
-// restart keeps what was signed.
+// secret is the key the site signs its cookies with, made on first start
+// and kept in the database: a restart keeps what was signed.
 func (st *store) secret(ctx context.Context) ([]byte, error) {
 	var s string
-	err := st.db.QueryRow(ctx, `SELECT value FROM meta WHERE key = 'secret'`).Scan(&s)
+	err := st.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'secret'`).Scan(&s)
 	return []byte(s), err
 }
 
 // exec runs one write statement.
 func (st *store) exec(ctx context.Context, query string, args ...any) error {
-	_, err := st.db.Exec(ctx, query, args...)
+	_, err := st.db.ExecContext(ctx, query, args...)
 	return err
 }
 
@@ -183,10 +203,15 @@ func hashSecret(s string) string {
 	return hex.EncodeToString(h[:])
 }
 
+// A querier is the database or a transaction.
+type querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
 // findUser returns the user a query of id, email and name finds, or nil.
-func findUser(ctx context.Context, q sqldb.Querier, query string, args ...any) (*User, error) {
+func findUser(ctx context.Context, q querier, query string, args ...any) (*User, error) {
 	u := &User{}
-	err := q.QueryRow(ctx, query, args...).Scan(&u.ID, &u.Email, &u.Name)
+	err := q.QueryRowContext(ctx, query, args...).Scan(&u.ID, &u.Email, &u.Name)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
@@ -202,8 +227,7 @@ func (st *store) sessionUser(ctx context.Context, sid string) (*User, error) {
 		hashSecret(sid), time.Now().Unix())
 }
 
-// setToken makes token the one bearer token of the user with email. Two
-// instances setting the same token both succeed.
+// setToken makes token the one bearer token of the user with email.
 func (st *store) setToken(ctx context.Context, email, token string) error {
 	return st.exec(ctx, `INSERT INTO tokens (hash, user_id) SELECT $1, id FROM users WHERE email = $2
 		ON CONFLICT (user_id) DO UPDATE SET hash = excluded.hash`, hashSecret(token), normEmail(email))
@@ -217,7 +241,7 @@ var noSuchUser, _ = bcrypt.GenerateFromPassword([]byte("no such user"), password
 func (st *store) signIn(ctx context.Context, email, password string) (*User, string, error) {
 	var hash []byte
 	u := &User{}
-	err := st.db.QueryRow(ctx, `SELECT id, email, name, password_hash FROM users WHERE email = $1`, normEmail(email)).
+	err := st.db.QueryRowContext(ctx, `SELECT id, email, name, password_hash FROM users WHERE email = $1`, normEmail(email)).
 		Scan(&u.ID, &u.Email, &u.Name, &hash)
 	if errors.Is(err, sql.ErrNoRows) {
 		// Take as long as for an account that exists: the time of the
@@ -243,7 +267,7 @@ func (st *store) signOut(ctx context.Context, sid string) error {
 // boards returns the boards uid is a member of, and the public boards
 // they are not.
 func (st *store) boards(ctx context.Context, uid int64) (yours, public []boardCard, err error) {
-	rows, err := st.db.Query(ctx, `
+	rows, err := st.db.QueryContext(ctx, `
 		SELECT b.slug, b.title, b.public, (SELECT count(*) FROM tasks t WHERE t.board_id = b.id),
 			EXISTS (SELECT 1 FROM members m WHERE m.board_id = b.id AND m.user_id = $1)
 		FROM boards b ORDER BY b.title`, uid)
@@ -271,7 +295,7 @@ func (st *store) boards(ctx context.Context, uid int64) (yours, public []boardCa
 // private and uid is not a member; its members' emails only for a member.
 func (st *store) board(ctx context.Context, slug string, uid int64) (*boardView, error) {
 	b := &boardView{Slug: slug, Members: []member{}}
-	err := st.db.QueryRow(ctx, `
+	err := st.db.QueryRowContext(ctx, `
 		SELECT b.id, b.title, b.public, b.owner_id, o.name,
 			(SELECT count(*) FROM tasks t WHERE t.board_id = b.id),
 			EXISTS (SELECT 1 FROM members m WHERE m.board_id = b.id AND m.user_id = $1)
@@ -283,7 +307,7 @@ func (st *store) board(ctx context.Context, slug string, uid int64) (*boardView,
 	if err != nil {
 		return nil, err
 	}
-	rows, err := st.db.Query(ctx, `SELECT u.id, u.email, u.name FROM members m JOIN users u ON u.id = m.user_id
+	rows, err := st.db.QueryContext(ctx, `SELECT u.id, u.email, u.name FROM members m JOIN users u ON u.id = m.user_id
 		WHERE m.board_id = $1 ORDER BY u.name, u.email`, b.id)
 	if err != nil {
 		return nil, err
@@ -304,16 +328,15 @@ func (st *store) board(ctx context.Context, slug string, uid int64) (*boardView,
 	return b, rows.Err()
 }
 
-// tasks returns the board b's tasks whose title contains q in any case
-// (all when q is empty), by column, then due date (none last), with the
-// assignees' emails only for a member of b. Both sides are lowered by the
-// database, which on SQLite lowers only ASCII letters.
+// tasks returns the board b's tasks whose title contains q (all when q is
+// empty; SQLite's LIKE ignores the case of ASCII letters), by column, then
+// due date (none last), with the assignees' emails only for a member of b.
 func (st *store) tasks(ctx context.Context, b *boardView, q string) ([]task, error) {
 	like := "%" + strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(q) + "%"
-	rows, err := st.db.Query(ctx, `
+	rows, err := st.db.QueryContext(ctx, `
 		SELECT t.id, t.title, t.status, COALESCE(u.email, ''), COALESCE(u.name, ''), t.due
 		FROM tasks t LEFT JOIN users u ON u.id = t.assignee_id
-		WHERE t.board_id = $1 AND lower(t.title) LIKE lower($2) ESCAPE '\'
+		WHERE t.board_id = $1 AND t.title LIKE $2 ESCAPE '\'
 		ORDER BY CASE t.status WHEN 'todo' THEN 0 WHEN 'doing' THEN 1 ELSE 2 END, t.due = '', t.due, t.id`, b.id, like)
 	if err != nil {
 		return nil, err
@@ -337,11 +360,11 @@ func (st *store) tasks(ctx context.Context, b *boardView, q string) ([]task, err
 // not a member is invalid input.
 func (st *store) createTask(ctx context.Context, b *boardView, title, assignee, due string) (task, error) {
 	t := task{Title: title, Status: "todo", Assignee: assignee, Due: due}
-	err := st.db.Write(ctx, func(tx *sqldb.Tx) error {
+	err := st.write(ctx, func(tx *sql.Tx) error {
 		var who any // NULL: nobody
 		if assignee != "" {
 			var id int64
-			err := tx.QueryRow(ctx, `SELECT u.id, u.name FROM members m JOIN users u ON u.id = m.user_id WHERE m.board_id = $1 AND u.email = $2`,
+			err := tx.QueryRowContext(ctx, `SELECT u.id, u.name FROM members m JOIN users u ON u.id = m.user_id WHERE m.board_id = $1 AND u.email = $2`,
 				b.id, normEmail(assignee)).Scan(&id, &t.AssigneeName)
 			if errors.Is(err, sql.ErrNoRows) {
 				return errNotAMember
@@ -351,7 +374,7 @@ func (st *store) createTask(ctx context.Context, b *boardView, title, assignee, 
 			}
 			who = id
 		}
-		return tx.QueryRow(ctx, `INSERT INTO tasks (board_id, title, status, assignee_id, due) VALUES ($1, $2, 'todo', $3, $4) RETURNING id`,
+		return tx.QueryRowContext(ctx, `INSERT INTO tasks (board_id, title, status, assignee_id, due) VALUES ($1, $2, 'todo', $3, $4) RETURNING id`,
 			b.id, title, who, due).Scan(&t.ID)
 	})
 	return t, err
@@ -369,9 +392,7 @@ func (st *store) deleteTask(ctx context.Context, boardID, id int64) (task, error
 // taskBy returns the task a statement returns: not found when none.
 func (st *store) taskBy(ctx context.Context, query string, args ...any) (task, error) {
 	var t task
-	err := st.db.Write(ctx, func(tx *sqldb.Tx) error {
-		return tx.QueryRow(ctx, query, args...).Scan(&t.ID, &t.Title, &t.Status)
-	})
+	err := st.db.QueryRowContext(ctx, query, args...).Scan(&t.ID, &t.Title, &t.Status)
 	if errors.Is(err, sql.ErrNoRows) {
 		return t, errNoTask
 	}
@@ -381,7 +402,7 @@ func (st *store) taskBy(ctx context.Context, query string, args ...any) (task, e
 // addMember makes the user with email a member of the board.
 func (st *store) addMember(ctx context.Context, boardID int64, email string) (*User, error) {
 	var u *User
-	err := st.db.Write(ctx, func(tx *sqldb.Tx) error {
+	err := st.write(ctx, func(tx *sql.Tx) error {
 		var err error
 		u, err = findUser(ctx, tx, `SELECT id, email, name FROM users WHERE email = $1`, normEmail(email))
 		if err != nil {
@@ -390,7 +411,7 @@ func (st *store) addMember(ctx context.Context, boardID int64, email string) (*U
 		if u == nil {
 			return errNoAccount
 		}
-		res, err := tx.Exec(ctx, `INSERT INTO members (board_id, user_id) VALUES ($1, $2) ON CONFLICT (board_id, user_id) DO NOTHING`, boardID, u.ID)
+		res, err := tx.ExecContext(ctx, `INSERT INTO members (board_id, user_id) VALUES ($1, $2) ON CONFLICT (board_id, user_id) DO NOTHING`, boardID, u.ID)
 		if err != nil {
 			return err
 		}

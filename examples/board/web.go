@@ -1,4 +1,4 @@
-package board
+package main
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"errors"
 	"html/template"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
@@ -61,11 +62,27 @@ type page struct {
 	E    map[string]any
 	// Actions are the page's actions for this person: a template disables
 	// an unavailable one's control (Actions.Reason), and the forms a
-	// person fills are declarative WebMCP tools (Actions.Tool, ToolParam).
+	// person fills are declarative WebMCP tools (Actions.Tool).
 	Actions affordances.Actions
 	Form    *affordances.Form
 	Head    template.HTML // what the head carries for agents: the links to the graph and the fragment, the WebMCP tools
 	Message string        // the error page's
+}
+
+// A field is what an input of a form shows: the value the person sent, the
+// issue the library found with it after a failed post, and its
+// description for an agent in the browser.
+type field struct {
+	Value string
+	Issue string
+	Tool  template.HTMLAttr // toolparamdescription, or nothing
+}
+
+// Field returns the input name of action's form, so that a template asks
+// once per input: {{$title := .Field "createTask" "title"}}.
+func (p *page) Field(action, name string) field {
+	f := p.Form.For(action)
+	return field{Value: f.Value(name), Issue: f.Issue(name), Tool: p.Actions.ToolParam(action, name)}
 }
 
 // show renders a page from the state the library loaded for its graph, or
@@ -92,7 +109,7 @@ func (b *Board) render(w http.ResponseWriter, r *http.Request, name string, p *p
 	p.User = userOf(affordances.PageFrom(r.Context()).Principal())
 	var buf bytes.Buffer
 	if err := b.views.pages[name].ExecuteTemplate(&buf, "base", p); err != nil {
-		b.logger.Error("board: render "+name, "err", err)
+		slog.Error("board: render "+name, "err", err)
 		http.Error(w, "Something went wrong.", http.StatusInternalServerError)
 		return
 	}
@@ -188,7 +205,7 @@ func (b *Board) exportTasksOf(r *http.Request) (*boardView, []task, error) {
 func (b *Board) fail(w http.ResponseWriter, r *http.Request, err error) {
 	var e *affordances.Error
 	if !errors.As(err, &e) || e.Code == affordances.Internal {
-		b.logger.Error("board: "+r.URL.Path, "err", err)
+		slog.Error("board: "+r.URL.Path, "err", err)
 		e = affordances.NewError(affordances.Internal, "Something went wrong. Try again in a moment.")
 	}
 	b.render(w, r, "error", &page{Message: e.Message}, e.HTTPStatus())

@@ -1,4 +1,4 @@
-package board_test
+package main
 
 // Tests in Chromium with WebMCP (Debian's Chromium 148 has it behind the
 // WebMCPTesting feature), as an agent that lives in the browser sees the
@@ -24,7 +24,6 @@ import (
 
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/aal"
-	"github.com/affordances/affordances-go/examples/board"
 	"github.com/affordances/affordances-go/internal/browser"
 	"github.com/affordances/affordances-go/internal/browsertest"
 	"github.com/affordances/affordances-go/internal/demotest"
@@ -36,7 +35,7 @@ var untrusted = []string{"createTask", "search", "moveTask", "deleteTask", "invi
 
 // The board's people, by name: email and password.
 var people = map[string][2]string{
-	"alice": {board.DemoEmail, board.DemoPassword},
+	"alice": {demoEmail, demoPassword},
 	"bob":   {"bob@example.com", "bob"},
 	"carol": {"carol@example.com", "carol"},
 }
@@ -72,7 +71,7 @@ func (x *person) signOutAndInByTools() {
 	if got := x.toolsSoon([]string{"signIn"}); !slices.Equal(got, []string{"signIn"}) {
 		x.t.Errorf("after signing out the tools are %q, want signIn alone", got)
 	}
-	d = x.execute("signIn", map[string]any{"email": board.DemoEmail, "password": board.DemoPassword})
+	d = x.execute("signIn", map[string]any{"email": demoEmail, "password": demoPassword})
 	if !d.OK || len(d.ActionsAdded) != 1 || d.ActionsAdded[0].Name != "signOut" {
 		x.t.Fatalf("signIn: got %+v, want signOut added", d)
 	}
@@ -250,7 +249,7 @@ var boardPages = []struct {
 func TestWebMCPTools(t *testing.T) {
 	demotest.Parallel(t)
 	b := browsertest.Shared(t, "WebMCPTesting")
-	_, srv := newBoard(t, sqlite)
+	_, srv := testBoard(t)
 	for _, who := range boardPages {
 		x := newPerson(t, b, srv)
 		if err := x.p.RecordTools(t.Context()); err != nil {
@@ -277,7 +276,7 @@ func TestWebMCPTools(t *testing.T) {
 func TestWebMCPCalls(t *testing.T) {
 	demotest.Parallel(t)
 	b := browsertest.Shared(t, "WebMCPTesting")
-	_, srv := newBoard(t, sqlite)
+	_, srv := testBoard(t)
 	agent := newClient(t, srv, demoToken)
 	const public, private = "/boards/website-relaunch", "/boards/team-offsite"
 
@@ -321,7 +320,7 @@ func TestWebMCPCalls(t *testing.T) {
 	if err := alice.p.RecordTools(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	alice.signIn(board.DemoEmail, board.DemoPassword)
+	alice.signIn(demoEmail, demoPassword)
 	alice.visit(private)
 	d = alice.execute("createTask", map[string]any{"title": "Book the ferry", "assignee": "bob@example.com"})
 	if !d.OK || d.Message != `Added "Book the ferry" to To do.` {
@@ -407,7 +406,7 @@ func TestWebMCPOtherOrigin(t *testing.T) {
 	demotest.Parallel(t)
 	b := browsertest.Shared(t, "WebMCPTesting")
 	rec := &origins{}
-	_, srv := demotest.Board(t, &board.Options{DemoToken: demoToken}, func(h http.Handler) http.Handler { rec.next = h; return rec })
+	_, srv := serveBoard(t, options{Token: demoToken}, func(h http.Handler) http.Handler { rec.next = h; return rec })
 	attacker := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		io.WriteString(w, `<!doctype html><html lang=en><title>Win a prize</title><h1>Win a prize</h1>`)
@@ -417,7 +416,7 @@ func TestWebMCPOtherOrigin(t *testing.T) {
 	const private = "/boards/team-offsite"
 
 	alice := newPerson(t, b, srv)
-	alice.signIn(board.DemoEmail, board.DemoPassword)
+	alice.signIn(demoEmail, demoPassword)
 	alice.visit(private)
 	if got, _ := alice.tools(); !slices.Contains(got, "createTask") {
 		t.Fatalf("the board's tools: got %q, want createTask", got)
@@ -457,7 +456,7 @@ func TestWebMCPOtherOrigin(t *testing.T) {
 func TestPagesLogNoErrors(t *testing.T) {
 	demotest.Parallel(t)
 	b := browsertest.Shared(t)
-	_, srv := newBoard(t, sqlite)
+	_, srv := testBoard(t)
 	for _, who := range boardPages {
 		x := newPerson(t, b, srv)
 		if who.who != "" {
@@ -510,12 +509,12 @@ const draftModelContext = `(() => {
 func TestWebMCPDraft(t *testing.T) {
 	demotest.Parallel(t)
 	b := browsertest.Shared(t, "WebMCPTesting")
-	_, srv := newBoard(t, sqlite)
+	_, srv := testBoard(t)
 	alice := newPerson(t, b, srv)
 	if err := alice.p.AddScriptOnNewDocument(t.Context(), draftModelContext); err != nil {
 		t.Fatal(err)
 	}
-	alice.signIn(board.DemoEmail, board.DemoPassword)
+	alice.signIn(demoEmail, demoPassword)
 	alice.signOutAndInByTools()
 	checkConsole(t, alice, 0)
 }
@@ -527,7 +526,7 @@ func TestWebMCPDraft(t *testing.T) {
 func TestWebMCPDeclarative(t *testing.T) {
 	demotest.Parallel(t)
 	b := browsertest.Shared(t, "WebMCPTesting")
-	_, srv := demotest.Board(t, &board.Options{DemoToken: demoToken}, func(withoutScript http.Handler) http.Handler {
+	_, srv := serveBoard(t, options{Token: demoToken}, func(withoutScript http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Path == affordances.WebMCPScriptPath {
 				http.NotFound(w, r)

@@ -1,10 +1,11 @@
 // Package demotest starts the demo sites for tests, on loopback ports,
 // ready when its functions return and stopped when the test ends: the shop
-// or the board in the test's own process ([Shop], [Board]), or `affordances
-// demo` as a process of its own ([Start]), which dies with the test binary
-// should that die first. [ShopData] and [BoardData] give a copy of a
-// demo's database seeded once per test binary, as [Shop] and [Board] use.
-// [Parallel] bounds how many tests that start demos run at once.
+// in the test's own process ([Shop]), or as a process of its own, which
+// dies with the test binary should that die first: `affordances demo`
+// ([Start]) or the task board, examples/board ([StartBoard]). [ShopData]
+// gives a copy of the shop's database seeded once per test binary, as
+// [Shop] uses. [Parallel] bounds how many tests that start demos run at
+// once.
 package demotest
 
 import (
@@ -24,7 +25,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/affordances/affordances-go/examples/board"
 	"github.com/affordances/affordances-go/examples/shop"
 	"github.com/affordances/affordances-go/internal/pdeathsig"
 )
@@ -57,28 +57,6 @@ func Shop(t testing.TB, opts *shop.Options, wrap func(http.Handler) http.Handler
 	return s, serve(t, s.Handler(), wrap)
 }
 
-// Board is [Shop] for the demo task board.
-func Board(t testing.TB, opts *board.Options, wrap func(http.Handler) http.Handler) (*board.Board, *httptest.Server) {
-	t.Helper()
-	var o board.Options
-	if opts != nil {
-		o = *opts
-	}
-	if o.DataDir == "" && o.Database == "" {
-		o.DataDir = BoardData(t)
-	}
-	b, err := board.Open(t.Context(), &o)
-	if err != nil {
-		t.Fatalf("board.Open: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := b.Close(); err != nil {
-			t.Errorf("board: Close: %v", err)
-		}
-	})
-	return b, serve(t, b.Handler(), wrap)
-}
-
 func serve(t testing.TB, h http.Handler, wrap func(http.Handler) http.Handler) *httptest.Server {
 	if wrap != nil {
 		h = wrap(h)
@@ -88,27 +66,17 @@ func serve(t testing.TB, h http.Handler, wrap func(http.Handler) http.Handler) *
 	return srv
 }
 
-// The seeded databases, each made once: the bytes of its SQLite file.
-var (
-	shopSeed = sync.OnceValues(func() ([]byte, error) {
-		return seed("shop.db", func(dir string) (func() error, error) {
-			s, err := shop.Open(context.Background(), &shop.Options{DataDir: dir})
-			if err != nil {
-				return nil, err
-			}
-			return s.Close, nil
-		})
+// shopSeed is the seeded shop's database, made once: the bytes of its
+// SQLite file.
+var shopSeed = sync.OnceValues(func() ([]byte, error) {
+	return seed("shop.db", func(dir string) (func() error, error) {
+		s, err := shop.Open(context.Background(), &shop.Options{DataDir: dir})
+		if err != nil {
+			return nil, err
+		}
+		return s.Close, nil
 	})
-	boardSeed = sync.OnceValues(func() ([]byte, error) {
-		return seed("board.db", func(dir string) (func() error, error) {
-			b, err := board.Open(context.Background(), &board.Options{DataDir: dir})
-			if err != nil {
-				return nil, err
-			}
-			return b.Close, nil
-		})
-	})
-)
+})
 
 // seed opens a demo in a new directory with open, closes it, and returns
 // its SQLite file, file.
@@ -134,12 +102,6 @@ func seed(file string, open func(dir string) (close func() error, err error)) ([
 func ShopData(t testing.TB) string {
 	t.Helper()
 	return fromSeed(t, shopSeed, "shop.db")
-}
-
-// BoardData is [ShopData] for the demo task board.
-func BoardData(t testing.TB) string {
-	t.Helper()
-	return fromSeed(t, boardSeed, "board.db")
 }
 
 // fromSeed writes the seeded database into a new directory of the test's
@@ -176,39 +138,55 @@ func Parallel(t *testing.T) {
 	t.Cleanup(func() { <-slots })
 }
 
-// command is the affordances command, built once per test binary.
-var command = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "demotest-cli-")
-	if err != nil {
-		return "", err
-	}
-	bin := filepath.Join(dir, "affordances")
-	out, err := exec.Command("go", "build", "-o", bin, "github.com/affordances/affordances-go/cmd/affordances").CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("go build: %v\n%s", err, out)
-	}
-	return bin, nil
-})
+// build returns a func that builds the program of the package pkg, named
+// name, once per test binary, and returns its path.
+func build(name, pkg string) func() (string, error) {
+	return sync.OnceValues(func() (string, error) {
+		dir, err := os.MkdirTemp("", "demotest-"+name+"-")
+		if err != nil {
+			return "", err
+		}
+		bin := filepath.Join(dir, name)
+		out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput()
+		if err != nil {
+			return "", fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
+		}
+		return bin, nil
+	})
+}
+
+var (
+	command = build("affordances", "github.com/affordances/affordances-go/cmd/affordances")
+	board   = build("board", "github.com/affordances/affordances-go/examples/board")
+)
 
 // Command returns the path of the affordances command, built once per test
 // binary. Under go test -short (make test), which starts no process of the
 // demo's, the test skips.
 func Command(t testing.TB) string {
 	t.Helper()
+	return built(t, command)
+}
+
+// built returns the path of the program bin builds. Under go test -short,
+// the test skips.
+func built(t testing.TB, bin func() (string, error)) string {
+	t.Helper()
 	if testing.Short() {
-		t.Skip("-short: no affordances process (make check runs them)")
+		t.Skip("-short: no demo process (make check runs them)")
 	}
-	bin, err := command()
+	path, err := bin()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return bin
+	return path
 }
 
-// A Process is one `affordances demo` process.
+// A Process is one demo process: `affordances demo` or the task board.
 type Process struct {
 	URL  string // http://127.0.0.1:port
 	t    testing.TB
+	bin  func() (string, error)
 	args []string
 	env  []string
 	cmd  *exec.Cmd
@@ -223,14 +201,27 @@ type Process struct {
 // the panic of its -timeout) if that comes first.
 func Start(t testing.TB, env []string, args ...string) *Process {
 	t.Helper()
+	return start(t, command, env, append([]string{"demo"}, args...))
+}
+
+// StartBoard is [Start] for the task board, examples/board, built once
+// per test binary: `board -data DIR args... -addr 127.0.0.1:port`, DIR a
+// new directory of the test's (an -data in args wins).
+func StartBoard(t testing.TB, env []string, args ...string) *Process {
+	t.Helper()
+	return start(t, board, env, append([]string{"-data", t.TempDir()}, args...))
+}
+
+func start(t testing.TB, bin func() (string, error), env, args []string) *Process {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	addr := l.Addr().String()
 	l.Close()
-	p := &Process{URL: "http://" + addr, t: t,
-		args: append(append([]string{"demo"}, args...), "--addr", addr),
+	p := &Process{URL: "http://" + addr, t: t, bin: bin,
+		args: append(args, "--addr", addr),
 		env:  append(append(os.Environ(), "HOME="+t.TempDir()), env...)}
 	p.Restart()
 	t.Cleanup(p.Kill)
@@ -241,7 +232,8 @@ func Start(t testing.TB, env []string, args ...string) *Process {
 // [Process.Kill], and returns once it listens.
 func (p *Process) Restart() {
 	p.t.Helper()
-	p.cmd = exec.Command(Command(p.t), p.args...)
+	bin := built(p.t, p.bin)
+	p.cmd = exec.Command(bin, p.args...)
 	pdeathsig.Set(p.cmd)
 	p.cmd.Env = p.env
 	var stderr bytes.Buffer
@@ -275,10 +267,10 @@ func (p *Process) Restart() {
 	case ok := <-listening:
 		if !ok {
 			<-p.done
-			p.t.Fatalf("affordances %s exited: %s", strings.Join(p.args, " "), stderr.String())
+			p.t.Fatalf("%s %s exited: %s", filepath.Base(bin), strings.Join(p.args, " "), stderr.String())
 		}
 	case <-time.After(time.Minute):
-		p.t.Fatalf("affordances %s did not listen within a minute: %s", strings.Join(p.args, " "), stderr.String())
+		p.t.Fatalf("%s %s did not listen within a minute: %s", filepath.Base(bin), strings.Join(p.args, " "), stderr.String())
 	}
 }
 

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	affordances "github.com/affordances/affordances-go"
-	"github.com/affordances/affordances-go/examples/board"
 	"github.com/affordances/affordances-go/examples/shop"
 	"github.com/affordances/affordances-go/internal/demotest"
 )
@@ -75,14 +74,11 @@ func TestShop(t *testing.T) {
 	}
 }
 
-// TestBoard: a board from the seeded database serves its graphs to alice's
-// token.
-func TestBoard(t *testing.T) {
-	b, srv := demotest.Board(t, &board.Options{DemoToken: "board-token"}, nil)
-	if b.Token() != "board-token" {
-		t.Errorf("token: got %q, want board-token", b.Token())
-	}
-	if g := get(t, srv.URL+"/boards", "board-token"); g.Route != "/boards" {
-		t.Errorf("route: got %q, want /boards", g.Route)
+// TestStartBoard: the task board, started as a process of its own with a
+// fixed token for alice, serves her the graph of her private board.
+func TestStartBoard(t *testing.T) {
+	p := demotest.StartBoard(t, nil, "-token", "board-token")
+	if g := get(t, p.URL+"/boards/team-offsite", "board-token"); g.Route != "/boards/[board]" {
+		t.Errorf("route: got %q, want /boards/[board]", g.Route)
 	}
 }
