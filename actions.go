@@ -2,7 +2,6 @@ package affordances
 
 import (
 	"context"
-	"encoding/json"
 	"html/template"
 	"slices"
 )
@@ -51,30 +50,6 @@ func (as Actions) Tool(name string) template.HTMLAttr {
 		desc += confirmNote
 	}
 	return template.HTMLAttr(`toolname="` + template.HTMLEscapeString(a.Name) + `" tooldescription="` + template.HTMLEscapeString(desc) + `"`)
-}
-
-// ToolParam returns the toolparamdescription attribute of the form field of
-// the action's input property field: its description in the input schema;
-// "" when the action, the property or its description is not there (the
-// browser then describes the field by its label).
-func (as Actions) ToolParam(name, field string) template.HTMLAttr {
-	a, ok := as.Find(name)
-	if !ok {
-		return ""
-	}
-	var in struct {
-		Properties map[string]struct {
-			Description string `json:"description"`
-		} `json:"properties"`
-	}
-	if json.Unmarshal(a.Input, &in) != nil {
-		return ""
-	}
-	p, ok := in.Properties[field]
-	if !ok || p.Description == "" {
-		return ""
-	}
-	return template.HTMLAttr(`toolparamdescription="` + template.HTMLEscapeString(p.Description) + `"`)
 }
 
 // listed is one action of a graph as a requester sees it.

@@ -56,7 +56,7 @@ type Form struct {
 	// it was redirected to.
 	Message string
 	// Error is why the form failed: its message, and for invalid_input
-	// each issue at the JSON Pointer of its field ([Form.Issue]).
+	// each issue at the JSON Pointer of its field ([Page.Field]).
 	Error *Error
 	// Confirm is the summary of a confirm action posted without the
 	// person's confirmation, written by the action's Summary: the page
@@ -75,18 +75,18 @@ func (f *Form) For(action string) *Form {
 	return f
 }
 
-// Value returns the value the person sent for the field name, "" when none.
-func (f *Form) Value(name string) string {
+// value returns the value the person sent for the field name, "" when none.
+func (f *Form) value(name string) string {
 	if f == nil {
 		return ""
 	}
 	return f.Values.Get(name)
 }
 
-// Issue returns the message of the first issue of the field name (a
+// issue returns the message of the first issue of the field name (a
 // property of the input, "address.city" for a nested one), "" when it has
 // none.
-func (f *Form) Issue(name string) string {
+func (f *Form) issue(name string) string {
 	if f == nil || f.Error == nil {
 		return ""
 	}
@@ -100,10 +100,9 @@ func (f *Form) Issue(name string) string {
 	return ""
 }
 
-// ConfirmFields returns hidden inputs that post the form's values again
-// with the person's confirmation, for the button of a confirmation page,
-// and the digest of the state its summary describes, which the action runs
-// on only while it holds ([Action.Consent]).
+// ConfirmFields returns the hidden inputs of a confirmation page's button:
+// the form's values again, the person's confirmation, and the digest of
+// the state its summary describes ([Action.Consent]).
 func (f *Form) ConfirmFields() template.HTML {
 	if f == nil {
 		return ""

@@ -30,7 +30,7 @@ type settingsInput struct {
 	Due     string   `json:"due,omitempty" affordances:"format=date"`
 	Note    string   `json:"note,omitempty"`
 	Address struct {
-		City string `json:"city" affordances:"minLength=1"`
+		City string `json:"city" jsonschema:"the city, in its own language" affordances:"minLength=1"`
 	} `json:"address"`
 }
 
@@ -96,11 +96,14 @@ func formSite(t *testing.T, opts *affordances.SiteOptions) (http.Handler, *formS
 			st.mu.Unlock()
 			return struct{}{}, nil
 		})
-	page := template.Must(template.New("").Parse(`{{with .}}action={{.Action}} message={{.Message}}{{with .Error}} code={{.Code}} error={{.Message}}{{end}} confirm={{.Confirm}} by={{.Value "by"}} issue(by)={{.Issue "by"}} issue(due)={{.Issue "due"}} issue(address.city)={{.Issue "address.city"}} issue(count)={{.Issue "count"}} issue(public)={{.Issue "public"}}{{.ConfirmFields}}{{end}}`))
+	page := template.Must(template.New("").Parse(`{{$p := .}}{{with .Form}}{{$a := .Action}}action={{.Action}} message={{.Message}}{{with .Error}} code={{.Code}} error={{.Message}}{{end}} confirm={{.Confirm}}`+
+		` by={{($p.Field $a "by").Value}} issue(by)={{($p.Field $a "by").Issue}} attrs(by)=<i {{($p.Field $a "by").Attrs}}>`+
+		` issue(due)={{($p.Field $a "due").Issue}} issue(address.city)={{($p.Field $a "address.city").Issue}}`+
+		` issue(count)={{($p.Field $a "count").Issue}} issue(public)={{($p.Field $a "public").Issue}} attrs(address.city)=<i {{($p.Field $a "address.city").Attrs}}>{{.ConfirmFields}}{{end}}`))
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		page.Execute(w, affordances.PageFrom(r.Context()).Form())
+		page.Execute(w, affordances.PageFrom(r.Context()))
 	})
 	mux.HandleFunc("POST /{$}", func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, "the app's own form: "+r.PostFormValue("name"))
@@ -155,7 +158,7 @@ func TestFormBinding(t *testing.T) {
 		{"success: 303 back to the page", 0, "_action=increment&by=2", nil, 303, nil, 2},
 		{"cross-site: refused", 0, "_action=increment&by=2", []string{"Sec-Fetch-Site: cross-site"}, 403, []string{"code=unauthorized", "posted from another site"}, 0},
 		{"other Origin without Sec-Fetch-Site: refused", 0, "_action=increment", []string{"Sec-Fetch-Site: ", "Origin: http://evil.test"}, 403, []string{"code=unauthorized"}, 0},
-		{"not a number: an issue at its field, the value kept", 0, "_action=increment&by=two", nil, 400, []string{"code=invalid_input", "by=two", "issue(by)=must be a whole number", "Check the fields"}, 0},
+		{"not a number: an issue at its field, the value kept", 0, "_action=increment&by=two", nil, 400, []string{"code=invalid_input", "by=two", "issue(by)=must be a whole number", `attrs(by)=<i name="by" aria-invalid="true" toolparamdescription="how much to add">`, "Check the fields"}, 0},
 		{"over the schema's maximum: an issue at its field", 0, "_action=increment&by=99", nil, 400, []string{"code=invalid_input", "by=99", "issue(by)=maximum"}, 0},
 		{"the action's own invalid_input keeps its message", 0, "_action=chooseAddress&address=moon", nil, 400, []string{`error=You have no address &#34;moon&#34;.`}, 0},
 		{"the same field twice", 0, "_action=increment&by=1&by=2", nil, 400, []string{"issue(by)=was sent 2 times"}, 0},
@@ -359,6 +362,8 @@ func TestFormDecoding(t *testing.T) {
 			`{"count":0,"public":false,"address":{"city":"Lyon"}}`},
 		{"a date that is not one", "count=1&due=2026-13-45&address.city=Oslo&_action=settings", 400, "issue(due)=must be a real date, as YYYY-MM-DD"},
 		{"a missing required field is an issue at the field", "count=1&_action=settings", 400, "issue(address.city)=is required"},
+		{"a nested field's attributes: its name, invalid, its description", "count=1&_action=settings", 400,
+			`attrs(address.city)=<i name="address.city" aria-invalid="true" toolparamdescription="the city, in its own language">`},
 		{"an empty required number is missing", "count=&address.city=Rome&_action=settings", 400, "issue(count)=is required"},
 		{"a checkbox that is not one", "count=1&public=maybe&address.city=Rome&_action=settings", 400, "must be true or false"},
 		{"invalid UTF-8", "count=1&note=%FF&address.city=Rome&_action=settings", 400, "code=invalid_input"},
@@ -495,7 +500,11 @@ func TestFormConfirmFieldsRoundTrip(t *testing.T) {
 		t.Error("two confirmation pages carry the same key")
 	}
 	var nilForm *affordances.Form
-	if nilForm.Value("x") != "" || nilForm.Issue("x") != "" || nilForm.ConfirmFields() != "" || nilForm.For("x") != nil {
+	if nilForm.ConfirmFields() != "" || nilForm.For("x") != nil {
 		t.Error("a nil *Form answers something")
+	}
+	var nilPage *affordances.Page
+	if f := nilPage.Field("x", "y"); f.Value != "" || f.Issue != "" || f.Attrs != `name="y"` {
+		t.Errorf("a nil *Page's Field: %+v", f)
 	}
 }

@@ -16,12 +16,31 @@ import (
 
 // A formSchema is the part of an input schema that says how to read a
 // form's values: the JSON type of each property, arrays' items, objects'
-// properties (fields "address.city").
+// properties (fields "address.city"); and what a form field is, for an
+// agent in the browser ([Page.Field]).
 type formSchema struct {
-	Type       any                    `json:"type"`
-	Properties map[string]*formSchema `json:"properties"`
-	Items      *formSchema            `json:"items"`
-	Required   []string               `json:"required"`
+	Type        any                    `json:"type"`
+	Properties  map[string]*formSchema `json:"properties"`
+	Items       *formSchema            `json:"items"`
+	Required    []string               `json:"required"`
+	Description string                 `json:"description"`
+}
+
+// describe returns the description of the form field name ("address.city"
+// for a nested property), "" when the schema gives none.
+func (fs *formSchema) describe(name string) string {
+	for fs != nil {
+		first, rest, nested := strings.Cut(name, ".")
+		fs = fs.Properties[first]
+		if !nested {
+			break
+		}
+		name = rest
+	}
+	if fs == nil {
+		return ""
+	}
+	return fs.Description
 }
 
 // UnmarshalJSON reads a schema; a boolean schema (true, false) says

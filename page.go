@@ -19,8 +19,7 @@ import (
 // authentication and no state load, and one that asks twice pays once.
 //
 // Its methods are safe for concurrent use, and on a nil *Page (a request
-// the site's handler did not serve), where they return what a page
-// without a route has.
+// the site did not hand on), as on a page without a route.
 type Page struct {
 	site   *Site
 	http   *http.Request
@@ -158,6 +157,38 @@ func (p *Page) Form() *Form {
 		return nil
 	}
 	return p.form
+}
+
+// A Field is one input of an action's form as the page renders it
+// ([Page.Field]): one call a template makes per input.
+type Field struct {
+	Value string            // what the person sent, to fill the input again after a failed post
+	Issue string            // why the input was refused, for a person; "" when it was not
+	Attrs template.HTMLAttr // name, aria-invalid when Issue is set, toolparamdescription (CLARIFICATIONS 12)
+}
+
+// Field returns the input name ("address.city" when nested) of the form of
+// action, with what the person posted in it ([Form.For]); its description
+// is the input schema's, when the page lists the action:
+//
+//	{{$title := .Page.Field "createTask" "title"}}
+//	<input {{$title.Attrs}} value="{{$title.Value}}">{{$title.Issue}}
+func (p *Page) Field(action, name string) Field {
+	f := p.Form().For(action)
+	fd := Field{Value: f.value(name), Issue: f.issue(name)}
+	attrs := `name="` + template.HTMLEscapeString(name) + `"`
+	if fd.Issue != "" {
+		attrs += ` aria-invalid="true"`
+	}
+	for _, l := range p.listing() {
+		if l.a.Name == action {
+			if d := l.a.form.describe(name); d != "" {
+				attrs += ` toolparamdescription="` + template.HTMLEscapeString(d) + `"`
+			}
+		}
+	}
+	fd.Attrs = template.HTMLAttr(attrs)
+	return fd
 }
 
 // Head returns what the page's <head> carries for agents, for a page of a

@@ -20,7 +20,7 @@ var webmcpPage = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 	as := pg.Actions()
 	io.WriteString(w, "<!doctype html><head>"+string(pg.Head())+"</head>")
 	for _, name := range r.URL.Query()["form"] {
-		io.WriteString(w, "<form "+string(as.Tool(name))+"><input name=by "+string(as.ToolParam(name, "by"))+"></form>")
+		io.WriteString(w, "<form "+string(as.Tool(name))+"><input "+string(pg.Field(name, "by").Attrs)+"></form>")
 	}
 })
 
@@ -90,16 +90,16 @@ func TestWebMCPScriptServed(t *testing.T) {
 func TestDeclarativeTools(t *testing.T) {
 	site, _ := testSite(t, nil)
 	body := string(do(t, site.Handler(webmcpPage), httptest.NewRequest("GET", "http://shop.test/?form=increment&form=reset", nil)).body)
-	want := `<form toolname="increment" tooldescription="Add to the counter"><input name=by toolparamdescription="how much to add"></form>`
+	want := `<form toolname="increment" tooldescription="Add to the counter"><input name="by" toolparamdescription="how much to add"></form>`
 	if !strings.Contains(body, want) {
 		t.Errorf("got %s\nwant it to contain %s", body, want)
 	}
 	// reset is unavailable to nobody: no tool, no parameter of it.
-	if !strings.Contains(body, `<form ><input name=by ></form>`) {
+	if !strings.Contains(body, `<form ><input name="by"></form>`) {
 		t.Errorf("an unavailable action's form: got %s", body)
 	}
 	var as affordances.Actions
-	if as.Tool("x") != "" || as.ToolParam("x", "y") != "" || as.Reason("x") != "Not available here." {
+	if as.Tool("x") != "" || as.Reason("x") != "Not available here." {
 		t.Error("a nil Actions answers something")
 	}
 }

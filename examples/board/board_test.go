@@ -524,13 +524,13 @@ func TestFormFields(t *testing.T) {
 	}{
 		{"an email too short to sign in", newClient(t, srv, ""), "/login",
 			url.Values{"_action": {"signIn"}, "email": {"a"}, "password": {"typed-password"}},
-			`<input type="email" name="email" value="a"`, "minLength", nil, "typed-password"},
+			`<input name="email" aria-invalid="true"`, "minLength", []string{`type="email" value="a"`}, "typed-password"},
 		{"an assignee who is no member", alice, "/boards/team-offsite",
 			url.Values{"_action": {"createTask"}, "title": {"Book the bus"}, "assignee": {"carol@example.com"}},
-			`<select name="assignee"`, "The assignee must be a member of the board.", []string{`value="Book the bus"`}, ""},
+			`<select name="assignee" aria-invalid="true"`, "The assignee must be a member of the board.", []string{`value="Book the bus"`}, ""},
 		{"an invitation to no account", alice, "/boards/team-offsite",
 			url.Values{"_action": {"inviteMember"}, "email": {"dan@example.com"}},
-			`<input type="email" name="email" value="dan@example.com"`, "No one has an account with that email.", nil, ""},
+			`<input name="email" aria-invalid="true"`, "No one has an account with that email.", []string{`type="email" value="dan@example.com"`}, ""},
 	} {
 		resp, html := tc.c.post(tc.path, tc.form)
 		if resp.StatusCode != http.StatusBadRequest {

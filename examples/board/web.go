@@ -55,34 +55,17 @@ func (b *Board) pages() http.Handler {
 	return mux
 }
 
-// A page is what a template renders: the page's entities and actions as
-// its graph shows them, and what the library says of the form just posted.
+// A page is what a template renders: the page's entities, and the
+// library's Page with them: its actions as its graph shows them (a
+// template disables an unavailable one's control with .Actions.Reason,
+// and the forms a person fills are declarative WebMCP tools,
+// .Actions.Tool), each input of a form (.Field), what became of the form
+// just posted (.Form), and what the head carries for agents (.Head).
 type page struct {
-	User *User
-	E    map[string]any
-	// Actions are the page's actions for this person: a template disables
-	// an unavailable one's control (Actions.Reason), and the forms a
-	// person fills are declarative WebMCP tools (Actions.Tool).
-	Actions affordances.Actions
-	Form    *affordances.Form
-	Head    template.HTML // what the head carries for agents: the links to the graph and the fragment, the WebMCP tools
-	Message string        // the error page's
-}
-
-// A field is what an input of a form shows: the value the person sent, the
-// issue the library found with it after a failed post, and its
-// description for an agent in the browser.
-type field struct {
-	Value string
-	Issue string
-	Tool  template.HTMLAttr // toolparamdescription, or nothing
-}
-
-// Field returns the input name of action's form, so that a template asks
-// once per input: {{$title := .Field "createTask" "title"}}.
-func (p *page) Field(action, name string) field {
-	f := p.Form.For(action)
-	return field{Value: f.Value(name), Issue: f.Issue(name), Tool: p.Actions.ToolParam(action, name)}
+	*affordances.Page
+	User    *User
+	E       map[string]any
+	Message string // the error page's
 }
 
 // show renders a page from the state the library loaded for its graph, or
@@ -97,11 +80,11 @@ func (b *Board) show(name string) http.HandlerFunc {
 			b.fail(w, r, err)
 			return
 		}
-		view, form := name, pg.Form()
-		if form != nil && form.Confirm != "" {
+		view := name
+		if form := pg.Form(); form != nil && form.Confirm != "" {
 			view = "confirm" // a confirm action awaits the person's yes
 		}
-		b.render(w, r, view, &page{E: st.Entities, Form: form, Head: pg.Head(), Actions: pg.Actions()}, http.StatusOK)
+		b.render(w, r, view, &page{Page: pg, E: st.Entities}, http.StatusOK)
 	}
 }
 

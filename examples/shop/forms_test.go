@@ -60,7 +60,7 @@ func TestFormsGoThroughTheBinding(t *testing.T) {
 		{"a multipart body over 1 MiB", nil, nil, http.StatusRequestEntityTooLarge, flashErr("The form is larger than 1 MiB, so nothing was sent. Send less at a time.")},
 		{"a quantity the schema refuses", http.Header{"Content-Type": {"application/x-www-form-urlencoded"}},
 			[]byte(url.Values{"_action": {"addToCart"}, "sku": {"TOTE-NAT"}, "quantity": {"100"}}.Encode()), http.StatusBadRequest,
-			`name="quantity" value="100" min="1" max="99" inputmode="numeric" toolparamdescription="default 1"><span class="issue">`},
+			`name="quantity" aria-invalid="true" toolparamdescription="default 1" type="number" value="100" min="1" max="99" inputmode="numeric"><span class="issue">`},
 		{"a quantity that is no number", http.Header{"Content-Type": {"application/x-www-form-urlencoded"}},
 			[]byte(url.Values{"_action": {"addToCart"}, "sku": {"TOTE-NAT"}, "quantity": {"two"}}.Encode()), http.StatusBadRequest,
 			`<span class="issue">must be a whole number</span>`},

@@ -794,7 +794,7 @@ func TestHTML(t *testing.T) {
 		if want := "Only 4 left in stock, and 2 already in your cart."; resp.StatusCode != http.StatusConflict || !strings.Contains(page, flashErr(want)) {
 			t.Errorf("got %d without %q, want 409 with it", resp.StatusCode, want)
 		}
-		if !strings.Contains(page, `name="quantity" value="3"`) {
+		if !strings.Contains(page, `value="3" min="1"`) {
 			t.Errorf("got a page without the quantity the person typed")
 		}
 	})

@@ -80,8 +80,10 @@ type pageData struct {
 
 	// Actions are the page's actions as its graph lists them for this
 	// person (affordances.Page.Actions): the forms a person fills take
-	// their declarative WebMCP attributes from it (Tool, ToolParam).
+	// their declarative WebMCP attributes from it (Tool), and each input
+	// its own from Field.
 	Actions affordances.Actions
+	page    *affordances.Page
 
 	// Page-specific.
 	Message    string         // error pages
@@ -110,15 +112,20 @@ func (d *pageData) Unavailable(action string) (string, error) {
 	return a.Reason, nil
 }
 
+// Field returns the input field of the form of action, as the page
+// renders it (affordances.Page.Field): its name, and the attributes that
+// mark it invalid and describe it to an agent in the browser.
+func (d *pageData) Field(action, field string) affordances.Field { return d.page.Field(action, field) }
+
 // Issue returns what is wrong with field in the form of action the person
 // just sent, "" when nothing is.
-func (d *pageData) Issue(action, field string) string { return d.Form.For(action).Issue(field) }
+func (d *pageData) Issue(action, field string) string { return d.page.Field(action, field).Issue }
 
 // Value returns what the person typed in field of the form of action, when
 // that form comes back to them (it failed), else def.
 func (d *pageData) Value(action, field, def string) string {
 	if f := d.Form.For(action); f != nil && f.Values != nil {
-		return f.Value(field)
+		return f.Values.Get(field)
 	}
 	return def
 }
@@ -232,6 +239,7 @@ func (s *Shop) show(name string, fill func(d *pageData, r *http.Request)) http.H
 		d.Head = page.Head()
 		d.Form = page.Form()
 		d.Actions = page.Actions()
+		d.page = page
 		fill(d, r)
 		if d.Form != nil && d.Form.Confirm != "" {
 			c, ok := confirmations[d.Form.Action]
