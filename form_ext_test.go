@@ -96,9 +96,9 @@ func formSite(t *testing.T, opts *affordances.SiteOptions) (http.Handler, *formS
 			st.mu.Unlock()
 			return struct{}{}, nil
 		})
-	page := template.Must(template.New("").Parse(`{{$p := .}}{{with .Form}}{{$a := .Action}}action={{.Action}} message={{.Message}}{{with .Error}} code={{.Code}} error={{.Message}}{{end}} confirm={{.Confirm}}`+
-		` by={{($p.Field $a "by").Value}} issue(by)={{($p.Field $a "by").Issue}} attrs(by)=<i {{($p.Field $a "by").Attrs}}>`+
-		` issue(due)={{($p.Field $a "due").Issue}} issue(address.city)={{($p.Field $a "address.city").Issue}}`+
+	page := template.Must(template.New("").Parse(`{{$p := .}}{{with .Form}}{{$a := .Action}}action={{.Action}} message={{.Message}}{{with .Error}} code={{.Code}} error={{.Message}}{{end}} confirm={{.Confirm}}` +
+		` by={{($p.Field $a "by").Value}} issue(by)={{($p.Field $a "by").Issue}} attrs(by)=<i {{($p.Field $a "by").Attrs}}>` +
+		` issue(due)={{($p.Field $a "due").Issue}} issue(address.city)={{($p.Field $a "address.city").Issue}}` +
 		` issue(count)={{($p.Field $a "count").Issue}} issue(public)={{($p.Field $a "public").Issue}} attrs(address.city)=<i {{($p.Field $a "address.city").Attrs}}>{{.ConfirmFields}}{{end}}`))
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {

@@ -99,8 +99,8 @@ func typeSchemas() map[reflect.Type]*jsonschema.Schema {
 			Description: "who may call the action: public, anyone; session, an authenticated requester; confirm, an authenticated requester in a call with confirm true (CLARIFICATIONS 1)",
 		},
 		reflect.TypeFor[affordances.Code](): {
-			Type:        "string",
-			Enum:        strings2any(affordances.NotFound, affordances.Unauthorized, affordances.RateLimited, affordances.InvalidInput,
+			Type: "string",
+			Enum: strings2any(affordances.NotFound, affordances.Unauthorized, affordances.RateLimited, affordances.InvalidInput,
 				affordances.Unavailable, affordances.ConfirmRequired, affordances.Internal),
 			Description: "why the call or page request failed; authoritative over the HTTP status (CLARIFICATIONS 2)",
 		},
