@@ -295,21 +295,33 @@ func formAction(r *http.Request, body []byte, multi, cut bool) string {
 // errFormOrigin is the refusal of a form posted from another site.
 var errFormOrigin = Forbidden("This form was posted from another site, so it was refused. Nothing changed.")
 
-// checkFormOrigin is step 2's origin rule for forms: the browser's, as
-// [http.CrossOriginProtection] applies it (Sec-Fetch-Site, else Origin
-// against the Host), with the site's configured origin trusted; and an
-// Origin header must be the site's whole origin (scheme, host and port):
-// [SiteOptions.Origin], so a page served under another name (DNS
-// rebinding) cannot post either, or else the request's own. Without
-// SiteOptions.Origin, Origin: null is left to the browser's rule.
+// checkFormOrigin is step 2's origin rule for forms (CLARIFICATIONS 13):
+// the browser's, as [http.CrossOriginProtection] applies it
+// (Sec-Fetch-Site, else Origin against the Host), with the site's
+// configured origin trusted. Beyond it: a request with neither header is
+// refused; with [SiteOptions.Origin] set, the Host must be that origin's,
+// so a page served under another name (DNS rebinding) cannot post; an
+// Origin that is present and not null must be the site's whole origin
+// (scheme, host and port); and Origin: null, which browsers send for a
+// same-origin form under Referrer-Policy: no-referrer, passes only with
+// Sec-Fetch-Site: same-origin.
 func (s *Site) checkFormOrigin(r *http.Request) error {
-	if err := s.formOrigin.Check(r); err != nil || len(r.Header.Values("Origin")) > 1 {
+	origins, fetchSite := r.Header.Values("Origin"), r.Header.Get("Sec-Fetch-Site")
+	switch {
+	case len(origins) > 1, len(origins) == 0 && fetchSite == "", s.formOrigin.Check(r) != nil:
 		return errFormOrigin
-	}
-	if got := r.Header.Get("Origin"); got != "" && (got != "null" || s.opts.Origin != "") {
-		if o, err := weborigin.Parse(got); err != nil || o != s.origin(r) {
+	case s.opts.Origin != "" && s.hostOrigin(r) != s.opts.Origin:
+		return errFormOrigin
+	case len(origins) == 0:
+		return nil
+	case origins[0] == "null":
+		if fetchSite != "same-origin" {
 			return errFormOrigin
 		}
+		return nil
+	}
+	if o, err := weborigin.Parse(origins[0]); err != nil || o != s.origin(r) {
+		return errFormOrigin
 	}
 	return nil
 }

@@ -280,6 +280,43 @@ func TestFormOriginScheme(t *testing.T) {
 	}
 }
 
+// TestFormOriginNull: CLARIFICATIONS 13. With SiteOptions.Origin set, a
+// same-origin form under Referrer-Policy: no-referrer (Origin: null,
+// Sec-Fetch-Site: same-origin) runs; null without that word from the
+// browser, a rebinding Host, and a post with neither header are refused,
+// and nothing runs.
+func TestFormOriginNull(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		host    string
+		headers []string
+		status  int
+	}{
+		{"Origin null, same-origin", "shop.test", []string{"Origin: null", "Sec-Fetch-Site: same-origin"}, 303},
+		{"Origin null, no Sec-Fetch-Site", "shop.test", []string{"Origin: null"}, 403},
+		{"Origin null, same-site", "shop.test", []string{"Origin: null", "Sec-Fetch-Site: same-site"}, 403},
+		{"Origin null, cross-site", "shop.test", []string{"Origin: null", "Sec-Fetch-Site: cross-site"}, 403},
+		{"Origin null, same-origin, a rebinding Host", "rebound.evil", []string{"Origin: null", "Sec-Fetch-Site: same-origin"}, 403},
+		{"no Origin, same-origin, a rebinding Host", "rebound.evil", []string{"Sec-Fetch-Site: same-origin"}, 403},
+		{"no Origin, same-origin", "shop.test", []string{"Sec-Fetch-Site: same-origin"}, 303},
+		{"neither header", "shop.test", nil, 403},
+		{"the site's Origin, no Sec-Fetch-Site", "shop.test", []string{"Origin: http://shop.test"}, 303},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h, st := formSite(t, &affordances.SiteOptions{Origin: "http://shop.test"})
+			r := httptest.NewRequest(http.MethodPost, "http://"+tc.host+"/", strings.NewReader("_action=increment"))
+			r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			with(r, tc.headers)
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, r)
+			want := map[int]int{303: 1, 403: 0}[tc.status]
+			if rec.Code != tc.status || st.get() != want {
+				t.Errorf("got %d, counter %d; want %d, counter %d", rec.Code, st.get(), tc.status, want)
+			}
+		})
+	}
+}
+
 // TestFormSuccessMessage: after a success the person lands on the delta's
 // redirect (or the page) and reads the delta's message there, once.
 func TestFormSuccessMessage(t *testing.T) {

@@ -56,6 +56,18 @@ func (s *Site) checkOrigin(r *http.Request) error {
 	return nil
 }
 
+// hostOrigin returns the origin the request's Host names under the
+// configured origin's scheme, "" when it names none: a request for the
+// site by another name (DNS rebinding) has another.
+func (s *Site) hostOrigin(r *http.Request) string {
+	scheme, _, _ := strings.Cut(s.opts.Origin, "://")
+	o, err := weborigin.Parse(scheme + "://" + r.Host)
+	if err != nil {
+		return ""
+	}
+	return o
+}
+
 // origin returns the site's origin for r.
 func (s *Site) origin(r *http.Request) string {
 	if s.opts.Origin != "" {
