@@ -152,7 +152,7 @@ fuzz:
 	@start=$$(date +%s); cache=$$(mktemp -d); trap 'rm -rf "$$cache"' EXIT; \
 	$(call FUZZ,FuzzAccepts,100000x,./internal/mediatype) && \
 	$(call FUZZ,FuzzDecodeCall,20000x,.) && \
-	$(call FUZZ,FuzzDecodePlan,10000x,.) && \
+	$(call FUZZ,FuzzDecodePlan,10000x,./internal/wirejson) && \
 	$(call FUZZ,FuzzValidate,30000x,./aal) && \
 	$(call FUZZ,FuzzInputLine,20000x,./internal/display) && \
 	echo "fuzz: $$(( $$(date +%s) - start )) s"

@@ -15,6 +15,7 @@ import (
 	"github.com/affordances/affordances-go/aal"
 	"github.com/affordances/affordances-go/internal/schema"
 	"github.com/affordances/affordances-go/internal/typeschema"
+	"github.com/affordances/affordances-go/internal/wirejson"
 )
 
 // An Action declares what a route lets a requester do. It becomes the seed
@@ -236,7 +237,7 @@ func AddAction[In, Out any](rt *Route, a *Action, fn func(ctx context.Context, r
 		}
 		out = compact(out)
 	}
-	plan := decodePlanOf(reflect.TypeFor[In]())
+	plan := wirejson.DecodePlanOf(reflect.TypeFor[In]())
 	act := &action{
 		Action: *a,
 		input:  compiled,
@@ -247,7 +248,7 @@ func AddAction[In, Out any](rt *Route, a *Action, fn func(ctx context.Context, r
 		},
 		decode: func(input json.RawMessage) (any, error) {
 			var v In
-			if plan != nil && plan.decode(input, reflect.ValueOf(&v).Elem()) {
+			if plan != nil && plan.Decode(input, reflect.ValueOf(&v).Elem()) {
 				return v, nil
 			}
 			v = *new(In)

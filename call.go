@@ -9,7 +9,8 @@ import (
 	"net/http"
 	"reflect"
 	"slices"
-	"unicode/utf8"
+
+	"github.com/affordances/affordances-go/internal/wirejson"
 )
 
 // A call is one call on its way through the seven steps of seed 000
@@ -68,7 +69,7 @@ func (s *Site) agentCall(w http.ResponseWriter, r *http.Request) *response {
 	if keys != nil && (len(keys) != 1 || !validIdempotencyKey(keys[0])) {
 		return s.failure(errBadIdempotencyKey, "call")
 	}
-	body, err := readBody(http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes), min(r.ContentLength, s.opts.MaxBodyBytes))
+	body, err := wirejson.ReadBody(http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes), min(r.ContentLength, s.opts.MaxBodyBytes))
 	if err != nil {
 		return s.failure(s.bodyError(err), "call")
 	}
@@ -260,45 +261,22 @@ func (s *Site) runAction(ctx context.Context, a *action, req *Request, before []
 	return &response{status: http.StatusOK, header: header, delta: delta}, false
 }
 
-// Bounds on a call's body beyond its size (CLARIFICATIONS 2): validating
-// costs time in the number of values and in the size of numbers, so both
-// are bounded before any schema runs.
-const (
-	maxDepth     = 64     // nesting of arrays and objects
-	maxValues    = 10_000 // values of any kind
-	maxNumberLen = 64     // characters of one number
-)
-
-// decodeCall reads a call's body: a JSON object in valid UTF-8, no name twice in one object, nested at most 64 deep,
-// with at most 10,000 values and no number longer than 64 characters or
-// beyond a 64-bit float, a non-empty string "action", any "input", and a
-// boolean "confirm" when present. Unknown fields are ignored
+// decodeCall reads a call's body: the JSON and the bounds [wirejson.ScanCall]
+// checks (CLARIFICATIONS 2), a non-empty string "action", any "input", and
+// a boolean "confirm" when present. Unknown fields are ignored
 // (CLARIFICATIONS 5). The error is an invalid_input [*Error], for
 // [errors.As].
 func decodeCall(body []byte) (Call, error) {
 	var c Call
-	if !utf8.Valid(body) {
-		// encoding/json would read each bad byte as U+FFFD: another input
-		// than the one sent.
-		return c, NewError(InvalidInput, "The call is not valid UTF-8 (RFC 8259, section 8.1).")
+	m, refused := wirejson.ScanCall(body)
+	if refused != nil {
+		return c, NewError(InvalidInput, refused.Message)
 	}
-	// One pass checks the JSON and the bounds before anything decodes or
-	// validates it, and finds the members a Call reads.
-	var s callScan
-	if err := s.scan(body); err != nil {
-		return c, err
-	}
-	if s.tops != 1 || !s.object {
-		return c, notCall()
-	}
-	if a := s.action; len(a) > 0 && a[0] == '"' {
-		name, _ := (&callScan{b: a}).str() // scanned already
-		c.Action = string(name)
-	}
+	c.Action = string(m.Action)
 	if c.Action == "" {
 		return c, &Error{Code: InvalidInput, Message: "The call names no action.", Issues: []Issue{{Path: "/action", Message: "must be a non-empty string"}}}
 	}
-	if v := s.confirm; v != nil {
+	if v := m.Confirm; v != nil {
 		switch string(v) {
 		case "true":
 			c.Confirm = true
@@ -307,8 +285,8 @@ func decodeCall(body []byte) (Call, error) {
 			return c, &Error{Code: InvalidInput, Message: "confirm must be true or false.", Issues: []Issue{{Path: "/confirm", Message: "must be a boolean"}}}
 		}
 	}
-	if s.input != nil {
-		c.Input = slices.Clone(s.input)
+	if m.Input != nil {
+		c.Input = slices.Clone(m.Input)
 	}
 	return c, nil
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"testing"
+
+	"github.com/affordances/affordances-go/internal/wirejson"
 )
 
 // FuzzDecodeCall: call bodies come from the network. decodeCall must never
@@ -36,7 +38,7 @@ func FuzzDecodeCall(f *testing.F) {
 		if json.Unmarshal(body, &obj) != nil || obj == nil {
 			t.Fatalf("accepted a body that is not a JSON object: %q", body)
 		}
-		if err := new(callScan).scan(body); err != nil {
+		if _, err := wirejson.ScanCall(body); err != nil {
 			t.Fatalf("accepted a body its scan refuses: %q", body)
 		}
 		if c.Input != nil && !json.Valid(c.Input) {

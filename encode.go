@@ -1,169 +1,14 @@
 package affordances
 
 import (
-	"encoding/json"
-	"reflect"
-	"slices"
 	"strconv"
-	"strings"
-	"sync"
-	"unicode/utf8"
+
+	"github.com/affordances/affordances-go/internal/wirejson"
 )
 
-// The encoders of this file write what json.Marshal writes for the same
-// value, byte for byte (graph_test.go and encode_test.go compare them),
-// without reflection for the protocol's own documents: an Affordances
-// document is encoded on every request, its strings escaped as
-// encoding/json escapes them, HTML characters included.
-
-// appendString appends s as a JSON string, escaped as json.Marshal escapes
-// it: ", \ and control characters; <, > and & as \u003c, \u003e and
-// \u0026; U+2028 and U+2029 as \u2028 and \u2029; each byte of invalid
-// UTF-8 as \ufffd.
-func appendString(dst []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if i += plainPrefix(s[i:]); i == len(s) {
-			break
-		}
-		if b := s[i]; b < utf8.RuneSelf {
-			dst = append(dst, s[start:i]...)
-			switch b {
-			case '\\', '"':
-				dst = append(dst, '\\', b)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default: // other control characters, <, > and &
-				dst = append(dst, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		c, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case c == utf8.RuneError && size == 1:
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-		case c == '\u2028' || c == '\u2029':
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hex[c&0xF])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
-}
-
-// plainPrefix returns the length of the longest prefix of s that a JSON
-// string holds as it is.
-func plainPrefix(s string) int {
-	for i := 0; i < len(s); i++ {
-		if !plain[s[i]] {
-			return i
-		}
-	}
-	return len(s)
-}
-
-// plain says which bytes a JSON string holds as they are: the ASCII ones
-// from the space on (DEL included) but ", \, <, > and &. Indexed by any
-// byte, it is one load per byte of a string.
-var plain = func() (plain [256]bool) {
-	for b := byte(' '); b < utf8.RuneSelf; b++ {
-		plain[b] = b != '"' && b != '\\' && b != '<' && b != '>' && b != '&'
-	}
-	return plain
-}()
-
-// appendValue appends json.Marshal(v) to dst: strings, booleans and ints
-// directly, plain data by its type's plan (encodeplan.go), any other value
-// with encoding/json into dst.
-func appendValue(dst []byte, v any) ([]byte, error) {
-	switch v := v.(type) {
-	case nil:
-		return append(dst, "null"...), nil
-	case string:
-		return appendString(dst, v), nil
-	case bool:
-		return strconv.AppendBool(dst, v), nil
-	case int:
-		return strconv.AppendInt(dst, int64(v), 10), nil
-	case int64:
-		return strconv.AppendInt(dst, v, 10), nil
-	}
-	if plan := planOf(reflect.TypeOf(v)); plan != nil {
-		return plan(dst, reflect.ValueOf(v)), nil
-	}
-	enc := encoders.Get().(*appendEncoder)
-	defer encoders.Put(enc)
-	enc.buf = dst
-	err := enc.enc.Encode(v) // writes v and a newline
-	dst, enc.buf = enc.buf, nil
-	if err != nil {
-		return nil, err
-	}
-	return dst[:len(dst)-1], nil
-}
-
-// An appendEncoder is a json.Encoder that appends to buf.
-type appendEncoder struct {
-	enc *json.Encoder
-	buf []byte
-}
-
-func (e *appendEncoder) Write(p []byte) (int, error) {
-	e.buf = append(e.buf, p...)
-	return len(p), nil
-}
-
-var encoders = sync.Pool{New: func() any {
-	e := &appendEncoder{}
-	e.enc = json.NewEncoder(e)
-	return e
-}}
-
-// appendObject appends json.Marshal(m) of a non-nil map: its keys in
-// order, each value as [appendValue] encodes it.
-func appendObject(dst []byte, m map[string]any) ([]byte, error) {
-	type member struct {
-		key   string
-		value any
-	}
-	var room [16]member
-	members := room[:0]
-	for k, v := range m {
-		members = append(members, member{k, v})
-	}
-	slices.SortFunc(members, func(a, b member) int { return strings.Compare(a.key, b.key) })
-	dst = append(dst, '{')
-	for i, mb := range members {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = appendString(dst, mb.key)
-		dst = append(dst, ':')
-		var err error
-		if dst, err = appendValue(dst, mb.value); err != nil {
-			return nil, err
-		}
-	}
-	return append(dst, '}'), nil
-}
+// The protocol's own documents are written without reflection, by the
+// encoders of package wirejson, byte for byte as json.Marshal writes them
+// (graph_test.go and encode_test.go compare them).
 
 // appendNav appends json.Marshal(nav).
 func appendNav(dst []byte, nav []NavLink) []byte {
@@ -173,14 +18,14 @@ func appendNav(dst []byte, nav []NavLink) []byte {
 			dst = append(dst, ',')
 		}
 		dst = append(dst, `{"to":`...)
-		dst = appendString(dst, l.To)
+		dst = wirejson.AppendString(dst, l.To)
 		if l.Label != "" {
 			dst = append(dst, `,"label":`...)
-			dst = appendString(dst, l.Label)
+			dst = wirejson.AppendString(dst, l.Label)
 		}
 		if l.When != "" {
 			dst = append(dst, `,"when":`...)
-			dst = appendString(dst, l.When)
+			dst = wirejson.AppendString(dst, l.When)
 		}
 		dst = append(dst, '}')
 	}
@@ -194,19 +39,19 @@ func encodeDelta(dst []byte, d *Delta) ([]byte, error) {
 	dst = strconv.AppendBool(dst, d.OK)
 	if len(d.Changed) > 0 {
 		dst = append(dst, `,"changed":`...)
-		if dst, err = appendObject(dst, d.Changed); err != nil {
+		if dst, err = wirejson.AppendObject(dst, d.Changed); err != nil {
 			return nil, err
 		}
 	}
 	if d.Output != nil {
 		dst = append(dst, `,"output":`...)
-		if dst, err = appendValue(dst, d.Output); err != nil {
+		if dst, err = wirejson.AppendValue(dst, d.Output); err != nil {
 			return nil, err
 		}
 	}
 	if len(d.ActionsAdded) > 0 {
 		dst = append(dst, `,"actionsAdded":`...)
-		if dst, err = appendValue(dst, d.ActionsAdded); err != nil {
+		if dst, err = wirejson.AppendValue(dst, d.ActionsAdded); err != nil {
 			return nil, err
 		}
 	}
@@ -216,27 +61,27 @@ func encodeDelta(dst []byte, d *Delta) ([]byte, error) {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendString(dst, name)
+			dst = wirejson.AppendString(dst, name)
 		}
 		dst = append(dst, ']')
 	}
 	if d.Redirect != "" {
 		dst = append(dst, `,"redirect":`...)
-		dst = appendString(dst, d.Redirect)
+		dst = wirejson.AppendString(dst, d.Redirect)
 	}
 	if d.Message != "" {
 		dst = append(dst, `,"message":`...)
-		dst = appendString(dst, d.Message)
+		dst = wirejson.AppendString(dst, d.Message)
 	}
 	if d.Error != nil {
 		dst = append(dst, `,"error":`...)
-		if dst, err = appendValue(dst, d.Error); err != nil {
+		if dst, err = wirejson.AppendValue(dst, d.Error); err != nil {
 			return nil, err
 		}
 	}
 	if d.Approval != nil {
 		dst = append(dst, `,"approval":`...)
-		if dst, err = appendValue(dst, d.Approval); err != nil {
+		if dst, err = wirejson.AppendValue(dst, d.Approval); err != nil {
 			return nil, err
 		}
 	}

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/affordances/affordances-go/internal/wirejson"
 )
 
 // buffers holds the buffers answers are encoded in ([putBuffer]).
@@ -103,15 +105,15 @@ func (lg *lastGraph) put(graph []byte, etag string) {
 func encodeGraph(dst []byte, req *Request, actions []listed, at []int) ([]byte, error) {
 	st := req.State
 	dst = append(dst, `{"v":"0","page":`...)
-	dst = appendString(dst, req.Page)
+	dst = wirejson.AppendString(dst, req.Page)
 	dst = append(dst, `,"route":`...)
-	dst = appendString(dst, req.route.pattern)
+	dst = wirejson.AppendString(dst, req.route.pattern)
 	dst = append(dst, `,"entities":`...)
 	if st.Entities == nil {
 		dst = append(dst, "{}"...)
 	} else {
 		var err error
-		if dst, err = appendObject(dst, st.Entities); err != nil {
+		if dst, err = wirejson.AppendObject(dst, st.Entities); err != nil {
 			return nil, err
 		}
 	}
@@ -129,7 +131,7 @@ func encodeGraph(dst []byte, req *Request, actions []listed, at []int) ([]byte, 
 		dst = append(dst, `,"available":false`...)
 		if l.reason != "" {
 			dst = append(dst, `,"reason":`...)
-			dst = appendString(dst, l.reason)
+			dst = wirejson.AppendString(dst, l.reason)
 		}
 		dst = append(dst, '}')
 	}
@@ -140,7 +142,7 @@ func encodeGraph(dst []byte, req *Request, actions []listed, at []int) ([]byte, 
 	}
 	if st.MD != "" {
 		dst = append(dst, `,"md":`...)
-		dst = appendString(dst, st.MD)
+		dst = wirejson.AppendString(dst, st.MD)
 	}
 	return append(dst, '}'), nil
 }

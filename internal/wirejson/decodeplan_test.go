@@ -1,4 +1,4 @@
-package affordances
+package wirejson
 
 import (
 	"encoding/json"
@@ -39,10 +39,10 @@ type (
 // TestDecodePlanTypes: the plan takes flat structs of strings, booleans and
 // numbers, and no other type.
 func TestDecodePlanTypes(t *testing.T) {
-	if decodePlanOf(reflect.TypeFor[decodeFlat]()) == nil {
+	if DecodePlanOf(reflect.TypeFor[decodeFlat]()) == nil {
 		t.Error("decodeFlat has no plan")
 	}
-	if decodePlanOf(reflect.TypeFor[struct{}]()) == nil {
+	if DecodePlanOf(reflect.TypeFor[struct{}]()) == nil {
 		t.Error("struct{} has no plan")
 	}
 	for _, typ := range []reflect.Type{
@@ -50,7 +50,7 @@ func TestDecodePlanTypes(t *testing.T) {
 		reflect.TypeFor[decodeEmbed](), reflect.TypeFor[decodeAnyVal](), reflect.TypeFor[decodeDupName](),
 		reflect.TypeFor[map[string]string](), reflect.TypeFor[string](), reflect.TypeFor[json.RawMessage](),
 	} {
-		if decodePlanOf(typ) != nil {
+		if DecodePlanOf(typ) != nil {
 			t.Errorf("%v has a plan", typ)
 		}
 	}
@@ -62,7 +62,7 @@ func TestDecodePlanTypes(t *testing.T) {
 func decodeBoth[T comparable](t *testing.T, input string) bool {
 	t.Helper()
 	var byPlan, byJSON T
-	if !decodePlanOf(reflect.TypeFor[T]()).decode([]byte(input), reflect.ValueOf(&byPlan).Elem()) {
+	if !DecodePlanOf(reflect.TypeFor[T]()).Decode([]byte(input), reflect.ValueOf(&byPlan).Elem()) {
 		return false
 	}
 	if err := json.Unmarshal([]byte(input), &byJSON); err != nil {

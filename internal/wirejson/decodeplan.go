@@ -1,4 +1,4 @@
-package affordances
+package wirejson
 
 import (
 	"encoding"
@@ -9,7 +9,7 @@ import (
 )
 
 // An action's input is most often a flat struct of strings, numbers and
-// booleans. For those, a decodePlan fills the struct from the validated
+// booleans. For those, a DecodePlan fills the struct from the validated
 // input as encoding/json would, without its reflection per call. It takes
 // only the plain case: an object whose every name is a field's own name,
 // each value of its field's JSON type and in range. On anything else (a
@@ -17,10 +17,12 @@ import (
 // for an int) it gives up, and encoding/json decodes the input
 // (decodeplan_test.go compares the two).
 
-// A decodePlan holds the fields of a struct type it can fill.
-type decodePlan []decodedField
+// A DecodePlan holds the fields of a struct type it can fill; nil is no
+// plan. It is never changed once made: one may decode in any number of
+// goroutines.
+type DecodePlan []decodedField
 
-// A decodedField is a field of a decodePlan: its JSON name and index.
+// A decodedField is a field of a DecodePlan: its JSON name and index.
 type decodedField struct {
 	name  string
 	index int
@@ -30,14 +32,14 @@ type decodedField struct {
 var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
 var textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
 
-// decodePlanOf returns the plan of the struct type t, nil when it has none
+// DecodePlanOf returns the plan of the struct type t, nil when it has none
 // (any field not a string, bool or number, embedded, with the string
-// option, an unmarshaler).
-func decodePlanOf(t reflect.Type) decodePlan {
+// option, an unmarshaler). It makes a new plan on each call.
+func DecodePlanOf(t reflect.Type) DecodePlan {
 	if t.Kind() != reflect.Struct || unmarshals(t) {
 		return nil
 	}
-	plan := decodePlan{}
+	plan := DecodePlan{}
 	for i := range t.NumField() {
 		f := t.Field(i)
 		jf, skip, ok := jsonFieldOf(f)
@@ -65,9 +67,12 @@ func unmarshals(t reflect.Type) bool {
 	return pt.Implements(unmarshalerType) || pt.Implements(textUnmarshalerType)
 }
 
-// decode fills v, a struct of the plan's type, from input, JSON already
-// checked, and reports whether it could: false leaves v partly filled.
-func (p decodePlan) decode(input []byte, v reflect.Value) bool {
+// Decode fills v, a settable struct of the plan's type, from input as
+// json.Unmarshal would, and reports whether it could: it takes an object
+// whose every name is a field's own, each value of its field's JSON type
+// and in range. False leaves v partly filled; encoding/json decodes the
+// input then, into a zero value.
+func (p DecodePlan) Decode(input []byte, v reflect.Value) bool {
 	s := callScan{b: input}
 	s.space()
 	if s.i == len(s.b) || s.b[s.i] != '{' {
@@ -118,7 +123,7 @@ func (p decodePlan) decode(input []byte, v reflect.Value) bool {
 }
 
 // field returns the plan's field of the JSON name, or nil.
-func (p decodePlan) field(name string) *decodedField {
+func (p DecodePlan) field(name string) *decodedField {
 	for i := range p {
 		if p[i].name == name {
 			return &p[i]

@@ -1,4 +1,4 @@
-package affordances
+package wirejson
 
 import (
 	"encoding"
@@ -10,7 +10,7 @@ import (
 )
 
 // An entity's value is most often plain data: structs of strings, numbers
-// and booleans, slices and maps of them. For those, appendValue writes what
+// and booleans, slices and maps of them. For those, AppendValue writes what
 // encoding/json writes by a plan made once per type: the fields to write,
 // their escaped names, how to write each. A type with anything whose
 // encoding has rules of its own (a Marshaler or TextMarshaler, json.Number, floats,
@@ -54,7 +54,7 @@ func makePlan(t reflect.Type, outer map[reflect.Type]bool) planned {
 	defer delete(outer, t)
 	switch t.Kind() {
 	case reflect.String:
-		return func(dst []byte, v reflect.Value) []byte { return appendString(dst, v.String()) }
+		return func(dst []byte, v reflect.Value) []byte { return AppendString(dst, v.String()) }
 	case reflect.Bool:
 		return func(dst []byte, v reflect.Value) []byte { return strconv.AppendBool(dst, v.Bool()) }
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
@@ -101,7 +101,7 @@ func makePlan(t reflect.Type, outer map[reflect.Type]bool) planned {
 				if i > 0 {
 					dst = append(dst, ',')
 				}
-				dst = appendString(dst, k.String())
+				dst = AppendString(dst, k.String())
 				dst = append(dst, ':')
 				dst = elem(dst, v.MapIndex(k))
 			}
@@ -163,7 +163,7 @@ func structPlan(t reflect.Type, outer map[reflect.Type]bool) planned {
 		if write == nil {
 			return nil
 		}
-		fields = append(fields, plannedField{index: i, key: append(appendString([]byte{','}, name), ':'), omitEmpty: omitEmpty, write: write})
+		fields = append(fields, plannedField{index: i, key: append(AppendString([]byte{','}, name), ':'), omitEmpty: omitEmpty, write: write})
 	}
 	return func(dst []byte, v reflect.Value) []byte {
 		dst = append(dst, '{')

@@ -1,4 +1,4 @@
-package affordances
+package wirejson
 
 import (
 	"encoding/json"
@@ -78,7 +78,7 @@ func (planKey) MarshalText() ([]byte, error)     { return []byte("key"), nil }
 func (planMarsh) MarshalJSON() ([]byte, error)   { return []byte(`"m"`), nil }
 func (*planPtrMar) MarshalJSON() ([]byte, error) { return []byte(`"p"`), nil }
 
-// TestPlanMatchesMarshal: appendValue writes what json.Marshal writes for
+// TestPlanMatchesMarshal: AppendValue writes what json.Marshal writes for
 // values with a plan and for those without (encoding/json's own), HTML
 // characters, omitempty, nil slices, maps and pointers, and rules the plans
 // leave to encoding/json included.
@@ -103,7 +103,7 @@ func TestPlanMatchesMarshal(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := appendValue(nil, v)
+		got, err := AppendValue(nil, v)
 		if err != nil {
 			t.Errorf("%T: %v", v, err)
 			continue
@@ -148,7 +148,7 @@ func FuzzPlanMatchesMarshal(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := appendValue(nil, cart)
+		got, err := AppendValue(nil, cart)
 		if err != nil || string(got) != string(want) {
 			t.Fatalf("got %s, %v\nwant %s", got, err, want)
 		}

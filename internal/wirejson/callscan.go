@@ -1,4 +1,4 @@
-package affordances
+package wirejson
 
 import (
 	"bytes"
@@ -11,10 +11,10 @@ import (
 	"unicode/utf8"
 )
 
-// readBody reads r to its end, as io.ReadAll does, into a slice of room
+// ReadBody reads r to its end, as io.ReadAll does, into a slice of room
 // for size bytes and one more, when size (the request's Content-Length,
 // bounded) is known: a call is read in one allocation of its size.
-func readBody(r io.Reader, size int64) ([]byte, error) {
+func ReadBody(r io.Reader, size int64) ([]byte, error) {
 	b := make([]byte, 0, 512)
 	if size > 0 {
 		b = make([]byte, 0, size+1)
@@ -34,7 +34,61 @@ func readBody(r io.Reader, size int64) ([]byte, error) {
 	}
 }
 
-// A callScan is one pass over a call's body (see [decodeCall]): it checks
+// Bounds on a call's body beyond its size (CLARIFICATIONS 2): validating
+// costs time in the number of values and in the size of numbers, so both
+// are bounded before any schema runs.
+const (
+	MaxDepth     = 64     // nesting of arrays and objects
+	MaxValues    = 10_000 // values of any kind
+	MaxNumberLen = 64     // characters of one number
+)
+
+// An Error is the refusal of a call's body. Its Message is the sentence
+// the agent reads, as the caller sends it in its own invalid_input error.
+type Error struct {
+	Message string
+}
+
+// Error returns "wirejson: " and the message.
+func (e *Error) Error() string { return "wirejson: " + e.Message }
+
+// A Call is what a call's body holds of the members the protocol reads,
+// each nil when the body has none: the value of "action" when it is a
+// string, "input" and "confirm" as written (slices of the body).
+type Call struct {
+	Action         []byte
+	Input, Confirm []byte
+}
+
+// ScanCall checks a call's body and returns the members a call reads. It
+// refuses, in this order: invalid UTF-8; then, in one pass, the first
+// token that breaks the JSON grammar or a bound (a name twice in one
+// object, nesting beyond [MaxDepth], more than [MaxValues] values, names
+// included, a number longer than [MaxNumberLen] characters or beyond a
+// 64-bit float, a string escaping half of a surrogate pair alone); then a
+// body that is not one object. The refusal is an *Error, not an error, so
+// that the caller reads its Message without an assertion.
+func ScanCall(body []byte) (Call, *Error) {
+	if !utf8.Valid(body) {
+		// encoding/json would read each bad byte as U+FFFD: another input
+		// than the one sent.
+		return Call{}, &Error{"The call is not valid UTF-8 (RFC 8259, section 8.1)."}
+	}
+	var s callScan
+	if err := s.scan(body); err != nil {
+		return Call{}, err
+	}
+	if s.tops != 1 || !s.object {
+		return Call{}, notCall()
+	}
+	c := Call{Input: s.input, Confirm: s.confirm}
+	if a := s.action; len(a) > 0 && a[0] == '"' {
+		c.Action, _ = (&callScan{b: a}).str() // scanned already
+	}
+	return c, nil
+}
+
+// A callScan is one pass over a call's body (see [ScanCall]): it checks
 // the JSON and the bounds, in the order of the body, and keeps the raw
 // values of the top-level members a Call reads.
 type callScan struct {
@@ -53,7 +107,7 @@ type callScan struct {
 
 // notCall is the refusal of a body that is not JSON, or not one object.
 func notCall() *Error {
-	return NewError(InvalidInput, "The body is not a Call: a JSON object with an \"action\".")
+	return &Error{"The body is not a Call: a JSON object with an \"action\"."}
 }
 
 // scan reads body, valid UTF-8, as a stream of JSON values as
@@ -99,8 +153,8 @@ func (s *callScan) fail(e *Error) bool {
 
 // count counts one more value, or name.
 func (s *callScan) count() bool {
-	if s.values++; s.values > maxValues {
-		return s.fail(NewError(InvalidInput, fmt.Sprintf("The call holds more than %d values.", maxValues)))
+	if s.values++; s.values > MaxValues {
+		return s.fail(&Error{fmt.Sprintf("The call holds more than %d values.", MaxValues)})
 	}
 	return true
 }
@@ -116,8 +170,8 @@ func (s *callScan) value(depth int) bool {
 		if !s.count() {
 			return false
 		}
-		if depth >= maxDepth {
-			return s.fail(NewError(InvalidInput, fmt.Sprintf("The call is nested deeper than %d levels.", maxDepth)))
+		if depth >= MaxDepth {
+			return s.fail(&Error{fmt.Sprintf("The call is nested deeper than %d levels.", MaxDepth)})
 		}
 		s.i++
 		if c == '{' {
@@ -137,8 +191,8 @@ func (s *callScan) value(depth int) bool {
 		if !s.count() {
 			return false
 		}
-		if n := s.b[start:s.i]; len(n) > maxNumberLen || !fitsFloat(n) {
-			return s.fail(NewError(InvalidInput, fmt.Sprintf("The call holds a number that does not fit a 64-bit float in %d characters.", maxNumberLen)))
+		if n := s.b[start:s.i]; len(n) > MaxNumberLen || !fitsFloat(n) {
+			return s.fail(&Error{fmt.Sprintf("The call holds a number that does not fit a 64-bit float in %d characters.", MaxNumberLen)})
 		}
 		return true
 	default:
@@ -245,7 +299,7 @@ func (s *callScan) objectBody(depth int) bool {
 			}
 		}
 		if seen {
-			return s.fail(&Error{Code: InvalidInput, Message: fmt.Sprintf("The call names %q twice in one object.", name)})
+			return s.fail(&Error{fmt.Sprintf("The call names %q twice in one object.", name)})
 		}
 		s.space()
 		if s.i == len(s.b) || s.b[s.i] != ':' {
@@ -368,7 +422,7 @@ func (s *callScan) escapedRune(i int) (rune, bool) {
 // (RFC 8259, section 8.2), which encoding/json would read as U+FFFD, so
 // another input than the one sent.
 func loneSurrogate(esc []byte) *Error {
-	return NewError(InvalidInput, fmt.Sprintf("The call holds the escape %s, half of a UTF-16 surrogate pair without its other half: no character (RFC 8259, section 8.2).", esc))
+	return &Error{fmt.Sprintf("The call holds the escape %s, half of a UTF-16 surrogate pair without its other half: no character (RFC 8259, section 8.2).", esc)}
 }
 
 // number reads the number at s.i: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/affordances/affordances-go/internal/wirejson"
 )
 
 // decodeCallReference is decodeCall as it was before its one-pass scanner
@@ -78,15 +80,15 @@ func scanReference(body []byte) *Error {
 			}
 		}
 		if d, ok := tok.(json.Delim); !ok || d == '{' || d == '[' { // a value, or a name
-			if values++; values > maxValues {
-				return NewError(InvalidInput, fmt.Sprintf("The call holds more than %d values.", maxValues))
+			if values++; values > wirejson.MaxValues {
+				return NewError(InvalidInput, fmt.Sprintf("The call holds more than %d values.", wirejson.MaxValues))
 			}
 		}
 		switch t := tok.(type) {
 		case json.Delim:
 			if t == '{' || t == '[' {
-				if len(stack) >= maxDepth {
-					return NewError(InvalidInput, fmt.Sprintf("The call is nested deeper than %d levels.", maxDepth))
+				if len(stack) >= wirejson.MaxDepth {
+					return NewError(InvalidInput, fmt.Sprintf("The call is nested deeper than %d levels.", wirejson.MaxDepth))
 				}
 				stack = append(stack, open{object: t == '{', name: t == '{'})
 			} else {
@@ -109,8 +111,8 @@ func scanReference(body []byte) *Error {
 				continue
 			}
 		case json.Number:
-			if _, err := strconv.ParseFloat(string(t), 64); len(t) > maxNumberLen || err != nil {
-				return NewError(InvalidInput, fmt.Sprintf("The call holds a number that does not fit a 64-bit float in %d characters.", maxNumberLen))
+			if _, err := strconv.ParseFloat(string(t), 64); len(t) > wirejson.MaxNumberLen || err != nil {
+				return NewError(InvalidInput, fmt.Sprintf("The call holds a number that does not fit a 64-bit float in %d characters.", wirejson.MaxNumberLen))
 			}
 		}
 		valueDone()
