@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/affordances/affordances-go/aal"
 )
@@ -41,6 +42,8 @@ type Page struct {
 	frag    sync.Once
 	f       *aal.Fragment
 	fragErr error
+
+	nonce atomic.Pointer[string] // SetNonce's
 }
 
 // pageKey is the context key of a request's [Page].
@@ -219,16 +222,29 @@ func (p *Page) Head() template.HTML {
 	if f == nil {
 		return template.HTML(b.String())
 	}
+	script := "<script"
+	if n := p.nonce.Load(); n != nil {
+		script += ` nonce="` + template.HTMLEscapeString(*n) + `"`
+	}
 	if body, err := json.Marshal(f); err == nil { // escapes <, > and & as \u003c, \u003e, \u0026
-		b.WriteString(`<script type="` + aal.MediaType + `">` + string(body) + `</script>`)
+		b.WriteString(script + ` type="` + aal.MediaType + `">` + string(body) + `</script>`)
 	}
 	if body, err := json.Marshal(struct {
 		Tools []webmcpTool `json:"tools"`
 	}{webmcpTools(p.listing(), f)}); err == nil {
-		b.WriteString(`<script type="application/json" id="affordances-webmcp">` + string(body) + `</script>` +
-			`<script src="` + WebMCPScriptPath + `" defer></script>`)
+		b.WriteString(script + ` type="application/json" id="affordances-webmcp">` + string(body) + `</script>` +
+			script + ` src="` + WebMCPScriptPath + `" defer></script>`)
 	}
 	return template.HTML(b.String())
+}
+
+// SetNonce gives the page its Content-Security-Policy nonce, which every
+// script element [Page.Head] writes then carries. Call it before the head
+// renders: in the handler, or in a middleware inside the site's Handler.
+func (p *Page) SetNonce(nonce string) {
+	if p != nil {
+		p.nonce.Store(&nonce)
+	}
 }
 
 // errNoGraph is what [Page.State] reports for a path no route matches.

@@ -2,6 +2,7 @@ package affordances_test
 
 import (
 	"context"
+	"html/template"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -147,4 +148,41 @@ func TestFormPostLoadsOnce(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestHeadCarriesTheNonce: every script element Page.Head writes (the AAL
+// fragment, the WebMCP tools' data and the script that registers them)
+// carries the nonce the app set, so a strict nonce policy runs them
+// (issue 27, clash 4); without one, none has a nonce attribute.
+func TestHeadCarriesTheNonce(t *testing.T) {
+	site, _, _ := lazySite(t)
+	for _, nonce := range []string{"", `r4nd0m+/=`, `"><x`} {
+		var head string
+		h := site.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			pg := affordances.PageFrom(r.Context())
+			if nonce != "" {
+				pg.SetNonce(nonce)
+			}
+			head = string(pg.Head())
+		}))
+		r := httptest.NewRequest("GET", "/items/7", nil)
+		r.Header.Set("Cookie", "who=alice")
+		h.ServeHTTP(httptest.NewRecorder(), r)
+		scripts := strings.Count(head, "<script")
+		if scripts != 3 {
+			t.Fatalf("nonce %q: %d script elements in %s, want 3", nonce, scripts, head)
+		}
+		want := `<script nonce="` + template.HTMLEscapeString(nonce) + `"`
+		if nonce == "" {
+			if strings.Contains(head, "nonce=") {
+				t.Errorf("no nonce set: the head has one: %s", head)
+			}
+			continue
+		}
+		if got := strings.Count(head, want); got != scripts {
+			t.Errorf("nonce %q: %d of %d script elements carry it: %s", nonce, got, scripts, head)
+		}
+	}
+	var nilPage *affordances.Page
+	nilPage.SetNonce("x") // a request the site did not hand on: nothing to do
 }
