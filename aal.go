@@ -123,8 +123,8 @@ func pageOfFragment(path string) (string, bool) {
 	if !ok || rest == "" {
 		return "", false
 	}
-	if rest == "index" {
-		return "/", true
+	if rest == "index" || strings.HasSuffix(rest, "/index") {
+		return "/" + strings.TrimSuffix(rest, "index"), true // a page ending in /
 	}
 	return "/" + rest, true
 }
@@ -144,8 +144,8 @@ func (s *Site) serveManifest(w http.ResponseWriter, r *http.Request) {
 
 // serveFragment answers GET of a page's fragment (page, escaped), computed from the page's
 // state for this requester with the same loader as its graph.
-func (s *Site) serveFragment(w http.ResponseWriter, r *http.Request, page string) {
-	rt, params := s.lookup(page)
+func (s *Site) serveFragment(w http.ResponseWriter, r *http.Request, next http.Handler, page string) {
+	rt, params := s.route(r, next, page)
 	if rt == nil {
 		s.writeError(w, r, NewError(NotFound, "This page has no AAL fragment."))
 		return

@@ -58,11 +58,11 @@ type response struct {
 
 // serveCall is the agents' front door: it reads and decodes the JSON body,
 // resolves the action (step 1), and writes what [Site.answer] answers.
-func (s *Site) serveCall(w http.ResponseWriter, r *http.Request) {
-	s.writeResponse(w, r, s.agentCall(w, r))
+func (s *Site) serveCall(w http.ResponseWriter, r *http.Request, next http.Handler) {
+	s.writeResponse(w, r, s.agentCall(w, r, next))
 }
 
-func (s *Site) agentCall(w http.ResponseWriter, r *http.Request) *response {
+func (s *Site) agentCall(w http.ResponseWriter, r *http.Request, next http.Handler) *response {
 	// A bad Idempotency-Key is refused before anything else is read or
 	// runs (CLARIFICATIONS 10).
 	keys := r.Header[IdempotencyHeader]
@@ -77,7 +77,7 @@ func (s *Site) agentCall(w http.ResponseWriter, r *http.Request) *response {
 	if cerr != nil {
 		return s.failure(cerr, "call")
 	}
-	rt, params, a, err := s.resolve(r.URL.EscapedPath(), c.Action)
+	rt, params, a, err := s.resolve(r, next, c.Action)
 	if err != nil {
 		return s.failure(err, "call")
 	}
@@ -98,12 +98,12 @@ func (s *Site) bodyError(err error) *Error {
 	return NewError(InvalidInput, "The call's body could not be read.")
 }
 
-// resolve is step 1: the route of the escaped path and its exposed action
-// name.
-func (s *Site) resolve(escaped, name string) (*Route, []param, *action, error) {
-	rt, params := s.lookup(escaped)
+// resolve is step 1: the route of r's page, next's pattern permitting
+// ([Site.route]), and its exposed action name.
+func (s *Site) resolve(r *http.Request, next http.Handler, name string) (*Route, []param, *action, error) {
+	rt, params := s.route(r, next, r.URL.EscapedPath())
 	if rt == nil {
-		return nil, nil, nil, errNoGraph
+		return nil, nil, nil, ErrNotMine
 	}
 	a := rt.byName[name]
 	if a == nil || a.Expose == "" {

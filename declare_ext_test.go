@@ -52,7 +52,10 @@ func TestBadDeclarationsPanic(t *testing.T) {
 		{"bracket catch-all before the end", "must be the last segment", func(s *affordances.Site) { s.Route("/files/[...path]/raw", nil) }},
 		{"parameter name not an identifier", "Go identifier", func(s *affordances.Site) { s.Route("/p/{my-id}", nil) }},
 		{"bracket name not an identifier", "Go identifier", func(s *affordances.Site) { s.Route("/p/[]", nil) }},
-		{"trailing slash", "never ends in /", func(s *affordances.Site) { s.Route("/boards/{$}", nil) }},
+		{"an empty segment", "only the last may be", func(s *affordances.Site) { s.Route("/boards//new", nil) }},
+		{"{$} not at the end", "only ends a pattern", func(s *affordances.Site) { s.Route("/boards/{$}/new", nil) }},
+		{"/a/ and /a/{$} are one page", "matches the same paths", func(s *affordances.Site) { s.Route("/a/", nil); s.Route("/a/{$}", nil) }},
+		{"/a/index collides with /a/ in AAL", "fragment path would be the one of /a/", func(s *affordances.Site) { s.Route("/a/index", nil) }},
 		{"the same route in both syntaxes", `matches the same paths as "/boards/[board]"`, func(s *affordances.Site) {
 			s.Route("/boards/[board]", nil)
 			s.Route("/boards/{id}", nil)

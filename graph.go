@@ -148,10 +148,10 @@ func encodeGraph(dst []byte, req *Request, actions []listed, at []int) ([]byte, 
 }
 
 // serveGraph answers a request that asked for the page's graph.
-func (s *Site) serveGraph(w http.ResponseWriter, r *http.Request) {
-	rt, params := s.lookup(r.URL.EscapedPath())
+func (s *Site) serveGraph(w http.ResponseWriter, r *http.Request, next http.Handler) {
+	rt, params := s.route(r, next, r.URL.EscapedPath())
 	if rt == nil {
-		s.writeError(w, r, NewError(NotFound, "This page has no Affordances graph."))
+		s.writeError(w, r, ErrNotMine)
 		return
 	}
 	p, err := s.authenticate(r)

@@ -32,7 +32,10 @@ import (
 //     loaded when next asks for it, from the same loader as the graph, and
 //     at most once.
 //
-// A request asking for a document on a path no route matches gets a
+// When next is an [http.ServeMux] whose pattern for a page's GET is more
+// specific than the route's (its "/login" under a declared "/{post}"), the
+// path is next's and no route's. A request asking for a document on a path
+// no route matches gets a
 // not_found delta (404). A request that did not ask never gets one.
 //
 // Handler freezes the site's declarations: a [Site.Route] or [AddAction]
@@ -65,11 +68,11 @@ func (s *Site) Handler(next http.Handler) http.Handler {
 				serveWebMCPScript(w, r)
 				return
 			case fragment:
-				s.serveFragment(w, r, page)
+				s.serveFragment(w, r, next, page)
 				return
 			}
 			if r2, alias := withoutAlias(r); alias || mediatype.Accepts(r.Header.Values("Accept"), MediaType) {
-				s.serveGraph(w, r2)
+				s.serveGraph(w, r2, next)
 				return
 			}
 			s.servePage(w, next, &Page{site: s, http: r})
@@ -77,9 +80,9 @@ func (s *Site) Handler(next http.Handler) http.Handler {
 			switch {
 			case mediatype.Is(r.Header.Get("Content-Type"), MediaType):
 				r, _ = withoutAlias(r)
-				s.serveCall(w, r) // which finds the route itself
+				s.serveCall(w, r, next) // which finds the route itself
 			case isForm(r):
-				if rt, params := s.lookup(r.URL.EscapedPath()); rt != nil {
+				if rt, params := s.route(r, next, r.URL.EscapedPath()); rt != nil {
 					s.serveForm(w, r, next, rt, params)
 					return
 				}
@@ -135,13 +138,13 @@ func withURL(r *http.Request, edit func(*url.URL)) *http.Request {
 func (s *Site) servePage(w http.ResponseWriter, next http.Handler, pg *Page) {
 	r := pg.http
 	if pg.route == nil {
-		pg.route, pg.params = s.lookup(r.URL.EscapedPath())
+		pg.route, pg.params = s.route(r, next, r.URL.EscapedPath())
 	}
 	if pg.route != nil && (r.Method == http.MethodGet || r.Method == http.MethodHead || pg.form != nil) {
 		if pg.form == nil {
 			pg.form = s.takeFlash(w, r)
 		}
-		w = &pageWriter{ResponseWriter: w, query: r.URL.RawQuery}
+		w = &pageWriter{ResponseWriter: w, page: pg, query: r.URL.RawQuery}
 	}
 	pg.http = r.WithContext(context.WithValue(r.Context(), pageKey{}, pg))
 	next.ServeHTTP(w, pg.http)

@@ -3,6 +3,7 @@ package affordances
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"html/template"
 	"net/http"
 	"strings"
@@ -43,7 +44,8 @@ type Page struct {
 	f       *aal.Fragment
 	fragErr error
 
-	nonce atomic.Pointer[string] // SetNonce's
+	nonce   atomic.Pointer[string] // SetNonce's
+	notMine atomic.Bool            // the state loader said ErrNotMine
 }
 
 // pageKey is the context key of a request's [Page].
@@ -82,7 +84,7 @@ func (p *Page) Principal() Principal {
 // again.
 func (p *Page) State() (*State, error) {
 	if p == nil || p.route == nil {
-		return nil, errNoGraph
+		return nil, ErrNotMine
 	}
 	p.load.Do(func() {
 		principal := p.Principal()
@@ -91,6 +93,7 @@ func (p *Page) State() (*State, error) {
 			return
 		}
 		p.req, p.state = p.site.load(p.http.Context(), p.http, p.route, p.params, principal)
+		p.notMine.Store(errors.Is(p.state, ErrNotMine))
 		if p.state != nil {
 			p.state = p.site.public(p.state, "state of "+p.route.pattern)
 		}
@@ -247,8 +250,13 @@ func (p *Page) SetNonce(nonce string) {
 	}
 }
 
-// errNoGraph is what [Page.State] reports for a path no route matches.
-var errNoGraph = NewError(NotFound, "This page has no Affordances graph.")
+// ErrNotMine is what a route's state loader returns for a path its
+// pattern matches that is none of its pages (the app's /about under a
+// declared /{post}, a /favicon.ico): the site answers it as a path no
+// route matches, a not_found for an agent, and the person's request is
+// the app's alone. [Page.State] reports it, and for a path no route
+// matches.
+var ErrNotMine = NewError(NotFound, "This page has no Affordances graph.")
 
 // pageWriter adds to the answer of a page of a route, when its handler
 // writes the header, what the site adds: Vary: Accept (the graph shares
@@ -257,6 +265,7 @@ var errNoGraph = NewError(NotFound, "This page has no Affordances graph.")
 // each, whatever the handler did to the header map before.
 type pageWriter struct {
 	http.ResponseWriter
+	page  *Page
 	query string // the page's raw query, for the graph's Link
 	wrote bool
 }
@@ -266,7 +275,7 @@ func (w *pageWriter) WriteHeader(code int) {
 		w.wrote = true
 		h := w.Header()
 		addToken(h, "Vary", "Accept")
-		if code >= 200 && code < 300 {
+		if code >= 200 && code < 300 && !w.page.notMine.Load() {
 			addValue(h, "Link", "<"+graphHref(w.query)+`>; rel="affordances"`)
 			addValue(h, "Link", llmsLinkHeader)
 		}

@@ -108,6 +108,12 @@ type Site struct {
 	secret     []byte // keys the flash cookie's signature
 }
 
+// An appMux is an app's own mux that says which of its patterns a request
+// matches, as [http.ServeMux.Handler] does.
+type appMux interface {
+	Handler(r *http.Request) (h http.Handler, pattern string)
+}
+
 // NewSite returns a site with no routes. opts may be nil.
 func NewSite(opts *SiteOptions) *Site {
 	s := &Site{}
@@ -220,19 +226,20 @@ func (s *Site) mustDeclare(where string) {
 // A segment is one segment of a route's pattern: a literal, a parameter
 // matching one segment, or a catch-all matching the rest of the path.
 type segment struct {
-	literal string // "" for a parameter
+	literal string // "" for a parameter and for slash
 	param   string
 	rest    bool // a catch-all, always the last segment
+	slash   bool // the empty segment after a trailing slash, always the last
 }
 
 // Route declares a page pattern in the syntax of [http.ServeMux], so that
 // one string serves the mux and the site: literal segments, {name} for one
 // segment, and last {name...} for one or more ([Request.Param] returns
-// them); "/{$}" is "/". The wire writes parameters as seed 000 does,
-// /products/[slug], and Route takes that form too. Segments match
-// unescaped ("/p/x%2Fy" has the one segment "x/y"); a literal wins over a
-// parameter, a parameter over a catch-all; of two otherwise overlapping
-// routes, the one with more literal segments, then the first declared.
+// them); a pattern ending in / ("/me/posts/", "/{$}") is that page alone.
+// The wire writes parameters as seed 000 does, /products/[slug], and Route
+// takes that form too. Segments match unescaped; a literal wins over a
+// parameter, a parameter over a catch-all, and the app's own ServeMux
+// pattern over a less specific route ([Site.Handler], [ErrNotMine]).
 //
 // Route panics on a pattern it cannot serve (a method or host, a segment
 // mixing text and a parameter, a catch-all before the end), on one
@@ -243,8 +250,9 @@ func (s *Site) Route(pattern string, opts *RouteOptions) *Route {
 	defer s.mu.Unlock()
 	s.mustDeclare(fmt.Sprintf("affordances: Route(%q)", pattern))
 	segs, err := parsePattern(pattern)
-	if err == nil && len(segs) == 1 && segs[0].literal == "index" {
-		err = fmt.Errorf("its AAL fragment path would be the one of /, %s", aal.FragmentPath("/"))
+	if n := len(segs); err == nil && n > 0 && segs[n-1].literal == "index" {
+		page := strings.TrimSuffix(wirePattern(segs[:n-1]), "/") + "/"
+		err = fmt.Errorf("its AAL fragment path would be the one of %s, %s", page, aal.FragmentPath(page))
 	}
 	if err != nil {
 		panic(fmt.Sprintf("affordances: Route(%q): %v", pattern, err))
@@ -274,6 +282,7 @@ func (rt *Route) shape() string {
 	for _, sg := range rt.segments {
 		b.WriteByte('/')
 		switch {
+		case sg.slash:
 		case sg.rest:
 			b.WriteString("[...]")
 		case sg.literal == "":
@@ -294,6 +303,7 @@ func wirePattern(segs []segment) string {
 	for _, sg := range segs {
 		b.WriteByte('/')
 		switch {
+		case sg.slash:
 		case sg.rest:
 			b.WriteString("[..." + sg.param + "]")
 		case sg.literal == "":
@@ -319,11 +329,15 @@ func parsePattern(p string) ([]segment, error) {
 	seen := map[string]bool{}
 	for i, part := range parts {
 		var sg segment
+		last := i == len(parts)-1
 		switch {
+		case (part == "" || part == "{$}") && last:
+			segs = append(segs, segment{slash: true}) // "/a/" is "/a/{$}": that page alone
+			continue
 		case part == "":
-			return nil, fmt.Errorf("empty segment (a route never ends in /)")
+			return nil, fmt.Errorf("empty segment: only the last may be, after a trailing slash")
 		case part == "{$}":
-			return nil, fmt.Errorf("{$} only ends the pattern /{$}: a route never ends in /")
+			return nil, fmt.Errorf("{$} only ends a pattern that ends in /")
 		case isBraced(part, '{', '}'):
 			name, rest := strings.CutSuffix(part[1:len(part)-1], "...")
 			sg = segment{param: name, rest: rest}
@@ -348,7 +362,7 @@ func parsePattern(p string) ([]segment, error) {
 			}
 			seen[sg.param] = true
 		}
-		if sg.rest && i != len(parts)-1 {
+		if sg.rest && !last {
 			return nil, fmt.Errorf("segment %q: a catch-all parameter must be the last segment", part)
 		}
 		segs = append(segs, sg)
@@ -361,9 +375,10 @@ func isBraced(s string, open, close byte) bool {
 }
 
 // splitPath splits an escaped path into its segments, each unescaped, as
-// [http.ServeMux] reads them: "/p/x%2Fy" is one segment "x/y". It reports
-// false for a path no route matches: not starting with /, an empty
-// segment (a trailing slash), a bad escape.
+// [http.ServeMux] reads them: "/p/x%2Fy" is one segment "x/y", and a
+// trailing slash ends the path with an empty one. It reports false for a
+// path no route matches: not starting with /, an empty segment before the
+// last, a bad escape.
 func splitPath(escaped string) ([]string, bool) {
 	if escaped == "/" {
 		return nil, true
@@ -374,7 +389,7 @@ func splitPath(escaped string) ([]string, bool) {
 	parts := strings.Split(escaped[1:], "/")
 	for i, p := range parts {
 		u, err := url.PathUnescape(p)
-		if err != nil || u == "" {
+		if err != nil || (u == "" && i != len(parts)-1) {
 			return nil, false
 		}
 		parts[i] = u
@@ -395,8 +410,18 @@ func (rt *Route) match(parts []string) ([]param, bool) {
 	var params []param
 	for i, sg := range rt.segments {
 		switch {
+		case sg.slash:
+			if parts[i] != "" {
+				return nil, false
+			}
 		case sg.rest:
-			params = append(params, param{name: sg.param, value: strings.Join(parts[i:], "/")})
+			v := strings.Join(parts[i:], "/")
+			if v == "" {
+				return nil, false // a catch-all takes one segment at least
+			}
+			params = append(params, param{name: sg.param, value: v})
+		case parts[i] == "":
+			return nil, false // a trailing slash where the route has a segment
 		case sg.literal == "":
 			params = append(params, param{name: sg.param, value: parts[i]})
 		case parts[i] != sg.literal:
@@ -414,6 +439,59 @@ func (rt *Route) rank() int {
 		r++
 	}
 	return r
+}
+
+// route returns the route of r's page at the escaped path, as [Site.lookup]
+// finds it, unless next, the app's own handler, is a mux with a more
+// specific pattern for a GET of the page, as [http.ServeMux] ranks them:
+// the app's "/login" beats a declared "/{post}", and the path is then the
+// app's alone.
+func (s *Site) route(r *http.Request, next http.Handler, escaped string) (*Route, []param) {
+	rt, params := s.lookup(escaped)
+	app, ok := next.(appMux)
+	if rt == nil || !ok {
+		return rt, params
+	}
+	u := &url.URL{Path: escaped, RawPath: escaped}
+	if p, err := url.PathUnescape(escaped); err == nil {
+		u.Path = p
+	}
+	_, pattern := app.Handler(&http.Request{Method: http.MethodGet, Host: r.Host, URL: u, Header: http.Header{}})
+	if rank, ok := muxRank(pattern); ok && rank > rt.rank() {
+		return nil, nil
+	}
+	return rt, params
+}
+
+// muxRank ranks a ServeMux pattern as [Route.rank] ranks a route: its
+// method and host left out, a trailing slash a catch-all unless {$} ends
+// it. ok is false for no pattern ("": the mux matched nothing).
+func muxRank(pattern string) (rank int, ok bool) {
+	if i := strings.IndexByte(pattern, ' '); i >= 0 {
+		pattern = strings.TrimLeft(pattern[i+1:], " \t")
+	}
+	i := strings.IndexByte(pattern, '/')
+	if i < 0 {
+		return 0, false
+	}
+	parts := strings.Split(pattern[i+1:], "/")
+	exact := true
+	for j, part := range parts {
+		switch {
+		case part == "" && j == len(parts)-1:
+			exact = false // "/a/": a/ and everything below it
+		case part == "{$}": // the page ending in /, as a route's slash
+		case strings.HasSuffix(part, "...}"):
+			exact = false
+		case strings.HasPrefix(part, "{"):
+		default:
+			rank += 2
+		}
+	}
+	if exact {
+		rank++
+	}
+	return rank, true
 }
 
 // lookup returns the most specific route matching the escaped path (a

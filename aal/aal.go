@@ -230,12 +230,14 @@ func Selector(action string) string { return `[data-aal="` + ID(action) + `"]` }
 
 // FragmentPath returns the path of a page's fragment: "/" is
 // /.well-known/agent-affordances/index.json, "/products/canvas-tote" is
-// /.well-known/agent-affordances/products/canvas-tote.json. Route patterns
-// map the same way. A page with a query asks for its fragment with the same
+// /.well-known/agent-affordances/products/canvas-tote.json, and a page
+// ending in "/" is its index, as "/" is: "/me/posts/" is
+// /.well-known/agent-affordances/me/posts/index.json. Route patterns map
+// the same way. A page with a query asks for its fragment with the same
 // query ("/?q=tee" is index.json?q=tee): the state may depend on it.
 func FragmentPath(page string) string {
-	if page == "/" {
-		page = "/index"
+	if strings.HasSuffix(page, "/") {
+		page += "index"
 	}
 	return FragmentPrefix + page + ".json"
 }
