@@ -98,7 +98,7 @@ var currency = regexp.MustCompile(`^[A-Z]{3}$`)
 // fragment computes the AAL fragment of req's page from its state: one
 // affordance for each action the graph lists (CLARIFICATIONS 7, 9).
 func (s *Site) fragment(req *Request, ls []listed) (*aal.Fragment, error) {
-	f := &aal.Fragment{AAL: aal.Version, Page: req.Page, Flow: req.route.opts.Flow, Affordances: make([]aal.Affordance, 0, len(ls))}
+	f := &aal.Fragment{AAL: aal.Version, Page: s.full(req.Page), Flow: req.route.opts.Flow, Affordances: make([]aal.Affordance, 0, len(ls))}
 	for _, l := range ls {
 		a := l.a.aal.Affordance
 		if l.a.aal.cost != nil {
@@ -145,7 +145,12 @@ func (s *Site) serveManifest(w http.ResponseWriter, r *http.Request) {
 // serveFragment answers GET of a page's fragment (page, escaped), computed from the page's
 // state for this requester with the same loader as its graph.
 func (s *Site) serveFragment(w http.ResponseWriter, r *http.Request, next http.Handler, page string) {
-	rt, params := s.route(r, next, page)
+	var rt *Route
+	var params []param
+	if own, ok := s.own(page); ok {
+		page = own
+		rt, params = s.route(r, next, page)
+	}
 	if rt == nil {
 		s.writeError(w, r, NewError(NotFound, "This page has no AAL fragment."))
 		return

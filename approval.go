@@ -69,7 +69,7 @@ func (s *Site) confirmed(ctx context.Context, c *call, req *Request, input json.
 	// A decided approval is answered as it stands: a client asks without
 	// confirm first, then confirms what the person approved, or reads the
 	// denial. A denial stands until the approval expires.
-	ap, err := s.appr.Request(ctx, &store.Approval{ID: store.NewApprovalID(), Call: key, Principal: req.Principal.ID, Page: req.Page,
+	ap, err := s.appr.Request(ctx, &store.Approval{ID: store.NewApprovalID(), Call: key, Principal: req.Principal.ID, Page: s.full(req.Page),
 		Action: a.Name, Input: input, Summary: summary, State: store.ApprovalPending, Expires: time.Now().Add(store.ApprovalTTL)})
 	if err != nil {
 		return s.failure(fmt.Errorf("affordances: approvals store: %w", err), "call")

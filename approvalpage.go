@@ -116,7 +116,8 @@ func (s *Site) approvalPage(ctx context.Context, r *http.Request, p Principal, a
 	if json.Indent(&pretty, ap.Input, "", "  ") == nil {
 		page.Input = display.EscapeHidden(pretty.String())
 	}
-	rt, params := s.lookup((&url.URL{Path: ap.Page}).EscapedPath())
+	own, _ := s.own(ap.Page)
+	rt, params := s.lookup((&url.URL{Path: own}).EscapedPath())
 	if rt == nil {
 		return page
 	}
@@ -128,7 +129,7 @@ func (s *Site) approvalPage(ctx context.Context, r *http.Request, p Principal, a
 	aff := a.aal.Affordance
 	if a.aal.cost != nil {
 		// The cost as the page's state says now, loaded as the person.
-		if req, err := s.load(ctx, withURL(r, func(u *url.URL) { u.Path, u.RawPath, u.RawQuery = ap.Page, "", "" }), rt, params, p); err == nil {
+		if req, err := s.load(ctx, withURL(r, func(u *url.URL) { u.Path, u.RawPath, u.RawQuery = own, "", "" }), rt, params, p); err == nil {
 			aff.Cost = a.aal.cost(req.State.Entities)
 		}
 	}

@@ -228,7 +228,7 @@ func (s *Site) runAction(ctx context.Context, a *action, req *Request, before []
 	if req.principal != nil {
 		req.Principal = *req.principal
 	}
-	delta := &Delta{OK: true, Output: out, Redirect: req.redirect, Message: req.message}
+	delta := &Delta{OK: true, Output: out, Redirect: s.full(req.redirect), Message: req.message}
 	header := req.header // nil when the action set none
 	if a.ReadOnly && req.principal == nil {
 		// It changed nothing, so the page is as it was: no reload, and

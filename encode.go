@@ -10,15 +10,16 @@ import (
 // encoders of package wirejson, byte for byte as json.Marshal writes them
 // (graph_test.go and encode_test.go compare them).
 
-// appendNav appends json.Marshal(nav).
-func appendNav(dst []byte, nav []NavLink) []byte {
+// appendNav appends json.Marshal(nav), each link's path as s's wire has it
+// ([Site.full]).
+func appendNav(dst []byte, nav []NavLink, s *Site) []byte {
 	dst = append(dst, '[')
 	for i, l := range nav {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
 		dst = append(dst, `{"to":`...)
-		dst = wirejson.AppendString(dst, l.To)
+		dst = wirejson.AppendString(dst, s.full(l.To))
 		if l.Label != "" {
 			dst = append(dst, `,"label":`...)
 			dst = wirejson.AppendString(dst, l.Label)

@@ -222,10 +222,10 @@ func (s *Site) serveForm(w http.ResponseWriter, r *http.Request, next http.Handl
 		addHeader(w.Header(), res.header)
 		to := d.Redirect
 		if !localPath(to) {
-			to = r.URL.RequestURI()
+			to = s.full(r.URL.RequestURI())
 		}
 		if u, _ := url.Parse(to); d.Message != "" && u != nil {
-			if rt, _ := s.lookup(u.EscapedPath()); rt != nil {
+			if path, ok := s.own(u.EscapedPath()); ok && s.hasRoute(path) {
 				// Only a page of a route shows it (a download would leave
 				// it for a later page).
 				s.setFlash(w, r, name, d.Message)

@@ -105,7 +105,7 @@ func (lg *lastGraph) put(graph []byte, etag string) {
 func encodeGraph(dst []byte, req *Request, actions []listed, at []int) ([]byte, error) {
 	st := req.State
 	dst = append(dst, `{"v":"0","page":`...)
-	dst = wirejson.AppendString(dst, req.Page)
+	dst = wirejson.AppendString(dst, req.route.site.full(req.Page))
 	dst = append(dst, `,"route":`...)
 	dst = wirejson.AppendString(dst, req.route.pattern)
 	dst = append(dst, `,"entities":`...)
@@ -138,7 +138,7 @@ func encodeGraph(dst []byte, req *Request, actions []listed, at []int) ([]byte, 
 	dst = append(dst, ']')
 	if len(st.Nav) > 0 {
 		dst = append(dst, `,"nav":`...)
-		dst = appendNav(dst, st.Nav)
+		dst = appendNav(dst, st.Nav, req.route.site)
 	}
 	if st.MD != "" {
 		dst = append(dst, `,"md":`...)

@@ -63,7 +63,8 @@ func (s *Site) serveLLMsTxt(w http.ResponseWriter, r *http.Request) {
 		if !strings.Contains(rt.pattern, "[") {
 			// A page without parameters: linked when it opens for this
 			// requester.
-			page := withURL(r, func(u *url.URL) { u.Path, u.RawPath, u.RawQuery = rt.pattern, "", "" })
+			own, _ := s.own(rt.pattern)
+			page := withURL(r, func(u *url.URL) { u.Path, u.RawPath, u.RawQuery = own, "", "" })
 			if _, err := s.load(r.Context(), page, rt, nil, p); err == nil {
 				list = append(list, fmt.Sprintf("- [Graph of %s](%s%s?affordances=1)", rt.pattern, origin, rt.pattern))
 			}

@@ -216,7 +216,7 @@ func (p *Page) Head() template.HTML {
 	var b strings.Builder
 	b.WriteString(`<link rel="affordances" href="` + template.HTMLEscapeString(graphHref(u.RawQuery)) + `">`)
 	b.WriteString(string(llmsLinkTag))
-	fragment := aal.FragmentPath(u.EscapedPath())
+	fragment := aal.FragmentPath(p.site.full(u.EscapedPath()))
 	if u.RawQuery != "" {
 		fragment += "?" + u.RawQuery
 	}

@@ -25,6 +25,15 @@ type SiteOptions struct {
 	// Description is one line on what the site is, for its llms.txt.
 	Description string
 
+	// Prefix is the path the site's pages live under ("/app"), when a
+	// proxy or [http.StripPrefix] takes it off before the site's Handler
+	// (CLARIFICATIONS 13): the wire carries it in every page's path (page,
+	// route, nav, redirect, the index and the AAL manifest), while the
+	// app's patterns, Nav, SetRedirect and [Request.Page] leave it out. The
+	// documents at /.well-known/ and /llms.txt stay at the origin's root:
+	// route those paths to the same Handler, unstripped. Empty: the root.
+	Prefix string
+
 	// Origin is the site's origin ("https://shop.example"), the only Origin a
 	// cookie call may carry (CLARIFICATIONS 4). Empty: derived from each
 	// request's scheme and Host.
@@ -136,6 +145,9 @@ func NewSite(opts *SiteOptions) *Site {
 		}
 		s.opts.Origin = o
 	}
+	if p := s.opts.Prefix; p != "" && (!strings.HasPrefix(p, "/") || strings.HasSuffix(p, "/") || strings.ContainsAny(p, "?#{}[] ")) {
+		panic(fmt.Sprintf("affordances: SiteOptions.Prefix %q: a path such as /app, starting with / and not ending in one", p))
+	}
 	if s.opts.Auth == nil && s.opts.Authenticate != nil {
 		s.opts.Auth = []AuthMethod{AuthCookie, AuthBearer}
 	}
@@ -204,7 +216,7 @@ type Route struct {
 	entities   sync.Map
 	hasEffects bool
 	site       *Site
-	pattern    string    // the wire form, with [param] segments
+	pattern    string    // the wire form, with [param] segments and SiteOptions.Prefix
 	segments   []segment // none for "/"
 	literals   int
 	opts       RouteOptions
@@ -257,7 +269,7 @@ func (s *Site) Route(pattern string, opts *RouteOptions) *Route {
 	if err != nil {
 		panic(fmt.Sprintf("affordances: Route(%q): %v", pattern, err))
 	}
-	rt := &Route{site: s, pattern: wirePattern(segs), segments: segs, byName: map[string]*action{}}
+	rt := &Route{site: s, pattern: s.opts.Prefix + wirePattern(segs), segments: segs, byName: map[string]*action{}}
 	if opts != nil {
 		rt.opts = *opts
 	}
@@ -511,6 +523,12 @@ func (s *Site) lookup(escaped string) (*Route, []param) {
 	return best, bestParams
 }
 
+// hasRoute reports whether a route matches the escaped path.
+func (s *Site) hasRoute(escaped string) bool {
+	rt, _ := s.lookup(escaped)
+	return rt != nil
+}
+
 type param struct{ name, value string }
 
 // A Principal is who is asking, and how they proved it.
@@ -574,6 +592,28 @@ func (r *Request) Param(name string) string {
 // SetMessage sets the delta's message: a short sentence to repeat to the
 // user.
 func (r *Request) SetMessage(msg string) { r.message = msg }
+
+// full returns the path of the app's page at path on the wire: with
+// [SiteOptions.Prefix] before it, when path is one of the site's.
+func (s *Site) full(path string) string {
+	if s.opts.Prefix == "" || !strings.HasPrefix(path, "/") || strings.HasPrefix(path, "//") {
+		return path
+	}
+	return s.opts.Prefix + path
+}
+
+// own returns the app's path of a path on the wire, [SiteOptions.Prefix]
+// taken off, and whether it had it.
+func (s *Site) own(path string) (string, bool) {
+	if s.opts.Prefix == "" {
+		return path, true
+	}
+	rest, ok := strings.CutPrefix(path, s.opts.Prefix)
+	if !ok || !strings.HasPrefix(rest, "/") {
+		return "", false
+	}
+	return rest, true
+}
 
 // SetRedirect sets the delta's redirect: the path a person would have been
 // sent to after the action. A person's form is answered with a 303 to it.
