@@ -15,7 +15,7 @@ func (s *Site) admit(r *http.Request, c *call) (*Request, error) {
 	if err != nil {
 		return nil, err
 	}
-	req := &Request{HTTP: r, Principal: p, Page: r.URL.Path, route: c.route, params: c.params}
+	req := &Request{HTTP: r, Principal: p, Page: r.URL.Path, route: c.route, params: c.params, next: c.next}
 	a := c.action
 	if a.Expose != ExposePublic && p.Anonymous() {
 		return req, NewError(Unauthorized, s.opts.SignInReason)

@@ -37,6 +37,8 @@ type call struct {
 	// ([FormConsentField]).
 	form    bool
 	consent string
+	// next is the app's handler the site wraps, which [Post] runs.
+	next http.Handler
 }
 
 // A response is a call's answer, fresh or replayed: the status, the
@@ -81,7 +83,7 @@ func (s *Site) agentCall(w http.ResponseWriter, r *http.Request, next http.Handl
 	if err != nil {
 		return s.failure(err, "call")
 	}
-	cl := &call{route: rt, params: params, action: a, confirm: c.Confirm, origin: s.checkOrigin, body: body,
+	cl := &call{route: rt, params: params, action: a, confirm: c.Confirm, origin: s.checkOrigin, body: body, next: next,
 		input: func() (json.RawMessage, []Issue) { return c.Input, nil }}
 	if keys != nil {
 		cl.key = keys[0]

@@ -565,6 +565,7 @@ type Request struct {
 	route  *Route
 	params []param
 	input  any
+	next   http.Handler // the app's, in a call: what [Post] runs
 	// consent is the digest of the state a person confirmed this call on
 	// ([Action.Consent]), "" for none; consentKeys are its entities, and
 	// consentChecked says the action called [Request.Consented].

@@ -1,0 +1,125 @@
+package affordances_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/affordances/affordances-go"
+)
+
+// noteApp is an app written without the library: its own POST handler
+// adds a note for the session's user, refuses an empty one with 422 and a
+// role="alert" message, and a CSRF check that refuses any post without
+// its token, unless the site made it for an action (issue 27).
+type noteApp struct {
+	mu    sync.Mutex
+	notes []string
+	seen  []string // what the handler saw: user, values
+}
+
+func (a *noteApp) handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /notes/{$}", func(w http.ResponseWriter, r *http.Request) {
+		user := ""
+		if c, err := r.Cookie("session"); err == nil {
+			user = c.Value
+		} else if ar := affordances.ActionFrom(r.Context()); ar != nil {
+			user = ar.Principal.ID // an agent's call, with a bearer token
+		}
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		a.seen = append(a.seen, user+" "+r.PostForm.Encode())
+		if r.PostFormValue("text") == "" {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.WriteHeader(http.StatusUnprocessableEntity)
+			io.WriteString(w, `<form><p role="alert">Write something first.</p></form>`)
+			return
+		}
+		a.notes = append(a.notes, user+": "+r.PostFormValue("text")+" "+strings.Join(r.PostForm["tags"], ","))
+		http.SetCookie(w, &http.Cookie{Name: "last", Value: "1"})
+		http.Redirect(w, r, "/notes/?added=1", http.StatusSeeOther)
+	})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			r.ParseForm()
+			if r.PostFormValue("csrf") != "token" && affordances.ActionFrom(r.Context()) == nil {
+				http.Error(w, "CSRF", http.StatusForbidden)
+				return
+			}
+		}
+		mux.ServeHTTP(w, r)
+	})
+}
+
+type postedNote struct {
+	Text string   `json:"text"`
+	Tags []string `json:"tags,omitempty"`
+}
+
+// TestPostRunsTheAppsHandler: an action declared with affordances.Post is
+// carried out by the app's own POST handler, in process, with the
+// requester's session, through the app's own middleware; its redirect,
+// its cookie and its refusal become the delta's, and the reload is the
+// site's.
+func TestPostRunsTheAppsHandler(t *testing.T) {
+	app := &noteApp{}
+	site := affordances.NewSite(&affordances.SiteOptions{Authenticate: func(r *http.Request) (affordances.Principal, error) {
+		if r.Header.Get("Authorization") == "Bearer tok" {
+			return affordances.Principal{ID: "ada"}, nil
+		}
+		if c, err := r.Cookie("session"); err == nil {
+			return affordances.Principal{ID: c.Value}, nil
+		}
+		return affordances.Principal{}, nil
+	}})
+	notes := site.Route("/notes/", &affordances.RouteOptions{State: func(context.Context, *affordances.Request) (*affordances.State, error) {
+		app.mu.Lock()
+		defer app.mu.Unlock()
+		return &affordances.State{Entities: map[string]any{"notes": slices.Clone(app.notes)}}, nil
+	}})
+	affordances.AddAction(notes, &affordances.Action{Name: "addNote", Description: "Add a note", Expose: affordances.ExposeSession}, affordances.Post[postedNote](nil))
+	h := site.Handler(app.handler())
+
+	ok := do(t, h, post("/notes/", `{"action":"addNote","input":{"text":"hi","tags":["a","b"]}}`, "Authorization: Bearer tok", "Cookie: session=mallory"))
+	if ok.status != 200 || ok.delta.Redirect != "/notes/?added=1" || !strings.Contains(ok.header.Get("Set-Cookie"), "last=1") {
+		t.Errorf("bearer call: got %d redirect %q cookie %q; want 200, the app's redirect and cookie (%s)", ok.status, ok.delta.Redirect, ok.header.Get("Set-Cookie"), ok.body)
+	}
+	if got := ok.delta.Changed["notes"]; len(got.([]any)) != 1 || got.([]any)[0] != "ada: hi a,b" {
+		t.Errorf("the delta's notes: got %v, want the note the app's handler added", got)
+	}
+	refused := do(t, h, post("/notes/", `{"action":"addNote","input":{"text":""}}`, "Authorization: Bearer tok"))
+	if refused.status != 400 || refused.delta.Error == nil || refused.delta.Error.Code != affordances.InvalidInput || refused.delta.Error.Message != "Write something first." {
+		t.Errorf("a refusal: got %d %s, want invalid_input saying the app's alert", refused.status, refused.body)
+	}
+	// A person's form, with their cookie session, runs the same handler.
+	form := httptest.NewRequest("POST", "http://shop.test/notes/", strings.NewReader(url.Values{"_action": {"addNote"}, "text": {"from a form"}}.Encode()))
+	form.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	form.Header.Set("Sec-Fetch-Site", "same-origin")
+	form.Header.Set("Cookie", "session=grace")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, form)
+	if rec.Code != 303 || rec.Header().Get("Location") != "/notes/?added=1" {
+		t.Errorf("the form: got %d to %q, want 303 to the app's redirect", rec.Code, rec.Header().Get("Location"))
+	}
+	app.mu.Lock()
+	defer app.mu.Unlock()
+	if want := []string{"ada: hi a,b", "grace: from a form "}; !slices.Equal(app.notes, want) {
+		t.Errorf("notes: got %q, want %q", app.notes, want)
+	}
+	if want := []string{"ada tags=a&tags=b&text=hi", "ada text=", "grace text=from+a+form"}; !slices.Equal(app.seen, want) {
+		t.Errorf("the handler saw %q, want %q", app.seen, want)
+	}
+	// A post from outside is not the site's: the app's CSRF check holds.
+	rec = httptest.NewRecorder()
+	app.handler().ServeHTTP(rec, httptest.NewRequest("POST", "/notes/", strings.NewReader("text=x")))
+	if rec.Code != http.StatusForbidden {
+		t.Errorf("a post without the token: got %d, want the app's 403", rec.Code)
+	}
+}
