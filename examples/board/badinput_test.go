@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,13 +10,13 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	affordances "github.com/affordances/affordances-go"
+	"github.com/affordances/affordances-go/internal/sqldb"
 )
 
 // A badFixture is a fresh board with alice signed in by cookie, bob and
@@ -73,7 +72,7 @@ func newBadFixture(t *testing.T) *badFixture {
 // snapshot is the whole store and the boards as bob and carol read them.
 func (f *badFixture) snapshot(t *testing.T) string {
 	t.Helper()
-	dump, err := dump(context.Background(), f.b.store.db)
+	dump, err := sqldb.DumpSQL(context.Background(), f.b.store.db, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -429,70 +428,4 @@ func runControlCases(t *testing.T, cases []badCase) {
 			}
 		})
 	}
-}
-
-// dump returns every row of every table of db, each table's rows sorted:
-// two dumps are equal when nothing in the database changed.
-func dump(ctx context.Context, db *sql.DB) (string, error) {
-	tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true}) // one snapshot
-	if err != nil {
-		return "", err
-	}
-	defer tx.Rollback()
-	var tables []string
-	rows, err := tx.QueryContext(ctx, `SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`)
-	if err != nil {
-		return "", err
-	}
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			rows.Close()
-			return "", err
-		}
-		tables = append(tables, name)
-	}
-	rows.Close()
-	var out strings.Builder
-	for _, table := range tables {
-		lines, err := dumpTable(ctx, tx, table)
-		if err != nil {
-			return "", err
-		}
-		fmt.Fprintf(&out, "%s (%d rows)\n\t%s\n", table, len(lines), strings.Join(lines, "\n\t"))
-	}
-	return out.String(), nil
-}
-
-// dumpTable returns the rows of table as sorted lines.
-func dumpTable(ctx context.Context, tx *sql.Tx, table string) ([]string, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT * FROM "`+table+`"`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		return nil, err
-	}
-	var lines []string
-	vals, ptrs := make([]any, len(cols)), make([]any, len(cols))
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
-	for rows.Next() {
-		if err := rows.Scan(ptrs...); err != nil {
-			return nil, err
-		}
-		var b strings.Builder
-		for i, v := range vals {
-			if bs, ok := v.([]byte); ok {
-				v = string(bs)
-			}
-			fmt.Fprintf(&b, "%s=%v ", cols[i], v)
-		}
-		lines = append(lines, b.String())
-	}
-	slices.Sort(lines)
-	return lines, rows.Err()
 }

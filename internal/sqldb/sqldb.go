@@ -351,36 +351,44 @@ func (c *stmtCache) get(ctx context.Context, pool *sql.DB, query string) (*sql.S
 // text: two dumps are equal when nothing in the database changed. Tests
 // use it to prove that a refused request wrote nothing.
 func (db *DB) Dump(ctx context.Context) (string, error) {
+	return DumpSQL(ctx, db.w, db.Postgres)
+}
+
+// DumpSQL is [DB.Dump] for any database/sql handle of SQLite, or of
+// PostgreSQL when postgres, read in one read-only transaction.
+func DumpSQL(ctx context.Context, db *sql.DB, postgres bool) (string, error) {
 	list := `SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`
-	if db.Postgres {
+	if postgres {
 		list = `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name`
 	}
+	tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true}) // one snapshot
+	if err != nil {
+		return "", err
+	}
+	defer tx.Rollback()
+	rows, err := tx.QueryContext(ctx, list)
+	if err != nil {
+		return "", err
+	}
+	var tables []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			rows.Close()
+			return "", err
+		}
+		tables = append(tables, n)
+	}
+	rows.Close()
 	var out strings.Builder
-	err := db.Read(ctx, func(tx *Tx) error {
-		rows, err := tx.tx.QueryContext(ctx, list)
+	for _, table := range tables {
+		lines, err := dumpTable(ctx, tx, table)
 		if err != nil {
-			return err
+			return "", err
 		}
-		var tables []string
-		for rows.Next() {
-			var n string
-			if err := rows.Scan(&n); err != nil {
-				rows.Close()
-				return err
-			}
-			tables = append(tables, n)
-		}
-		rows.Close()
-		for _, table := range tables {
-			lines, err := dumpTable(ctx, tx.tx, table)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(&out, "%s (%d rows)\n\t%s\n", table, len(lines), strings.Join(lines, "\n\t"))
-		}
-		return nil
-	})
-	return out.String(), err
+		fmt.Fprintf(&out, "%s (%d rows)\n\t%s\n", table, len(lines), strings.Join(lines, "\n\t"))
+	}
+	return out.String(), nil
 }
 
 // dumpTable returns the rows of table as sorted lines.
