@@ -261,21 +261,12 @@ func TestFormOriginScheme(t *testing.T) {
 		{"http site, no Origin", false, []string{"Origin: "}, 303},
 		{"http site, Origin null, same-origin", false, []string{"Origin: null"}, 303},
 	} {
+		site := "http://shop.test/"
+		if tc.https {
+			site = "https://shop.test/"
+		}
 		t.Run(tc.name, func(t *testing.T) {
-			h, st := formSite(t, nil)
-			r := httptest.NewRequest(http.MethodPost, "http://shop.test/", strings.NewReader("_action=increment"))
-			if tc.https {
-				r = httptest.NewRequest(http.MethodPost, "https://shop.test/", strings.NewReader("_action=increment"))
-			}
-			r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-			r.Header.Set("Sec-Fetch-Site", "same-origin")
-			with(r, tc.headers)
-			rec := httptest.NewRecorder()
-			h.ServeHTTP(rec, r)
-			want := map[int]int{303: 1, 403: 0}[tc.status]
-			if rec.Code != tc.status || st.get() != want {
-				t.Errorf("got %d, counter %d; want %d, counter %d", rec.Code, st.get(), tc.status, want)
-			}
+			checkFormOrigin(t, nil, site, append([]string{"Sec-Fetch-Site: same-origin"}, tc.headers...), tc.status)
 		})
 	}
 }
@@ -303,17 +294,24 @@ func TestFormOriginNull(t *testing.T) {
 		{"the site's Origin, no Sec-Fetch-Site", "shop.test", []string{"Origin: http://shop.test"}, 303},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h, st := formSite(t, &affordances.SiteOptions{Origin: "http://shop.test"})
-			r := httptest.NewRequest(http.MethodPost, "http://"+tc.host+"/", strings.NewReader("_action=increment"))
-			r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-			with(r, tc.headers)
-			rec := httptest.NewRecorder()
-			h.ServeHTTP(rec, r)
-			want := map[int]int{303: 1, 403: 0}[tc.status]
-			if rec.Code != tc.status || st.get() != want {
-				t.Errorf("got %d, counter %d; want %d, counter %d", rec.Code, st.get(), tc.status, want)
-			}
+			checkFormOrigin(t, &affordances.SiteOptions{Origin: "http://shop.test"}, "http://"+tc.host+"/", tc.headers, tc.status)
 		})
+	}
+}
+
+// checkFormOrigin posts the form of increment to url with headers, and
+// checks the answer is status (303 or 403) and that it ran only on 303.
+func checkFormOrigin(t *testing.T, opts *affordances.SiteOptions, url string, headers []string, status int) {
+	t.Helper()
+	h, st := formSite(t, opts)
+	r := httptest.NewRequest(http.MethodPost, url, strings.NewReader("_action=increment"))
+	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	with(r, headers)
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, r)
+	want := map[int]int{303: 1, 403: 0}[status]
+	if rec.Code != status || st.get() != want {
+		t.Errorf("got %d, counter %d; want %d, counter %d", rec.Code, st.get(), status, want)
 	}
 }
 
