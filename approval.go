@@ -75,7 +75,7 @@ func (s *Site) confirmed(ctx context.Context, c *call, req *Request, input json.
 		return s.failure(fmt.Errorf("affordances: approvals store: %w", err), "call")
 	}
 	res := s.failure(NewError(ConfirmRequired, message+" A person must approve it at the approval page before confirm: true runs it."), "call")
-	res.delta.Approval = &PendingApproval{URL: ApprovalsPath + ap.ID, Expires: ap.Expires.UTC().Truncate(time.Second)}
+	res.delta.Approval = &PendingApproval{URL: s.full(ApprovalsPath + ap.ID), Expires: ap.Expires.UTC().Truncate(time.Second)}
 	return res
 }
 

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/url"
 	"sort"
-	"strconv"
 	"strings"
 
 	"golang.org/x/net/html"
@@ -16,7 +15,7 @@ import (
 
 // Post returns an action's function that the app's own POST handler
 // carries out: the call's input becomes form values (a string as it is, a
-// number as JSON writes it, a boolean "true" or "false", an array its
+// number as JSON writes it, a boolean as a checkbox ("on", or nothing), an array its
 // field repeated, an object's fields "address.city"), posted in process
 // to path(r, in), the page's own path when path is nil, through the
 // handler [Site.Handler] wraps, with the requester's headers (a bearer
@@ -152,7 +151,9 @@ func formValues(in any) (url.Values, error) {
 		case json.Number:
 			values.Add(prefix, v.String())
 		case bool:
-			values.Add(prefix, strconv.FormatBool(v))
+			if v { // as a browser sends a checkbox: "on" when checked, nothing when not
+				values.Add(prefix, "on")
+			}
 		}
 	}
 	walk("", v)

@@ -59,8 +59,10 @@ func (a *noteApp) handler() http.Handler {
 }
 
 type postedNote struct {
-	Text string   `json:"text"`
-	Tags []string `json:"tags,omitempty"`
+	Text    string   `json:"text"`
+	Tags    []string `json:"tags,omitempty"`
+	Private bool     `json:"private,omitempty"`
+	Pinned  bool     `json:"pinned,omitempty"`
 }
 
 // TestPostRunsTheAppsHandler: an action declared with affordances.Post is
@@ -87,7 +89,7 @@ func TestPostRunsTheAppsHandler(t *testing.T) {
 	affordances.AddAction(notes, &affordances.Action{Name: "addNote", Description: "Add a note", Expose: affordances.ExposeSession}, affordances.Post[postedNote](nil))
 	h := site.Handler(app.handler())
 
-	ok := do(t, h, post("/notes/", `{"action":"addNote","input":{"text":"hi","tags":["a","b"]}}`, "Authorization: Bearer tok", "Cookie: session=mallory"))
+	ok := do(t, h, post("/notes/", `{"action":"addNote","input":{"text":"hi","tags":["a","b"],"private":true,"pinned":false}}`, "Authorization: Bearer tok", "Cookie: session=mallory"))
 	if ok.status != 200 || ok.delta.Redirect != "/notes/?added=1" || !strings.Contains(ok.header.Get("Set-Cookie"), "last=1") {
 		t.Errorf("bearer call: got %d redirect %q cookie %q; want 200, the app's redirect and cookie (%s)", ok.status, ok.delta.Redirect, ok.header.Get("Set-Cookie"), ok.body)
 	}
@@ -113,7 +115,7 @@ func TestPostRunsTheAppsHandler(t *testing.T) {
 	if want := []string{"ada: hi a,b", "grace: from a form "}; !slices.Equal(app.notes, want) {
 		t.Errorf("notes: got %q, want %q", app.notes, want)
 	}
-	if want := []string{"ada tags=a&tags=b&text=hi", "ada text=", "grace text=from+a+form"}; !slices.Equal(app.seen, want) {
+	if want := []string{"ada private=on&tags=a&tags=b&text=hi", "ada text=", "grace text=from+a+form"}; !slices.Equal(app.seen, want) {
 		t.Errorf("the handler saw %q, want %q", app.seen, want)
 	}
 	// A post from outside is not the site's: the app's CSRF check holds.

@@ -102,3 +102,29 @@ func TestPrefixRefused(t *testing.T) {
 		}()
 	}
 }
+
+// TestPrefixApproval: under a prefix, the approval page of a
+// human-verified call is a page of the site, under its prefix, where the
+// person's cookie (its Path the prefix) goes (CLARIFICATIONS 10 and 13).
+func TestPrefixApproval(t *testing.T) {
+	site := affordances.NewSite(&affordances.SiteOptions{Prefix: "/app", Authenticate: func(r *http.Request) (affordances.Principal, error) {
+		if r.Header.Get("Authorization") == "Bearer tok" {
+			return affordances.Principal{ID: "ada"}, nil
+		}
+		return affordances.Principal{}, nil
+	}})
+	rt := site.Route("/links/", nil)
+	affordances.AddAction(rt, &affordances.Action{Name: "clear", Description: "Delete every link", Expose: affordances.ExposeConfirm, Verify: true,
+		Summary: affordances.Summarize(func(context.Context, *affordances.Request, struct{}) (string, error) { return "Delete every link.", nil })}, noop)
+	root := http.NewServeMux()
+	root.Handle("/app/", http.StripPrefix("/app", site.Handler(nil)))
+	res := do(t, root, post("/app/links/", `{"action":"clear"}`, "Authorization: Bearer tok"))
+	if res.delta.Approval == nil || !strings.HasPrefix(res.delta.Approval.URL, "/app"+affordances.ApprovalsPath) {
+		t.Fatalf("got %s, want an approval page under /app", res.body)
+	}
+	rec := httptest.NewRecorder()
+	root.ServeHTTP(rec, get(res.delta.Approval.URL, "Authorization: Bearer tok"))
+	if rec.Code != 200 || !strings.Contains(rec.Body.String(), `"page":"/app/links/"`) {
+		t.Errorf("the approval's status at %s: got %d %s", res.delta.Approval.URL, rec.Code, rec.Body)
+	}
+}

@@ -167,4 +167,12 @@ func TestAppPatternsWin(t *testing.T) {
 	if res := do(t, plain, get("/login")); res.status != 200 {
 		t.Errorf("/login under a plain handler: got %d, want the route's graph", res.status)
 	}
+	// A mux behind the app's middleware says its patterns through
+	// SiteOptions.Mux.
+	wrapped := affordances.NewSite(&affordances.SiteOptions{Mux: mux})
+	wrapped.Route("/{post}", nil)
+	h = wrapped.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { mux.ServeHTTP(w, r) }))
+	if res := do(t, h, get("/login")); res.status != 404 {
+		t.Errorf("/login behind middleware with SiteOptions.Mux: got %d, want the app's (404 for a graph)", res.status)
+	}
 }

@@ -34,6 +34,15 @@ type SiteOptions struct {
 	// route those paths to the same Handler, unstripped. Empty: the root.
 	Prefix string
 
+	// Mux is the app's own [http.ServeMux] (or a router that says its
+	// pattern for a request as ServeMux.Handler does), when the handler
+	// the site wraps is middleware around it: its patterns take paths from
+	// less specific routes ([Site.Route]). Nil: the wrapped handler's, when
+	// it is a mux itself.
+	Mux interface {
+		Handler(r *http.Request) (h http.Handler, pattern string)
+	}
+
 	// Origin is the site's origin ("https://shop.example"), the only Origin a
 	// cookie call may carry (CLARIFICATIONS 4). Empty: derived from each
 	// request's scheme and Host.
@@ -454,14 +463,17 @@ func (rt *Route) rank() int {
 }
 
 // route returns the route of r's page at the escaped path, as [Site.lookup]
-// finds it, unless next, the app's own handler, is a mux with a more
-// specific pattern for a GET of the page, as [http.ServeMux] ranks them:
-// the app's "/login" beats a declared "/{post}", and the path is then the
-// app's alone.
+// finds it, unless the app's mux ([SiteOptions.Mux], or next when it is
+// one) has a more specific pattern for a GET of the page, as
+// [http.ServeMux] ranks them: the app's "/login" beats a declared
+// "/{post}", and the path is then the app's alone.
 func (s *Site) route(r *http.Request, next http.Handler, escaped string) (*Route, []param) {
 	rt, params := s.lookup(escaped)
-	app, ok := next.(appMux)
-	if rt == nil || !ok {
+	app := s.opts.Mux
+	if app == nil {
+		app, _ = next.(appMux)
+	}
+	if rt == nil || app == nil {
 		return rt, params
 	}
 	u := &url.URL{Path: escaped, RawPath: escaped}

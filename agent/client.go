@@ -21,6 +21,7 @@ import (
 	"github.com/affordances/affordances-go/aal"
 	"github.com/affordances/affordances-go/internal/mediatype"
 	"github.com/affordances/affordances-go/internal/weborigin"
+	"github.com/affordances/affordances-go/internal/wirecheck"
 	"github.com/affordances/affordances-go/store"
 )
 
@@ -457,10 +458,10 @@ func (p *Page) Call(ctx context.Context, action string, input any) (*affordances
 var ErrApprovalTimeout = errors.New("agent: no decision on the approval page in time")
 
 // approvalURL resolves the approval page's path; it must be a page of the
-// site under [affordances.ApprovalsPath], where the client's own
-// credentials may go.
+// site under [affordances.ApprovalsPath] (after the site's path prefix),
+// where the client's own credentials may go.
 func (c *Client) approvalURL(path string) (string, error) {
-	if !strings.HasPrefix(path, affordances.ApprovalsPath) || strings.ContainsAny(path, "?#\\") || strings.Contains(path, "..") {
+	if !wirecheck.ApprovalPage(path) {
 		return "", fmt.Errorf("%w: the approval page %q is not a path under %s", ErrProtocol, path, affordances.ApprovalsPath)
 	}
 	return c.resolve(path), nil

@@ -880,7 +880,7 @@ func init() {
 				return skip("the site does not ask for human-verified confirmation")
 			}
 			ap := d.Approval
-			if !strings.HasPrefix(ap.URL, affordances.ApprovalsPath) || len(ap.URL) == len(affordances.ApprovalsPath) || strings.ContainsAny(ap.URL, "?#") {
+			if !wirecheck.ApprovalPage(ap.URL) {
 				return fail(x, "the approval URL %q is not a page under %s", ap.URL, affordances.ApprovalsPath)
 			}
 			if until := time.Until(ap.Expires); until <= 0 || until > 24*time.Hour {

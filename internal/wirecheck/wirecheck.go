@@ -11,6 +11,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/internal/jsonptr"
 	"github.com/affordances/affordances-go/internal/schema"
 	"github.com/affordances/affordances-go/schemas"
@@ -145,4 +146,18 @@ func truncate(s string, n int) string {
 		cut--
 	}
 	return s[:cut] + fmt.Sprintf("… (%d more bytes)", len(s)-cut)
+}
+
+// ApprovalPage reports whether path is a path the approval of a
+// human-verified call may have (CLARIFICATIONS 10): ApprovalsPath and an
+// id, after the path prefix of a site under one (CLARIFICATIONS 13), with
+// no query, fragment, backslash or dot segment, so that a client's
+// credentials follow it only to a page of the site's own.
+func ApprovalPage(path string) bool {
+	i := strings.Index(path, affordances.ApprovalsPath)
+	if i < 0 || len(path) == i+len(affordances.ApprovalsPath) || strings.ContainsAny(path, "?#\\") || strings.Contains(path, "..") {
+		return false
+	}
+	prefix := path[:i]
+	return prefix == "" || (strings.HasPrefix(prefix, "/") && !strings.HasPrefix(prefix, "//") && !strings.Contains(prefix, "/.well-known"))
 }
