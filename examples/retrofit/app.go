@@ -15,6 +15,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	affordances "github.com/affordances/affordances-go"
 )
 
 // basePath is where the app is mounted: every URL it serves or writes
@@ -26,21 +28,28 @@ var assets embed.FS
 
 // An App is the links app: its data and its parsed templates.
 type App struct {
-	store *store
-	views map[string]*template.Template // by page name, each with base.html
+	store     *store
+	views     map[string]*template.Template // by page name, each with base.html
+	token     string                        // the bearer token of tokenUser, for agents
+	tokenUser *User                         // the first seed user
 }
 
-// newApp returns the app on db, its tables created and seeded when new.
-func newApp(ctx context.Context, db *sql.DB) (*App, error) {
-	a := &App{store: &store{db: db}, views: map[string]*template.Template{}}
+// newApp returns the app on db, its tables created and seeded when new;
+// token is the first seed user's bearer token.
+func newApp(ctx context.Context, db *sql.DB, token string) (*App, error) {
+	a := &App{store: &store{db: db}, views: map[string]*template.Template{}, token: token}
 	if err := a.store.migrate(ctx); err != nil {
+		return nil, err
+	}
+	var err error
+	if a.tokenUser, err = a.store.userByHandle(ctx, seedUsers[0].handle); err != nil {
 		return nil, err
 	}
 	funcs := template.FuncMap{
 		"path": func(p string) string { return basePath + p },
 		"date": func(t time.Time) string { return t.Format("2 Jan 2006") },
 	}
-	base := template.Must(template.New("base.html").Funcs(funcs).ParseFS(assets, "templates/base.html"))
+	base := template.Must(template.New("base.html").Funcs(affordances.TemplateFuncs()).Funcs(funcs).ParseFS(assets, "templates/base.html"))
 	for _, name := range []string{"links", "edit", "delete", "profile", "login", "about", "error"} {
 		a.views[name] = template.Must(template.Must(base.Clone()).ParseFS(assets, "templates/"+name+".html"))
 	}
@@ -87,7 +96,16 @@ func (a *App) Handler() http.Handler {
 	root := http.NewServeMux()
 	root.Handle("GET /{$}", http.RedirectHandler(basePath+"/", http.StatusFound))
 	root.Handle("GET "+basePath+"/static/", http.StripPrefix(basePath+"/static/", http.FileServerFS(static)))
-	root.Handle(basePath+"/", http.StripPrefix(basePath, secureHeaders(a.sessions(a.checkCSRF(mux)))))
+	// The site answers agents before the app's sessions start one for
+	// them; what it hands on, and the posts of its actions, go through the
+	// app's own middleware. Its documents live at the origin's root.
+	site := a.publish().Handler(withPatterns{secureHeaders(a.sessions(a.checkCSRF(mux))), mux})
+	root.Handle(basePath+"/", http.StripPrefix(basePath, site))
+	root.Handle("/.well-known/", site)
+	root.Handle("GET /llms.txt", site)
+	// The origin's other paths are no page of the site: an agent that asks
+	// is told so, with a not_found delta, by a site without routes.
+	root.Handle("/", affordances.NewSite(nil).Handler(nil))
 	return root
 }
 
@@ -124,6 +142,7 @@ func secureHeaders(next http.Handler) http.Handler {
 			"connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
 		h.Set("Referrer-Policy", "no-referrer")
 		h.Set("X-Content-Type-Options", "nosniff")
+		affordances.PageFrom(r.Context()).SetNonce(nonce) // for the scripts of its head
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), nonceKey, nonce)))
 	})
 }
@@ -137,7 +156,11 @@ func (a *App) sessions(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var s *session
 		var err error
-		if c, cerr := r.Cookie(sessionCookie); cerr == nil {
+		if p, _, _ := a.bearer(r); !p.Anonymous() {
+			// An agent with a bearer token: its user, and no session to
+			// keep; its posts are the site's, whose origin it checked.
+			s = &session{User: userOf(p), CSRF: rand.Text()}
+		} else if c, cerr := r.Cookie(sessionCookie); cerr == nil {
 			s, err = a.store.session(r.Context(), c.Value)
 		}
 		if s == nil && err == nil {
@@ -165,10 +188,11 @@ func (a *App) startSession(w http.ResponseWriter, r *http.Request, u *User) (*se
 }
 
 // checkCSRF refuses a POST that does not carry its session's CSRF token,
-// in the form's csrf field or, from a script, in the X-CSRF-Token header.
+// in the form's csrf field or, from a script, in the X-CSRF-Token header;
+// an agent's call, whose origin the site checked, carries none.
 func (a *App) checkCSRF(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodGet || r.Method == http.MethodHead {
+		if r.Method == http.MethodGet || r.Method == http.MethodHead || affordances.ActionFrom(r.Context()) != nil {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -206,6 +230,8 @@ func isAPI(r *http.Request) bool { return strings.HasPrefix(r.URL.Path, "/api/")
 // A page is what a template renders. render fills in the fields every
 // page has; a handler, those of its page.
 type page struct {
+	*affordances.Page // what it shows agents: its head, its tools (nil methods are safe)
+
 	Title              string
 	User               *User // signed in, or nil
 	CSRF, Nonce, Flash string
@@ -227,7 +253,7 @@ type page struct {
 // is signed in, so it says Vary: Cookie.
 func (a *App) render(w http.ResponseWriter, r *http.Request, status int, name string, p *page) {
 	s := sessionFrom(r.Context())
-	p.User, p.CSRF, p.Nonce, p.Here = s.User, s.CSRF, nonceFrom(r.Context()), r.RequestURI
+	p.User, p.CSRF, p.Nonce, p.Here, p.Page = s.User, s.CSRF, nonceFrom(r.Context()), r.RequestURI, affordances.PageFrom(r.Context())
 	if s.Flash != "" {
 		p.Flash = s.Flash
 		if err := a.store.setFlash(r.Context(), s, ""); err != nil {

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/affordances/affordances-go/internal/browsertest"
 	"golang.org/x/crypto/bcrypt"
 )
 
@@ -21,24 +22,34 @@ import (
 // a database of its own.
 func TestMain(m *testing.M) {
 	passwordCost = bcrypt.MinCost
-	os.Exit(m.Run())
+	os.Exit(browsertest.CloseShared(m.Run()))
 }
+
+// testToken is ada's bearer token in the tests.
+const testToken = "links-test-token"
 
 // serve serves a fresh, seeded app until the test ends.
 func serve(t *testing.T) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(testApp(t).Handler())
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// testApp returns a fresh, seeded app, its database closed when the test
+// ends.
+func testApp(t *testing.T) *App {
 	t.Helper()
 	db, err := openDB(t.Context(), filepath.Join(t.TempDir(), "links.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	app, err := newApp(t.Context(), db)
+	app, err := newApp(t.Context(), db, testToken)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(app.Handler())
-	t.Cleanup(srv.Close)
-	return srv
+	return app
 }
 
 // A browser keeps cookies, follows no redirect, and remembers the CSRF

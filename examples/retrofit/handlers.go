@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -80,18 +81,26 @@ func (a *App) showLinks(w http.ResponseWriter, r *http.Request, u *User, status 
 		p.Filter = "unread"
 	}
 	var err error
-	p.Links, err = a.store.links(r.Context(), u.ID, filter{Tag: p.Tag, Unread: p.Filter == "unread"})
-	if err == nil {
-		p.Tags, err = a.store.tags(r.Context(), u.ID)
-	}
-	if err == nil {
-		p.Unread, err = a.store.unread(r.Context(), u.ID)
-	}
+	p.Links, p.Tags, p.Unread, err = a.list(r.Context(), u.ID, p.Tag, p.Filter == "unread")
 	if err != nil {
 		a.serverError(w, r, err)
 		return
 	}
 	a.render(w, r, status, "links", p)
+}
+
+// list returns user uid's links with tag (any when ""), only the unread
+// ones when unread, newest first; the tags of all their links; and how
+// many of those are unread.
+func (a *App) list(ctx context.Context, uid int64, tag string, unread bool) (links []Link, tags []tagCount, n int, err error) {
+	links, err = a.store.links(ctx, uid, filter{Tag: tag, Unread: unread})
+	if err == nil {
+		tags, err = a.store.tags(ctx, uid)
+	}
+	if err == nil {
+		n, err = a.store.unread(ctx, uid)
+	}
+	return links, tags, n, err
 }
 
 func (a *App) addLink(w http.ResponseWriter, r *http.Request, u *User) {
@@ -143,7 +152,8 @@ func (a *App) editLink(w http.ResponseWriter, r *http.Request, u *User) {
 func (a *App) markRead(w http.ResponseWriter, r *http.Request, u *User) {
 	id, err := linkID(r)
 	if err == nil {
-		err = a.store.setRead(r.Context(), u.ID, id, r.PostFormValue("read") == "1")
+		read, _ := strconv.ParseBool(r.PostFormValue("read")) // 1 from the form, true from an agent
+		err = a.store.setRead(r.Context(), u.ID, id, read)
 	}
 	if a.failed(w, r, err) {
 		return
@@ -217,7 +227,7 @@ func (a *App) apiMarkRead(w http.ResponseWriter, r *http.Request, u *User) {
 
 // profile serves a user's public page: their links that are not private.
 func (a *App) profile(w http.ResponseWriter, r *http.Request) {
-	owner, err := a.store.userByHandle(r.Context(), r.PathValue("user"))
+	owner, links, err := a.publicPage(r.Context(), r.PathValue("user"))
 	if err != nil {
 		a.serverError(w, r, err)
 		return
@@ -226,12 +236,18 @@ func (a *App) profile(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, http.StatusNotFound, "There is no page here.")
 		return
 	}
-	links, err := a.store.links(r.Context(), owner.ID, filter{PublicOnly: true})
-	if err != nil {
-		a.serverError(w, r, err)
-		return
-	}
 	a.render(w, r, http.StatusOK, "profile", &page{Title: owner.Name, Profile: owner, Links: links})
+}
+
+// publicPage returns the user whose handle it is, nil for nobody, and
+// their links that are not private.
+func (a *App) publicPage(ctx context.Context, handle string) (*User, []Link, error) {
+	owner, err := a.store.userByHandle(ctx, handle)
+	if err != nil || owner == nil {
+		return nil, nil, err
+	}
+	links, err := a.store.links(ctx, owner.ID, filter{PublicOnly: true})
+	return owner, links, err
 }
 
 // redirect sends the browser to the page at path with a 303, and keeps
@@ -291,7 +307,7 @@ func formOf(r *http.Request) linkForm {
 		URL:     strings.TrimSpace(r.PostFormValue("url")),
 		Title:   strings.TrimSpace(r.PostFormValue("title")),
 		Tags:    r.PostFormValue("tags"),
-		Private: r.PostFormValue("private") == "on",
+		Private: r.PostFormValue("private") == "on" || r.PostFormValue("private") == "true", // a checkbox's, an agent's
 	}
 }
 

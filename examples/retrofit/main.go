@@ -16,10 +16,15 @@
 // SQLite file, links.db in the --data directory (modernc.org/sqlite, no
 // cgo), seeded when new: ada@example.com (password "ada") and
 // grace@example.com ("grace"), with a few links each.
+//
+// Agents read the same pages as an Affordances graph and call their
+// actions (agents.go): with ada's bearer token, $AFFORDANCES_DEMO_TOKEN or
+// else a new random one at each start, or with a person's session cookie.
 package main
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"flag"
 	"fmt"
@@ -76,7 +81,11 @@ func run(addr, dir string) error {
 		return err
 	}
 	defer db.Close()
-	app, err := newApp(ctx, db)
+	token := os.Getenv("AFFORDANCES_DEMO_TOKEN")
+	if token == "" {
+		token = rand.Text()
+	}
+	app, err := newApp(ctx, db, token)
 	if err != nil {
 		return err
 	}
@@ -88,8 +97,9 @@ func run(addr, dir string) error {
 	fmt.Printf(`Links listening on http://%s%s/
   data:    %s
   sign in: %s / %s (also grace@example.com / grace)
+  token:   %s (%[4]s's, for agents)
 Press Ctrl-C to stop.
-`, ln.Addr(), basePath, dir, demoEmail, demoPassword)
+`, ln.Addr(), basePath, dir, demoEmail, demoPassword, token)
 
 	srv := &http.Server{
 		Handler:           app.Handler(),

@@ -267,8 +267,8 @@ func orNotFound(err error) error {
 
 // A tagCount is one of a user's tags and how many links have it.
 type tagCount struct {
-	Tag   string
-	Count int
+	Tag   string `json:"tag"`
+	Count int    `json:"count"`
 }
 
 // tags returns the tags of user uid's links, by name.
