@@ -19,12 +19,15 @@ import (
 	"github.com/affordances/affordances-go/aal"
 )
 
-// publish declares the app's pages and actions, under basePath.
-func (a *App) publish() *affordances.Site {
+// publish declares the app's pages and actions, under basePath; mux is
+// the app's, whose more specific patterns (/login, /about) are its own
+// pages, not someone's public page /{user}.
+func (a *App) publish(mux *http.ServeMux) *affordances.Site {
 	site := affordances.NewSite(&affordances.SiteOptions{
 		Name:         "Links",
 		Description:  "A reading list: save links, tag them, mark them read; everyone has a public page of the links they did not mark private.",
 		Prefix:       basePath,
+		Mux:          mux,
 		Authenticate: a.authenticate,
 		SignInReason: "Sign in to change your links.",
 	})
@@ -191,15 +194,3 @@ func userOf(p affordances.Principal) *User {
 	u, _ := p.User.(*User)
 	return u
 }
-
-// withPatterns is the app's handler (its middleware around its mux) that
-// tells the site the mux's patterns, as [http.ServeMux.Handler] does: then
-// /login and /about are the app's, not someone's public page /{user}.
-type withPatterns struct {
-	next http.Handler
-	mux  *http.ServeMux
-}
-
-func (h withPatterns) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.next.ServeHTTP(w, r) }
-
-func (h withPatterns) Handler(r *http.Request) (http.Handler, string) { return h.mux.Handler(r) }

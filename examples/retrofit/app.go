@@ -99,7 +99,7 @@ func (a *App) Handler() http.Handler {
 	// The site answers agents before the app's sessions start one for
 	// them; what it hands on, and the posts of its actions, go through the
 	// app's own middleware. Its documents live at the origin's root.
-	site := a.publish().Handler(withPatterns{secureHeaders(a.sessions(a.checkCSRF(mux))), mux})
+	site := a.publish(mux).Handler(secureHeaders(a.sessions(a.checkCSRF(mux))))
 	root.Handle(basePath+"/", http.StripPrefix(basePath, site))
 	root.Handle("/.well-known/", site)
 	root.Handle("GET /llms.txt", site)

@@ -152,7 +152,7 @@ func (a *App) editLink(w http.ResponseWriter, r *http.Request, u *User) {
 func (a *App) markRead(w http.ResponseWriter, r *http.Request, u *User) {
 	id, err := linkID(r)
 	if err == nil {
-		read, _ := strconv.ParseBool(r.PostFormValue("read")) // 1 from the form, true from an agent
+		read := r.PostFormValue("read") == "1" || r.PostFormValue("read") == "on" // 1 from the form, on from an agent (a checked box)
 		err = a.store.setRead(r.Context(), u.ID, id, read)
 	}
 	if a.failed(w, r, err) {
@@ -307,7 +307,7 @@ func formOf(r *http.Request) linkForm {
 		URL:     strings.TrimSpace(r.PostFormValue("url")),
 		Title:   strings.TrimSpace(r.PostFormValue("title")),
 		Tags:    r.PostFormValue("tags"),
-		Private: r.PostFormValue("private") == "on" || r.PostFormValue("private") == "true", // a checkbox's, an agent's
+		Private: r.PostFormValue("private") == "on",
 	}
 }
 
