@@ -399,7 +399,11 @@ func (s *suite) html(p *page) *exchange {
 func (s *suite) pageHTML(p *page) (*exchange, verdict, bool) {
 	x := s.html(p)
 	if x.err != nil || x.status != http.StatusOK {
-		return x, fail(x, "the HTML of a page with a graph: %s", x.answered(s.base)), false
+		why := x.answered(s.base)
+		if x.signIn() && x.cred != "" && s.needs(x) == "" {
+			why += ", with the session of " + x.cred + " (has it expired?)"
+		}
+		return x, fail(x, "the HTML of a page with a graph: %s", why), false
 	}
 	return x, verdict{}, true
 }
