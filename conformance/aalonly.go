@@ -36,7 +36,7 @@ type aalPage struct {
 // HTML links, from start, and reads each page's fragments.
 func (s *suite) discoverAAL(start []string) {
 	s.bounded = crawl.Walk(start, s.opts.MaxPages, func(path string) []string {
-		x := s.get(path, browserAccept, true)
+		x := s.get(path, browserAccept, person)
 		mt, _, _ := mime.ParseMediaType(x.header.Get("Content-Type"))
 		if x.err != nil || x.status != 200 || mt != "text/html" {
 			return nil
@@ -74,7 +74,7 @@ func (s *suite) readFragments(p *aalPage) {
 			p.fragXs = append(p.fragXs, &exchange{method: "GET", path: u, err: errOtherOrigin})
 			continue
 		}
-		x := s.get(path, "application/json", true)
+		x := s.get(path, "application/json", person)
 		p.fragXs = append(p.fragXs, x)
 		var f aal.Fragment
 		if p.fragment == nil && x.status == 200 && aal.ValidateFragment(x.body) == nil && json.Unmarshal(x.body, &f) == nil {

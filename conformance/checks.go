@@ -30,18 +30,43 @@ type verdict struct {
 	outcome Outcome
 	reason  string
 	ex      *exchange
+	needs   string // the credentials it lacked, as Result.Needs
+	// none says the check skipped for finding nothing to check: pages
+	// that asked the suite to sign in may hold it (Run says so).
+	none bool
 }
 
 func pass(ex *exchange, format string, args ...any) verdict {
-	return verdict{Pass, fmt.Sprintf(format, args...), ex}
+	return verdict{outcome: Pass, reason: fmt.Sprintf(format, args...), ex: ex}
 }
 
 func fail(ex *exchange, format string, args ...any) verdict {
-	return verdict{Fail, fmt.Sprintf(format, args...), ex}
+	return verdict{outcome: Fail, reason: fmt.Sprintf(format, args...), ex: ex}
 }
 
 func skip(format string, args ...any) verdict {
-	return verdict{Skip, fmt.Sprintf(format, args...), nil}
+	return verdict{outcome: Skip, reason: fmt.Sprintf(format, args...)}
+}
+
+// none is the verdict of a check that found nothing to check ("no
+// confirm action is available to this requester").
+func none(format string, args ...any) verdict {
+	return verdict{outcome: Skip, reason: fmt.Sprintf(format, args...), none: true}
+}
+
+// needsSkip is the verdict of a check that could not run for want of the
+// credentials needs names; ex, when not nil, is the answer that said so.
+func needsSkip(needs string, ex *exchange, format string, args ...any) verdict {
+	return verdict{outcome: Skip, reason: fmt.Sprintf(format, args...), ex: ex, needs: needs}
+}
+
+// needsAccount is the verdict of a check that needs an authenticated
+// requester, when the suite has no credentials; ok is true when it has.
+func (s *suite) needsAccount() (verdict, bool) {
+	if n := s.lacks(agent); n != "" {
+		return needsSkip(n, nil, "needs %s", n), false
+	}
+	return verdict{}, true
 }
 
 // Sections of the specs the checks quote.
@@ -65,25 +90,53 @@ const (
 	secC11       = "CLARIFICATIONS 11"
 )
 
-// needPages is the verdict of a check that needs a discovered graph.
+// needPages is the verdict of a check that needs a discovered graph. When
+// none was found and the pages asked the suite to sign in, the check
+// needs credentials; else it fails.
 func (s *suite) needPages() (verdict, bool) {
-	if len(s.order) == 0 {
-		return fail(s.get("/", affordances.MediaType, true), "no graph was found at / or through the index"), false
+	if len(s.order) > 0 {
+		return verdict{}, true
 	}
-	return verdict{}, true
+	if x := s.signInLacking(); x != nil {
+		n := s.needs(x)
+		return needsSkip(n, x, "no graph was found: %s: needs %s", x.answered(s.base), n), false
+	}
+	return fail(s.get("/", affordances.MediaType, agent), "no graph was found at / or through the index"), false
 }
 
 // eachPage runs f on every discovered page and fails at the first failure.
+// A page whose answer asked the suite for credentials it lacks is no
+// failure: the check passes on the others and says what it needs, or
+// skips when it checked none.
 func eachPage(s *suite, f func(p *page) (verdict, bool)) verdict {
 	if v, ok := s.needPages(); !ok {
 		return v
 	}
+	var needed *verdict
+	checked := 0
 	for _, p := range s.each() {
-		if v, ok := f(p); !ok {
-			return v
+		v, ok := f(p)
+		if ok {
+			checked++
+			continue
 		}
+		if n := s.needs(v.ex); n != "" {
+			if needed == nil {
+				needed = &verdict{ex: v.ex, needs: n, reason: fmt.Sprintf("%s: needs %s", v.ex.answered(s.base), n)}
+			}
+			continue
+		}
+		return v
 	}
-	return pass(nil, "%d pages", len(s.order))
+	if needed == nil {
+		return pass(nil, "%d pages", len(s.order))
+	}
+	needed.outcome = Skip
+	if checked > 0 {
+		needed.outcome = Pass
+		needed.reason = fmt.Sprintf("%d of %d pages; %s", checked, len(s.order), needed.reason)
+	}
+	return *needed
 }
 
 // negotiate GETs the first page with accept and checks the answer is not
@@ -92,9 +145,11 @@ func negotiateNot(accept string) func(*suite) verdict {
 	return func(s *suite) verdict {
 		p := s.first()
 		if p == nil {
-			return skip("no page with a graph")
+			return none("no page with a graph")
 		}
-		x := s.get(p.path, accept, true)
+		// As the person: a request that does not ask is a browser's, or
+		// another client's.
+		x := s.get(p.path, accept, person)
 		if x.err != nil {
 			return fail(x, "request failed: %v", x.err)
 		}
@@ -169,14 +224,14 @@ func (s *suite) cookieCall(origin string) (*exchange, string) {
 	if origin != "" {
 		h.Set("Origin", origin)
 	}
-	return s.call(t.page.path, h, map[string]any{"action": t.action.Name, "input": in}), ""
+	return s.call(t.page.path, nobody, h, map[string]any{"action": t.action.Name, "input": in}), ""
 }
 
 func refusedByOrigin(origin string) func(*suite) verdict {
 	return func(s *suite) verdict {
 		x, why := s.probe("origin "+origin, func() (*exchange, string) { return s.cookieCall(origin) })
 		if x == nil {
-			return skip("%s", why)
+			return none("%s", why)
 		}
 		if c := x.code(); c != affordances.Unauthorized {
 			return fail(x, "a cookie call with Origin %q got code %q, want unauthorized", origin, c)
@@ -186,56 +241,40 @@ func refusedByOrigin(origin string) func(*suite) verdict {
 }
 
 // unavailableTarget is an unavailable action of the given expose with a
-// minimal valid input, so only its guard can refuse it.
-func (s *suite) unavailableTarget(expose affordances.Expose) (*target, any) {
-	var in any
-	t := s.find(func(p *page, a affordances.ActionDescriptor) bool {
-		v, ok := minimalInput(a.Input, p.graph.Entities)
-		in = v
-		return ok && !a.Available && a.Expose == expose
+// valid input, so only its guard can refuse it.
+func (s *suite) unavailableTarget(expose affordances.Expose) *target {
+	return s.findCall(func(_ *page, a affordances.ActionDescriptor) bool {
+		return !a.Available && a.Expose == expose
 	})
-	return t, in
 }
 
-// sessionTarget is a session or confirm action with a minimal valid input.
-func (s *suite) sessionTarget(confirm bool) (*target, any) {
-	var in any
-	t := s.find(func(p *page, a affordances.ActionDescriptor) bool {
-		if !authed(a) || (confirm && a.Expose != affordances.ExposeConfirm) {
-			return false
-		}
-		v, ok := minimalInput(a.Input, p.graph.Entities)
-		in = v
-		return ok
-	})
-	return t, in
+// sessionTarget is a session or confirm action with a valid input.
+func (s *suite) sessionTarget() *target {
+	return s.findCall(func(_ *page, a affordances.ActionDescriptor) bool { return authed(a) })
 }
 
 func (s *suite) anonymousCall(extra map[string]any, invalid bool) (*exchange, string) {
 	var t *target
-	var in any
 	if invalid {
 		t = s.find(func(_ *page, a affordances.ActionDescriptor) bool {
-			v, ok := invalidInput(a.Input)
-			in = v
+			_, ok := invalidInput(a.Input)
 			return ok && authed(a)
 		})
+		if t != nil {
+			t.input, _ = invalidInput(t.action.Input)
+		}
 	} else {
-		t, in = s.sessionTarget(false)
+		t = s.sessionTarget()
 	}
 	if t == nil {
 		return nil, "no session action the suite can build an input for"
 	}
-	body := map[string]any{"action": t.action.Name, "input": in}
-	for k, v := range extra {
-		body[k] = v
-	}
-	return s.call(t.page.path, nil, body), ""
+	return s.callAs(t, nobody, extra), ""
 }
 
 func wantCode(x *exchange, why string, want affordances.Code, what string) verdict {
 	if x == nil {
-		return skip("%s", why)
+		return none("%s", why)
 	}
 	if c := x.code(); c != want {
 		return fail(x, "%s: got code %q, want %s", what, c, want)
@@ -243,15 +282,26 @@ func wantCode(x *exchange, why string, want affordances.Code, what string) verdi
 	return pass(x, "%s", want)
 }
 
-// asUser is a call with the token; ok is false without one.
-func (s *suite) userCall(t *target, in any, confirm bool) *exchange {
-	h := http.Header{}
-	s.authorize(h)
-	body := map[string]any{"action": t.action.Name, "input": in}
+// userCall calls t's action with its input as the agent (the token, or
+// the session with the site's Origin), with confirm: true when confirm.
+func (s *suite) userCall(t *target, confirm bool) *exchange {
+	var extra map[string]any
 	if confirm {
-		body["confirm"] = true
+		extra = map[string]any{"confirm": true}
 	}
-	return s.call(t.page.path, h, body)
+	return s.callAs(t, agent, extra)
+}
+
+// callAs calls t's action with its input as who, with the fields of extra
+// added to the call; the exchange says where the input came from.
+func (s *suite) callAs(t *target, who crawl.Reader, extra map[string]any) *exchange {
+	body := map[string]any{"action": t.action.Name, "input": t.input}
+	for k, v := range extra {
+		body[k] = v
+	}
+	x := s.call(t.page.path, who, nil, body)
+	x.inputFrom = t.from
+	return x
 }
 
 // statusOf checks the status of every delta with code, seen so far.
@@ -282,7 +332,7 @@ func statusOf(code affordances.Code, want ...int) func(*suite) verdict {
 // notFound GETs a path no site has, once.
 func (s *suite) notFound() []*exchange {
 	x, _ := s.probe("not found", func() (*exchange, string) {
-		return s.get("/.conformance/no-such-page-7d1f", affordances.MediaType, true), ""
+		return s.get("/.conformance/no-such-page-7d1f", affordances.MediaType, agent), ""
 	})
 	return []*exchange{x}
 }
@@ -324,7 +374,7 @@ func init() {
 				if strings.Contains(p.path, "?") {
 					return verdict{}, true
 				}
-				x := s.get(p.path+"?affordances=1", browserAccept, true)
+				x := s.get(p.path+"?affordances=1", browserAccept, agent)
 				var g affordances.Graph
 				if !x.isDocument() || x.status != 200 || json.Unmarshal(x.body, &g) != nil {
 					return fail(x, "the alias did not answer the graph"), false
@@ -340,11 +390,9 @@ func init() {
 		{"v0.negotiation.head", secC3, "GET and HEAD ask for a graph.", Must, func(s *suite) verdict {
 			p := s.first()
 			if p == nil {
-				return skip("no page with a graph")
+				return none("no page with a graph")
 			}
-			h := http.Header{"Accept": {affordances.MediaType}}
-			s.authorize(h)
-			x := s.do(http.MethodHead, p.path, h, nil)
+			x := s.do(http.MethodHead, p.path, agent, http.Header{"Accept": {affordances.MediaType}}, nil)
 			if x.status != 200 || !x.isDocument() {
 				return fail(x, "HEAD got status %d, %q", x.status, x.header.Get("Content-Type"))
 			}
@@ -361,7 +409,7 @@ func init() {
 			return pass(x, "not_found delta")
 		}},
 		{"v0.negotiation.index-any-accept", secC3, "GET /.well-known/affordances.json asks by its path: it answers the site index with application/vnd.affordances+json whatever the Accept header says.", Must, func(s *suite) verdict {
-			x := s.get(affordances.IndexPath, browserAccept, true)
+			x := s.get(affordances.IndexPath, browserAccept, agent)
 			if x.status != 200 || !x.isDocument() {
 				return fail(x, "with a browser's Accept the index answered %d %q", x.status, x.header.Get("Content-Type"))
 			}
@@ -381,13 +429,19 @@ func init() {
 		}},
 		{"v0.headers.html-vary", secDiscovery, "A server must make sure cached HTML is keyed on Accept too (with Vary: Accept, or by routing Affordances requests before the cache).", Must, func(s *suite) verdict {
 			return eachPage(s, func(p *page) (verdict, bool) {
-				x := s.html(p)
+				x, v, ok := s.pageHTML(p)
+				if !ok {
+					return v, false
+				}
 				return fail(x, "no Vary: Accept on the HTML of a page with a graph"), x.isDocument() || hasToken(x.header.Values("Vary"), "Accept")
 			})
 		}},
 		{"v0.headers.link", secDiscovery, `HTML responses for pages with a graph should advertise it in both places: Link: <?affordances=1>; rel="affordances"; on a page whose URL has a query, the link keeps it: <?q=tote&affordances=1> (CLARIFICATIONS 3)`, Should, func(s *suite) verdict {
 			return eachPage(s, func(p *page) (verdict, bool) {
-				x := s.html(p)
+				x, v, ok := s.pageHTML(p)
+				if !ok {
+					return v, false
+				}
 				want := graphHref(p.path)
 				for _, l := range x.header.Values("Link") {
 					for _, m := range linkValue.FindAllStringSubmatch(l, -1) {
@@ -401,7 +455,10 @@ func init() {
 		}},
 		{"v0.headers.link-element", secDiscovery, `HTML responses for pages with a graph should advertise it in both places: <link rel="affordances" href="?affordances=1" />; on a page whose URL has a query, the link keeps it: href="?q=tote&affordances=1" (CLARIFICATIONS 3)`, Should, func(s *suite) verdict {
 			return eachPage(s, func(p *page) (verdict, bool) {
-				x := s.html(p)
+				x, v, ok := s.pageHTML(p)
+				if !ok {
+					return v, false
+				}
 				doc, err := parseHTML(x.body)
 				if err != nil {
 					return fail(x, "HTML: %v", err), false
@@ -416,17 +473,15 @@ func init() {
 		{"v0.headers.etag", "RFC 9110, 13.1.2", "A graph should carry an ETag, and a GET with If-None-Match listing it should answer 304 with no body: an agent that polls a page then pays nothing while nothing changed.", Should, func(s *suite) verdict {
 			pages := s.each()
 			if len(pages) == 0 {
-				return skip("no page with a graph")
+				return none("no page with a graph")
 			}
 			p := pages[0]
-			first := s.get(p.path, affordances.MediaType, true)
+			first := s.get(p.path, affordances.MediaType, agent)
 			etag := first.header.Get("ETag")
 			if etag == "" {
 				return fail(first, "the graph of %s has no ETag", p.path)
 			}
-			h := http.Header{"Accept": {affordances.MediaType}, "If-None-Match": {etag}}
-			s.authorize(h)
-			x := s.do(http.MethodGet, p.path, h, nil)
+			x := s.do(http.MethodGet, p.path, agent, http.Header{"Accept": {affordances.MediaType}, "If-None-Match": {etag}}, nil)
 			if x.status != http.StatusNotModified || len(x.body) != 0 {
 				return fail(x, "a GET with If-None-Match: %s got %d and %d bytes, want 304 and none", etag, x.status, len(x.body))
 			}
@@ -527,6 +582,10 @@ func init() {
 			if s.index == nil {
 				return skip("no site index")
 			}
+			// A route for signed-in people that asks the suite to sign
+			// in, when it has no credentials, is a route it cannot check.
+			var needed []string
+			var neededX *exchange
 			for _, r := range s.index.Routes {
 				if strings.Contains(r.Route, "[") {
 					continue
@@ -534,14 +593,23 @@ func init() {
 				if p := s.pages[r.Route]; p != nil {
 					continue
 				}
-				x := s.get(r.Route, affordances.MediaType, true)
+				x := s.get(r.Route, affordances.MediaType, agent)
 				var g affordances.Graph
 				if x.status == 200 && x.isJSON() && json.Unmarshal(x.body, &g) == nil && g.Route == r.Route {
 					continue // not discovered: past MaxPages
 				}
+				if n := s.needs(x); n != "" {
+					needed = append(needed, x.answered(s.base))
+					neededX = x
+					continue
+				}
 				if x.code() != affordances.NotFound && x.status != 404 {
 					return fail(x, "route %s of the index answered neither its graph nor not_found", r.Route)
 				}
+			}
+			if len(needed) > 0 {
+				n := s.lacks(agent)
+				return verdict{outcome: Pass, reason: fmt.Sprintf("%s: needs %s; every other route without parameters answered", strings.Join(needed, ", "), n), ex: neededX, needs: n}
 			}
 			return pass(s.indexX, "every route without parameters answered")
 		}},
@@ -587,17 +655,17 @@ func init() {
 		{"v0.call.not-json", secC2, "invalid_input: body is not JSON, not a Call object.", Must, func(s *suite) verdict {
 			p := s.first()
 			if p == nil {
-				return skip("no page with a graph")
+				return none("no page with a graph")
 			}
-			return wantCode(s.call(p.path, nil, []byte("{not json")), "", affordances.InvalidInput, "a body that is not JSON")
+			return wantCode(s.call(p.path, nobody, nil, []byte("{not json")), "", affordances.InvalidInput, "a body that is not JSON")
 		}},
 		{"v0.call.too-large", secC2, "invalid_input (413): body larger than the limit (default 1 MiB).", Must, func(s *suite) verdict {
 			p := s.first()
 			if p == nil {
-				return skip("no page with a graph")
+				return none("no page with a graph")
 			}
 			body := []byte(`{"action":"x","input":"` + strings.Repeat("a", 1<<20+1024) + `"}`)
-			x := s.call(p.path, nil, body)
+			x := s.call(p.path, nobody, nil, body)
 			if x.code() != affordances.InvalidInput {
 				return fail(x, "a body over 1 MiB got code %q, want invalid_input", x.code())
 			}
@@ -609,9 +677,9 @@ func init() {
 		{"v0.call.not-found", secCall, "Resolve the action by name on the page's route. Failure: not_found.", Must, func(s *suite) verdict {
 			p := s.first()
 			if p == nil {
-				return skip("no page with a graph")
+				return none("no page with a graph")
 			}
-			return wantCode(s.call(p.path, nil, map[string]any{"action": "conformanceNoSuchAction"}), "", affordances.NotFound, "an action the route does not have")
+			return wantCode(s.call(p.path, nobody, nil, map[string]any{"action": "conformanceNoSuchAction"}), "", affordances.NotFound, "an action the route does not have")
 		}},
 		{"v0.call.unauthorized", secC1, "session: an authenticated requester; a call that falls short gets unauthorized.", Must, func(s *suite) verdict {
 			x, why := s.probe("anonymous", func() (*exchange, string) { return s.anonymousCall(nil, false) })
@@ -620,7 +688,7 @@ func init() {
 		{"v0.call.www-authenticate", secC2, "unauthorized (401): the action needs a session and the call has none, or a bad bearer token; send WWW-Authenticate: Bearer.", Must, func(s *suite) verdict {
 			x, why := s.probe("anonymous", func() (*exchange, string) { return s.anonymousCall(nil, false) })
 			if x == nil {
-				return skip("%s", why)
+				return none("%s", why)
 			}
 			if x.status == 401 && !strings.HasPrefix(strings.ToLower(x.header.Get("WWW-Authenticate")), "bearer") {
 				return fail(x, "a 401 without WWW-Authenticate: Bearer")
@@ -628,12 +696,12 @@ func init() {
 			return pass(x, "WWW-Authenticate: %s", x.header.Get("WWW-Authenticate"))
 		}},
 		{"v0.call.bad-token", secC4, "A bad token is unauthorized (401).", Must, func(s *suite) verdict {
-			t, in := s.sessionTarget(false)
+			t := s.sessionTarget()
 			if t == nil {
-				return skip("no session action the suite can build an input for")
+				return none("no session action the suite can build an input for")
 			}
-			h := http.Header{"Authorization": {"Bearer conformance-not-a-token"}}
-			x := s.call(t.page.path, h, map[string]any{"action": t.action.Name, "input": in})
+			x := s.call(t.page.path, nobody, http.Header{"Authorization": {"Bearer conformance-not-a-token"}}, map[string]any{"action": t.action.Name, "input": t.input})
+			x.inputFrom = t.from
 			return wantCode(x, "", affordances.Unauthorized, "a call with a bad bearer token")
 		}},
 		{"v0.call.unknown-fields", secC5, "Unknown fields in a Call are ignored.", Must, func(s *suite) verdict {
@@ -650,7 +718,7 @@ func init() {
 		{"v0.security.cookie-same-origin", secC4, "A cookie call with an Origin equal to the site's origin passes the origin rule.", Must, func(s *suite) verdict {
 			x, why := s.probe("origin same", func() (*exchange, string) { return s.cookieCall(s.base) })
 			if x == nil {
-				return skip("%s", why)
+				return none("%s", why)
 			}
 			if x.code() == affordances.Unauthorized && x.status == 403 {
 				return fail(x, "a cookie call with Origin %s was refused as cross-origin", s.base)
@@ -660,34 +728,34 @@ func init() {
 		{"v0.security.bearer-no-origin", secC4, "A call with Authorization: Bearer is exempt (from the Origin rule).", Must, func(s *suite) verdict {
 			t, in := s.originTarget()
 			if t == nil {
-				return skip("no action whose input the suite can make invalid")
+				return none("no action whose input the suite can make invalid")
 			}
 			h := http.Header{"Cookie": {"conformance=1"}}
+			who := nobody
 			if s.opts.Token != "" {
-				s.authorize(h)
+				who = agent
 			} else {
 				h.Set("Authorization", "Bearer conformance-not-a-token")
 			}
-			x := s.call(t.page.path, h, map[string]any{"action": t.action.Name, "input": in})
+			x := s.call(t.page.path, who, h, map[string]any{"action": t.action.Name, "input": in})
 			if x.code() == affordances.Unauthorized && x.status == 403 {
 				return fail(x, "a bearer call without Origin was refused as cross-origin")
 			}
 			return pass(x, "got %q", x.code())
 		}},
 		{"v0.order.input-before-guard", secSecurity, "Input is validated before the guard runs, and the guard runs before the action.", Must, func(s *suite) verdict {
-			if s.opts.Token == "" {
-				return skip("needs --token")
+			if v, ok := s.needsAccount(); !ok {
+				return v
 			}
-			var in any
 			t := s.find(func(_ *page, a affordances.ActionDescriptor) bool {
-				v, ok := invalidInput(a.Input)
-				in = v
+				_, ok := invalidInput(a.Input)
 				return ok && !a.Available && authed(a)
 			})
 			if t == nil {
-				return skip("no unavailable session action with an input the suite can make invalid")
+				return none("no unavailable session action with an input the suite can make invalid")
 			}
-			return wantCode(s.userCall(t, in, false), "", affordances.InvalidInput, "invalid input to an unavailable action")
+			t.input, _ = invalidInput(t.action.Input)
+			return wantCode(s.userCall(t, false), "", affordances.InvalidInput, "invalid input to an unavailable action")
 		}},
 		{"v0.call.issues", secC2, "invalid_input: issues is a list of { path: JSON Pointer, message: text }.", Must, func(s *suite) verdict {
 			for _, x := range s.deltas {
@@ -718,14 +786,14 @@ func init() {
 			return pass(nil, "every invalid_input delta had issues")
 		}},
 		{"v0.call.unavailable", secCall, "Evaluate the guard. Failure: unavailable, with the guard's reason as message.", Must, func(s *suite) verdict {
-			if s.opts.Token == "" {
-				return skip("needs --token")
+			if v, ok := s.needsAccount(); !ok {
+				return v
 			}
-			t, in := s.unavailableTarget(affordances.ExposeSession)
+			t := s.unavailableTarget(affordances.ExposeSession)
 			if t == nil {
-				return skip("no unavailable session action the suite can build an input for")
+				return none("no unavailable session action the suite can build an input for")
 			}
-			x := s.userCall(t, in, false)
+			x := s.userCall(t, false)
 			if v := wantCode(x, "", affordances.Unavailable, "a valid call of an unavailable action"); v.outcome != Pass {
 				return v
 			}
@@ -735,14 +803,14 @@ func init() {
 			return pass(x, "unavailable")
 		}},
 		{"v0.order.guard-before-confirm", secCall, "Evaluate the guard (step 5) before confirm_required (step 6).", Must, func(s *suite) verdict {
-			if s.opts.Token == "" {
-				return skip("needs --token")
+			if v, ok := s.needsAccount(); !ok {
+				return v
 			}
-			t, in := s.unavailableTarget(affordances.ExposeConfirm)
+			t := s.unavailableTarget(affordances.ExposeConfirm)
 			if t == nil {
-				return skip("no unavailable confirm action the suite can build an input for")
+				return none("no unavailable confirm action the suite can build an input for")
 			}
-			return wantCode(s.userCall(t, in, false), "", affordances.Unavailable, "a confirm action whose guard is false, without confirm")
+			return wantCode(s.userCall(t, false), "", affordances.Unavailable, "a confirm action whose guard is false, without confirm")
 		}},
 		{"v0.readonly.state-unchanged", secCall, "A call that fails stops at the first failure: nothing runs, and the pages do not change.", Must, func(s *suite) verdict {
 			for _, p := range s.each() {
@@ -755,42 +823,43 @@ func init() {
 			return pass(nil, "%d pages unchanged", len(s.order))
 		}},
 
-		// Writes, with --allow-writes and a token.
+		// Writes, with --allow-writes and an account.
 		{"v0.write.read-action", secCall, "Run the action, reload the page's state, and respond with a delta (a public read-only action).", Must, func(s *suite) verdict {
 			if !s.opts.AllowWrites {
 				return skip("needs --allow-writes")
 			}
-			var in any
-			t := s.find(func(p *page, a affordances.ActionDescriptor) bool {
-				v, ok := minimalInput(a.Input, p.graph.Entities)
-				in = v
-				return ok && a.Available && a.ReadOnly && a.Expose == affordances.ExposePublic
+			t := s.findCall(func(_ *page, a affordances.ActionDescriptor) bool {
+				return a.Available && a.ReadOnly && a.Expose == affordances.ExposePublic
 			})
 			if t == nil {
-				return skip("no public read-only action the suite can build an input for")
+				return none("no public read-only action the suite can build an input for")
 			}
 			// With the credentials the page was read with: a page found with
 			// the token may not exist for nobody (a private board).
-			x := s.userCall(t, in, false)
+			x := s.userCall(t, false)
 			if d := x.delta(); d == nil || !d.OK {
 				return fail(x, "a valid call of the public read-only action %q did not succeed", t.action.Name)
 			}
 			return pass(x, "%s ran", t.action.Name)
 		}},
 		{"v0.write.session-action", secCall, "Run the action, reload the page's state, and respond with a delta (a harmless session action).", Must, func(s *suite) verdict {
-			if !s.opts.AllowWrites || s.opts.Token == "" {
-				return skip("needs --allow-writes and --token")
+			if n := s.lacks(agent); !s.opts.AllowWrites || n != "" {
+				needs := []string{}
+				if !s.opts.AllowWrites {
+					needs = append(needs, "--allow-writes")
+				}
+				if n != "" {
+					needs = append(needs, n)
+				}
+				return needsSkip(n, nil, "needs %s", strings.Join(needs, ", and "))
 			}
-			var in any
-			t := s.find(func(p *page, a affordances.ActionDescriptor) bool {
-				v, ok := minimalInput(a.Input, p.graph.Entities)
-				in = v
-				return ok && a.Available && !a.ReadOnly && a.Expose == affordances.ExposeSession && s.harmless(p, a.Name)
+			t := s.findCall(func(p *page, a affordances.ActionDescriptor) bool {
+				return a.Available && !a.ReadOnly && a.Expose == affordances.ExposeSession && s.harmless(p, a.Name)
 			})
 			if t == nil {
-				return skip("no available session action that AAL says is harmless and reversible, with an input the suite can build")
+				return none("no available session action that AAL says is harmless and reversible, with an input the suite can build")
 			}
-			x := s.userCall(t, in, false)
+			x := s.userCall(t, false)
 			w := &write{page: t.page, action: t.action, x: x}
 			s.writes = append(s.writes, w)
 			d := x.delta()
@@ -824,35 +893,36 @@ func init() {
 			return pass(w.x, "changed matches the page after the call")
 		}},
 		{"v0.order.input-before-confirm", secCall, "Validate input (step 4) before confirm_required (step 6).", Must, func(s *suite) verdict {
-			if s.opts.Token == "" {
-				return skip("needs --token")
+			if v, ok := s.needsAccount(); !ok {
+				return v
 			}
 			// An available confirm action, so that the guard cannot answer
 			// first; else an unavailable one, whose guard comes after the
 			// input too.
-			t, _ := s.freshConfirm(true)
+			t := s.freshConfirm(true)
 			if t == nil {
-				t, _ = s.freshConfirm(false)
+				t = s.freshConfirm(false)
 			}
 			if t == nil {
-				return skip("no confirm action whose input the suite can make invalid")
+				return none("no confirm action whose input the suite can make invalid")
 			}
 			in, ok := invalidInput(t.action.Input)
 			if !ok {
 				return skip("the input of %s cannot be made invalid", t.action.Name)
 			}
-			return wantCode(s.userCall(t, in, false), "", affordances.InvalidInput, "invalid input to a confirm action, without confirm")
+			t.input, t.from = in, ""
+			return wantCode(s.userCall(t, false), "", affordances.InvalidInput, "invalid input to a confirm action, without confirm")
 		}},
 		{"v0.call.confirm-required", secCall, "For confirm actions without confirm: true: confirm_required, with a summary of what will happen as message. Nothing runs.", Must, func(s *suite) verdict {
-			if s.opts.Token == "" {
-				return skip("needs --token")
+			if v, ok := s.needsAccount(); !ok {
+				return v
 			}
-			t, in := s.freshConfirm(true)
+			t := s.freshConfirm(true)
 			if t == nil {
-				return skip("no confirm action is available to this requester")
+				return none("no confirm action is available to this requester")
 			}
 			before, _ := json.Marshal(t.page.graph.Entities)
-			x := s.userCall(t, in, false)
+			x := s.userCall(t, false)
 			after, ax := s.entitiesNow(t.page.path)
 			if d := x.delta(); d == nil || d.Error == nil || d.Error.Code != affordances.ConfirmRequired {
 				return fail(x, "a confirm action called without confirm: true got code %q, want confirm_required", x.code())
@@ -866,15 +936,16 @@ func init() {
 			return pass(x, "confirm_required, nothing ran")
 		}},
 
-		{"v0.ext.human-verified", secC10, "Human-verified confirmation: a confirm_required delta's approval is a page of the site under /.well-known/affordances/approvals/ with a future expiry; the caller reads its status; confirm: true before the person approved is refused and runs nothing; the caller's token cannot approve.", Must, func(s *suite) verdict {
+		{"v0.ext.human-verified", secC10, "Human-verified confirmation: a confirm_required delta's approval is a page of the site under /.well-known/affordances/approvals/ with a future expiry; the caller reads its status; the person opens the page in their own browser session; confirm: true before the person approved is refused and runs nothing; the caller's token cannot approve.", Must, func(s *suite) verdict {
 			if s.opts.Token == "" {
-				return skip("needs --token")
+				// A cookie session is the person's, who may approve.
+				return needsSkip("--token", nil, "needs --token: the rule is that an agent's token cannot approve")
 			}
-			t, in := s.freshConfirm(true)
+			t := s.freshConfirm(true)
 			if t == nil {
-				return skip("no confirm action is available to this requester")
+				return none("no confirm action is available to this requester")
 			}
-			x := s.userCall(t, in, false)
+			x := s.userCall(t, false)
 			d := x.delta()
 			if d == nil || d.Approval == nil {
 				return skip("the site does not ask for human-verified confirmation")
@@ -887,7 +958,7 @@ func init() {
 				return fail(x, "the approval expires at %s, want within the next 24 hours", ap.Expires.Format(time.RFC3339))
 			}
 			state := func() (string, *exchange) {
-				sx := s.get(ap.URL, affordances.MediaType, true)
+				sx := s.get(ap.URL, affordances.MediaType, agent)
 				var st affordances.ApprovalStatus
 				if sx.status != 200 || json.Unmarshal(sx.body, &st) != nil {
 					return "", sx
@@ -897,15 +968,22 @@ func init() {
 			if st, sx := state(); st != string(store.ApprovalPending) {
 				return fail(sx, "the approval's status as the caller: got %d %q, want 200 and state pending", sx.status, st)
 			}
+			if len(s.opts.Cookies) > 0 {
+				// The person reads it signed in; they do not approve it here.
+				if hx := s.get(ap.URL, browserAccept, person); hx.err != nil || hx.status != http.StatusOK {
+					return fail(hx, "the approval page in the person's session (--cookie-jar): %s; is it the session of the token's account?", hx.answered(s.base))
+				}
+			}
 			before, _ := s.entitiesNow(t.page.path)
-			cx := s.userCall(t, in, true)
+			cx := s.userCall(t, true)
 			if cd := cx.delta(); cd == nil || cd.Error == nil || cd.Error.Code != affordances.ConfirmRequired {
 				return fail(cx, "confirm: true before the person approved got code %q, want confirm_required", cx.code())
 			}
 			h := http.Header{"Content-Type": {"application/x-www-form-urlencoded"}, "Accept": {affordances.MediaType}, "Origin": {s.base}}
-			s.authorize(h)
-			px := s.do(http.MethodPost, ap.URL, h, []byte("decision=approve"))
-			if px.status < 400 {
+			px := s.do(http.MethodPost, ap.URL, agent, h, []byte("decision=approve"))
+			// A redirect (to sign in, or back to the page) is judged by the
+			// state it leaves, below.
+			if px.err == nil && px.status < 300 {
 				return fail(px, "the caller's own token approved the call (status %d)", px.status)
 			}
 			if after, ax := s.entitiesNow(t.page.path); after != before {
@@ -1047,7 +1125,10 @@ func init() {
 				if s.fragmentOf(p); p.fragment == nil {
 					return verdict{}, true
 				}
-				x := s.html(p)
+				x, v, ok := s.pageHTML(p)
+				if !ok {
+					return v, false
+				}
 				doc, err := parseHTML(x.body)
 				if err != nil {
 					return fail(x, "HTML: %v", err), false
@@ -1093,7 +1174,10 @@ func init() {
 		}},
 		{"v0.privacy.entities-in-html", secGraph, "entities must not contain anything the page would not show the same user in HTML (each string entity appears in the page's HTML).", Should, func(s *suite) verdict {
 			return eachPage(s, func(p *page) (verdict, bool) {
-				x := s.html(p)
+				x, v, ok := s.pageHTML(p)
+				if !ok {
+					return v, false
+				}
 				text := htmlText(x.body)
 				for _, str := range leafStrings(p.graph.Entities) {
 					if !strings.Contains(text, str) {
@@ -1151,7 +1235,7 @@ func routesReached(s *suite) verdict {
 					continue
 				}
 				tried[to] = true
-				x := s.get(to, affordances.MediaType, true)
+				x := s.get(to, affordances.MediaType, agent)
 				var g affordances.Graph
 				if x.status == 200 && json.Unmarshal(x.body, &g) == nil && g.Route == route {
 					return fail(x, "the HTML of %s links to %s, a page of %s with a graph, but no graph's nav leads to a page of %s", p.path, to, route, route)
@@ -1159,7 +1243,7 @@ func routesReached(s *suite) verdict {
 			}
 		}
 	}
-	return skip("no page of %s was reached from / as this requester, and no page's HTML links to one", strings.Join(missing, ", "))
+	return none("no page of %s was reached from / as this requester, and no page's HTML links to one", strings.Join(missing, ", "))
 }
 
 // maxRateProbes bounds the calls rateLimited sends to reach a limit.
@@ -1175,12 +1259,12 @@ func rateLimited(s *suite) verdict {
 	}
 	t, in := s.originTarget()
 	if t == nil || t.action.Expose != affordances.ExposePublic {
-		return skip("no public action whose input the suite can make invalid")
+		return none("no public action whose input the suite can make invalid")
 	}
 	s.provoking = true
 	defer func() { s.provoking = false }()
 	for range maxRateProbes {
-		x := s.call(t.page.path, nil, map[string]any{"action": t.action.Name, "input": in})
+		x := s.call(t.page.path, nobody, nil, map[string]any{"action": t.action.Name, "input": in})
 		switch x.code() {
 		case affordances.InvalidInput:
 			continue
@@ -1297,13 +1381,13 @@ func problems(ps []aal.Problem) string {
 
 // freshConfirm reads again the pages with a confirm action (the writes may
 // have changed them) and returns the first confirm action whose available
-// is as asked, with a minimal valid input; nil when there is none.
-func (s *suite) freshConfirm(available bool) (*target, any) {
+// is as asked, with a valid input; nil when there is none.
+func (s *suite) freshConfirm(available bool) *target {
 	for _, p := range s.each() {
 		if !slices.ContainsFunc(p.graph.Actions, func(a affordances.ActionDescriptor) bool { return a.Expose == affordances.ExposeConfirm }) {
 			continue
 		}
-		x := s.get(p.path, affordances.MediaType, true)
+		x := s.get(p.path, affordances.MediaType, agent)
 		var g affordances.Graph
 		if json.Unmarshal(x.body, &g) != nil {
 			continue
@@ -1312,10 +1396,10 @@ func (s *suite) freshConfirm(available bool) (*target, any) {
 			if a.Expose != affordances.ExposeConfirm || a.Available != available {
 				continue
 			}
-			if in, ok := minimalInput(a.Input, g.Entities); ok {
-				return &target{page: &page{path: p.path, graphX: x, graph: &g}, action: a}, in
+			if in, from, ok := s.inputFor(p, &g, a); ok {
+				return &target{page: &page{path: p.path, graphX: x, graph: &g}, action: a, input: in, from: from}
 			}
 		}
 	}
-	return nil, nil
+	return nil
 }

@@ -20,9 +20,12 @@
 // refused before anything runs (a cookie call with a bad Origin, an
 // anonymous call of a session action, invalid input, a confirm action
 // without confirm: true), and checks that the pages did not change. With
-// [Options.AllowWrites] it also runs a public read-only action; with
-// [Options.Token] too (a test account's bearer token), a harmless session
-// action of its own choosing.
+// [Options.AllowWrites] it also runs a public read-only action; with a
+// test account too ([Options.Token], the agent's bearer token, and
+// [Options.Cookies], the person's browser session, either or both), a
+// harmless session action of its own choosing, its input taken from what
+// the page offers. It follows no redirect, and names each request it sends
+// in its User-Agent.
 //
 // A Go test runs the suite with [Test].
 package conformance
@@ -35,6 +38,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/affordances/affordances-go/internal/crawl"
 )
 
 // Level says how strongly the spec asks for a rule.
@@ -59,11 +64,13 @@ const (
 // Options configures [Run]. A nil *Options, and the zero value of every
 // field, is the default.
 type Options struct {
-	// Token is a bearer token of a test account. With it the suite reads
-	// the site as that account and can check the order of the steps after
-	// authentication (input before the guard, the guard before
-	// confirm_required). Empty: the suite reads anonymously and skips
-	// those checks.
+	// Token is a bearer token of a test account: the agent's credentials.
+	// The suite reads the graphs, the site index and the AAL documents
+	// with it and sends its calls with it, and so can check the order of
+	// the steps after authentication (input before the guard, the guard
+	// before confirm_required). Empty: Cookies serve instead; without
+	// either the suite reads anonymously, and the checks that need an
+	// account skip, each naming what it needs in [Result.Needs].
 	Token string
 
 	// AllowWrites lets the suite run real actions: a public read-only
@@ -73,16 +80,25 @@ type Options struct {
 	// only calls that must be refused are sent.
 	AllowWrites bool
 
-	// Cookies are the session cookies of a test account, sent instead of
-	// Token on the requests the suite makes as that account (with the
-	// site's Origin, as a browser sends it); the checks that need Token
-	// still skip without it. Ignored when Token is set.
+	// Cookies are the session cookies of the same test account in a
+	// browser: the person's credentials. The suite reads the HTML pages
+	// and the approval pages (CLARIFICATIONS 10) with them. Without Token
+	// they serve for the graphs and the calls too, each call a cookie call
+	// carrying the site's Origin (CLARIFICATIONS 4). Without Cookies, the
+	// HTML is read with Token.
 	Cookies []*http.Cookie
 
 	// HTTPClient sends every request. Nil: a client with a 20-second
-	// timeout. It must not follow redirects for the suite to see them;
-	// the suite does not rely on it.
+	// timeout. The suite sends with a copy of it that follows no
+	// redirect: a page that answers 3xx is named as such, never taken for
+	// the page it leads to.
 	HTTPClient *http.Client
+
+	// UserAgent is the User-Agent header of every request, so that a site
+	// can tell the suite's requests from people's (and leave them out of
+	// its statistics). Empty: "affordances-conform
+	// (+https://github.com/affordances/affordances-go)".
+	UserAgent string
 
 	// Progress, when not nil, receives one line per check as it finishes,
 	// and one for each wait: a call answered rate_limited (429) is sent
@@ -102,6 +118,9 @@ type Evidence struct {
 	Status      int         `json:"status,omitempty"`      // the response's status
 	Headers     http.Header `json:"headers,omitempty"`     // the response's headers
 	BodyExcerpt string      `json:"bodyExcerpt,omitempty"` // the start of the response's body
+	// InputFrom says, for a call, where each value of its input came
+	// from: "post from data-aal-input on / ([data-aal=\"delete-post\"])".
+	InputFrom string `json:"inputFrom,omitempty"`
 }
 
 // A Result is one check's outcome.
@@ -113,6 +132,12 @@ type Result struct {
 	Outcome  Outcome   `json:"outcome"`            // pass, fail or skip
 	Reason   string    `json:"reason,omitempty"`   // why it failed or was skipped, or what it saw
 	Evidence *Evidence `json:"evidence,omitempty"` // the exchange that decided it, when there was one
+	// Needs names the credentials the check lacked, when it skipped (or
+	// checked only some pages) for want of them, as the command line
+	// names them: "--token or --cookie-jar" (an account: Options.Token or
+	// Options.Cookies), "--cookie-jar" (a person's browser session:
+	// Options.Cookies), "--token" (an agent's: Options.Token).
+	Needs string `json:"needs,omitempty"`
 }
 
 // A Report is the outcome of every check of one run, in the order they ran.
@@ -154,6 +179,10 @@ func (r *Report) Result(id string) (Result, bool) {
 	return Result{}, false
 }
 
+// DefaultUserAgent is the User-Agent of the suite's requests when
+// [Options.UserAgent] is empty.
+const DefaultUserAgent = "affordances-conform (+https://github.com/affordances/affordances-go)"
+
 // Run runs every check against the site at baseURL ("http://127.0.0.1:8080")
 // and returns the report. It never returns nil: a site that cannot be
 // reached fails the checks that needed it. opts may be nil.
@@ -164,6 +193,10 @@ func Run(ctx context.Context, baseURL string, opts *Options) *Report {
 	}
 	if o.HTTPClient == nil {
 		o.HTTPClient = &http.Client{Timeout: 20 * time.Second}
+	}
+	o.HTTPClient = crawl.NoRedirects(o.HTTPClient)
+	if o.UserAgent == "" {
+		o.UserAgent = DefaultUserAgent
 	}
 	if o.MaxPages <= 0 {
 		o.MaxPages = 50
@@ -183,7 +216,18 @@ func Run(ctx context.Context, baseURL string, opts *Options) *Report {
 		} else {
 			v = c.run(s)
 		}
-		res := Result{ID: c.id, Section: c.section, Rule: c.rule, Level: c.level, Outcome: v.outcome, Reason: v.reason}
+		if n := s.needs(v.ex); v.outcome == Fail && n != "" {
+			// The site asked the suite to sign in: no failure of the
+			// site's, a check it could not make.
+			v = needsSkip(n, v.ex, "%s: needs %s", v.ex.answered(s.base), n)
+		}
+		if x := s.signInLacking(); v.none && x != nil {
+			// What the check looked for may be on the pages it could not
+			// read.
+			v.needs = s.needs(x)
+			v.reason = fmt.Sprintf("%s; %s: needs %s", v.reason, x.answered(s.base), v.needs)
+		}
+		res := Result{ID: c.id, Section: c.section, Rule: c.rule, Level: c.level, Outcome: v.outcome, Reason: v.reason, Needs: v.needs}
 		if v.ex != nil {
 			res.Evidence = v.ex.evidence()
 		}
@@ -233,6 +277,9 @@ func (e *Evidence) String() string {
 	}
 	if e.BodyExcerpt != "" {
 		fmt.Fprintf(&b, "\n  body: %s", e.BodyExcerpt)
+	}
+	if e.InputFrom != "" {
+		fmt.Fprintf(&b, "\n  input from: %s", e.InputFrom)
 	}
 	return b.String()
 }

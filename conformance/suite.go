@@ -26,13 +26,26 @@ const browserAccept = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*
 // An exchange is one request the suite sent and what came back.
 type exchange struct {
 	method, path string
+	who          crawl.Reader
+	cred         string // the credentials it carried: crawl.FlagToken, crawl.FlagCookieJar or ""
 	reqHeader    http.Header
 	reqBody      []byte
 	status       int
 	header       http.Header
 	body         []byte
 	err          error
+	// inputFrom says where the input of a call came from (input.go).
+	inputFrom string
 }
+
+// Whose credentials a request carries (crawl.Credentials): the agent's
+// for graphs, the index, AAL documents and calls; the person's for HTML
+// and approval pages; nobody's for a probe that sets its own.
+const (
+	nobody = crawl.Nobody
+	agent  = crawl.Agent
+	person = crawl.Person
+)
 
 func (x *exchange) evidence() *Evidence {
 	var b strings.Builder
@@ -44,8 +57,11 @@ func (x *exchange) evidence() *Evidence {
 	slices.Sort(keys)
 	for _, k := range keys {
 		v := strings.Join(x.reqHeader.Values(k), ", ")
-		if k == "Authorization" {
+		switch {
+		case k == "Authorization":
 			v = "Bearer <redacted>"
+		case k == "Cookie" && x.cred == crawl.FlagCookieJar:
+			v = "<the session of --cookie-jar>"
 		}
 		fmt.Fprintf(&b, "\n%s: %s", k, v)
 	}
@@ -56,7 +72,7 @@ func (x *exchange) evidence() *Evidence {
 		}
 		fmt.Fprintf(&b, "\n\n%s", body)
 	}
-	ev := &Evidence{Request: b.String(), Status: x.status, Headers: x.header}
+	ev := &Evidence{Request: b.String(), Status: x.status, Headers: x.header, InputFrom: x.inputFrom}
 	if x.err != nil {
 		ev.BodyExcerpt = "error: " + x.err.Error()
 	} else if len(x.body) > 0 {
@@ -85,6 +101,20 @@ func (x *exchange) isJSON() bool {
 	}
 	mt, _, _ := mime.ParseMediaType(x.header.Get("Content-Type"))
 	return mt == "application/json" || strings.HasSuffix(mt, "+json")
+}
+
+// signIn reports whether x answered as a site answers a reader who lacks
+// the credentials it asks for: a redirect (to its sign-in form), or
+// unauthorized (401).
+func (x *exchange) signIn() bool { return x.err == nil && crawl.SignIn(x.status) }
+
+// answered says in a few words what x got: "GET / answered 303 to
+// /login", "GET /drafts answered 401 Unauthorized".
+func (x *exchange) answered(base string) string {
+	if x.err != nil {
+		return fmt.Sprintf("%s %s failed: %v", x.method, x.path, x.err)
+	}
+	return crawl.Answered(x.method, x.path, x.status, x.header.Get("Location"), base)
 }
 
 // delta decodes the response as a delta, or nil.
@@ -122,6 +152,7 @@ type suite struct {
 	ctx      context.Context
 	base     string // scheme://host[:port], no trailing slash
 	opts     *Options
+	creds    crawl.Credentials
 	indexX   *exchange
 	index    *affordances.SiteIndex
 	manX     *exchange
@@ -140,6 +171,9 @@ type suite struct {
 	provoking bool
 	// waited is how long the run has waited out Retry-After.
 	waited time.Duration
+	// signIns are the pages that answered discovery's request for their
+	// graph with a redirect or unauthorized.
+	signIns []*exchange
 	// aalOnly says the site publishes AAL and no Affordances graph (its
 	// index path is a plain 404, no graph is found, and it has a
 	// manifest): the seed 000 checks skip,
@@ -157,15 +191,17 @@ type write struct {
 }
 
 func newSuite(ctx context.Context, base string, o *Options) *suite {
-	return &suite{ctx: ctx, base: base, opts: o, pages: map[string]*page{}}
+	return &suite{ctx: ctx, base: base, opts: o, creds: crawl.Credentials{Token: o.Token, Cookies: o.Cookies}, pages: map[string]*page{}}
 }
 
-// do sends one request. auth adds the bearer token when the suite has one.
-func (s *suite) do(method, path string, header http.Header, body []byte) *exchange {
-	x := &exchange{method: method, path: path, reqHeader: header, reqBody: body}
+// do sends one request with who's credentials, and the suite's
+// User-Agent. It follows no redirect: a 3xx is the answer.
+func (s *suite) do(method, path string, who crawl.Reader, header http.Header, body []byte) *exchange {
+	x := &exchange{method: method, path: path, who: who, reqHeader: header, reqBody: body}
 	if x.reqHeader == nil {
 		x.reqHeader = http.Header{}
 	}
+	x.cred = s.creds.Authorize(x.reqHeader, who, method, s.base)
 	req, err := http.NewRequestWithContext(s.ctx, method, s.base+path, bytes.NewReader(body))
 	if err != nil {
 		x.err = err
@@ -178,6 +214,7 @@ func (s *suite) do(method, path string, header http.Header, body []byte) *exchan
 	if _, ok := req.Header["Accept-Encoding"]; !ok {
 		req.Header.Set("Accept-Encoding", "identity")
 	}
+	req.Header.Set("User-Agent", s.opts.UserAgent)
 	res, err := s.opts.HTTPClient.Do(req)
 	if err != nil {
 		x.err = err
@@ -192,35 +229,42 @@ func (s *suite) do(method, path string, header http.Header, body []byte) *exchan
 	return x
 }
 
-// get GETs path with Accept and, when asUser, the token.
-func (s *suite) get(path, accept string, asUser bool) *exchange {
+// get GETs path with Accept, as who.
+func (s *suite) get(path, accept string, who crawl.Reader) *exchange {
 	h := http.Header{}
 	if accept != "" {
 		h.Set("Accept", accept)
 	}
-	if asUser {
-		s.authorize(h)
-	}
-	return s.do(http.MethodGet, path, h, nil)
+	return s.do(http.MethodGet, path, who, h, nil)
 }
 
-func (s *suite) authorize(h http.Header) {
-	switch {
-	case s.opts.Token != "":
-		h.Set("Authorization", "Bearer "+s.opts.Token)
-	case len(s.opts.Cookies) > 0:
-		var pairs []string
-		for _, c := range s.opts.Cookies {
-			pairs = append(pairs, c.Name+"="+c.Value)
+// lacks returns the credentials a request as who needs that the suite was
+// not given; "" when it has them.
+func (s *suite) lacks(who crawl.Reader) string { return s.creds.Lacks(who) }
+
+// signInLacking returns the first page of discovery that asked the suite
+// to sign in with credentials it lacks; nil when none did.
+func (s *suite) signInLacking() *exchange {
+	for _, x := range s.signIns {
+		if s.needs(x) != "" {
+			return x
 		}
-		h.Set("Cookie", strings.Join(pairs, "; "))
-		h.Set("Origin", s.base)
 	}
+	return nil
 }
 
-// call POSTs a call to path with extra headers; the body is marshalled
-// unless it is already []byte.
-func (s *suite) call(path string, header http.Header, body any) *exchange {
+// needs returns the credentials the GET x lacked when the site answered
+// it as it answers a reader who is not signed in; "" otherwise.
+func (s *suite) needs(x *exchange) string {
+	if x == nil || (x.method != http.MethodGet && x.method != http.MethodHead) || !x.signIn() {
+		return ""
+	}
+	return s.lacks(x.who)
+}
+
+// call POSTs a call to path as who, with extra headers; the body is
+// marshalled unless it is already []byte.
+func (s *suite) call(path string, who crawl.Reader, header http.Header, body any) *exchange {
 	if header == nil {
 		header = http.Header{}
 	}
@@ -230,7 +274,7 @@ func (s *suite) call(path string, header http.Header, body any) *exchange {
 	if !ok {
 		b, _ = json.Marshal(body)
 	}
-	x := s.do(http.MethodPost, path, header, b)
+	x := s.do(http.MethodPost, path, who, header, b)
 	for !s.provoking {
 		wait, ok := s.retryAfter(x)
 		if !ok {
@@ -245,7 +289,7 @@ func (s *suite) call(path string, header http.Header, body any) *exchange {
 		case <-time.After(wait):
 		}
 		s.waited += wait
-		x = s.do(http.MethodPost, path, header.Clone(), b)
+		x = s.do(http.MethodPost, path, who, header.Clone(), b)
 	}
 	return x
 }
@@ -285,14 +329,14 @@ func (s *suite) retryAfter(x *exchange) (time.Duration, bool) {
 // 404, with no graph and a manifest, publishes AAL alone: its pages are
 // walked through their HTML.
 func (s *suite) discover() {
-	s.indexX = s.get(affordances.IndexPath, affordances.MediaType, true)
+	s.indexX = s.get(affordances.IndexPath, affordances.MediaType, agent)
 	if s.indexX.err == nil && s.indexX.status == 200 {
 		var idx affordances.SiteIndex
 		if json.Unmarshal(s.indexX.body, &idx) == nil {
 			s.index = &idx
 		}
 	}
-	s.manX = s.get(aal.ManifestPath, "application/json", true)
+	s.manX = s.get(aal.ManifestPath, "application/json", agent)
 	if s.manX.err == nil && s.manX.status == 200 {
 		var m aal.Manifest
 		if json.Unmarshal(s.manX.body, &m) == nil {
@@ -301,7 +345,10 @@ func (s *suite) discover() {
 	}
 	start := append([]string{"/"}, crawl.Routes(s.index, s.manifest)...)
 	s.bounded = crawl.Walk(start, s.opts.MaxPages, func(path string) []string {
-		x := s.get(path, affordances.MediaType, true)
+		x := s.get(path, affordances.MediaType, agent)
+		if x.signIn() {
+			s.signIns = append(s.signIns, x)
+		}
 		// A graph served as other JSON is still found: that it is not an
 		// Affordances document is v0.negotiation.content-type's to say.
 		if x.err != nil || x.status != 200 || !x.isJSON() {
@@ -338,12 +385,27 @@ func (s *suite) first() *page {
 	return s.pages[s.order[0]]
 }
 
-// html fetches a page's HTML as the same requester, once.
+// html fetches a page's HTML as the person, once.
 func (s *suite) html(p *page) *exchange {
 	if p.htmlX == nil {
-		p.htmlX = s.get(p.path, browserAccept, true)
+		p.htmlX = s.get(p.path, browserAccept, person)
 	}
 	return p.htmlX
+}
+
+// pageHTML returns a page's HTML, and ok false with the verdict of a check
+// that reads it when the page did not answer it: a redirect is not the
+// page (a sign-in form is another).
+func (s *suite) pageHTML(p *page) (*exchange, verdict, bool) {
+	x := s.html(p)
+	if x.err != nil || x.status != http.StatusOK {
+		why := x.answered(s.base)
+		if x.signIn() && x.cred != "" && s.needs(x) == "" {
+			why += ", with the session of " + x.cred + " (has it expired?)"
+		}
+		return x, fail(x, "the HTML of a page with a graph: %s", why), false
+	}
+	return x, verdict{}, true
 }
 
 // fragmentOf fetches a page's AAL fragment, once; nil without a manifest
@@ -356,7 +418,7 @@ func (s *suite) fragmentOf(p *page) *exchange {
 	if u == "" {
 		return nil
 	}
-	p.fragX = s.get(u, "application/json", true)
+	p.fragX = s.get(u, "application/json", agent)
 	var f aal.Fragment
 	if p.fragX.status == 200 && json.Unmarshal(p.fragX.body, &f) == nil {
 		p.fragment = &f
@@ -366,7 +428,7 @@ func (s *suite) fragmentOf(p *page) *exchange {
 
 // entities returns a page's entities, fetched again now, as canonical JSON.
 func (s *suite) entitiesNow(path string) (string, *exchange) {
-	x := s.get(path, affordances.MediaType, true)
+	x := s.get(path, affordances.MediaType, agent)
 	var g affordances.Graph
 	if json.Unmarshal(x.body, &g) != nil {
 		return "", x

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/affordances/affordances-go/conformance"
+	"github.com/affordances/affordances-go/internal/crawl"
 )
 
 var conformCommand = &command{
@@ -33,13 +34,31 @@ against the HTML, and the seed 000 checks skip, each saying that the site
 has no graph: information, not a failure.
 
 It only reads by default: the calls it sends must all be refused before
-anything runs, and it checks the pages did not change. With the --token of
-a test account it also checks the steps of a call after authentication and
-sees a confirm action answer confirm_required. With --allow-writes it runs a
-public read-only action, and with a token too one harmless session action
-(reversible, trust user or safe, per AAL); without one, the checks that need
-it skip and say so. A site that publishes AAL only has neither token nor
-actions to run: there --allow-writes changes nothing.
+anything runs, and it checks the pages did not change. With a test account
+it also checks the steps of a call after authentication and sees a confirm
+action answer confirm_required. With --allow-writes it runs a public
+read-only action, and with an account too one harmless session action
+(reversible, trust user or safe, per AAL). A site that publishes AAL only
+has no actions to run: there --allow-writes changes nothing.
+
+A test account comes as an agent's and a person's credentials, either or
+both: --token, the agent's bearer token, for the graphs, the index, the AAL
+documents and the calls; --cookie-jar, the person's browser session (a
+cookie file, as curl -c writes it after signing in), for the HTML pages and
+the approval pages, and for everything when no token is given, its calls
+then cookie calls carrying the site's Origin. Without them, a check that
+needs them skips and says which it needs ("needs --cookie-jar"), and the
+report ends with one line saying how to give them; a page that asks an
+anonymous reader to sign in (a redirect, or unauthorized) is no failure.
+
+It follows no redirect: a page that answers 3xx is named as such ("GET
+/unread answered 303 to /login"), never read as the page it leads to.
+
+Discovery GETs pages as a browser does, up to --max-pages: a site with side
+effects on GET (a page that marks an entry read when viewed) sees them.
+Every request says who sends it, so a site can leave it out of its
+statistics: User-Agent: affordances-conform/VERSION
+(+https://github.com/affordances/affordances-go).
 
 Progress goes to stderr, one line per check; the summary table (id, level,
 outcome, reason) to stdout, or the whole report with evidence with --json.
@@ -48,14 +67,18 @@ Exit status: 0 every must passed, 1 a must failed, 2 a usage error.`,
 affordances conform http://127.0.0.1:8080
 # everything, as the demo user (the token is in the demo's banner)
 affordances conform http://127.0.0.1:8080 --allow-writes --token "$TOKEN"
+# as the demo user's agent and in her browser: sign in with curl, then both
+curl -s -c jar.txt -d _action=signIn -d email=alice@example.com -d password=alice \
+  -H 'Origin: http://127.0.0.1:8080' -o /dev/null http://127.0.0.1:8080/login
+affordances conform http://127.0.0.1:8080 --allow-writes --token "$TOKEN" --cookie-jar jar.txt
 # the report with the request and response that decided each check
 affordances conform --json http://127.0.0.1:8080 | jq '.checks[] | select(.outcome == "fail")'`,
 	Flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
-		token := fs.String("token", "", "bearer `token` of a test account (default: $"+tokenEnv+")")
-		writes := fs.Bool("allow-writes", false, "let the suite run real, harmless actions (a session action needs --token)")
+		token := fs.String("token", "", "bearer `token` of a test account, the agent's: graphs, index, calls (default: $"+tokenEnv+" when no --cookie-jar)")
+		writes := fs.Bool("allow-writes", false, "let the suite run real, harmless actions (a session action needs --token or --cookie-jar)")
 		asJSON := fs.Bool("json", false, "print the report as JSON, with the evidence of each check")
-		maxPages := fs.Int("max-pages", 50, "discover at most `n` pages")
-		jarFile := fs.String("cookie-jar", "", "Netscape cookie `file` (curl's format) of a test account's session: the suite reads the site as that account with it when no token is given")
+		maxPages := fs.Int("max-pages", 50, "discover at most `n` pages (each a GET, as a browser's)")
+		jarFile := fs.String("cookie-jar", "", "Netscape cookie `file` (curl's format) of the same account's browser session, the person's: HTML and approval pages; everything when no --token")
 		return func(ctx context.Context, e *env, args []string) error {
 			if len(args) != 1 {
 				return usagef("name one ORIGIN")
@@ -76,7 +99,7 @@ affordances conform --json http://127.0.0.1:8080 | jq '.checks[] | select(.outco
 			if err != nil {
 				return err
 			}
-			if *writes && *token == "" {
+			if *writes && *token == "" && cookies == nil {
 				// A --token given empty is a secret that is not set: a
 				// run without it would pass what it never checked.
 				given := false
@@ -84,14 +107,14 @@ affordances conform --json http://127.0.0.1:8080 | jq '.checks[] | select(.outco
 				if given {
 					return usagef("--token is empty: give a test account's token, or leave --token out to skip the checks that need one")
 				}
-				fmt.Fprintln(e.stderr, "conform: --allow-writes without a token: the checks that need a test account skip, the session action among them")
+				fmt.Fprintln(e.stderr, "conform: --allow-writes without --token or --cookie-jar: the checks that need a test account skip, the session action among them")
 			}
 			if *maxPages < 1 {
 				return usagef("--max-pages must be at least 1")
 			}
 			rep := conformance.Run(ctx, args[0], &conformance.Options{
 				Token: *token, Cookies: cookies, AllowWrites: *writes, MaxPages: *maxPages, Progress: e.stderr,
-				HTTPClient: &http.Client{Timeout: 20 * time.Second},
+				HTTPClient: &http.Client{Timeout: 20 * time.Second}, UserAgent: userAgent("affordances-conform"),
 			})
 			if *asJSON {
 				enc := json.NewEncoder(e.stdout)
@@ -139,4 +162,40 @@ func printReport(e *env, rep *conformance.Report) {
 		}
 		fmt.Fprintf(e.stdout, "\nFAIL %s (%s): %s\n  rule: %s%s\n", c.ID, c.Section, c.Reason, c.Rule, ev)
 	}
+	var needs []string
+	for _, c := range rep.Checks {
+		if c.Needs != "" {
+			needs = append(needs, c.Needs)
+		}
+	}
+	if len(needs) > 0 {
+		fmt.Fprintf(e.stdout, "\n%s: %s\n", plural(len(needs), "check")+" could not run in full without credentials", credentialsHint(needs))
+	}
+}
+
+// credentialsHint says how to give the credentials that needs (each
+// "--token", "--cookie-jar" or "--token or --cookie-jar") name.
+func credentialsHint(needs []string) string {
+	var token, jar bool
+	for _, n := range needs {
+		token = token || strings.Contains(n, crawl.FlagToken)
+		jar = jar || strings.Contains(n, crawl.FlagCookieJar)
+	}
+	var give []string
+	if token {
+		give = append(give, "--token TOKEN (an agent's bearer token)")
+	}
+	if jar {
+		give = append(give, "--cookie-jar FILE (a signed-in browser session, as curl -c writes it)")
+	}
+	return "run again with " + strings.Join(give, " and ") + ", of one test account"
+}
+
+// userAgent is the User-Agent of the checkers' requests, program
+// "affordances-lint" or "affordances-conform": its name, its version, and
+// where to read about it, so that a site can leave them out of its
+// statistics.
+func userAgent(program string) string {
+	v := strings.NewReplacer("(", "", ")", "", " ", "-").Replace(moduleVersion())
+	return program + "/" + v + " (+https://github.com/affordances/affordances-go)"
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -28,6 +29,18 @@ func TestConformDemo(t *testing.T) {
 	}
 	if !strings.Contains(errOut.String(), "pass   must   v0.discovery.index") {
 		t.Errorf("stderr lacks the progress:\n%s", errOut)
+	}
+
+	// As alice's agent (the token) and in her browser (the session the
+	// sign-in wrote to a cookie file), every must passes too, the
+	// approval page read in her session (issue 27).
+	jar := filepath.Join(t.TempDir(), "jar.txt")
+	if code, out, errOut := cli(t, nil, "call", "--cookie-jar", jar, url+"/login", "signIn", `{"email":"alice@example.com","password":"alice"}`); code != exitOK {
+		t.Fatalf("signIn: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out2, errOut2 := cli(t, nil, "conform", url, "--allow-writes", "--token", "conform-token", "--cookie-jar", jar)
+	if code != exitOK || !strings.Contains(out2, "passed, 0 failed") || strings.Contains(out2, "without credentials") {
+		t.Errorf("conform with --token and --cookie-jar: exit %d, want 0 and nothing that needs credentials\n%s%s", code, out2, errOut2)
 	}
 }
 
@@ -100,13 +113,13 @@ func TestTokenFromEnv(t *testing.T) {
 	}
 	e, out, errOut := testEnv(map[string]string{tokenEnv: "env-token"})
 	url, _ := recordingSite(t, http.StatusNotFound, `{}`)
-	if code := run(context.Background(), e, []string{"conform", url, "--allow-writes"}); code == exitUsage || strings.Contains(errOut.String(), "without a token") {
+	if code := run(context.Background(), e, []string{"conform", url, "--allow-writes"}); code == exitUsage || strings.Contains(errOut.String(), "without --token or --cookie-jar") {
 		t.Errorf("conform --allow-writes with $%s: got exit %d, want a run with the token\n%s\n%s", tokenEnv, code, out, errOut)
 	}
 	// Without a token (a site that publishes AAL only has none), the
 	// suite runs what needs none, and says what it skips.
 	e, out, errOut = testEnv(nil)
-	if code := run(context.Background(), e, []string{"conform", url, "--allow-writes"}); code == exitUsage || !strings.Contains(errOut.String(), "without a token") {
+	if code := run(context.Background(), e, []string{"conform", url, "--allow-writes"}); code == exitUsage || !strings.Contains(errOut.String(), "without --token or --cookie-jar") {
 		t.Errorf("conform --allow-writes without a token: got exit %d, want a run that says what it skips\n%s\n%s", code, out, errOut)
 	}
 }

@@ -27,6 +27,28 @@ var lintCommand = &command{
 	Name:    "lint",
 	Args:    "URL|FILE...",
 	Summary: "Check AAL manifests and fragments, graphs and site indexes: files, or a whole site by URL.",
+	Details: `A site is read as a signed-in account when given one, as an agent's and a
+person's credentials, either or both: --token, the agent's bearer token, for
+the graphs, the index and the AAL documents; --cookie-jar, the person's
+browser session (a cookie file, as curl -c writes it after signing in), for
+the HTML pages, and for everything when no token is given. A page that asks
+a reader without them to sign in (a redirect, or unauthorized) is no
+problem: lint says what it needs ("needs --cookie-jar") and ends with one
+line on how to give it.
+
+Lint follows no redirect: a page that answers 3xx is named ("GET /unread
+answered 303 to /login"), never read as the page it leads to.
+
+Lint GETs pages as a browser does, up to --max-pages: a site with side
+effects on GET (a page that marks an entry read when viewed) sees them.
+Every request says who sends it, so a site can leave it out of its
+statistics: User-Agent: affordances-lint/VERSION
+(+https://github.com/affordances/affordances-go).
+
+Each problem is printed with where it is (file or URL) and a JSON Pointer;
+a note is information, not a problem, and so is a skip, a document not read
+for want of credentials. Exit status: 0 no problems, 1 problems (or the
+site could not be read), 2 a usage error.`,
 	Example: `# a file: an AAL manifest or fragment, a graph, a site index, a delta or a call
 affordances lint fragment.json
 # a site: its index and AAL manifest, then every page reachable from / through
@@ -35,22 +57,21 @@ affordances lint fragment.json
 affordances lint http://127.0.0.1:8080
 # as a signed-in user, machine-readable (or with $AFFORDANCES_TOKEN set)
 affordances lint --token "$TOKEN" --json http://127.0.0.1:8080
+# as her agent (the token) and in her browser (the session curl signed in)
+curl -s -c jar.txt -d _action=signIn -d email=alice@example.com -d password=alice \
+  -H 'Origin: http://127.0.0.1:8080' -o /dev/null http://127.0.0.1:8080/login
+affordances lint --token "$TOKEN" --cookie-jar jar.txt --max-pages 20 http://127.0.0.1:8080
 # a site that publishes AAL only (a manifest, fragments, no site index or
 # graph, as affordances demo plain) is checked as AAL: its manifest, each
 # page's fragment (inlined, linked, or named by the manifest) and its
 # selectors against the page's HTML, the pages found through the HTML's
 # links and the manifest's routes; that it has no graph is a note
-affordances lint http://127.0.0.1:8082
-
-Each problem is printed with where it is (file or URL) and a JSON Pointer;
-a note is information, not a problem.
-Exit status: 0 no problems, 1 problems (or the site could not be read),
-2 a usage error.`,
+affordances lint http://127.0.0.1:8082`,
 	Flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
-		token := fs.String("token", "", "bearer `token` to read a site as a signed-in user (default: $"+tokenEnv+")")
+		token := fs.String("token", "", "bearer `token` of a signed-in user, the agent's: graphs, index, AAL documents (default: $"+tokenEnv+" when no --cookie-jar)")
 		asJSON := fs.Bool("json", false, "print the findings as JSON")
-		maxPages := fs.Int("max-pages", 100, "visit at most `n` pages of a site")
-		jarFile := fs.String("cookie-jar", "", "Netscape cookie `file` (curl's format) of a session: read the site as that person (when no token is given)")
+		maxPages := fs.Int("max-pages", 100, "visit at most `n` pages of a site (each a GET, as a browser's)")
+		jarFile := fs.String("cookie-jar", "", "Netscape cookie `file` (curl's format) of the same user's browser session, the person's: HTML pages; everything when no --token")
 		return func(ctx context.Context, e *env, args []string) error {
 			if len(args) == 0 {
 				return usagef("name a URL or at least one FILE")
@@ -61,13 +82,14 @@ Exit status: 0 no problems, 1 problems (or the site could not be read),
 			if *token == "" && *jarFile == "" {
 				*token = e.getenv(tokenEnv)
 			}
-			l := &linter{token: *token, maxPages: *maxPages, client: &http.Client{Timeout: 20 * time.Second}}
+			l := &linter{token: *token, maxPages: *maxPages, userAgent: userAgent("affordances-lint"),
+				client: crawl.NoRedirects(&http.Client{Timeout: 20 * time.Second})}
 			if *jarFile != "" {
 				jar, err := loadCookieFile(*jarFile)
 				if err != nil {
 					return usagef("--cookie-jar: %v", err)
 				}
-				l.client.Jar = jar // read only: lint never writes it back
+				l.jar = jar // read only: lint never writes it back
 			}
 			for _, arg := range args {
 				if strings.HasPrefix(arg, "http://") || strings.HasPrefix(arg, "https://") {
@@ -92,13 +114,20 @@ type finding struct {
 	// Note is information, not a problem: "the site publishes no
 	// Affordances site index and no graph".
 	Note string `json:"note,omitempty"`
+	// Needs names the credentials lint lacked to read the document, as
+	// the command line does ("--cookie-jar", "--token or --cookie-jar");
+	// Note then says what the site answered. Not a problem.
+	Needs string `json:"needs,omitempty"`
 }
 
 type linter struct {
-	token    string
-	maxPages int
-	client   *http.Client
-	findings []finding
+	token     string
+	jar       *cookieFile // nil without --cookie-jar
+	maxPages  int
+	client    *http.Client // follows no redirect
+	userAgent string
+	creds     crawl.Credentials // of the site being linted
+	findings  []finding
 }
 
 func (l *linter) clean(where, kind string) {
@@ -113,9 +142,19 @@ func (l *linter) note(where, kind, msg string) {
 	l.findings = append(l.findings, finding{Where: where, Kind: kind, Note: msg})
 }
 
+// needs records a document lint could not read without the credentials
+// needs names: the site answered what says it.
+func (l *linter) needs(where, kind, answered, needs string) {
+	l.findings = append(l.findings, finding{Where: where, Kind: kind, Note: answered + ": needs " + needs, Needs: needs})
+}
+
 func (l *linter) report(e *env, asJSON bool) error {
 	problems, docs := 0, map[string]bool{}
+	var needs []string
 	for _, f := range l.findings {
+		if f.Needs != "" {
+			needs = append(needs, f.Needs)
+		}
 		if f.Note != "" {
 			continue
 		}
@@ -138,6 +177,10 @@ func (l *linter) report(e *env, asJSON bool) error {
 		}
 	} else {
 		for _, f := range l.findings {
+			if f.Needs != "" {
+				fmt.Fprintf(e.stdout, "skip  %s (%s): %s\n", f.Where, f.Kind, f.Note)
+				continue
+			}
 			if f.Note != "" {
 				fmt.Fprintf(e.stdout, "note  %s (%s): %s\n", f.Where, f.Kind, f.Note)
 				continue
@@ -153,6 +196,9 @@ func (l *linter) report(e *env, asJSON bool) error {
 			fmt.Fprintf(e.stdout, "FAIL  %s (%s) %s: %s\n", f.Where, f.Kind, ptr, f.Problem)
 		}
 		fmt.Fprintf(e.stdout, "%s checked, %s\n", plural(len(docs), "document"), plural(problems, "problem"))
+		if len(needs) > 0 {
+			fmt.Fprintf(e.stdout, "%s not read without credentials: %s\n", plural(len(needs), "document"), credentialsHint(needs))
+		}
 	}
 	if problems > 0 {
 		return errFailed
@@ -258,11 +304,15 @@ func (l *linter) site(ctx context.Context, start string) error {
 		return usagef("not a URL: %q", start)
 	}
 	origin := base.Scheme + "://" + base.Host
+	l.creds = crawl.Credentials{Token: l.token}
+	if l.jar != nil {
+		l.creds.Cookies = l.jar.Cookies(base)
+	}
 	var index affordances.SiteIndex
 	indexURL := origin + affordances.IndexPath
-	indexStatus, _, indexBody, indexErr := l.get(ctx, indexURL, affordances.MediaType)
+	indexRes, indexErr := l.get(ctx, indexURL, affordances.MediaType, crawl.Agent)
 	var manifest *aal.Manifest
-	if body, ok := l.fetch(ctx, origin+aal.ManifestPath, "application/json", "manifest"); ok {
+	if body, ok := l.fetch(ctx, origin+aal.ManifestPath, "application/json", "manifest", crawl.Agent); ok {
 		l.document(origin+aal.ManifestPath, "manifest", body)
 		var m aal.Manifest
 		if json.Unmarshal(body, &m) == nil {
@@ -270,7 +320,7 @@ func (l *linter) site(ctx context.Context, start string) error {
 		}
 	}
 	switch {
-	case indexErr == nil && indexStatus == http.StatusNotFound && manifest != nil:
+	case indexErr == nil && indexRes.status == http.StatusNotFound && manifest != nil:
 		// A site of AAL alone, as any PHP or Rails site may be: it is
 		// checked as AAL, its pages from its HTML and its manifest.
 		l.note(indexURL, "site index", "none: the site publishes AAL only, no Affordances site index or graph; it is checked as AAL (manifest, fragments, selectors against the HTML)")
@@ -282,15 +332,15 @@ func (l *linter) site(ctx context.Context, start string) error {
 			first += "?" + base.RawQuery
 		}
 		queue := append([]string{first}, crawl.Routes(nil, manifest)...)
-		crawl.Walk(queue, l.maxPages, func(page string) []string { return l.aalPage(ctx, origin, page, manifest) })
+		l.bounded(origin, crawl.Walk(queue, l.maxPages, func(page string) []string { return l.aalPage(ctx, origin, page, manifest) }))
 		return nil
 	case indexErr != nil:
 		l.problem(indexURL, "site index", "", indexErr.Error())
-	case indexStatus != http.StatusOK:
-		l.problem(indexURL, "site index", "", fmt.Sprintf("GET answered %d %s", indexStatus, http.StatusText(indexStatus)))
+	case indexRes.status != http.StatusOK:
+		l.unread(indexURL, "site index", indexRes)
 	default:
-		l.document(indexURL, "site index", indexBody)
-		json.Unmarshal(indexBody, &index) // document reported it if it is not one
+		l.document(indexURL, "site index", indexRes.body)
+		json.Unmarshal(indexRes.body, &index) // document reported it if it is not one
 	}
 	first := base.EscapedPath()
 	if first == "" {
@@ -305,15 +355,23 @@ func (l *linter) site(ctx context.Context, start string) error {
 		// index's routes that need no parameter, as an agent would.
 		queue = crawl.Routes(&index, nil)
 	}
-	crawl.Walk(queue, l.maxPages, func(page string) []string { return l.page(ctx, origin, page, manifest) })
+	l.bounded(origin, crawl.Walk(queue, l.maxPages, func(page string) []string { return l.page(ctx, origin, page, manifest) }))
 	return nil
+}
+
+// bounded notes that the walk of the site at origin stopped at
+// --max-pages with pages left, when it did.
+func (l *linter) bounded(origin string, bounded bool) {
+	if bounded {
+		l.note(origin, "site", fmt.Sprintf("visited %s, the --max-pages bound, and left the others unvisited", plural(l.maxPages, "page")))
+	}
 }
 
 // page lints one page's graph, fragment and selectors, and returns the
 // targets of its nav.
 func (l *linter) page(ctx context.Context, origin, page string, manifest *aal.Manifest) []string {
 	where := origin + page
-	body, ok := l.fetch(ctx, where, affordances.MediaType, "graph")
+	body, ok := l.fetch(ctx, where, affordances.MediaType, "graph", crawl.Agent)
 	if !ok {
 		return nil
 	}
@@ -331,7 +389,7 @@ func (l *linter) page(ctx context.Context, origin, page string, manifest *aal.Ma
 		return next
 	}
 	fragURL := origin + frag
-	fbody, ok := l.fetch(ctx, fragURL, "application/json", "fragment")
+	fbody, ok := l.fetch(ctx, fragURL, "application/json", "fragment", crawl.Agent)
 	if !ok {
 		return next
 	}
@@ -349,7 +407,7 @@ func (l *linter) page(ctx context.Context, origin, page string, manifest *aal.Ma
 			l.problem(where, "graph", fmt.Sprintf("/actions/%d", i), fmt.Sprintf("action %q has no affordance %q in the page's AAL fragment (CLARIFICATIONS 9)", a.Name, id))
 		}
 	}
-	src, ok := l.fetch(ctx, where, "text/html", "HTML")
+	src, ok := l.fetch(ctx, where, "text/html", "HTML", crawl.Person)
 	if !ok {
 		return next
 	}
@@ -372,41 +430,78 @@ func (l *linter) page(ctx context.Context, origin, page string, manifest *aal.Ma
 	return next
 }
 
-// fetch GETs u asking for accept, and reports a problem when the answer is
-// not a 200 of that kind.
-func (l *linter) fetch(ctx context.Context, u, accept, kind string) ([]byte, bool) {
-	status, _, body, err := l.get(ctx, u, accept)
+// fetch GETs u asking for accept, as who, and reports a problem when the
+// answer is not a 200 of that kind.
+func (l *linter) fetch(ctx context.Context, u, accept, kind string, who crawl.Reader) ([]byte, bool) {
+	res, err := l.get(ctx, u, accept, who)
 	if err != nil {
 		l.problem(u, kind, "", err.Error())
 		return nil, false
 	}
-	if status != http.StatusOK {
-		l.problem(u, kind, "", fmt.Sprintf("GET answered %d %s", status, http.StatusText(status)))
+	if res.status != http.StatusOK {
+		l.unread(u, kind, res)
 		return nil, false
 	}
-	return body, true
+	return res.body, true
 }
 
-// get GETs u asking for accept, with the linter's credentials.
-func (l *linter) get(ctx context.Context, u, accept string) (status int, contentType string, body []byte, err error) {
+// unread reports a document the site did not answer with a 200: when it
+// asks lint to sign in and lint lacks the credentials, what they are; else
+// a problem, a redirect named for where it leads.
+func (l *linter) unread(u, kind string, res *response) {
+	answered := res.answered()
+	if crawl.SignIn(res.status) {
+		if needs := l.creds.Lacks(res.who); needs != "" {
+			l.needs(u, kind, answered, needs)
+			return
+		}
+		if res.cred != "" {
+			answered += ", with the credentials of " + res.cred + " (are they still valid?)"
+		}
+	}
+	l.problem(u, kind, "", answered)
+}
+
+// A response is what lint read of one GET.
+type response struct {
+	path        string // the request's path and query
+	who         crawl.Reader
+	cred        string // the credentials the request carried, as the command line names them
+	status      int
+	contentType string
+	location    string
+	origin      string
+	body        []byte
+}
+
+// answered says what the GET got: "GET /unread answered 303 to /login".
+func (r *response) answered() string {
+	return crawl.Answered(http.MethodGet, r.path, r.status, r.location, r.origin)
+}
+
+// get GETs u asking for accept, with who's credentials (crawl.Credentials)
+// and lint's User-Agent; it follows no redirect.
+func (l *linter) get(ctx context.Context, u, accept string, who crawl.Reader) (*response, error) {
 	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
 	if err != nil {
-		return 0, "", nil, err
+		return nil, err
 	}
+	origin := req.URL.Scheme + "://" + req.URL.Host
 	req.Header.Set("Accept", accept)
-	if l.token != "" {
-		req.Header.Set("Authorization", "Bearer "+l.token)
-	}
+	req.Header.Set("User-Agent", l.userAgent)
+	r := &response{path: req.URL.RequestURI(), who: who, origin: origin}
+	r.cred = l.creds.Authorize(req.Header, who, http.MethodGet, origin)
 	res, err := l.client.Do(req)
 	if err != nil {
-		return 0, "", nil, err
+		return nil, err
 	}
 	defer res.Body.Close()
-	body, err = io.ReadAll(io.LimitReader(res.Body, 8<<20))
+	r.body, err = io.ReadAll(io.LimitReader(res.Body, 8<<20))
 	if err != nil {
-		return 0, "", nil, err
+		return nil, err
 	}
-	return res.StatusCode, res.Header.Get("Content-Type"), body, nil
+	r.status, r.contentType, r.location = res.StatusCode, res.Header.Get("Content-Type"), res.Header.Get("Location")
+	return r, nil
 }
 
 // inline lints the fragment a page inlines.
@@ -432,18 +527,19 @@ func (l *linter) inline(where, text string) *aal.Fragment {
 // selector matches). It returns the page's links within the site.
 func (l *linter) aalPage(ctx context.Context, origin, page string, manifest *aal.Manifest) []string {
 	where := origin + page
-	status, ctype, body, err := l.get(ctx, where, "text/html")
+	res, err := l.get(ctx, where, "text/html", crawl.Person)
 	switch {
 	case err != nil:
 		l.problem(where, "HTML", "", err.Error())
 		return nil
-	case status != http.StatusOK:
-		l.problem(where, "HTML", "", fmt.Sprintf("GET answered %d %s", status, http.StatusText(status)))
+	case res.status != http.StatusOK:
+		l.unread(where, "HTML", res)
 		return nil
-	case !strings.HasPrefix(strings.ToLower(ctype), "text/html"):
-		l.note(where, "page", "not HTML ("+aal.Visible(ctype)+"): not checked")
+	case !strings.HasPrefix(strings.ToLower(res.contentType), "text/html"):
+		l.note(where, "page", "not HTML ("+aal.Visible(res.contentType)+"): not checked")
 		return nil
 	}
+	body := res.body
 	u, _ := url.Parse(where)
 	links := crawl.HTMLLinks(u, body)
 	doc, err := htmlcheck.Parse(body)
@@ -480,7 +576,7 @@ func (l *linter) aalPage(ctx context.Context, origin, page string, manifest *aal
 			l.problem(where, "HTML", "", fmt.Sprintf("the fragment %s is not of the site's origin", aal.Visible(fu)))
 			continue
 		}
-		fbody, ok := l.fetch(ctx, fu, "application/json", "fragment")
+		fbody, ok := l.fetch(ctx, fu, "application/json", "fragment", crawl.Person)
 		if !ok {
 			continue
 		}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -50,12 +51,19 @@ func TestLintFiles(t *testing.T) {
 
 // TestLintDemo: `affordances lint URL` against the running demo walks the
 // index, the manifest and every page reachable through nav, and finds no
-// problem, anonymous and signed in (issue 3, "Done when").
+// problem, anonymous and signed in, as an agent, a person, or both (issue
+// 3, "Done when"; issue 27).
 func TestLintDemo(t *testing.T) {
 	url := startDemo(t, "lint-token")
+	jar := filepath.Join(t.TempDir(), "jar.txt")
+	if code, out, errOut := cli(t, nil, "call", "--cookie-jar", jar, url+"/login", "signIn", `{"email":"alice@example.com","password":"alice"}`); code != exitOK {
+		t.Fatalf("signIn: exit %d\n%s%s", code, out, errOut)
+	}
 	for _, args := range [][]string{
 		{"lint", url},
 		{"lint", "--token", "lint-token", url},
+		{"lint", "--cookie-jar", jar, url},
+		{"lint", "--token", "lint-token", "--cookie-jar", jar, url}, // issue 27
 	} {
 		e, out, errOut := testEnv(nil)
 		if code := run(context.Background(), e, args); code != exitOK {

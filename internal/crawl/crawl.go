@@ -3,7 +3,10 @@
 // nav, a page's HTML), and from the routes the site declares (its site
 // index, its AAL manifest) that need no parameter. `affordances lint` and
 // the conformance suite read sites with it; each reads the pages itself,
-// and says what it finds its own way.
+// and says what it finds its own way, with the credentials of a test
+// account as [Credentials] says: the agent's token for what agents read,
+// the person's session for what people read, and a redirect never
+// followed.
 package crawl
 
 import (

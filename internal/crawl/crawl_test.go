@@ -1,7 +1,10 @@
 package crawl
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"net/url"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -96,5 +99,93 @@ func TestHTMLLinks(t *testing.T) {
 	want := []string{"/cart", "/products/cap", "/products/tee?color=blue", "/"}
 	if got := HTMLLinks(base, body); !slices.Equal(got, want) {
 		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// TestCredentials: an agent's requests carry the token, else the session
+// with the site's Origin (a cookie call's, CLARIFICATIONS 4); a person's
+// carry the session, the Origin on a POST only, else the token; Lacks
+// names, as the command line does, what a reader needs and has not.
+func TestCredentials(t *testing.T) {
+	const origin = "http://blog.test"
+	session := []*http.Cookie{{Name: "sid", Value: "s1"}, {Name: "lang", Value: "en"}}
+	both := Credentials{Token: "tok", Cookies: session}
+	for _, tc := range []struct {
+		name   string
+		c      Credentials
+		r      Reader
+		method string
+		want   string      // what Authorize returns
+		header http.Header // what it sets
+		lacks  string
+	}{
+		{"agent with both", both, Agent, "GET", FlagToken, http.Header{"Authorization": {"Bearer tok"}}, ""},
+		{"person with both", both, Person, "GET", FlagCookieJar, http.Header{"Cookie": {"sid=s1; lang=en"}}, ""},
+		{"person posts a form", both, Person, "POST", FlagCookieJar, http.Header{"Cookie": {"sid=s1; lang=en"}, "Origin": {origin}}, ""},
+		{"agent with a session alone", Credentials{Cookies: session}, Agent, "GET", FlagCookieJar, http.Header{"Cookie": {"sid=s1; lang=en"}, "Origin": {origin}}, ""},
+		{"person with a token alone", Credentials{Token: "tok"}, Person, "GET", FlagToken, http.Header{"Authorization": {"Bearer tok"}}, "--cookie-jar"},
+		{"anonymous agent", Credentials{}, Agent, "GET", "", http.Header{}, "--token or --cookie-jar"},
+		{"anonymous person", Credentials{}, Person, "GET", "", http.Header{}, "--cookie-jar"},
+		{"nobody", both, Nobody, "POST", "", http.Header{}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := http.Header{}
+			if got := tc.c.Authorize(h, tc.r, tc.method, origin); got != tc.want {
+				t.Errorf("Authorize: got %q, want %q", got, tc.want)
+			}
+			if !reflect.DeepEqual(h, tc.header) {
+				t.Errorf("headers: got %v, want %v", h, tc.header)
+			}
+			if got := tc.c.Lacks(tc.r); got != tc.lacks {
+				t.Errorf("Lacks: got %q, want %q", got, tc.lacks)
+			}
+		})
+	}
+}
+
+// TestAnswered: a redirect is named for where it leads, relative to the
+// site; 304 is no redirect, and no sign-in.
+func TestAnswered(t *testing.T) {
+	for _, tc := range []struct {
+		status   int
+		location string
+		want     string
+		signIn   bool
+	}{
+		{303, "http://blog.test/login?next=%2Funread", "GET /unread answered 303 to /login?next=%2Funread", true},
+		{302, "https://sso.example/auth", "GET /unread answered 302 to https://sso.example/auth", true},
+		{401, "", "GET /unread answered 401 Unauthorized", true},
+		{304, "", "GET /unread answered 304 Not Modified", false},
+		{404, "", "GET /unread answered 404 Not Found", false},
+	} {
+		if got := Answered("GET", "/unread", tc.status, tc.location, "http://blog.test"); got != tc.want {
+			t.Errorf("Answered(%d, %q): got %q, want %q", tc.status, tc.location, got, tc.want)
+		}
+		if got := SignIn(tc.status); got != tc.signIn {
+			t.Errorf("SignIn(%d): got %v, want %v", tc.status, got, tc.signIn)
+		}
+	}
+}
+
+// TestNoRedirects: the copy follows no redirect; the client it copies
+// still does.
+func TestNoRedirects(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/unread" {
+			http.Redirect(w, r, "/login", http.StatusSeeOther)
+		}
+	}))
+	defer srv.Close()
+	orig := &http.Client{}
+	res, err := NoRedirects(orig).Get(srv.URL + "/unread")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/login" {
+		t.Errorf("got %d to %q, want 303 to /login", res.StatusCode, res.Header.Get("Location"))
+	}
+	if orig.CheckRedirect != nil {
+		t.Error("NoRedirects changed the client it copied")
 	}
 }
