@@ -329,12 +329,31 @@ func statusOf(code affordances.Code, want ...int) func(*suite) verdict {
 	}
 }
 
-// notFound GETs a path no site has, once.
+// notFound GETs a path no site has, once: under the path prefix every
+// route of the index shares, for a site mounted under one
+// (CLARIFICATIONS 13), where the site, not its host, answers.
 func (s *suite) notFound() []*exchange {
 	x, _ := s.probe("not found", func() (*exchange, string) {
-		return s.get("/.conformance/no-such-page-7d1f", affordances.MediaType, agent), ""
+		return s.get(s.prefix()+"/.conformance/no-such-page-7d1f", affordances.MediaType, agent), ""
 	})
 	return []*exchange{x}
+}
+
+// prefix returns the first path segment every route of the index starts
+// with, "/app", or "" when they share none.
+func (s *suite) prefix() string {
+	if s.index == nil || len(s.index.Routes) == 0 {
+		return ""
+	}
+	var prefix string
+	for i, rt := range s.index.Routes {
+		first, _, found := strings.Cut(strings.TrimPrefix(rt.Route, "/"), "/")
+		if !found || strings.HasPrefix(first, "[") || (i > 0 && first != prefix) {
+			return ""
+		}
+		prefix = first
+	}
+	return "/" + prefix
 }
 
 var checks []check

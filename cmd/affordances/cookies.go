@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -250,7 +251,9 @@ func (c cookieEntry) line() string {
 }
 
 // siteCookies returns the cookies the Netscape cookie file at path holds
-// for the site at rawURL; none when path is empty.
+// for the site at rawURL, whatever their Path (a site under /app/ scopes
+// its session cookie to it), each name once, the most specific path's;
+// none when path is empty.
 func siteCookies(path, rawURL string) ([]*http.Cookie, error) {
 	if path == "" {
 		return nil, nil
@@ -263,7 +266,21 @@ func siteCookies(path, rawURL string) ([]*http.Cookie, error) {
 	if err != nil {
 		return nil, usagef("%q is not a URL", rawURL)
 	}
-	cookies := jar.Cookies(u)
+	var cookies []*http.Cookie
+	seen := map[string]bool{}
+	paths := []string{"/"}
+	for _, e := range jar.entries {
+		paths = append(paths, e.Path)
+	}
+	slices.SortFunc(paths, func(a, b string) int { return len(b) - len(a) }) // the most specific first
+	for _, p := range paths {
+		for _, c := range jar.jar.Cookies(&url.URL{Scheme: u.Scheme, Host: u.Host, Path: p}) {
+			if !seen[c.Name] {
+				seen[c.Name] = true
+				cookies = append(cookies, c)
+			}
+		}
+	}
 	if len(cookies) == 0 {
 		return nil, usagef("--cookie-jar: %s holds no cookie for %s", path, u.Host)
 	}

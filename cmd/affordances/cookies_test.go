@@ -183,3 +183,25 @@ func TestLintAndConformWithACookieJar(t *testing.T) {
 		t.Errorf("conform with a missing cookie file: exit %d, want a usage error naming the flag\n%s", code, errOut)
 	}
 }
+
+// TestSiteCookiesOfAPath: a site under a path prefix scopes its session
+// cookie to it (Path=/app/): the checkers still find it for the site, with
+// the most specific path's value when a name is set at two (issue 27).
+func TestSiteCookiesOfAPath(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "jar.txt")
+	jar := "127.0.0.1\tFALSE\t/app/\tFALSE\t0\tsession\tinner\n" +
+		"127.0.0.1\tFALSE\t/\tFALSE\t0\tsession\touter\n" +
+		"127.0.0.1\tFALSE\t/\tFALSE\t0\ttheme\tdark\n" +
+		"other.example\tFALSE\t/\tFALSE\t0\tsession\tnot-this-site\n"
+	if err := os.WriteFile(path, []byte(jar), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cookies, err := siteCookies(path, "http://127.0.0.1:18091")
+	got := map[string]string{}
+	for _, c := range cookies {
+		got[c.Name] = c.Value
+	}
+	if err != nil || len(got) != 2 || got["session"] != "inner" || got["theme"] != "dark" {
+		t.Errorf("got %v (%v), want session=inner and theme=dark", got, err)
+	}
+}

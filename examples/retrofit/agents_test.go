@@ -152,7 +152,7 @@ func TestGraphs(t *testing.T) {
 		}
 	}
 
-	for _, path := range []string{"/app/login", "/app/about", "/app/nobody", "/.conformance/nothing"} {
+	for _, path := range []string{"/app/login", "/app/about", "/app/nobody", "/app/.conformance/nothing"} {
 		if a := ada.get(path); a.status != 404 || a.code() != affordances.NotFound {
 			t.Errorf("the graph of %s: got %d %q, want a not_found delta", path, a.status, a.code())
 		}

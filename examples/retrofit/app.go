@@ -103,9 +103,6 @@ func (a *App) Handler() http.Handler {
 	root.Handle(basePath+"/", http.StripPrefix(basePath, site))
 	root.Handle("/.well-known/", site)
 	root.Handle("GET /llms.txt", site)
-	// The origin's other paths are no page of the site: an agent that asks
-	// is told so, with a not_found delta, by a site without routes.
-	root.Handle("/", affordances.NewSite(nil).Handler(nil))
 	return root
 }
 
