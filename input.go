@@ -27,7 +27,7 @@ func (s *Site) validate(c *call, req *Request) (json.RawMessage, error) {
 		// A value that could not be decoded is missing from input: its own
 		// issue says why, once.
 		if !slices.ContainsFunc(issues, func(d Issue) bool { return d.Path == is.Path }) {
-			issues = append(issues, Issue{Path: is.Path, Message: is.Message})
+			issues = append(issues, Issue{Path: is.Path, Message: is.Person.String()})
 		}
 	}
 	if len(issues) > 0 {
