@@ -102,7 +102,7 @@ func guarded(before []listed, a *action) error {
 	i := slices.IndexFunc(before, func(l listed) bool { return l.a == a })
 	switch {
 	case i < 0:
-		return Forbidden("You may not do this.")
+		return forbidden(phrase("You may not do this."))
 	case before[i].broken:
 		return internalError
 	case !before[i].available:

@@ -58,7 +58,7 @@ func (s *Site) serveApproval(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if p.Anonymous() {
-		fail(NewError(Unauthorized, "Sign in to this site in this browser, as the account that made the call, then open this link again."))
+		fail(libError(Unauthorized, phrase("Sign in to this site in this browser, as the account that made the call, then open this link again.")))
 		return
 	}
 	ctx := r.Context()
@@ -69,23 +69,23 @@ func (s *Site) serveApproval(w http.ResponseWriter, r *http.Request) {
 		return
 	case ap == nil || ap.Principal != p.ID:
 		// Another account's approval is as unknown as a made-up one.
-		fail(NewError(NotFound, "This approval is unknown or has expired. Ask your agent to try again for a new link."))
+		fail(libError(NotFound, phrase("This approval is unknown or has expired. Ask your agent to try again for a new link.")))
 		return
 	}
 	if r.Method == http.MethodPost {
 		if err := s.checkFormOrigin(r); err != nil || !byPerson(&Request{HTTP: r, Principal: p}) {
-			fail(Forbidden("Approve or deny on this page, in the browser where you are signed in."))
+			fail(forbidden(phrase("Approve or deny on this page, in the browser where you are signed in.")))
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, 4096)
 		decision := r.PostFormValue("decision")
 		if decision != "approve" && decision != "deny" {
-			fail(NewError(InvalidInput, "Choose Approve or Deny."))
+			fail(libError(InvalidInput, phrase("Choose Approve or Deny.")))
 			return
 		}
 		if ap, err = s.appr.Decide(ctx, id, decision == "approve"); err != nil {
 			if errors.Is(err, store.ErrApprovalClosed) {
-				fail(&Error{Code: Unavailable, Message: "This call was decided already, or its approval expired.", status: http.StatusConflict})
+				fail(libError(Unavailable, phrase("This call was decided already, or its approval expired.")))
 				return
 			}
 			fail(s.public(err, "approvals store"))

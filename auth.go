@@ -24,7 +24,7 @@ func (s *Site) admit(r *http.Request, c *call) (*Request, error) {
 		if p.Anonymous() {
 			return req, NewError(Unauthorized, s.opts.SignInReason)
 		}
-		return req, Forbidden("You may not do this.")
+		return req, forbidden(phrase("You may not do this."))
 	}
 	return req, nil
 }

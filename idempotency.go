@@ -41,9 +41,13 @@ const IdempotentReplayedHeader = "Idempotent-Replayed"
 
 // The refusals of CLARIFICATIONS 10.
 var (
-	errBadIdempotencyKey = NewError(InvalidInput, "The Idempotency-Key header must be sent once, as 1 to 255 visible ASCII characters.")
-	errKeyReused         = &Error{Code: InvalidInput, Message: "This Idempotency-Key was used for another call.", status: http.StatusUnprocessableEntity}
-	errStillRunning      = &Error{Code: Unavailable, Message: "A call with this Idempotency-Key is still running; retry.", RetryAfter: time.Second}
+	errBadIdempotencyKey = libError(InvalidInput, phrase("The Idempotency-Key header must be sent once, as 1 to 255 visible ASCII characters."))
+	errKeyReused         = libError(InvalidInput, phrase("This Idempotency-Key was used for another call.")).withStatus(http.StatusUnprocessableEntity)
+	errStillRunning      = func() *Error {
+		e := libError(Unavailable, phrase("A call with this Idempotency-Key is still running; retry."))
+		e.RetryAfter = time.Second
+		return e
+	}()
 )
 
 // A claim is a call's hold on its Idempotency-Key while steps 3 to 7 run

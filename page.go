@@ -256,7 +256,7 @@ func (p *Page) SetNonce(nonce string) {
 // route matches, a not_found for an agent, and the person's request is
 // the app's alone. [Page.State] reports it, and for a path no route
 // matches.
-var ErrNotMine = NewError(NotFound, "This page has no Affordances graph.")
+var ErrNotMine = libError(NotFound, phrase("This page has no Affordances graph."))
 
 // pageWriter adds to the answer of a page of a route, when its handler
 // writes the header, what the site adds: Vary: Accept (the graph shares
