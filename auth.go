@@ -18,11 +18,11 @@ func (s *Site) admit(r *http.Request, c *call) (*Request, error) {
 	req := &Request{HTTP: r, Principal: p, Page: r.URL.Path, route: c.route, params: c.params}
 	a := c.action
 	if a.Expose != ExposePublic && p.Anonymous() {
-		return req, NewError(Unauthorized, s.opts.SignInReason)
+		return req, s.signIn()
 	}
 	if !a.listedFor(req) {
 		if p.Anonymous() {
-			return req, NewError(Unauthorized, s.opts.SignInReason)
+			return req, s.signIn()
 		}
 		return req, forbidden(phrase("You may not do this."))
 	}

@@ -233,7 +233,7 @@ func (s *Site) serveForm(w http.ResponseWriter, r *http.Request, next http.Handl
 		http.Redirect(w, r, to, http.StatusSeeOther)
 	case d.Error.Code == ConfirmRequired:
 		res.status = http.StatusOK
-		s.renderForm(w, r, next, page, &Form{Action: name, Values: r.PostForm, Confirm: d.Error.Message, consent: res.consent}, res)
+		s.renderForm(w, r, next, page, &Form{Action: name, Values: r.PostForm, Confirm: s.localize(r, d.Error).Message, consent: res.consent}, res)
 	default:
 		e := d.Error
 		if e.schema {
@@ -327,10 +327,16 @@ func (s *Site) checkFormOrigin(r *http.Request) error {
 }
 
 // renderForm answers a form that did not succeed with its page pg,
-// rendered by next as for a GET of the same URL, with form, and the
-// status and headers of res.
+// rendered by next as for a GET of the same URL, with form, its error in
+// the person's language, and the status and headers of res.
 func (s *Site) renderForm(w http.ResponseWriter, r *http.Request, next http.Handler, pg *Page, form *Form, res *response) {
-	addHeader(w.Header(), res.header)
+	h := res.header
+	if _, ok := h["Content-Language"]; ok { // a kept answer's: the page's language is the app's
+		h = h.Clone()
+		h.Del("Content-Language")
+	}
+	addHeader(w.Header(), h)
+	form.Error = s.localize(r, form.Error)
 	pg.form = form
 	if req := res.req; req != nil {
 		// Who the call found, and the page as it last loaded it: not

@@ -121,10 +121,11 @@ func (p *Page) Actions() Actions {
 	if ls == nil {
 		return nil
 	}
-	ds := make(Actions, len(ls))
+	ds := make(Actions, len(ls), len(ls)+1)
 	for i, l := range ls {
 		ds[i] = l.descriptor()
 	}
+	ds[:len(ls)+1][len(ls)] = ActionDescriptor{Reason: p.site.say(p.http, notHere)} // for Actions.Reason
 	return ds
 }
 
