@@ -152,7 +152,7 @@ func (s *Site) serveFragment(w http.ResponseWriter, r *http.Request, next http.H
 		rt, params = s.route(r, next, page)
 	}
 	if rt == nil {
-		s.writeError(w, r, NewError(NotFound, "This page has no AAL fragment."))
+		s.writeError(w, r, libError(NotFound, phrase("This page has no AAL fragment.")))
 		return
 	}
 	p, err := s.authenticate(r)

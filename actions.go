@@ -22,14 +22,21 @@ func (as Actions) Find(name string) (ActionDescriptor, bool) {
 }
 
 // Reason returns "" when the action is available, and otherwise why not,
-// for a person: its graph's reason, or "Not available here." when the page
-// does not list it for them. A template disables the action's control when
-// there is one.
+// for a person: its graph's reason, or "Not available here." (in their
+// language, for the Actions of a [Page]) when the page does not list it
+// for them. A template disables the action's control when there is one.
 func (as Actions) Reason(name string) string {
 	a, ok := as.Find(name)
 	switch {
 	case !ok:
-		return "Not available here."
+		// [Page.Actions] keeps it past the slice's end, said in the
+		// person's language: the one thing an Actions does not hold.
+		if len(as) < cap(as) {
+			if x := as[:len(as)+1][len(as)]; x.Name == "" && x.Reason != "" {
+				return x.Reason
+			}
+		}
+		return notHere.format
 	case !a.Available:
 		return a.Reason
 	}
@@ -79,11 +86,11 @@ func (rt *Route) appendListing(ls []listed, ctx context.Context, req *Request) [
 		}
 		l := listed{a: a, available: true}
 		if a.Expose != ExposePublic && req.Principal.Anonymous() {
-			l.available, l.reason = false, rt.site.opts.SignInReason
+			l.available, l.reason = false, rt.site.localize(req.HTTP, rt.site.signIn()).Message
 		} else if a.Guard != nil {
 			if ok, reason, panicked := a.guard(ctx, rt.site, req); !ok {
 				if reason == "" {
-					reason = "Not available right now."
+					reason = rt.site.say(req.HTTP, phrase("Not available right now."))
 				}
 				l.available, l.reason, l.broken = false, reason, panicked
 			}
@@ -102,7 +109,7 @@ func guarded(before []listed, a *action) error {
 	i := slices.IndexFunc(before, func(l listed) bool { return l.a == a })
 	switch {
 	case i < 0:
-		return Forbidden("You may not do this.")
+		return forbidden(phrase("You may not do this."))
 	case before[i].broken:
 		return internalError
 	case !before[i].available:
@@ -135,7 +142,7 @@ func (a *action) guard(ctx context.Context, s *Site, req *Request) (ok bool, rea
 	defer func() {
 		if v := recover(); v != nil {
 			s.logger.Error("affordances: panic in guard of "+a.Name, "panic", v)
-			ok, reason, panicked = false, "Not available right now.", true
+			ok, reason, panicked = false, "", true // the listing's reason
 		}
 	}()
 	ok, reason = a.Guard(ctx, req)

@@ -44,12 +44,12 @@ func (s *Site) confirmed(ctx context.Context, c *call, req *Request, input json.
 	if err != nil {
 		return s.failure(err, "summary of "+a.Name)
 	}
-	message := summary
+	confirm := NewError(ConfirmRequired, summary) // the site's words
 	if changed {
-		message = errConsentChanged.Message + " Now: " + summary
+		confirm = libError(ConfirmRequired, phrase("What was confirmed changed before it ran, so nothing ran. Now: %s", summary))
 	}
 	if !verify || c.form {
-		res := s.failure(NewError(ConfirmRequired, message), "call")
+		res := s.failure(confirm, "call")
 		res.consent = consent
 		return res
 	}
@@ -63,7 +63,7 @@ func (s *Site) confirmed(ctx context.Context, c *call, req *Request, input json.
 			req.consent, req.consentKeys = consent, a.Consent
 			return nil
 		case taken != nil && taken.State == store.ApprovalDenied:
-			return s.failure(Forbidden("The person denied this call on the approval page. Nothing ran."), "call")
+			return s.failure(forbidden(phrase("The person denied this call on the approval page. Nothing ran.")), "call")
 		}
 	}
 	// A decided approval is answered as it stands: a client asks without
@@ -74,7 +74,11 @@ func (s *Site) confirmed(ctx context.Context, c *call, req *Request, input json.
 	if err != nil {
 		return s.failure(fmt.Errorf("affordances: approvals store: %w", err), "call")
 	}
-	res := s.failure(NewError(ConfirmRequired, message+" A person must approve it at the approval page before confirm: true runs it."), "call")
+	message := any(summary)
+	if changed {
+		message = confirm.words
+	}
+	res := s.failure(libError(ConfirmRequired, phrase("%s A person must approve it at the approval page before confirm: true runs it.", message)), "call")
 	res.delta.Approval = &PendingApproval{URL: s.full(ApprovalsPath + ap.ID), Expires: ap.Expires.UTC().Truncate(time.Second)}
 	return res
 }

@@ -18,13 +18,13 @@ func (s *Site) admit(r *http.Request, c *call) (*Request, error) {
 	req := &Request{HTTP: r, Principal: p, Page: r.URL.Path, route: c.route, params: c.params, next: c.next}
 	a := c.action
 	if a.Expose != ExposePublic && p.Anonymous() {
-		return req, NewError(Unauthorized, s.opts.SignInReason)
+		return req, s.signIn()
 	}
 	if !a.listedFor(req) {
 		if p.Anonymous() {
-			return req, NewError(Unauthorized, s.opts.SignInReason)
+			return req, s.signIn()
 		}
-		return req, Forbidden("You may not do this.")
+		return req, forbidden(phrase("You may not do this."))
 	}
 	return req, nil
 }

@@ -27,7 +27,7 @@ type call struct {
 	origin func(*http.Request) error
 	// input returns the input step 4 validates, or the issues of an input
 	// that could not be decoded (a form's "two" for an integer).
-	input func() (json.RawMessage, []Issue)
+	input func() (json.RawMessage, []issue)
 	// key is the Idempotency-Key, "" for none, and body what its kept
 	// answer is bound to.
 	key  string
@@ -84,7 +84,7 @@ func (s *Site) agentCall(w http.ResponseWriter, r *http.Request, next http.Handl
 		return s.failure(err, "call")
 	}
 	cl := &call{route: rt, params: params, action: a, confirm: c.Confirm, origin: s.checkOrigin, body: body, next: next,
-		input: func() (json.RawMessage, []Issue) { return c.Input, nil }}
+		input: func() (json.RawMessage, []issue) { return c.Input, nil }}
 	if keys != nil {
 		cl.key = keys[0]
 	}
@@ -95,9 +95,9 @@ func (s *Site) agentCall(w http.ResponseWriter, r *http.Request, next http.Handl
 // (413), or cut short.
 func (s *Site) bodyError(err error) *Error {
 	if tooBig, ok := errors.AsType[*http.MaxBytesError](err); ok {
-		return tooLarge(fmt.Sprintf("The call is larger than %d bytes.", tooBig.Limit))
+		return tooLarge(phrase("The call is larger than %d bytes.", tooBig.Limit))
 	}
-	return NewError(InvalidInput, "The call's body could not be read.")
+	return libError(InvalidInput, phrase("The call's body could not be read."))
 }
 
 // resolve is step 1: the route of r's page, next's pattern permitting
@@ -109,7 +109,7 @@ func (s *Site) resolve(r *http.Request, next http.Handler, name string) (*Route,
 	}
 	a := rt.byName[name]
 	if a == nil || a.Expose == "" {
-		return nil, nil, nil, NewError(NotFound, fmt.Sprintf("This page has no action %q.", name))
+		return nil, nil, nil, libError(NotFound, phrase("This page has no action %q.", name))
 	}
 	return rt, params, a, nil
 }
@@ -272,11 +272,11 @@ func decodeCall(body []byte) (Call, error) {
 	var c Call
 	m, refused := wirejson.ScanCall(body)
 	if refused != nil {
-		return c, NewError(InvalidInput, refused.Message)
+		return c, libError(InvalidInput, text{refused.Format, refused.Args}) // wirejson's refusal: a key of the catalogue
 	}
 	c.Action = string(m.Action)
 	if c.Action == "" {
-		return c, &Error{Code: InvalidInput, Message: "The call names no action.", Issues: []Issue{{Path: "/action", Message: "must be a non-empty string"}}}
+		return c, libError(InvalidInput, phrase("The call names no action.")).withIssues([]issue{{"/action", phrase("must be a non-empty string")}})
 	}
 	if v := m.Confirm; v != nil {
 		switch string(v) {
@@ -284,7 +284,7 @@ func decodeCall(body []byte) (Call, error) {
 			c.Confirm = true
 		case "false":
 		default:
-			return c, &Error{Code: InvalidInput, Message: "confirm must be true or false.", Issues: []Issue{{Path: "/confirm", Message: "must be a boolean"}}}
+			return c, libError(InvalidInput, phrase("confirm must be true or false.")).withIssues([]issue{{"/confirm", phrase("must be a boolean")}})
 		}
 	}
 	if m.Input != nil {

@@ -222,7 +222,16 @@ func checkDecodeCall(t *testing.T, body []byte) {
 		t.Fatalf("decodeCall(%.200q): got %#v, want an *Error", body, err)
 	}
 	want, wantErr := decodeCallReference(body)
-	if !reflect.DeepEqual(gotErr, wantErr) || !reflect.DeepEqual(got, want) {
+	if !reflect.DeepEqual(public(gotErr), public(wantErr)) || !reflect.DeepEqual(got, want) {
 		t.Errorf("decodeCall(%.200q):\n got %+v, %+v\nwant %+v, %+v", body, got, gotErr, want, wantErr)
 	}
+}
+
+// public returns what a requester gets of e: its code, message, issues
+// and status; nil for nil.
+func public(e *Error) *Error {
+	if e == nil {
+		return nil
+	}
+	return &Error{Code: e.Code, Message: e.Message, Issues: e.Issues, status: e.HTTPStatus()}
 }

@@ -21,7 +21,7 @@ const FormConsentField = "_consent"
 
 // errConsentChanged is the error [Request.Consented] returns when what the
 // person confirmed is not what the action is about to do.
-var errConsentChanged = NewError(ConfirmRequired, "What was confirmed changed before it ran, so nothing ran.")
+var errConsentChanged = libError(ConfirmRequired, phrase("What was confirmed changed before it ran, so nothing ran."))
 
 // consentDigest returns the digest of the values keys name in entities
 // (null for one that is absent), each in canonical JSON, or "" when keys

@@ -54,6 +54,11 @@ type Error struct {
 	// schema says the input failed its schema: the pipeline's own message,
 	// which a person's form replaces with one for people.
 	schema bool
+	// words is the message as the library wrote it, to be said in the
+	// requester's language (i18n.go); zero for the application's own.
+	// issueWords are its issues', when the library found them.
+	words      text
+	issueWords []text
 	// status is the HTTP status where the code allows more than one
 	// (unauthorized: 401 or 403; invalid_input: 400, 413 or 422); zero means
 	// the code's usual status.
@@ -95,7 +100,7 @@ func Forbidden(message string) *Error {
 // the token is not valid. Any other error that is not an [*Error] (a
 // database that did not answer) is the site's own failure: internal
 // (500), logged, and the token is not called bad.
-var ErrInvalidToken = &Error{Code: Unauthorized, Message: "The bearer token is not valid."}
+var ErrInvalidToken = libError(Unauthorized, phrase("The bearer token is not valid."))
 
 // CodeOf returns the code of the first [*Error] in err's chain, [Internal]
 // for any other non-nil error, and "" for nil.
@@ -135,13 +140,13 @@ func (e *Error) HTTPStatus() int {
 }
 
 // tooLarge is the invalid_input error with status 413.
-func tooLarge(message string) *Error {
-	return &Error{Code: InvalidInput, Message: message, status: http.StatusRequestEntityTooLarge}
+func tooLarge(t text) *Error {
+	return libError(InvalidInput, t).withStatus(http.StatusRequestEntityTooLarge)
 }
 
 // internalError is what a requester sees of an unexpected failure: nothing of
 // its cause.
-var internalError = NewError(Internal, "Something went wrong on the server. Try again later.")
+var internalError = libError(Internal, phrase("Something went wrong on the server. Try again later."))
 
 // public returns err as a requester may see it: an [*Error] as it is, any
 // other error as internal, logged.

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/affordances/affordances-go"
+	"golang.org/x/text/language"
 )
 
 // A site with one page and one action, asked for its graph and called the
@@ -151,4 +152,29 @@ func ExampleExposeConfirm() {
 	// Output:
 	// 428 {"ok":false,"error":{"code":"confirm_required","message":"Place order: 2 items, total $36.00."}}
 	// 200 {"ok":true,"message":"Order placed."}
+}
+
+// A site with French beside English answers a French agent's call that
+// does not fit the schema in French: the library's words, not the site's.
+func ExampleSiteOptions_languages() {
+	site := affordances.NewSite(&affordances.SiteOptions{
+		Languages: map[language.Tag]map[string]string{language.French: nil},
+	})
+	type reserve struct {
+		Quantity int `json:"quantity" affordances:"minimum=1,maximum=9"`
+	}
+	affordances.AddAction(site.Route("/", nil), &affordances.Action{Name: "reserve", Description: "Put some aside", Expose: affordances.ExposePublic},
+		func(context.Context, *affordances.Request, reserve) (struct{}, error) { return struct{}{}, nil })
+
+	for _, lang := range []string{"fr-CA, en;q=0.5", "de"} {
+		r := httptest.NewRequest("POST", "/", strings.NewReader(`{"action":"reserve","input":{"quantity":12}}`))
+		r.Header.Set("Content-Type", affordances.MediaType)
+		r.Header.Set("Accept-Language", lang)
+		w := httptest.NewRecorder()
+		site.Handler(nil).ServeHTTP(w, r)
+		fmt.Println(w.Header().Get("Content-Language"), w.Body)
+	}
+	// Output:
+	// fr {"ok":false,"error":{"code":"invalid_input","message":"L'entrée ne correspond pas au schéma.","issues":[{"path":"/quantity","message":"doit valoir au plus 9"}]}}
+	// en {"ok":false,"error":{"code":"invalid_input","message":"The input does not match the schema.","issues":[{"path":"/quantity","message":"must be at most 9"}]}}
 }

@@ -8,7 +8,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"html/template"
 	"io"
 	"maps"
@@ -161,7 +160,7 @@ func (s *Site) serveForm(w http.ResponseWriter, r *http.Request, next http.Handl
 	limit := s.opts.MaxBodyBytes
 	body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
 	if err != nil {
-		e := NewError(InvalidInput, "The form could not be read.")
+		e := libError(InvalidInput, phrase("The form could not be read."))
 		s.renderForm(w, r, next, page, &Form{Error: e}, s.failure(e, "form"))
 		return
 	}
@@ -179,7 +178,7 @@ func (s *Site) serveForm(w http.ResponseWriter, r *http.Request, next http.Handl
 		return
 	}
 	if int64(len(body)) > limit {
-		e := tooLarge("The form is larger than " + byteSize(limit) + ", so nothing was sent. Send less at a time.")
+		e := tooLarge(phrase("The form is larger than %s, so nothing was sent. Send less at a time.", byteSize(limit)))
 		s.renderForm(w, r, next, page, &Form{Action: name, Error: e}, s.failure(e, "form"))
 		return
 	}
@@ -195,14 +194,14 @@ func (s *Site) serveForm(w http.ResponseWriter, r *http.Request, next http.Handl
 		err = errors.New("a field of the binding sent twice")
 	}
 	if err != nil {
-		e := NewError(InvalidInput, "The form could not be read.")
+		e := libError(InvalidInput, phrase("The form could not be read."))
 		s.renderForm(w, r, next, page, &Form{Action: name, Error: e}, s.failure(e, "form"))
 		return
 	}
 	c := &call{
 		route: rt, params: params, action: a, confirm: r.PostForm.Get(FormConfirmField) == "yes",
 		origin: s.checkFormOrigin, form: true, consent: r.PostForm.Get(FormConsentField), next: next,
-		input: func() (json.RawMessage, []Issue) { return a.form.decode(r.PostForm) },
+		input: func() (json.RawMessage, []issue) { return a.form.decode(r.PostForm) },
 	}
 	if key := r.PostForm.Get(FormKeyField); validIdempotencyKey(key) {
 		values := maps.Clone(r.PostForm)
@@ -234,12 +233,13 @@ func (s *Site) serveForm(w http.ResponseWriter, r *http.Request, next http.Handl
 		http.Redirect(w, r, to, http.StatusSeeOther)
 	case d.Error.Code == ConfirmRequired:
 		res.status = http.StatusOK
-		s.renderForm(w, r, next, page, &Form{Action: name, Values: r.PostForm, Confirm: d.Error.Message, consent: res.consent}, res)
+		s.renderForm(w, r, next, page, &Form{Action: name, Values: r.PostForm, Confirm: s.localize(r, d.Error).Message, consent: res.consent}, res)
 	default:
 		e := d.Error
 		if e.schema {
 			e2 := *e
-			e2.Message = "Check the fields marked below and send the form again."
+			e2.words = phrase("Check the fields marked below and send the form again.")
+			e2.Message = e2.words.in(nil)
 			e = &e2
 		}
 		s.renderForm(w, r, next, page, &Form{Action: name, Values: r.PostForm, Error: e}, res)
@@ -247,14 +247,14 @@ func (s *Site) serveForm(w http.ResponseWriter, r *http.Request, next http.Handl
 }
 
 // byteSize says n bytes for a person: "1 MiB", "512 KiB", "900 bytes".
-func byteSize(n int64) string {
+func byteSize(n int64) text {
 	switch {
 	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
+		return phrase("%d MiB", n>>20)
 	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB", n>>10)
+		return phrase("%d KiB", n>>10)
 	}
-	return fmt.Sprintf("%d bytes", n)
+	return phrase("%d bytes", n)
 }
 
 // formAction returns the value of the form's [FormActionField], read from
@@ -293,7 +293,7 @@ func formAction(r *http.Request, body []byte, multi, cut bool) string {
 }
 
 // errFormOrigin is the refusal of a form posted from another site.
-var errFormOrigin = Forbidden("This form was posted from another site, so it was refused. Nothing changed.")
+var errFormOrigin = forbidden(phrase("This form was posted from another site, so it was refused. Nothing changed."))
 
 // checkFormOrigin is step 2's origin rule for forms (CLARIFICATIONS 13):
 // the browser's, as [http.CrossOriginProtection] applies it
@@ -327,10 +327,16 @@ func (s *Site) checkFormOrigin(r *http.Request) error {
 }
 
 // renderForm answers a form that did not succeed with its page pg,
-// rendered by next as for a GET of the same URL, with form, and the
-// status and headers of res.
+// rendered by next as for a GET of the same URL, with form, its error in
+// the person's language, and the status and headers of res.
 func (s *Site) renderForm(w http.ResponseWriter, r *http.Request, next http.Handler, pg *Page, form *Form, res *response) {
-	addHeader(w.Header(), res.header)
+	h := res.header
+	if _, ok := h["Content-Language"]; ok { // a kept answer's: the page's language is the app's
+		h = h.Clone()
+		h.Del("Content-Language")
+	}
+	addHeader(w.Header(), h)
+	form.Error = s.localize(r, form.Error)
 	pg.form = form
 	if req := res.req; req != nil {
 		// Who the call found, and the page as it last loaded it: not

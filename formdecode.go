@@ -3,7 +3,6 @@ package affordances
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"math"
 	"net/url"
 	"slices"
@@ -91,17 +90,17 @@ func (fs *formSchema) kind() string {
 // out. A value that cannot be read as its type is an issue at its JSON
 // Pointer, and is left out of the input, which holds the rest, so the
 // schema can say in the same answer what else is wrong.
-func (fs *formSchema) decode(values url.Values) (json.RawMessage, []Issue) {
-	var issues []Issue
+func (fs *formSchema) decode(values url.Values) (json.RawMessage, []issue) {
+	var issues []issue
 	obj := fs.object(values, "", "", &issues)
 	b, err := json.Marshal(obj)
 	if err != nil {
-		return nil, []Issue{{Path: "", Message: "could not be read"}}
+		return nil, []issue{{"", phrase("could not be read")}}
 	}
 	return b, issues
 }
 
-func (fs *formSchema) object(values url.Values, prefix, ptr string, issues *[]Issue) map[string]any {
+func (fs *formSchema) object(values url.Values, prefix, ptr string, issues *[]issue) map[string]any {
 	out := map[string]any{}
 	for _, name := range slices.Sorted(func(yield func(string) bool) {
 		for k := range fs.Properties {
@@ -136,7 +135,7 @@ func (fs *formSchema) object(values url.Values, prefix, ptr string, issues *[]Is
 					out[name] = x
 				}
 			case len(vs) > 1:
-				*issues = append(*issues, Issue{Path: path, Message: fmt.Sprintf("was sent %d times; send one value", len(vs))})
+				*issues = append(*issues, issue{path, phrase("was sent %d times; send one value", len(vs))})
 			case len(vs) == 0 && p.kind() == "boolean":
 				out[name] = false // an unchecked checkbox sends nothing
 			case len(vs) == 0, vs[0] == "" && (p.kind() != "string" || !slices.Contains(fs.Required, name)):
@@ -152,25 +151,25 @@ func (fs *formSchema) object(values url.Values, prefix, ptr string, issues *[]Is
 }
 
 // scalar reads one form value as the JSON type kind.
-func scalar(kind, v, path string, issues *[]Issue) (any, bool) {
-	fail := func(msg string) (any, bool) {
-		*issues = append(*issues, Issue{Path: path, Message: msg})
+func scalar(kind, v, path string, issues *[]issue) (any, bool) {
+	fail := func(t text) (any, bool) {
+		*issues = append(*issues, issue{path, t})
 		return nil, false
 	}
 	if !utf8.ValidString(v) {
-		return fail("is not valid UTF-8")
+		return fail(phrase("is not valid UTF-8"))
 	}
 	switch kind {
 	case "integer":
 		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
 		if err != nil {
-			return fail("must be a whole number")
+			return fail(phrase("must be a whole number"))
 		}
 		return n, true
 	case "number":
 		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 		if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
-			return fail("must be a number")
+			return fail(phrase("must be a number"))
 		}
 		return f, true
 	case "boolean":
@@ -180,7 +179,7 @@ func scalar(kind, v, path string, issues *[]Issue) (any, bool) {
 		case "off", "false", "0", "no", "":
 			return false, true
 		}
-		return fail("must be true or false")
+		return fail(phrase("must be true or false"))
 	}
 	return v, true
 }

@@ -41,9 +41,13 @@ const IdempotentReplayedHeader = "Idempotent-Replayed"
 
 // The refusals of CLARIFICATIONS 10.
 var (
-	errBadIdempotencyKey = NewError(InvalidInput, "The Idempotency-Key header must be sent once, as 1 to 255 visible ASCII characters.")
-	errKeyReused         = &Error{Code: InvalidInput, Message: "This Idempotency-Key was used for another call.", status: http.StatusUnprocessableEntity}
-	errStillRunning      = &Error{Code: Unavailable, Message: "A call with this Idempotency-Key is still running; retry.", RetryAfter: time.Second}
+	errBadIdempotencyKey = libError(InvalidInput, phrase("The Idempotency-Key header must be sent once, as 1 to 255 visible ASCII characters."))
+	errKeyReused         = libError(InvalidInput, phrase("This Idempotency-Key was used for another call.")).withStatus(http.StatusUnprocessableEntity)
+	errStillRunning      = func() *Error {
+		e := libError(Unavailable, phrase("A call with this Idempotency-Key is still running; retry."))
+		e.RetryAfter = time.Second
+		return e
+	}()
 )
 
 // A claim is a call's hold on its Idempotency-Key while steps 3 to 7 run
@@ -52,6 +56,7 @@ var (
 // the call first. A nil claim (no key) does nothing.
 type claim struct {
 	s          *Site
+	r          *http.Request // the call's, whose language the kept answer speaks
 	scope, key string
 	ended      bool
 }
@@ -75,7 +80,7 @@ func (s *Site) claim(ctx context.Context, c *call, req *Request) (*claim, *respo
 		// twice.
 		return nil, s.failure(fmt.Errorf("affordances: idempotency store: %w", err), "call")
 	case held == nil:
-		return &claim{s: s, scope: scope, key: c.key}, nil
+		return &claim{s: s, r: req.HTTP, scope: scope, key: c.key}, nil
 	case held.BodyHash != hash:
 		return nil, s.failure(errKeyReused, "call")
 	case held.Delta == nil:
@@ -102,6 +107,7 @@ func (cl *claim) keep(ctx context.Context, res *response) {
 		return
 	}
 	cl.ended = true
+	cl.s.localizeResponse(cl.r, res)
 	if err := cl.s.idem.Finish(context.WithoutCancel(ctx), cl.scope, cl.key, cl.s.keep(res)); err != nil {
 		// The action ran: answer with its delta all the same. The claim
 		// stays until the store expires it, so a retry is refused as

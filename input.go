@@ -2,7 +2,6 @@ package affordances
 
 import (
 	"encoding/json"
-	"fmt"
 	"slices"
 )
 
@@ -21,27 +20,27 @@ func (s *Site) validate(c *call, req *Request) (json.RawMessage, error) {
 	}
 	found, err := a.input.Validate(input)
 	if err != nil {
-		return nil, NewError(InvalidInput, "The input is not JSON.")
+		return nil, libError(InvalidInput, phrase("The input is not JSON."))
 	}
 	for _, is := range found {
 		// A value that could not be decoded is missing from input: its own
 		// issue says why, once.
-		if !slices.ContainsFunc(issues, func(d Issue) bool { return d.Path == is.Path }) {
-			issues = append(issues, Issue{Path: is.Path, Message: is.Message})
+		if !slices.ContainsFunc(issues, func(d issue) bool { return d.path == is.Path }) {
+			issues = append(issues, issue{is.Path, text{is.Person.Format, is.Person.Args}}) // a key of the catalogue
 		}
 	}
 	if len(issues) > 0 {
-		e := &Error{Code: InvalidInput, Message: "The input does not match the schema.", schema: true}
-		e.Issues = issues[:min(len(issues), maxIssues)]
+		e := libError(InvalidInput, phrase("The input does not match the schema."))
 		if len(issues) > maxIssues {
-			e.Message = fmt.Sprintf("The input does not match the schema: %d problems, the first %d listed.", len(issues), maxIssues)
+			e = libError(InvalidInput, phrase("The input does not match the schema: %d problems, the first %d listed.", len(issues), maxIssues))
 		}
-		return nil, e
+		e.schema = true
+		return nil, e.withIssues(issues[:min(len(issues), maxIssues)])
 	}
 	if req.input, err = a.decode(input); err != nil {
 		// The schema let through what the Go type cannot hold (a number
 		// too large for an int): say so without naming Go types.
-		return nil, NewError(InvalidInput, "The input does not fit the action.")
+		return nil, libError(InvalidInput, phrase("The input does not fit the action."))
 	}
 	return input, nil
 }

@@ -29,7 +29,7 @@ func kindOf(r *http.Request) callKind {
 }
 
 // errOrigin is the refusal of a cookie call without the site's Origin.
-var errOrigin = Forbidden("A cookie call needs this site's Origin header.")
+var errOrigin = forbidden(phrase("A cookie call needs this site's Origin header."))
 
 // checkOrigin applies the origin rule of CLARIFICATIONS 4 to a call: a
 // cookie call (a Cookie header and no Authorization: Bearer) must carry an

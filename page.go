@@ -121,10 +121,11 @@ func (p *Page) Actions() Actions {
 	if ls == nil {
 		return nil
 	}
-	ds := make(Actions, len(ls))
+	ds := make(Actions, len(ls), len(ls)+1)
 	for i, l := range ls {
 		ds[i] = l.descriptor()
 	}
+	ds[:len(ls)+1][len(ls)] = ActionDescriptor{Reason: p.site.say(p.http, notHere)} // for Actions.Reason
 	return ds
 }
 
@@ -256,7 +257,7 @@ func (p *Page) SetNonce(nonce string) {
 // route matches, a not_found for an agent, and the person's request is
 // the app's alone. [Page.State] reports it, and for a path no route
 // matches.
-var ErrNotMine = NewError(NotFound, "This page has no Affordances graph.")
+var ErrNotMine = libError(NotFound, phrase("This page has no Affordances graph."))
 
 // pageWriter adds to the answer of a page of a route, when its handler
 // writes the header, what the site adds: Vary: Accept (the graph shares

@@ -106,11 +106,14 @@ func (r *Request) post(ctx context.Context, path string, in any) error {
 		}
 		return nil
 	}
-	msg := refusal(w.status, w.header.Get("Content-Type"), w.body.Bytes())
-	if w.status == http.StatusForbidden {
+	msg := refusal(w.header.Get("Content-Type"), w.body.Bytes())
+	switch {
+	case msg == "": // the library's words, in the person's language
+		return libError(codeOfStatus(w.status), phrase("The site refused it: %d %s.", w.status, http.StatusText(w.status)))
+	case w.status == http.StatusForbidden:
 		return Forbidden(msg)
 	}
-	return NewError(codeOfStatus(w.status), msg)
+	return NewError(codeOfStatus(w.status), msg) // the app's words
 }
 
 // formValues writes in, JSON as the action's input is, as a form's values.
@@ -180,8 +183,8 @@ func codeOfStatus(status int) Code {
 
 // refusal is the message of an app's refusal: the first line of a
 // text/plain answer, or the text of the first element with role="alert"
-// of an HTML one; else the status.
-func refusal(status int, contentType string, body []byte) string {
+// of an HTML one; "" when it has none.
+func refusal(contentType string, body []byte) string {
 	var msg string
 	switch {
 	case strings.HasPrefix(contentType, "text/plain"):
@@ -189,8 +192,8 @@ func refusal(status int, contentType string, body []byte) string {
 	case strings.HasPrefix(contentType, "text/html"):
 		msg = alertText(body)
 	}
-	if msg = strings.Join(strings.Fields(msg), " "); msg == "" || len(msg) > 500 {
-		return fmt.Sprintf("The site refused it: %d %s.", status, http.StatusText(status))
+	if msg = strings.Join(strings.Fields(msg), " "); len(msg) > 500 {
+		return ""
 	}
 	return msg
 }

@@ -36,6 +36,10 @@ func (a *noteApp) handler() http.Handler {
 		a.mu.Lock()
 		defer a.mu.Unlock()
 		a.seen = append(a.seen, user+" "+r.PostForm.Encode())
+		if r.PostFormValue("text") == "taken" {
+			w.WriteHeader(http.StatusConflict) // no words for a person
+			return
+		}
 		if r.PostFormValue("text") == "" {
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
 			w.WriteHeader(http.StatusUnprocessableEntity)
@@ -100,6 +104,10 @@ func TestPostRunsTheAppsHandler(t *testing.T) {
 	if refused.status != 400 || refused.delta.Error == nil || refused.delta.Error.Code != affordances.InvalidInput || refused.delta.Error.Message != "Write something first." {
 		t.Errorf("a refusal: got %d %s, want invalid_input saying the app's alert", refused.status, refused.body)
 	}
+	conflict := do(t, h, post("/notes/", `{"action":"addNote","input":{"text":"taken"}}`, "Authorization: Bearer tok", "Accept-Language: fr"))
+	if conflict.status != 409 || conflict.delta.Error == nil || conflict.delta.Error.Code != affordances.Unavailable || conflict.delta.Error.Message != "The site refused it: 409 Conflict." {
+		t.Errorf("a refusal without words: got %d %s, want unavailable saying the status", conflict.status, conflict.body)
+	}
 	// A person's form, with their cookie session, runs the same handler.
 	form := httptest.NewRequest("POST", "http://shop.test/notes/", strings.NewReader(url.Values{"_action": {"addNote"}, "text": {"from a form"}}.Encode()))
 	form.Header.Set("Content-Type", "application/x-www-form-urlencoded")
@@ -115,7 +123,7 @@ func TestPostRunsTheAppsHandler(t *testing.T) {
 	if want := []string{"ada: hi a,b", "grace: from a form "}; !slices.Equal(app.notes, want) {
 		t.Errorf("notes: got %q, want %q", app.notes, want)
 	}
-	if want := []string{"ada private=on&tags=a&tags=b&text=hi", "ada text=", "grace text=from+a+form"}; !slices.Equal(app.seen, want) {
+	if want := []string{"ada private=on&tags=a&tags=b&text=hi", "ada text=", "ada text=taken", "grace text=from+a+form"}; !slices.Equal(app.seen, want) {
 		t.Errorf("the handler saw %q, want %q", app.seen, want)
 	}
 	// A post from outside is not the site's: the app's CSRF check holds.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
-	"strconv"
 	"time"
 
 	"github.com/affordances/affordances-go/store"
@@ -60,7 +59,12 @@ func (s *Site) allow(ctx context.Context, key string, limit Limit) error {
 	}
 	if !ok {
 		secs := retrySeconds(wait)
-		return &Error{Code: RateLimited, Message: "Too many calls. Try again in " + seconds(secs) + ".", RetryAfter: time.Duration(secs) * time.Second}
+		e := libError(RateLimited, phrase("Too many calls. Try again in %d seconds.", secs))
+		if secs == 1 {
+			e = libError(RateLimited, phrase("Too many calls. Try again in 1 second."))
+		}
+		e.RetryAfter = time.Duration(secs) * time.Second
+		return e
 	}
 	return nil
 }
@@ -78,14 +82,6 @@ func (s *Site) rateLimit(ctx context.Context, req *Request, a *action) error {
 		key, limit = key+" "+a.Name, *a.Limit
 	}
 	return s.allow(ctx, key, limit)
-}
-
-// seconds says n seconds in words: "1 second", "30 seconds".
-func seconds(n int) string {
-	if n == 1 {
-		return "1 second"
-	}
-	return strconv.Itoa(n) + " seconds"
 }
 
 // clientNetwork returns who an anonymous caller is for the rate limit: its

@@ -14,6 +14,7 @@ import (
 	"github.com/affordances/affordances-go/aal"
 	"github.com/affordances/affordances-go/internal/weborigin"
 	"github.com/affordances/affordances-go/store"
+	"golang.org/x/text/language"
 )
 
 // SiteOptions configures a [Site]. The zero value of every field is a sound
@@ -93,8 +94,18 @@ type SiteOptions struct {
 	MaxBodyBytes int64
 
 	// SignInReason is the reason an action needing a session shows an
-	// anonymous requester. Empty: "Sign in to do this."
+	// anonymous requester. Empty: "Sign in to do this.", in their language.
 	SignInReason string
+
+	// Languages are the languages the site has beside English, for the
+	// text the library writes for a person (errors, a form's issues, the
+	// approval page), chosen by each request's Accept-Language. Each maps
+	// the library's English messages (docs/messages.md) to its own, over
+	// the library's French for French (nil: the library's alone); a message
+	// left out, or "", is said in English; English rewords the library's.
+	// NewSite panics on a key the library does not write, or a message
+	// whose verbs are not its key's. Nil: English alone.
+	Languages map[language.Tag]map[string]string
 
 	// SigningKey is the HMAC key of what the site signs for itself: the
 	// cookie that carries a form's message to the next page. Several
@@ -124,6 +135,7 @@ type Site struct {
 	// formOrigin is the browser's origin rule for forms.
 	formOrigin *http.CrossOriginProtection
 	secret     []byte // keys the flash cookie's signature
+	lang       *languages
 }
 
 // An appMux is an app's own mux that says which of its patterns a request
@@ -167,9 +179,7 @@ func NewSite(opts *SiteOptions) *Site {
 	if s.opts.MaxBodyBytes == 0 {
 		s.opts.MaxBodyBytes = 1 << 20
 	}
-	if s.opts.SignInReason == "" {
-		s.opts.SignInReason = "Sign in to do this."
-	}
+	s.lang = newLanguages(s.opts.Languages)
 	s.limiter = s.opts.RateLimiter
 	if s.limiter == nil {
 		s.limiter = store.NewMemoryRateLimiter(nil)

@@ -37,6 +37,9 @@ func (s *Site) writeBody(w http.ResponseWriter, r *http.Request, status int, bod
 	} else {
 		h["Vary"] = vals[1:2:2]
 	}
+	if s.lang.matcher != nil {
+		h["Vary"] = append(h["Vary"], "Accept-Language")
+	}
 	h["Cache-Control"] = vals[2:3:3]
 	h["X-Content-Type-Options"] = vals[3:4:4]
 	if body != nil {
@@ -87,10 +90,12 @@ func challenge(h http.Header, status int) {
 func retrySeconds(d time.Duration) int { return max(int(math.Ceil(d.Seconds())), 1) }
 
 // writeResponse writes an agent's answer: the response's headers, and
-// WWW-Authenticate: Bearer on a 401.
+// WWW-Authenticate: Bearer on a 401; the library's words in the language
+// of r.
 func (s *Site) writeResponse(w http.ResponseWriter, r *http.Request, res *response) {
 	body := res.body
 	if body == nil {
+		s.localizeResponse(r, res)
 		buf := buffers.Get().(*[]byte)
 		defer putBuffer(buf)
 		body = s.encode((*buf)[:0], res)

@@ -524,7 +524,7 @@ func TestFormFields(t *testing.T) {
 	}{
 		{"an email too short to sign in", newClient(t, srv, ""), "/login",
 			url.Values{"_action": {"signIn"}, "email": {"a"}, "password": {"typed-password"}},
-			`<input name="email" aria-invalid="true"`, "minLength", []string{`type="email" value="a"`}, "typed-password"},
+			`<input name="email" aria-invalid="true"`, "must be at least", []string{`type="email" value="a"`}, "typed-password"},
 		{"an assignee who is no member", alice, "/boards/team-offsite",
 			url.Values{"_action": {"createTask"}, "title": {"Book the bus"}, "assignee": {"carol@example.com"}},
 			`<select name="assignee" aria-invalid="true"`, "The assignee must be a member of the board.", []string{`value="Book the bus"`}, ""},

@@ -44,9 +44,18 @@ const (
 )
 
 // An Error is the refusal of a call's body. Its Message is the sentence
-// the agent reads, as the caller sends it in its own invalid_input error.
+// the agent reads, as the caller sends it in its own invalid_input error:
+// Format with Args, Format a key of the root package's catalogue
+// (i18n.go), so that the caller can say it in another language.
 type Error struct {
 	Message string
+	Format  string
+	Args    []any
+}
+
+// refusal returns the Error of format, a string literal, and args.
+func refusal(format string, args ...any) *Error {
+	return &Error{Message: fmt.Sprintf(format, args...), Format: format, Args: args}
 }
 
 // Error returns "wirejson: " and the message.
@@ -72,7 +81,7 @@ func ScanCall(body []byte) (Call, *Error) {
 	if !utf8.Valid(body) {
 		// encoding/json would read each bad byte as U+FFFD: another input
 		// than the one sent.
-		return Call{}, &Error{"The call is not valid UTF-8 (RFC 8259, section 8.1)."}
+		return Call{}, refusal("The call is not valid UTF-8 (RFC 8259, section 8.1).")
 	}
 	var s callScan
 	if err := s.scan(body); err != nil {
@@ -107,7 +116,7 @@ type callScan struct {
 
 // notCall is the refusal of a body that is not JSON, or not one object.
 func notCall() *Error {
-	return &Error{"The body is not a Call: a JSON object with an \"action\"."}
+	return refusal("The body is not a Call: a JSON object with an \"action\".")
 }
 
 // scan reads body, valid UTF-8, as a stream of JSON values as
@@ -154,7 +163,7 @@ func (s *callScan) fail(e *Error) bool {
 // count counts one more value, or name.
 func (s *callScan) count() bool {
 	if s.values++; s.values > MaxValues {
-		return s.fail(&Error{fmt.Sprintf("The call holds more than %d values.", MaxValues)})
+		return s.fail(refusal("The call holds more than %d values.", MaxValues))
 	}
 	return true
 }
@@ -171,7 +180,7 @@ func (s *callScan) value(depth int) bool {
 			return false
 		}
 		if depth >= MaxDepth {
-			return s.fail(&Error{fmt.Sprintf("The call is nested deeper than %d levels.", MaxDepth)})
+			return s.fail(refusal("The call is nested deeper than %d levels.", MaxDepth))
 		}
 		s.i++
 		if c == '{' {
@@ -192,7 +201,7 @@ func (s *callScan) value(depth int) bool {
 			return false
 		}
 		if n := s.b[start:s.i]; len(n) > MaxNumberLen || !fitsFloat(n) {
-			return s.fail(&Error{fmt.Sprintf("The call holds a number that does not fit a 64-bit float in %d characters.", MaxNumberLen)})
+			return s.fail(refusal("The call holds a number that does not fit a 64-bit float in %d characters.", MaxNumberLen))
 		}
 		return true
 	default:
@@ -299,7 +308,7 @@ func (s *callScan) objectBody(depth int) bool {
 			}
 		}
 		if seen {
-			return s.fail(&Error{fmt.Sprintf("The call names %q twice in one object.", name)})
+			return s.fail(refusal("The call names %q twice in one object.", string(name)))
 		}
 		s.space()
 		if s.i == len(s.b) || s.b[s.i] != ':' {
@@ -422,7 +431,7 @@ func (s *callScan) escapedRune(i int) (rune, bool) {
 // (RFC 8259, section 8.2), which encoding/json would read as U+FFFD, so
 // another input than the one sent.
 func loneSurrogate(esc []byte) *Error {
-	return &Error{fmt.Sprintf("The call holds the escape %s, half of a UTF-16 surrogate pair without its other half: no character (RFC 8259, section 8.2).", esc)}
+	return refusal("The call holds the escape %s, half of a UTF-16 surrogate pair without its other half: no character (RFC 8259, section 8.2).", string(esc))
 }
 
 // number reads the number at s.i: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
