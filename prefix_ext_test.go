@@ -115,7 +115,9 @@ func TestPrefixApproval(t *testing.T) {
 	}})
 	rt := site.Route("/links/", nil)
 	affordances.AddAction(rt, &affordances.Action{Name: "clear", Description: "Delete every link", Expose: affordances.ExposeConfirm, Verify: true,
-		Summary: affordances.Summarize(func(context.Context, *affordances.Request, struct{}) (string, error) { return "Delete every link.", nil })}, noop)
+		Summary: affordances.Summarize(func(context.Context, *affordances.Request, struct{}) (string, error) {
+			return "Delete every link.", nil
+		})}, noop)
 	root := http.NewServeMux()
 	root.Handle("/app/", http.StripPrefix("/app", site.Handler(nil)))
 	res := do(t, root, post("/app/links/", `{"action":"clear"}`, "Authorization: Bearer tok"))

@@ -26,17 +26,17 @@ func TestHugeNumbersDoNotCrash(t *testing.T) {
 // and nothing a client's credentials should not follow.
 func TestApprovalPage(t *testing.T) {
 	for path, want := range map[string]bool{
-		"/.well-known/affordances/approvals/abc":                  true,
-		"/app/.well-known/affordances/approvals/abc":              true,
-		"/.well-known/affordances/approvals/":                     false,
+		"/.well-known/affordances/approvals/abc":                   true,
+		"/app/.well-known/affordances/approvals/abc":               true,
+		"/.well-known/affordances/approvals/":                      false,
 		"https://evil.example/.well-known/affordances/approvals/x": false,
-		"//evil.example/.well-known/affordances/approvals/x":      false,
-		"/.well-known/affordances/approvals/x?y":                  false,
-		"/.well-known/affordances/approvals/../../x":              false,
-		"/a\\b/.well-known/affordances/approvals/x":               false,
-		"/x/.well-known/y/.well-known/affordances/approvals/x":    false,
-		"app/.well-known/affordances/approvals/x":                 false,
-		"/approvals/x":                                            false,
+		"//evil.example/.well-known/affordances/approvals/x":       false,
+		"/.well-known/affordances/approvals/x?y":                   false,
+		"/.well-known/affordances/approvals/../../x":               false,
+		"/a\\b/.well-known/affordances/approvals/x":                false,
+		"/x/.well-known/y/.well-known/affordances/approvals/x":     false,
+		"app/.well-known/affordances/approvals/x":                  false,
+		"/approvals/x": false,
 	} {
 		if got := ApprovalPage(path); got != want {
 			t.Errorf("ApprovalPage(%q) = %v, want %v", path, got, want)
