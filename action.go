@@ -29,10 +29,9 @@ type Action struct {
 	// Expose says who may call the action (CLARIFICATIONS 1). The zero
 	// value exposes nothing: the action is never listed and never callable.
 	Expose Expose
-	// Guard says whether the requester can call the action right now and,
-	// when not, why, in a sentence for a person. It runs after the page's
-	// state is loaded (r.State is set), for every graph and before every
-	// call. Nil: always available.
+	// Guard says whether the requester can call the action now and, if
+	// not, why, for a person. It runs with r.State loaded, for every graph
+	// and before every call. Nil: always available.
 	Guard func(ctx context.Context, r *Request) (ok bool, reason string)
 	// GuardText is the guard as a human-readable precondition, shown as the
 	// descriptor's "guard" ("the product is in stock").
@@ -45,18 +44,15 @@ type Action struct {
 	// ReadOnly says the action changes nothing. Its delta then carries
 	// no changes: the page is not loaded again after it runs.
 	ReadOnly bool
-	// Secret says the action's answer carries a secret (a new bearer token,
-	// a session's Set-Cookie) that no store may keep (CLARIFICATIONS 10): a
-	// call with an Idempotency-Key runs without keeping its answer, so a
-	// retry runs it again. Mark actions whose second run is harmless.
+	// Secret says the answer carries a secret no store may keep (a new
+	// token, a Set-Cookie; CLARIFICATIONS 10): a retry with its
+	// Idempotency-Key runs it again, so its second run must be harmless.
 	Secret bool
-	// UntrustedContent says the action's result carries text that other
-	// people wrote (reviews, messages, task titles): an in-page agent's
-	// WebMCP tool says so (untrustedContentHint, CLARIFICATIONS 12).
+	// UntrustedContent says the result carries text others wrote (reviews,
+	// messages): its WebMCP tool says so (CLARIFICATIONS 12).
 	UntrustedContent bool
-	// Summary writes the message of confirm_required: what will happen,
-	// for the person who approves it. Made with [Summarize]; required for
-	// [ExposeConfirm] actions.
+	// Summary writes the message of confirm_required, what will happen, for
+	// the person who approves it ([Summarize]); a confirm action needs one.
 	Summary *Summarizer
 	// Consent names the entities of the page's state that a person's
 	// confirmation covers beside the input: what the Summary describes
@@ -147,29 +143,17 @@ var actionName = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9_]*$`)
 // [Unavailable] for a domain failure such as "Only 2 left in stock"); any
 // other error, or a panic, is sent as [Internal] and logged.
 //
-// Schemas are inferred from In and Out unless a.Input or a.Output gives
-// them, and are compiled once here. Inference follows encoding/json: field
-// names from json tags, a field is required unless omitempty or omitzero,
-// structs allow no other properties. A `jsonschema:"..."` tag is a field's
-// description, and an `affordances:"..."` tag adds bounds, comma-separated:
-// minimum, maximum, exclusiveMinimum, exclusiveMaximum, minLength,
-// maxLength, minItems, maxItems, pattern, format, and enum with values
-// separated by "|", as in `affordances:"minimum=1,maximum=99"`. Enum values
-// take the field's JSON type: `affordances:"enum=1|2|3"` on an int field
-// lists the numbers 1, 2 and 3 (strings, numbers and bools only). A
-// backslash escapes a comma in a value, and a "|" in an enum value; any other
-// backslash is kept, so a pattern's \d stays \d. In Go source the tag's own
-// quoting doubles each backslash: `affordances:"pattern=^[a-z]{1\\,3}$"` is
-// the pattern ^[a-z]{1,3}$.
+// Schemas are inferred from In and Out, as encoding/json reads them, unless
+// a.Input or a.Output gives them, and compiled here. A `jsonschema:"…"` tag
+// is a field's description; an `affordances:"…"` tag adds bounds (minimum,
+// maximum, exclusiveMinimum, exclusiveMaximum, minLength, maxLength,
+// minItems, maxItems, pattern, format, enum=a|b), as in
+// `affordances:"minimum=1,maximum=99"`, a backslash escaping "," and "|".
 //
-// AddAction is safe to call from several goroutines, before [Site.Handler]
-// is called; after, it panics. It panics with a message naming the route
-// and the action when the declaration is wrong: a bad or duplicate name, an empty Description (an
-// agent plans from it), an unknown Expose, a confirm action without a
-// Summary, Consent or Verify on an action that is not a confirm action, a
-// bad Limit, or a schema that does not compile; a bad
-// affordances tag (an unknown key, a bound or enum value that does not
-// parse as the field's type, a backslash ending the tag) names the Go field.
+// AddAction panics after [Site.Handler], and on a wrong declaration with a
+// message naming the route, the action and the Go field: a bad or
+// duplicate name, no Description, an unknown Expose, a confirm action
+// without a Summary, a bad Limit or tag, a schema that does not compile.
 func AddAction[In, Out any](rt *Route, a *Action, fn func(ctx context.Context, r *Request, in In) (Out, error)) {
 	where := fmt.Sprintf("affordances: AddAction(%q, %q)", rt.pattern, a.Name)
 	rt.site.mu.Lock()

@@ -40,15 +40,13 @@ type Error struct {
 	Message string  `json:"message" jsonschema:"a sentence for a person"`
 	Issues  []Issue `json:"issues,omitempty" jsonschema:"for invalid_input: what in the input is wrong"`
 
-	// RetryAfter is how long the requester should wait before trying
-	// again: the Retry-After header, rounded up to whole seconds. Every
-	// rate_limited answer carries one, at least 1 second when zero; other
-	// codes only when it is set. It is not part of the delta's body.
+	// RetryAfter is the wait of the Retry-After header, in whole seconds
+	// rounded up; every rate_limited answer has one (at least 1 second),
+	// other codes when it is set. It is not in the delta's body.
 	RetryAfter time.Duration `json:"-"`
 
-	// Err is the cause, for the site's own code ([errors.Is],
-	// [errors.As] through [Error.Unwrap]) and logs; it is never sent. Nil:
-	// none.
+	// Err is the cause, for the site's code ([Error.Unwrap]) and logs;
+	// never sent.
 	Err error `json:"-"`
 
 	// schema says the input failed its schema: the pipeline's own message,
@@ -96,10 +94,8 @@ func Forbidden(message string) *Error {
 }
 
 // ErrInvalidToken is what [SiteOptions.Authenticate] returns for a bearer
-// token it does not know: the requester gets unauthorized (401) and is told
-// the token is not valid. Any other error that is not an [*Error] (a
-// database that did not answer) is the site's own failure: internal
-// (500), logged, and the token is not called bad.
+// token it does not know: unauthorized (401), "The bearer token is not
+// valid."
 var ErrInvalidToken = libError(Unauthorized, phrase("The bearer token is not valid."))
 
 // CodeOf returns the code of the first [*Error] in err's chain, [Internal]

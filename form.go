@@ -48,18 +48,15 @@ const flashCookie = "affordances-flash"
 type Form struct {
 	// Action is the name of the action the form ran.
 	Action string
-	// Values are the fields as the person sent them, to fill the form
-	// again after a failure. Nil on the page after a success.
+	// Values are the fields the person sent, after a failure; else nil.
 	Values url.Values
-	// Message is the delta's message of a form that succeeded, on the page
-	// it was redirected to.
+	// Message is a success's message, on the page it redirected to.
 	Message string
 	// Error is why the form failed: its message, and for invalid_input
 	// each issue at the JSON Pointer of its field ([Page.Field]).
 	Error *Error
-	// Confirm is the summary of a confirm action posted without the
-	// person's confirmation, written by the action's Summary: the page
-	// shows it with a button that posts [Form.ConfirmFields]. Nothing ran.
+	// Confirm is a confirm action's summary, when nothing ran yet: the page
+	// shows it with a button that posts [Form.ConfirmFields].
 	Confirm string
 
 	consent string // the digest of the state Confirm describes ([Action.Consent])

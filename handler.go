@@ -13,33 +13,20 @@ import (
 // Handler serves the site's Affordances documents and hands every other
 // request to next (CLARIFICATIONS 3):
 //
-//   - GET or HEAD of a route's page asking for a graph (Accept lists
-//     [MediaType] with q > 0, or the query has affordances=1): the graph;
-//   - POST with Content-Type [MediaType]: a call, answered with a [Delta];
-//   - POST of an HTML form to a route's page with the field
-//     [FormActionField]: the same call, for a person (see [Page.Form]); a
-//     form naming no action of the route goes to next, its body parsed;
-//   - GET or HEAD of [IndexPath]: the site index, whatever the Accept;
-//   - GET or HEAD of [aal.ManifestPath] or of a page's [aal.FragmentPath]: the
-//     AAL manifest, or the page's fragment computed from its state;
-//   - GET, HEAD or POST under [ApprovalsPath]: the approval pages of
-//     human-verified confirmation ([Action.Verify]);
-//   - GET or HEAD of [LLMsTxtPath]: the site's llms.txt, the index in
-//     Markdown; of [WebMCPScriptPath]: the script [Page.Head] loads;
-//   - anything else: next, with the request's [Page] in its context
-//     ([PageFrom]), untouched but for Vary: Accept and the Link headers to
-//     the graph and llms.txt on pages of a route. The page's state is
-//     loaded when next asks for it, from the same loader as the graph, and
-//     at most once.
+//   - a route's page asking for its graph (Accept: [MediaType], or
+//     ?affordances=1): the graph; a POST of MediaType: a call, answered
+//     with a [Delta]; a form posted to it with [FormActionField]: the same
+//     call, for a person ([Page.Form]);
+//   - [IndexPath], [aal.ManifestPath], a page's [aal.FragmentPath],
+//     [LLMsTxtPath], [WebMCPScriptPath] and the approval pages under
+//     [ApprovalsPath];
+//   - anything else: next, with the request's [Page] ([PageFrom]), and on
+//     a route's page Vary: Accept and the Link headers to its graph.
 //
-// When next is an [http.ServeMux] whose pattern for a page's GET is more
-// specific than the route's (its "/login" under a declared "/{post}"), the
-// path is next's and no route's. A request asking for a document on a path
-// no route matches gets a
-// not_found delta (404). A request that did not ask never gets one.
-//
-// Handler freezes the site's declarations: a [Site.Route] or [AddAction]
-// after it panics.
+// A path the app's mux has a more specific pattern for ([SiteOptions.Mux])
+// is the app's. A request for a document on a path no route matches gets a
+// not_found delta; one that did not ask, never. Handler freezes the
+// declarations: a later [Site.Route] or [AddAction] panics.
 func (s *Site) Handler(next http.Handler) http.Handler {
 	s.mu.Lock()
 	s.frozen = true

@@ -31,14 +31,11 @@ func graphHref(rawQuery string) string {
 	return b.String()
 }
 
-// TemplateFuncs returns the template functions of this package, for
-// [template.Template.Funcs]. {{actionField "addToCart"}} is the hidden
-// field that makes a form run the action ([FormActionField]).
-// {{aal "addToCart"}} is the data-aal="add-to-cart" attribute of the
-// element the action's affordance selects (CLARIFICATIONS 9), and
-// {{aal "deleteTask" "task" .ID}} adds data-aal-input='{"task":"t-17"}',
-// the input that picks this element's item (CLARIFICATIONS 11). What
-// depends on the request is the [Page]'s.
+// TemplateFuncs returns the package's template functions:
+// {{actionField "addToCart"}}, the field that makes a form run the action;
+// {{aal "addToCart"}}, the data-aal attribute its affordance selects
+// (CLARIFICATIONS 9), and {{aal "deleteTask" "task" .ID}} with the
+// data-aal-input that picks this element's item (CLARIFICATIONS 11).
 func TemplateFuncs() template.FuncMap {
 	return template.FuncMap{
 		"actionField": func(action string) template.HTML {

@@ -198,16 +198,12 @@ func (p *Page) Field(action, name string) Field {
 	return fd
 }
 
-// Head returns what the page's <head> carries for agents, for a page of a
-// route with a state: the <link rel="affordances"> to its graph (its query
-// kept, "?q=tote&affordances=1", CLARIFICATIONS 3) and the one to the
-// site's llms.txt; the <link rel="agent-affordances"> to its AAL fragment
-// and the fragment inlined as <script type="application/aal+json">
-// (CLARIFICATIONS 7); and the page's WebMCP tools with the script that
-// registers them ([WebMCPScriptPath], CLARIFICATIONS 12), which needs the
-// page's Content-Security-Policy to allow script-src 'self' and
-// connect-src 'self'. "" for any other request. The JSON in it is encoded
-// so that no "</script>" can occur.
+// Head returns what a route's page's <head> carries for agents: links to
+// its graph (its query kept, CLARIFICATIONS 3), llms.txt and its AAL
+// fragment, the fragment inline (CLARIFICATIONS 7), and its WebMCP tools
+// with the script that registers them (CLARIFICATIONS 12; the page's CSP
+// must allow script-src and connect-src 'self', or [Page.SetNonce]). ""
+// without a state.
 func (p *Page) Head() template.HTML {
 	req := p.loaded()
 	if req == nil {
@@ -251,12 +247,9 @@ func (p *Page) SetNonce(nonce string) {
 	}
 }
 
-// ErrNotMine is what a route's state loader returns for a path its
-// pattern matches that is none of its pages (the app's /about under a
-// declared /{post}, a /favicon.ico): the site answers it as a path no
-// route matches, a not_found for an agent, and the person's request is
-// the app's alone. [Page.State] reports it, and for a path no route
-// matches.
+// ErrNotMine is what a state loader returns for a path its pattern matches
+// that is none of its pages (a /favicon.ico under /{post}): the path is
+// then as one no route matches, the app's alone. [Page.State] reports it.
 var ErrNotMine = libError(NotFound, phrase("This page has no Affordances graph."))
 
 // pageWriter adds to the answer of a page of a route, when its handler

@@ -14,22 +14,14 @@ import (
 )
 
 // Post returns an action's function that the app's own POST handler
-// carries out: the call's input becomes form values (a string as it is, a
-// number as JSON writes it, a boolean as a checkbox ("on", or nothing), an array its
-// field repeated, an object's fields "address.city"), posted in process
-// to path(r, in), the page's own path when path is nil, through the
-// handler [Site.Handler] wraps, with the requester's headers (a bearer
-// call's without its cookies, CLARIFICATIONS 4). The handler reads the request as a person's form, so an
-// action an app already has is declared, not written again; the gate,
-// the reload and the delta stay the site's.
-//
-// A 2xx or 3xx answer is the action's success, a redirect its
-// [Request.SetRedirect] and its Set-Cookie the delta's; any other is its
-// refusal, with the code of its status (CLARIFICATIONS 2) and, as its
-// message, the answer's text/plain first line or the text of its first
-// HTML element with role="alert". The app's CSRF check does not know
-// the request: it lets through one that [ActionFrom] says the site made,
-// whose origin the site checked.
+// carries out, so an action an app has is declared, not written again:
+// the input, as form values (a boolean "on" or nothing, an array repeated,
+// a nested field "a.b"), is posted in process to path(r, in) (nil: the
+// page's) through the handler [Site.Handler] wraps, with the requester's
+// headers (a bearer call's without cookies). A 2xx or 3xx is the success,
+// its redirect and Set-Cookie the delta's; any other the refusal, with its
+// status's code and its text/plain line or role="alert" text. The app's
+// CSRF check lets through what [ActionFrom] says the site made.
 func Post[In any](path func(r *Request, in In) string) func(ctx context.Context, r *Request, in In) (struct{}, error) {
 	return func(ctx context.Context, r *Request, in In) (struct{}, error) {
 		to := r.HTTP.URL.Path

@@ -26,20 +26,15 @@ type SiteOptions struct {
 	// Description is one line on what the site is, for its llms.txt.
 	Description string
 
-	// Prefix is the path the site's pages live under ("/app"), when a
-	// proxy or [http.StripPrefix] takes it off before the site's Handler
-	// (CLARIFICATIONS 13): the wire carries it in every page's path (page,
-	// route, nav, redirect, the index and the AAL manifest), while the
-	// app's patterns, Nav, SetRedirect and [Request.Page] leave it out. The
-	// documents at /.well-known/ and /llms.txt stay at the origin's root:
-	// route those paths to the same Handler, unstripped. Empty: the root.
+	// Prefix is the path the pages live under ("/app") when [http.StripPrefix]
+	// or a proxy takes it off: every path on the wire carries it, the app's
+	// own (patterns, Nav, redirects) do not (CLARIFICATIONS 13). Route the
+	// origin's /.well-known/ and /llms.txt to the Handler too, unstripped.
 	Prefix string
 
-	// Mux is the app's own [http.ServeMux] (or a router that says its
-	// pattern for a request as ServeMux.Handler does), when the handler
-	// the site wraps is middleware around it: its patterns take paths from
-	// less specific routes ([Site.Route]). Nil: the wrapped handler's, when
-	// it is a mux itself.
+	// Mux is the app's [http.ServeMux], when middleware wraps it: its more
+	// specific patterns take paths from routes. Nil: the handler the site
+	// wraps, when it is a mux.
 	Mux interface {
 		Handler(r *http.Request) (h http.Handler, pattern string)
 	}
@@ -63,48 +58,40 @@ type SiteOptions struct {
 	// MCP is the path of the site's MCP endpoint, advertised in the index.
 	MCP string
 
-	// RateLimiter counts calls (seed 000, step 3). Nil: an in-memory limiter
-	// from [store.NewMemoryRateLimiter]; package redisstore shares one
-	// budget between instances.
+	// RateLimiter counts calls (seed 000, step 3). Nil: in memory; package
+	// redisstore shares one budget between instances.
 	RateLimiter store.RateLimiter
 
 	// Limit is the default rate limit per principal (or client address, for
 	// anonymous calls) and route. Zero: 60 calls a minute, burst 20.
 	Limit Limit
 
-	// Idempotency keeps the first delta of each call made with an
-	// Idempotency-Key header, to replay it for a retry (CLARIFICATIONS 10).
-	// Nil: an in-memory store from [store.NewMemoryIdempotency]; package
-	// sqlstore keeps it in the application's database, redisstore in Redis.
+	// Idempotency keeps the first answer of a call with an Idempotency-Key
+	// for its retry (CLARIFICATIONS 10). Nil: in memory; package sqlstore
+	// keeps it in the app's database, redisstore in Redis.
 	Idempotency store.Idempotency
 
 	// Approvals keeps the approvals of human-verified confirmation
-	// (CLARIFICATIONS 10). Nil: an in-memory store from
-	// [store.NewMemoryApprovals]; package sqlstore keeps them in the
-	// application's database, redisstore in Redis.
+	// (CLARIFICATIONS 10). Nil: in memory; as Idempotency otherwise.
 	Approvals store.Approvals
 
 	// VerifyConfirm makes every confirm action human-verified, as
 	// [Action.Verify] makes one.
 	VerifyConfirm bool
 
-	// MaxBodyBytes bounds a call's body, and the body of any form posted to
-	// a route's page, multipart included; a larger one gets invalid_input
-	// (413). Zero: 1 MiB.
+	// MaxBodyBytes bounds the body of a call or form; a larger one gets
+	// invalid_input (413). Zero: 1 MiB.
 	MaxBodyBytes int64
 
 	// SignInReason is the reason an action needing a session shows an
 	// anonymous requester. Empty: "Sign in to do this.", in their language.
 	SignInReason string
 
-	// Languages are the languages the site has beside English, for the
-	// text the library writes for a person (errors, a form's issues, the
-	// approval page), chosen by each request's Accept-Language. Each maps
-	// the library's English messages (docs/messages.md) to its own, over
-	// the library's French for French (nil: the library's alone); a message
-	// left out, or "", is said in English; English rewords the library's.
-	// NewSite panics on a key the library does not write, or a message
-	// whose verbs are not its key's. Nil: English alone.
+	// Languages are the site's beside English for what the library writes
+	// to a person, chosen by Accept-Language: each maps the library's
+	// English messages (docs/messages.md) to its own; nil for French is the
+	// library's French; one left out is said in English. NewSite panics on
+	// a key the library does not write or a verb its key lacks.
 	Languages map[language.Tag]map[string]string
 
 	// SigningKey is the HMAC key of what the site signs for itself: the
@@ -204,10 +191,9 @@ type RouteOptions struct {
 	// Description is one line on what the page is for, shown in the index.
 	Description string
 
-	// State loads the page's state for one requester: the same loader serves
-	// the graph, the HTML page (through [Page.State]) and the reload after a
-	// call. It returns an [*Error] with code [NotFound] when the concrete page
-	// does not exist. Nil: the page has no entities and no nav.
+	// State loads the page's state for one requester, for its graph, its
+	// HTML ([Page.State]) and the reload after a call; a NotFound [*Error]
+	// when the page does not exist, [ErrNotMine] when it is not the route's.
 	State func(ctx context.Context, r *Request) (*State, error)
 
 	// Flow places the route's pages in a multi-step task, in their AAL
@@ -273,9 +259,8 @@ type segment struct {
 // pattern over a less specific route ([Site.Handler], [ErrNotMine]).
 //
 // Route panics on a pattern it cannot serve (a method or host, a segment
-// mixing text and a parameter, a catch-all before the end), on one
-// matching the same paths as another route's, and after [Site.Handler].
-// opts may be nil.
+// mixing text and a parameter), one another route has, and after
+// [Site.Handler]. opts may be nil.
 func (s *Site) Route(pattern string, opts *RouteOptions) *Route {
 	s.mu.Lock()
 	defer s.mu.Unlock()
