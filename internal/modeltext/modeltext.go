@@ -1,0 +1,398 @@
+package modeltext
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	affordances "github.com/affordances/affordances-go"
+	"github.com/affordances/affordances-go/aal"
+)
+
+// Graph writes a page's graph. verdict, when not nil, gives the gate's
+// decision on each action (an [agent.Page]'s Assess fits); nil leaves the
+// gate out.
+func Graph(g *affordances.Graph, verdict func(action string) aal.Verdict) string {
+	var b strings.Builder
+	b.WriteString("page " + str(g.Page))
+	if g.Route != "" && g.Route != g.Page {
+		b.WriteString(" (route " + str(g.Route) + ")")
+	}
+	b.WriteString("\n")
+	writeEntities(&b, "entities", g.Entities)
+	b.WriteString("actions:")
+	if len(g.Actions) == 0 {
+		b.WriteString(" none")
+	}
+	b.WriteString("\n")
+	for _, a := range g.Actions {
+		var v *aal.Verdict
+		if verdict != nil {
+			x := verdict(a.Name)
+			v = &x
+		}
+		writeAction(&b, "  ", a, v)
+	}
+	if len(g.Nav) > 0 {
+		links := make([]string, len(g.Nav))
+		for i, n := range g.Nav {
+			links[i] = str(n.To)
+			if n.Label != "" {
+				links[i] += " " + quote(n.Label)
+			}
+			if n.When != "" {
+				links[i] += " (when " + quote(n.When) + ")"
+			}
+		}
+		b.WriteString("nav: " + strings.Join(links, ", ") + "\n")
+	}
+	if g.MD != "" {
+		b.WriteString("md:\n")
+		writeLines(&b, "  ", g.MD)
+	}
+	return b.String()
+}
+
+// Delta writes the answer to a call.
+func Delta(d *affordances.Delta) string {
+	var b strings.Builder
+	switch {
+	case d.OK:
+		b.WriteString("ok\n")
+	case d.Error != nil:
+		b.WriteString("error " + str(string(d.Error.Code)) + ": " + str(d.Error.Message) + "\n")
+		for _, is := range d.Error.Issues {
+			b.WriteString("  at " + quote(is.Path) + ": " + str(is.Message) + "\n")
+		}
+	default:
+		b.WriteString("not ok\n")
+	}
+	if d.Message != "" {
+		b.WriteString("message: " + str(d.Message) + "\n")
+	}
+	if d.Output != nil {
+		b.WriteString("output: " + value(normal(d.Output)) + "\n")
+	}
+	if d.Changed != nil {
+		writeEntities(&b, "changed", d.Changed)
+	}
+	if len(d.ActionsAdded) > 0 {
+		b.WriteString("actions added or changed:\n")
+		for _, a := range d.ActionsAdded {
+			writeAction(&b, "  ", a, nil)
+		}
+	}
+	if len(d.ActionsRemoved) > 0 {
+		b.WriteString("actions removed: " + strings.Join(strs(d.ActionsRemoved), ", ") + "\n")
+	}
+	if d.Redirect != "" {
+		b.WriteString("redirect: " + str(d.Redirect) + "\n")
+	}
+	if d.Approval != nil {
+		b.WriteString("approval: a person approves on " + str(d.Approval.URL) + " until " + d.Approval.Expires.UTC().Format("2006-01-02T15:04:05Z07:00") + "\n")
+	}
+	return b.String()
+}
+
+// Index writes a site index.
+func Index(ix *affordances.SiteIndex) string {
+	var b strings.Builder
+	b.WriteString("site")
+	if ix.Name != "" {
+		b.WriteString(" " + quote(ix.Name))
+	}
+	auth := make([]string, len(ix.Auth))
+	for i, a := range ix.Auth {
+		auth[i] = str(string(a))
+	}
+	if len(auth) == 0 {
+		auth = []string{"none"}
+	}
+	b.WriteString("  auth: " + strings.Join(auth, ", "))
+	if ix.MCP != "" {
+		b.WriteString("  mcp: " + str(ix.MCP))
+	}
+	b.WriteString("\n")
+	for _, r := range ix.Routes {
+		b.WriteString("route " + str(r.Route))
+		if r.Description != "" {
+			b.WriteString(" # " + str(r.Description))
+		}
+		b.WriteString("\n")
+		for _, a := range r.Actions {
+			writeAction(&b, "  ", affordances.ActionDescriptor{ActionSummary: a, Available: true}, nil)
+		}
+	}
+	return b.String()
+}
+
+// writeEntities writes a map of entities under a heading: one line each,
+// with its records (arrays of objects with the same keys) as tables.
+func writeEntities(b *strings.Builder, heading string, m map[string]any) {
+	b.WriteString(heading + ":")
+	if len(m) == 0 {
+		b.WriteString(" none\n")
+		return
+	}
+	b.WriteString("\n")
+	n, _ := normal(m).(map[string]any)
+	for _, k := range sortedKeys(n) {
+		writeEntity(b, "  ", key(k), n[k])
+	}
+}
+
+// writeEntity writes one named value: a table for records, an object's
+// records as tables of their own after its other fields.
+func writeEntity(b *strings.Builder, indent, name string, v any) {
+	if cols, ok := records(v); ok {
+		writeTable(b, indent, name, cols, v.([]any))
+		return
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		b.WriteString(indent + name + ": " + value(v) + "\n")
+		return
+	}
+	var rest []string
+	var tables []string
+	for _, k := range sortedKeys(obj) {
+		if _, ok := records(obj[k]); ok {
+			tables = append(tables, k)
+			continue
+		}
+		rest = append(rest, key(k)+": "+value(obj[k]))
+	}
+	if len(rest) > 0 || len(tables) == 0 {
+		b.WriteString(indent + name + ": {" + strings.Join(rest, ", ") + "}\n")
+	}
+	for _, k := range tables {
+		cols, _ := records(obj[k])
+		writeTable(b, indent, name+"."+key(k), cols, obj[k].([]any))
+	}
+}
+
+func writeTable(b *strings.Builder, indent, name string, cols []string, rows []any) {
+	head := make([]string, len(cols))
+	for i, c := range cols {
+		head[i] = key(c)
+	}
+	fmt.Fprintf(b, "%s%s (%d): %s\n", indent, name, len(rows), strings.Join(head, " | "))
+	for _, r := range rows {
+		m := r.(map[string]any)
+		cells := make([]string, len(cols))
+		for i, c := range cols {
+			if x, ok := m[c]; ok {
+				cells[i] = value(x)
+			}
+		}
+		b.WriteString(indent + "  " + strings.Join(cells, " | ") + "\n")
+	}
+}
+
+// records returns the columns of v when it is a table: a non-empty array
+// of non-empty objects, each with at least half of all their keys (the
+// columns, sorted); a row without a key has an empty cell there.
+func records(v any) ([]string, bool) {
+	rows, ok := v.([]any)
+	if !ok || len(rows) == 0 {
+		return nil, false
+	}
+	seen := map[string]bool{}
+	for _, r := range rows {
+		m, ok := r.(map[string]any)
+		if !ok || len(m) == 0 {
+			return nil, false
+		}
+		for k := range m {
+			seen[k] = true
+		}
+	}
+	for _, r := range rows {
+		if 2*len(r.(map[string]any)) < len(seen) {
+			return nil, false
+		}
+	}
+	return sortedKeys(seen), true
+}
+
+// writeAction writes one action: its signature, output, expose and the
+// rest on one line, and its description on the next. v, when not nil, is
+// the gate's verdict.
+func writeAction(b *strings.Builder, indent string, a affordances.ActionDescriptor, v *aal.Verdict) {
+	b.WriteString(indent + str(a.Name) + signature(a.Input))
+	if len(bytes.TrimSpace(a.Output)) > 0 {
+		b.WriteString(" -> " + outputText(a.Output))
+	}
+	tags := []string{str(string(a.Expose))}
+	if a.ReadOnly {
+		tags = append(tags, "read-only")
+	}
+	b.WriteString("  [" + strings.Join(tags, ", ") + "]")
+	if a.Effects != nil {
+		e := "none"
+		if len(a.Effects) > 0 {
+			e = strings.Join(strs(a.Effects), ", ")
+		}
+		b.WriteString("  effects: " + e)
+	}
+	if a.Guard != "" {
+		b.WriteString("  guard: " + quote(a.Guard))
+	}
+	if !a.Available {
+		b.WriteString("  UNAVAILABLE")
+		if a.Reason != "" {
+			b.WriteString(": " + quote(a.Reason))
+		}
+	}
+	if v != nil {
+		b.WriteString("  gate: " + Verdict(*v))
+	}
+	b.WriteString("\n")
+	if a.Description != "" {
+		b.WriteString(indent + "  # " + str(a.Description) + "\n")
+	}
+}
+
+// Verdict words the gate's decision in a few words: "allow", "ask:
+// destructive, financial (USD 36.00)" (the classes a person must approve),
+// "refuse: " and the gate's first reason.
+func Verdict(v aal.Verdict) string {
+	switch v.Decision {
+	case aal.Allow:
+		return "allow"
+	case aal.Ask:
+		cs := v.Uncovered
+		if len(cs) == 0 {
+			cs = v.Classes
+		}
+		out := "ask"
+		if len(cs) > 0 {
+			names := make([]string, len(cs))
+			for i, c := range cs {
+				names[i] = string(c)
+			}
+			out += ": " + strings.Join(names, ", ")
+		}
+		if v.Amount != nil {
+			out += " (" + aal.Visible(v.Amount.String()) + ")"
+		}
+		return out
+	default:
+		out := string(v.Decision)
+		if len(v.Reasons) > 0 {
+			out += ": " + v.Reasons[0] // through aal.Visible by the gate
+		}
+		return out
+	}
+}
+
+// writeLines writes multi-line site text, each line through
+// [aal.Visible].
+func writeLines(b *strings.Builder, indent, s string) {
+	for line := range strings.Lines(s) {
+		b.WriteString(indent + aal.Visible(strings.TrimSuffix(line, "\n")) + "\n")
+	}
+}
+
+// str is site text as written: through [aal.Visible], which leaves it on
+// one line.
+func str(s string) string { return aal.Visible(s) }
+
+// quote is site text in double quotes, a quote in it written \" (a
+// backslash is \\ already).
+func quote(s string) string {
+	return `"` + strings.ReplaceAll(aal.Visible(s), `"`, `\"`) + `"`
+}
+
+func strs(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = str(s)
+	}
+	return out
+}
+
+// key is an object's key: bare when it is a plain name, quoted when not.
+func key(k string) string {
+	if bare(k) {
+		return k
+	}
+	return quote(k)
+}
+
+// value writes a JSON value compactly: strings bare when nothing could
+// misread them, objects {k: v}, arrays [a, b].
+func value(v any) string {
+	switch t := v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		if t {
+			return "true"
+		}
+		return "false"
+	case json.Number:
+		return t.String()
+	case string:
+		if bare(t) {
+			return t
+		}
+		return quote(t)
+	case []any:
+		parts := make([]string, len(t))
+		for i, x := range t {
+			parts[i] = value(x)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	case map[string]any:
+		parts := make([]string, 0, len(t))
+		for _, k := range sortedKeys(t) {
+			parts = append(parts, key(k)+": "+value(t[k]))
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
+	}
+	return quote(fmt.Sprint(v))
+}
+
+// bare says a string reads unambiguously without quotes: not empty, no
+// outer spaces, none of the characters that structure the text (a table's
+// | included, so a cell needs no quoting of its own), and not a word or
+// number JSON reads as another type.
+func bare(s string) bool {
+	if s == "" || s != strings.TrimSpace(s) || strings.ContainsAny(s, "\"{}[],:|#\\") || strings.Contains(s, "/*") || aal.Visible(s) != s {
+		return false
+	}
+	switch s {
+	case "null", "true", "false", "none":
+		return false
+	}
+	var n json.Number
+	return json.Unmarshal([]byte(s), &n) != nil
+}
+
+// normal turns any JSON-able value into plain JSON values, numbers as
+// [json.Number] so that they are written as the site wrote them.
+func normal(v any) any {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var x any
+	if d.Decode(&x) != nil {
+		return fmt.Sprint(v)
+	}
+	return x
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
