@@ -71,7 +71,7 @@ func TestExitCodes(t *testing.T) {
 		wantStdout string
 		wantStderr string
 	}{
-		{"inspect ok", []string{"inspect", demo + "/"}, exitOK, "Actions:", ""},
+		{"inspect ok", []string{"inspect", demo + "/"}, exitOK, "actions:", ""},
 		{"index ok", []string{"index", demo}, exitOK, "/products/[slug]", ""},
 		{"call ok, flags after the arguments", []string{"call", demo + "/", "search", `{"q":"tote"}`, "--json"}, exitOK, `"redirect": "/?q=tote"`, ""},
 		{"an error delta", []string{"call", "--token", tok, product, "addToCart", `{"sku":"NOPE"}`}, exitFail, "error invalid_input", ""},

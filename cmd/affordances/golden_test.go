@@ -61,6 +61,7 @@ func TestGolden(t *testing.T) {
 		{"call-unknown-sku-json", cat([]string{"call", "--json"}, tok, []string{product, "addToCart", `{"sku":"NOPE"}`}), exitFail},
 		{"inspect-cart", cat([]string{"inspect"}, tok, []string{demo + "/cart"}), exitOK},
 		{"inspect-checkout", cat([]string{"inspect"}, tok, []string{checkout}), exitOK},
+		{"inspect-checkout-human", cat([]string{"inspect", "--human"}, tok, []string{checkout}), exitOK},
 		{"inspect-checkout-json", cat([]string{"inspect", "--json"}, tok, []string{checkout}), exitOK},
 		{"inspect-checkout-granted", cat([]string{"inspect"}, tok, allGrants, []string{checkout}), exitOK},
 		{"call-place-order-no-terminal", cat([]string{"call"}, tok, []string{checkout, "placeOrder"}), exitNotApproved},

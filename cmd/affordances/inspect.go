@@ -14,6 +14,7 @@ import (
 	"github.com/affordances/affordances-go/agent"
 	"github.com/affordances/affordances-go/internal/aalpage"
 	"github.com/affordances/affordances-go/internal/display"
+	"github.com/affordances/affordances-go/internal/modeltext"
 )
 
 var inspectCommand = &command{
@@ -21,7 +22,14 @@ var inspectCommand = &command{
 	Args:    "URL",
 	Summary: "Show a page as an agent sees it: entities, actions with their risk and the gate's decision, inputs, nav.",
 	Details: `Reads the page's Affordances graph and, when the site publishes AAL, the
-page's fragment, and prints:
+page's fragment, and prints the page as a model reads it through the MCP
+bridge (docs/model-text.md): the page and its route; its entities, records
+as tables; one line per action, its input as a signature such as
+"addToCart(sku: string 1-40 chars, quantity?: integer 1-99)", its output,
+expose, effects, guard, availability and the gate's decision in a few words
+(allow, ask: the classes a person approves, refuse: why); its nav.
+
+--human prints it for a person instead:
 
   the page and its route (and its step in a flow, such as a checkout);
   its entities: scalars inline, arrays as "N items" with their first rows,
@@ -47,11 +55,13 @@ fragment, what its HTML has for each affordance and the gate's verdicts
 	Example: `affordances inspect http://127.0.0.1:8080/products/canvas-tote
 AFFORDANCES_TOKEN=demo affordances inspect http://127.0.0.1:8080/checkout
 affordances inspect --cookie-jar jar.txt http://127.0.0.1:8080/cart --json
+AFFORDANCES_TOKEN=demo affordances inspect --human http://127.0.0.1:8080/checkout
 # a site that publishes AAL only (affordances demo plain):
 affordances inspect http://127.0.0.1:8082/notes`,
 	Flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		var f agentFlags
 		f.declare(fs, true)
+		human := fs.Bool("human", false, "print the page for a person: AAL details and the gate's reasons in sentences")
 		return func(ctx context.Context, e *env, args []string) (err error) {
 			if len(args) != 1 {
 				return usagef("inspect takes one URL, such as http://127.0.0.1:8080/cart; got %d arguments", len(args))
@@ -75,10 +85,14 @@ affordances inspect http://127.0.0.1:8082/notes`,
 			if err != nil {
 				return reportSiteError(e, f.json, err)
 			}
-			if f.json {
+			switch {
+			case f.json:
 				return writeJSON(e.stdout, inspectJSON(page))
+			case *human:
+				writePage(e.stdout, page)
+			default:
+				io.WriteString(e.stdout, modeltext.Graph(&page.Graph, page.Assess))
 			}
-			writePage(e.stdout, page)
 			return nil
 		}
 	},
