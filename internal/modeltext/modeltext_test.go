@@ -303,9 +303,9 @@ func TestSize(t *testing.T) {
 	}
 }
 
-// TestGolden compares the rendering of a fixed graph and delta with
+// TestRenderingGolden compares the rendering of a fixed graph and delta with
 // testdata; -update rewrites the files.
-func TestGolden(t *testing.T) {
+func TestRenderingGolden(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		text string
