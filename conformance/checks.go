@@ -13,6 +13,7 @@ import (
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/aal"
 	"github.com/affordances/affordances-go/internal/crawl"
+	"github.com/affordances/affordances-go/internal/graphsize"
 	"github.com/affordances/affordances-go/internal/wirecheck"
 	"github.com/affordances/affordances-go/schemas"
 	"github.com/affordances/affordances-go/store"
@@ -1164,14 +1165,14 @@ func init() {
 		{"v0.size.tokens", secGraph, "A graph should stay small. About 2,000 tokens is a good ceiling (o200k).", Should, func(s *suite) verdict {
 			max, where := 0, ""
 			v := eachPage(s, func(p *page) (verdict, bool) {
-				n, err := countTokens(string(p.graphX.body))
+				w, err := graphsize.Weigh(p.graphX.body)
 				if err != nil {
-					return skip("tokenizer: %v", err), false
+					return skip("%v", err), false
 				}
-				if n > max {
-					max, where = n, p.path
+				if w.Tokens > max {
+					max, where = w.Tokens, p.path
 				}
-				return fail(p.graphX, "the graph of %s is %d tokens", p.path, n), n < 2000
+				return fail(p.graphX, "the graph of %s passes about %s tokens: %s; page or summarize it, with nav to the rest", p.path, graphsize.Comma(graphsize.Ceiling), w), !w.Over()
 			})
 			if v.outcome == Pass {
 				v.reason = fmt.Sprintf("largest %d tokens (%s)", max, where)

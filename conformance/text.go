@@ -5,10 +5,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/affordances/affordances-go/internal/htmlcheck"
-	"github.com/tiktoken-go/tokenizer"
 )
 
 func parseHTML(body []byte) (*htmlcheck.Page, error) { return htmlcheck.Parse(body) }
@@ -62,16 +60,6 @@ func personal(s string) string {
 		}
 	}
 	return ""
-}
-
-var o200k = sync.OnceValues(func() (tokenizer.Codec, error) { return tokenizer.Get(tokenizer.O200kBase) })
-
-func countTokens(s string) (int, error) {
-	c, err := o200k()
-	if err != nil {
-		return 0, err
-	}
-	return c.Count(s)
 }
 
 // graphHref is the relative URL of the graph that the HTML of the page at

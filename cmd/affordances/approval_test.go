@@ -152,7 +152,9 @@ func shopCounts(demo, token string) (cart, orders int, err error) {
 	}
 	var history struct {
 		Entities struct {
-			Total int `json:"total"`
+			History struct {
+				Total int `json:"total"`
+			} `json:"history"`
 		} `json:"entities"`
 	}
 	for path, v := range map[string]any{"/checkout": &checkout, "/orders": &history} {
@@ -169,7 +171,7 @@ func shopCounts(demo, token string) (cart, orders int, err error) {
 			return 0, 0, fmt.Errorf("GET %s: %d, %v", path, res.StatusCode, err)
 		}
 	}
-	return checkout.Entities.Cart.Count, history.Entities.Total, nil
+	return checkout.Entities.Cart.Count, history.Entities.History.Total, nil
 }
 
 // TestApprovalPage: on the demo shop, which has the person approve each

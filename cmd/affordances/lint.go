@@ -18,6 +18,7 @@ import (
 	"github.com/affordances/affordances-go/aal"
 	"github.com/affordances/affordances-go/internal/aalpage"
 	"github.com/affordances/affordances-go/internal/crawl"
+	"github.com/affordances/affordances-go/internal/graphsize"
 	"github.com/affordances/affordances-go/internal/htmlcheck"
 	"github.com/affordances/affordances-go/internal/wirecheck"
 	"github.com/affordances/affordances-go/schemas"
@@ -47,7 +48,10 @@ statistics: User-Agent: affordances-lint/VERSION
 
 Each problem is printed with where it is (file or URL) and a JSON Pointer;
 a note is information, not a problem, and so is a skip, a document not read
-for want of credentials. Exit status: 0 no problems, 1 problems (or the
+for want of credentials. A warning is a should of the specs a document
+misses: a graph over about 2,000 o200k tokens (seed 000, "Graph"), with the
+part that weighs most ("entity 'entries' is 6,900 of 7,670 tokens"); it
+leaves the exit status alone. Exit status: 0 no problems, 1 problems (or the
 site could not be read), 2 a usage error.`,
 	Example: `# a file: an AAL manifest or fragment, a graph, a site index, a delta or a call
 affordances lint fragment.json
@@ -111,6 +115,9 @@ type finding struct {
 	Kind    string `json:"kind"`              // what the document is
 	Pointer string `json:"pointer,omitempty"` // JSON Pointer into it
 	Problem string `json:"problem,omitempty"` // empty: checked, clean
+	// Warning is a should the document misses, not a problem: "the graph
+	// passes about 2,000 o200k tokens: entity 'entries' is ...".
+	Warning string `json:"warning,omitempty"`
 	// Note is information, not a problem: "the site publishes no
 	// Affordances site index and no graph".
 	Note string `json:"note,omitempty"`
@@ -138,6 +145,10 @@ func (l *linter) problem(where, kind, pointer, msg string) {
 	l.findings = append(l.findings, finding{Where: where, Kind: kind, Pointer: pointer, Problem: msg})
 }
 
+func (l *linter) warn(where, kind, pointer, msg string) {
+	l.findings = append(l.findings, finding{Where: where, Kind: kind, Pointer: pointer, Warning: msg})
+}
+
 func (l *linter) note(where, kind, msg string) {
 	l.findings = append(l.findings, finding{Where: where, Kind: kind, Note: msg})
 }
@@ -149,13 +160,16 @@ func (l *linter) needs(where, kind, answered, needs string) {
 }
 
 func (l *linter) report(e *env, asJSON bool) error {
-	problems, docs := 0, map[string]bool{}
+	problems, warnings, docs := 0, 0, map[string]bool{}
 	var needs []string
 	for _, f := range l.findings {
 		if f.Needs != "" {
 			needs = append(needs, f.Needs)
 		}
-		if f.Note != "" {
+		if f.Warning != "" {
+			warnings++
+		}
+		if f.Note != "" || f.Warning != "" {
 			continue
 		}
 		docs[f.Where+" "+f.Kind] = true
@@ -167,8 +181,9 @@ func (l *linter) report(e *env, asJSON bool) error {
 		out := struct {
 			Documents int       `json:"documents"`
 			Problems  int       `json:"problems"`
+			Warnings  int       `json:"warnings,omitempty"`
 			Findings  []finding `json:"findings"`
-		}{len(docs), problems, l.findings}
+		}{len(docs), problems, warnings, l.findings}
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
@@ -185,7 +200,7 @@ func (l *linter) report(e *env, asJSON bool) error {
 				fmt.Fprintf(e.stdout, "note  %s (%s): %s\n", f.Where, f.Kind, f.Note)
 				continue
 			}
-			if f.Problem == "" {
+			if f.Problem == "" && f.Warning == "" {
 				fmt.Fprintf(e.stdout, "ok    %s (%s)\n", f.Where, f.Kind)
 				continue
 			}
@@ -193,9 +208,17 @@ func (l *linter) report(e *env, asJSON bool) error {
 			if ptr == "" {
 				ptr = `""`
 			}
+			if f.Warning != "" {
+				fmt.Fprintf(e.stdout, "WARN  %s (%s) %s: %s\n", f.Where, f.Kind, ptr, f.Warning)
+				continue
+			}
 			fmt.Fprintf(e.stdout, "FAIL  %s (%s) %s: %s\n", f.Where, f.Kind, ptr, f.Problem)
 		}
-		fmt.Fprintf(e.stdout, "%s checked, %s\n", plural(len(docs), "document"), plural(problems, "problem"))
+		fmt.Fprintf(e.stdout, "%s checked, %s", plural(len(docs), "document"), plural(problems, "problem"))
+		if warnings > 0 {
+			fmt.Fprintf(e.stdout, ", %s", plural(warnings, "warning"))
+		}
+		fmt.Fprintln(e.stdout)
 		if len(needs) > 0 {
 			fmt.Fprintf(e.stdout, "%s not read without credentials: %s\n", plural(len(needs), "document"), credentialsHint(needs))
 		}
@@ -265,6 +288,22 @@ func (l *linter) document(where, kind string, doc []byte) {
 		l.problem(where, kind, "", err.Error())
 	default:
 		l.clean(where, kind)
+	}
+	if kind == "graph" {
+		l.weigh(where, doc)
+	}
+}
+
+// weigh warns when the graph doc passes about 2,000 o200k tokens (seed
+// 000, "Graph"), naming its heaviest part, as conform's v0.size.tokens.
+func (l *linter) weigh(where string, doc []byte) {
+	w, err := graphsize.Weigh(doc)
+	switch {
+	case err != nil:
+		l.note(where, "graph", "not weighed: "+err.Error())
+	case w.Over():
+		l.warn(where, "graph", w.Pointer, fmt.Sprintf("the graph passes about %s o200k tokens, a should of seed 000 (Graph): %s; page or summarize it, with nav to the rest",
+			graphsize.Comma(graphsize.Ceiling), w))
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -166,6 +167,68 @@ func TestLintItems(t *testing.T) {
 				if !strings.Contains(got, w) {
 					t.Errorf("stdout lacks %q:\n%s", w, got)
 				}
+			}
+		})
+	}
+}
+
+// entriesSite serves one page whose entity "entries" lists n entries.
+func entriesSite(t *testing.T, n int) string {
+	site := affordances.NewSite(&affordances.SiteOptions{Name: "Reader"})
+	site.Route("/", &affordances.RouteOptions{
+		Description: "Unread entries",
+		State: func(context.Context, *affordances.Request) (*affordances.State, error) {
+			entries := make([]map[string]any, n)
+			for i := range entries {
+				entries[i] = map[string]any{"id": i + 1, "title": "Entry " + strconv.Itoa(i+1) + " of the feed, with a title of some words"}
+			}
+			return &affordances.State{Entities: map[string]any{"entries": entries, "unread": n}}, nil
+		},
+	})
+	srv := httptest.NewServer(site.Handler(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		io.WriteString(w, `<!doctype html><html lang="en"><head><title>Unread</title></head><body><h1>Unread entries</h1></body></html>`)
+	})))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// TestLintSize: a graph over about 2,000 o200k tokens, of a site or a
+// file, is a warning naming the entity that weighs most, and leaves the
+// exit status at 0; a small one says nothing (issue 28).
+func TestLintSize(t *testing.T) {
+	big, small := entriesSite(t, 300), entriesSite(t, 5)
+	file := filepath.Join(t.TempDir(), "graph.json")
+	res, err := http.Get(big + "/?affordances=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if err := os.WriteFile(file, body, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const warn = "/entities/entries: the graph passes about 2,000 o200k tokens, a should of seed 000 (Graph): entity 'entries' is "
+	for _, tc := range []struct {
+		name string
+		arg  string
+		want []string // substrings of stdout; nil: no warning
+	}{
+		{"big site", big, []string{"WARN  " + big + "/ (graph) " + warn, ", 0 problems, 1 warning\n"}},
+		{"big file", file, []string{"WARN  " + file + " (graph) " + warn, "1 document checked, 0 problems, 1 warning\n"}},
+		{"small site", small, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := cli(t, nil, "lint", tc.arg)
+			if code != exitOK {
+				t.Errorf("exit %d, want 0\n%s%s", code, out, errOut)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("stdout lacks %q:\n%s", w, out)
+				}
+			}
+			if tc.want == nil && strings.Contains(out, "WARN") {
+				t.Errorf("a small graph warned:\n%s", out)
 			}
 		})
 	}

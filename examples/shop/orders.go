@@ -7,11 +7,11 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strconv"
 	"time"
 
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/aal"
+	"github.com/affordances/affordances-go/collection"
 	"github.com/affordances/affordances-go/internal/sqldb"
 )
 
@@ -40,7 +40,7 @@ func (s *Shop) declareOrders(order *affordances.Route) {
 	s.site.Route(routeOrders, &affordances.RouteOptions{
 		Description: "Your orders, newest first",
 		State: func(ctx context.Context, r *affordances.Request) (*affordances.State, error) {
-			return s.ordersState(ctx, r.Principal, r.HTTP.URL.Query())
+			return s.ordersState(ctx, r.Principal, r.HTTP.URL)
 		},
 	})
 	affordances.AddAction(order, &affordances.Action{
@@ -130,66 +130,39 @@ func cancelledMessage(o *orderView) string {
 func (s *Shop) orderPages(mux *http.ServeMux) {
 	mux.HandleFunc("GET "+routeOrders, s.show("orders", func(d *pageData, r *http.Request) {
 		d.Title = "Your orders"
-		page := historyPage(r.URL.Query())
-		if pages, ok := d.E["pages"].(int); ok {
-			d.Pages = pages
-			if page < pages {
-				d.NextURL = ordersURL(page + 1)
-			}
-			if page > 1 {
-				d.PrevURL = ordersURL(page - 1)
-			}
-		}
 	}))
 }
 
-// historyPage reads the page of the order history a query asks for: 1
-// unless it says more.
-func historyPage(v url.Values) int {
-	if n, err := strconv.Atoi(v.Get("page")); err == nil && n > 1 {
-		return n
+// ordersState loads the order history: the page of the requester's orders,
+// newest first, that u's ?page= asks for, which page it is (history), and
+// the links to the pages beside it; no orders for nobody.
+func (s *Shop) ordersState(ctx context.Context, p affordances.Principal, u *url.URL) (*affordances.State, error) {
+	user := userOf(p)
+	if user == nil {
+		return &affordances.State{Entities: map[string]any{"orders": []orderSummary{}}, Nav: nav(p, routeOrders, 0)}, nil
 	}
-	return 1
-}
-
-// ordersURL returns the URL of a page of the order history.
-func ordersURL(page int) string {
-	if page <= 1 {
-		return routeOrders
-	}
-	return routeOrders + "?page=" + strconv.Itoa(page)
-}
-
-// ordersState loads the order history: one page of the requester's
-// orders, newest first, and how many there are; nothing for nobody.
-func (s *Shop) ordersState(ctx context.Context, p affordances.Principal, v url.Values) (*affordances.State, error) {
-	u := userOf(p)
-	if u == nil {
-		return &affordances.State{Entities: map[string]any{"orders": []orderSummary{}, "total": 0}, Nav: nav(p, routeOrders, 0)}, nil
-	}
-	page := historyPage(v)
-	orders, total, err := s.store.orders(ctx, u.ID, page)
+	total, err := s.store.orderCount(ctx, user.ID)
 	if err != nil {
 		return nil, err
 	}
-	cart, err := s.store.cart(ctx, u.ID)
+	history, err := collection.Paginate(u, total, ordersPageSize, "orders")
 	if err != nil {
 		return nil, err
 	}
-	e := map[string]any{"orders": orders, "total": total}
+	orders, err := s.store.orders(ctx, user.ID, history.Start(), history.Size)
+	if err != nil {
+		return nil, err
+	}
+	cart, err := s.store.cart(ctx, user.ID)
+	if err != nil {
+		return nil, err
+	}
 	var links []affordances.NavLink
 	for _, o := range orders {
 		links = append(links, affordances.NavLink{To: "/orders/" + o.ID})
 	}
-	if pages := (total + ordersPageSize - 1) / ordersPageSize; pages > 1 {
-		e["page"], e["pages"] = page, pages
-		if page < pages {
-			links = append(links, affordances.NavLink{To: ordersURL(page + 1), Label: "Older orders"})
-		}
-		if page > 1 {
-			links = append(links, affordances.NavLink{To: ordersURL(page - 1), Label: "Newer orders"})
-		}
-	}
+	links = append(links, history.Nav()...)
+	e := map[string]any{"orders": orders, "history": history}
 	return &affordances.State{Entities: e, Nav: nav(p, routeOrders, cart.Count, links...)}, nil
 }
 
@@ -202,19 +175,24 @@ type orderSummary struct {
 	Status   string `json:"status"`
 }
 
-// orders returns one page (from 1) of the user's orders, newest first, and
-// how many they have in all.
-func (st *store) orders(ctx context.Context, userID int64, page int) ([]orderSummary, int, error) {
+// orderCount returns how many orders the user has.
+func (st *store) orderCount(ctx context.Context, userID int64) (int, error) {
 	var total int
 	if err := st.db.QueryRow(ctx, `SELECT count(*) FROM orders WHERE user_id = $1`, userID).Scan(&total); err != nil {
-		return nil, 0, fmt.Errorf("shop: orders: %w", err)
+		return 0, fmt.Errorf("shop: orders: %w", err)
 	}
+	return total, nil
+}
+
+// orders returns at most limit of the user's orders, newest first, from
+// the offset-th.
+func (st *store) orders(ctx context.Context, userID int64, offset, limit int) ([]orderSummary, error) {
 	rows, err := st.db.Query(ctx, `
 		SELECT o.id, o.placed, o.total, o.status, coalesce((SELECT sum(l.quantity) FROM order_lines l WHERE l.order_id = o.id), 0)
 		FROM orders o WHERE o.user_id = $1 ORDER BY o.placed DESC, o.id DESC LIMIT $2 OFFSET $3`,
-		userID, ordersPageSize, (max(page, 1)-1)*ordersPageSize)
+		userID, limit, offset)
 	if err != nil {
-		return nil, 0, fmt.Errorf("shop: orders: %w", err)
+		return nil, fmt.Errorf("shop: orders: %w", err)
 	}
 	defer rows.Close()
 	list := []orderSummary{}
@@ -222,15 +200,15 @@ func (st *store) orders(ctx context.Context, userID int64, page int) ([]orderSum
 		var o orderSummary
 		var placed int64
 		if err := rows.Scan(&o.ID, &placed, &o.Total, &o.Status, &o.Count); err != nil {
-			return nil, 0, fmt.Errorf("shop: orders: %w", err)
+			return nil, fmt.Errorf("shop: orders: %w", err)
 		}
 		o.PlacedAt = time.UnixMilli(placed).UTC().Format(time.RFC3339)
 		list = append(list, o)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, 0, fmt.Errorf("shop: orders: %w", err)
+		return nil, fmt.Errorf("shop: orders: %w", err)
 	}
-	return list, total, nil
+	return list, nil
 }
 
 // cancelOrder cancels the user's order id at now, in one transaction: the

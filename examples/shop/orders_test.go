@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -298,7 +299,7 @@ func TestOrderHistory(t *testing.T) {
 		t.Fatalf("got %d, want 200", status)
 	}
 	e := asMap(g.Entities)
-	if got := num(e["total"]); got != 2 {
+	if got := num(obj(e, "history", "total")); got != 2 {
 		t.Errorf("got total %d, want 2", got)
 	}
 	want := []struct {
@@ -359,10 +360,11 @@ func TestOrderHistoryPages(t *testing.T) {
 	}
 	_, g := alice.graph("/orders")
 	e := asMap(g.Entities)
-	if num(e["total"]) != 10 || num(e["pages"]) != 2 || len(e["orders"].([]any)) != 8 {
-		t.Errorf("got total %v, pages %v, %d orders, want 10, 2, 8", e["total"], e["pages"], len(e["orders"].([]any)))
+	h := asMap(e["history"])
+	if num(h["total"]) != 10 || num(h["pages"]) != 2 || len(e["orders"].([]any)) != 8 {
+		t.Errorf("got total %v, pages %v, %d orders, want 10, 2, 8", h["total"], h["pages"], len(e["orders"].([]any)))
 	}
-	if !containsNav(g.Nav, "/orders?page=2") {
+	if !slices.Contains(g.Nav, affordances.NavLink{To: "/orders?page=2", Label: "Next 2 of 10 orders"}) {
 		t.Errorf("got nav %+v, want the older orders", g.Nav)
 	}
 	_, g = alice.graph("/orders?page=2")
@@ -375,6 +377,16 @@ func TestOrderHistoryPages(t *testing.T) {
 	}
 	if !containsNav(g.Nav, "/orders") {
 		t.Errorf("got nav %+v, want the newer orders", g.Nav)
+	}
+	// A page past the last is not found, saying which pages there are.
+	resp, body = alice.do(http.MethodGet, "/orders?page=3", http.Header{"Accept": {affordances.MediaType}}, nil)
+	if resp.StatusCode != http.StatusNotFound || !strings.Contains(string(body), "pages 1 to 2") {
+		t.Errorf("page 3 of 2: got %d %s, want 404 naming pages 1 to 2", resp.StatusCode, body)
+	}
+	// The HTML pages the same way.
+	_, html := alice.page("/orders?page=2")
+	if !strings.Contains(html, "page 2 of 2") || !strings.Contains(html, `<a href="/orders">← Newer orders</a>`) {
+		t.Errorf("HTML of page 2: lacks page 2 of 2 or the link to the newer orders:\n%s", html)
 	}
 }
 
