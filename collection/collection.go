@@ -29,7 +29,9 @@ type Page struct {
 	Total  int `json:"total"` // items in the collection
 	Size   int `json:"size"`  // items a page; the last may hold fewer
 	// Next and Prev are the URLs of the pages beside this one: the
-	// request's path and query, Param changed; "" at either end.
+	// request's path and query, Param changed; "" at either end. They are
+	// the app's paths, as its mux sees them: the graph's nav gets a
+	// SiteOptions.Prefix from the site, an HTML link must add it itself.
 	Next string `json:"-"`
 	Prev string `json:"-"`
 	noun string
