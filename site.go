@@ -468,8 +468,8 @@ func (s *Site) route(r *http.Request, next http.Handler, escaped string) (*Route
 	if app == nil {
 		app, _ = next.(appMux)
 	}
-	if rt == nil || app == nil {
-		return rt, params
+	if rt == nil || app == nil || rt.literalOnly() {
+		return rt, params // no pattern outranks a route of literals alone
 	}
 	u := &url.URL{Path: escaped, RawPath: escaped}
 	if p, err := url.PathUnescape(escaped); err == nil {
@@ -480,6 +480,17 @@ func (s *Site) route(r *http.Request, next http.Handler, escaped string) (*Route
 		return nil, nil
 	}
 	return rt, params
+}
+
+// literalOnly reports whether every segment of the route is a literal: no
+// pattern of the same path ranks higher.
+func (rt *Route) literalOnly() bool {
+	for _, sg := range rt.segments {
+		if sg.literal == "" && !sg.slash {
+			return false
+		}
+	}
+	return true
 }
 
 // muxRank ranks a ServeMux pattern as [Route.rank] ranks a route: its

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"sync"
 
-	"github.com/tiktoken-go/tokenizer"
+	"github.com/affordances/affordances-go/internal/graphsize"
 )
 
 // An Observation is one thing an agent read: a graph, a delta, a tool
@@ -54,17 +54,12 @@ func NewRecorder(root, rel string) (*Recorder, error) {
 	return &Recorder{dir: dir, rel: rel}, nil
 }
 
-var o200k = sync.OnceValues(func() (tokenizer.Codec, error) { return tokenizer.Get(tokenizer.O200kBase) })
-
-// CountTokens returns the o200k tokens of text.
+// CountTokens returns the o200k tokens of text, counted as lint and
+// conform count a graph's (graphsize.Count).
 func CountTokens(text string) (int, error) {
-	codec, err := o200k()
+	n, err := graphsize.Count(text)
 	if err != nil {
-		return 0, fmt.Errorf("bench: tokenizer: %w", err)
-	}
-	n, err := codec.Count(text)
-	if err != nil {
-		return 0, fmt.Errorf("bench: tokenizer: %w", err)
+		return 0, fmt.Errorf("bench: %w", err)
 	}
 	return n, nil
 }
