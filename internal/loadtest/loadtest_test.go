@@ -45,10 +45,24 @@ func serveTest(name string) (http.Handler, error) {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var ms int
 		fmt.Sscan(r.URL.Query().Get("ms"), &ms)
-		for start := time.Now(); time.Since(start) < time.Duration(ms)*time.Millisecond; {
-		}
+		burn(time.Duration(ms) * time.Millisecond)
 		io.WriteString(w, "burnt")
 	}), nil
+}
+
+// burn spins until the process has spent d more of CPU time, however
+// long a busy machine takes to schedule it; where there is no CPU clock,
+// for d of wall time.
+func burn(d time.Duration) {
+	self := os.Getpid()
+	start, err := processCPU(self)
+	if err != nil {
+		for t := time.Now(); time.Since(t) < d; {
+		}
+		return
+	}
+	for now := start; now-start < d; now, _ = processCPU(self) {
+	}
 }
 
 // TestStatic: the baseline answers what was captured, status, headers and
