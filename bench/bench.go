@@ -75,10 +75,31 @@ const (
 	Refused Outcome = "refused"
 )
 
+// A Size is how much data a demo is seeded with.
+type Size string
+
+// The sizes of a demo's seed.
+const (
+	// DemoSize is the demo as `affordances demo` seeds it: a few of each
+	// thing, enough to try every action.
+	DemoSize Size = "demo"
+	// Realistic is a seed of the size a small real site has: a shop with
+	// about 200 products and their reviews, boards with about 120 tasks.
+	// The pages are the same pages, paginated as a person would design
+	// them.
+	Realistic Size = "realistic"
+)
+
+// Sizes returns the sizes the bench runs tasks at, in report order, in a
+// new slice.
+func Sizes() []Size { return []Size{DemoSize, Realistic} }
+
 // A Demo is one fresh demo site, started for one task.
 type Demo struct {
 	// Site is "shop" or "board".
 	Site string
+	// Size is the size of its seed.
+	Size Size
 	// URL is its base URL, http://127.0.0.1:PORT.
 	URL string
 	// DB reads its database, for [Task.Check].
@@ -89,8 +110,8 @@ type Demo struct {
 
 // A Mode performs a task's plan as one kind of agent perceives pages.
 type Mode interface {
-	// Name is the mode's name in reports: "screenshot", "axtree",
-	// "affordances", "webmcp".
+	// Name is the mode's name in reports: "mcp", "screenshot", "axtree",
+	// "playwright-mcp", "affordances", "webmcp".
 	Name() string
 	// Run performs t's plan on d, starting on t.Start with d.Session,
 	// and records every observation the agent would read with rec. It

@@ -36,7 +36,7 @@ func password(email string) string {
 }
 
 // StartDemo starts a fresh demo of site ("shop" or "board") on a loopback
-// port of its own, with the seeded data and nothing else, and signs in as
+// port of its own, with the seed of size and nothing else, and signs in as
 // the seeded user as ("" for nobody) through the site's sign-in form. Both
 // run with human-verified confirmation off ([shop.Options.NoApproval], the
 // board's -no-approval). The returned stop ends the demo and removes its
@@ -47,9 +47,15 @@ func password(email string) string {
 // time. The board, a program of its own (examples/board), runs as a
 // process, built once per process with go build: it needs the go command
 // and this repository.
-func StartDemo(ctx context.Context, site, as string) (d *Demo, stop func(), err error) {
+func StartDemo(ctx context.Context, site string, size Size, as string) (d *Demo, stop func(), err error) {
 	if !slices.Contains(Sites(), site) {
 		return nil, nil, fmt.Errorf("bench: no demo site %q (the sites are %s)", site, strings.Join(Sites(), ", "))
+	}
+	if !slices.Contains(Sizes(), size) {
+		return nil, nil, fmt.Errorf("bench: no size %q (the sizes are demo, realistic)", size)
+	}
+	if size == Realistic {
+		return nil, nil, fmt.Errorf("bench: the realistic %s is not built yet", site)
 	}
 	dir, err := os.MkdirTemp("", "affordances-bench-"+site+"-")
 	if err != nil {
@@ -84,7 +90,7 @@ func StartDemo(ctx context.Context, site, as string) (d *Demo, stop func(), err 
 		return nil, nil, fmt.Errorf("bench: open %s: %w", path, err)
 	}
 	closers = append(closers, rdb.Close)
-	d = &Demo{Site: site, URL: base, DB: rdb}
+	d = &Demo{Site: site, Size: size, URL: base, DB: rdb}
 	if as != "" {
 		if d.Session, err = signIn(ctx, base, as); err != nil {
 			return nil, nil, fmt.Errorf("bench: %s: sign in as %s: %w", site, as, err)

@@ -11,8 +11,10 @@ var (
 	startScreenshot modeStarter = func(ctx context.Context, _ *Options) (Mode, func() error, error) {
 		return startScreenshotMode(ctx)
 	}
-	startAxtree modeStarter = startAXTreeMode
-	startWebMCP modeStarter = func(ctx context.Context, _ *Options) (Mode, func() error, error) {
+	startAxtree        modeStarter = startAXTreeMode
+	startMCP           modeStarter
+	startPlaywrightMCP modeStarter
+	startWebMCP        modeStarter = func(ctx context.Context, _ *Options) (Mode, func() error, error) {
 		return startWebMCPMode(ctx)
 	}
 )

@@ -39,8 +39,9 @@ type Recorder struct {
 	dir string // where files go
 	rel string // dir relative to the report
 
-	mu  sync.Mutex
-	obs []Observation
+	mu    sync.Mutex
+	obs   []Observation
+	tools int // the tokens of the tool definitions, when recorded
 
 	onRecord func(Observation) // Run's progress; nil: none
 }
@@ -72,6 +73,33 @@ func (r *Recorder) Text(step int, kind, what string, body []byte, ext string) er
 		return err
 	}
 	return r.add(Observation{Step: step, Kind: kind, What: what, Bytes: len(body), Tokens: n}, body, ext)
+}
+
+// ToolDefinitions records the definitions of the tools the model is
+// given, which it reads on every request it makes: the tools as a model
+// API takes them, name, description and input schema each, in JSON. They
+// are kept as tools.json and counted once; [TaskRun.RequestTokens] adds
+// them to each request.
+func (r *Recorder) ToolDefinitions(body []byte) error {
+	n, err := CountTokens(string(body))
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(r.dir, "tools.json"), body, 0o644); err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.tools = n
+	return nil
+}
+
+// ToolTokens returns the tokens of the tool definitions recorded, 0 when
+// none were.
+func (r *Recorder) ToolTokens() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.tools
 }
 
 // Image records a screenshot, a PNG of width by height pixels.

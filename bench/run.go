@@ -24,6 +24,9 @@ type Options struct {
 	// Modes are the names of the modes to run, in [ModeNames]; empty:
 	// all of them.
 	Modes []string
+	// Sizes are the sizes of seed each task runs at; empty: all of
+	// [Sizes].
+	Sizes []Size
 	// Out is the directory the results go to: report.json, report.md,
 	// chart.svg, and each run's observations under <task>/<mode>/.
 	Out string
@@ -42,6 +45,8 @@ type TaskRun struct {
 	Task string `json:"task"`
 	Site string `json:"site"`
 	Mode string `json:"mode"`
+	// Size is the size of the demo's seed: "demo" or "realistic".
+	Size Size `json:"size"`
 	// Verified says the mode carried out the plan and the task's check
 	// of the site's database passed.
 	Verified bool `json:"verified"`
@@ -56,6 +61,14 @@ type TaskRun struct {
 	// HistoryTokens is what an agent that keeps its whole transcript
 	// reads: at each step, everything observed so far, summed over steps.
 	HistoryTokens int `json:"historyTokens"`
+	// ToolTokens are the tokens of the tool definitions the model is
+	// given on every request: an MCP server's tools; zero for a mode
+	// whose agent is given none.
+	ToolTokens int `json:"toolTokens"`
+	// RequestTokens is what a model pays over its requests: at each step,
+	// one request with the tool definitions and the transcript so far
+	// (the HistoryTokens of that step).
+	RequestTokens int `json:"requestTokens"`
 	// TokensOpenAI and HistoryTokensOpenAI count screenshots by OpenAI's
 	// formula instead of Anthropic's; zero for a mode without images.
 	TokensOpenAI        int `json:"tokensOpenAI,omitempty"`
@@ -70,11 +83,14 @@ type TaskRun struct {
 
 // A Report is the outcome of [Run].
 type Report struct {
-	// Runs are in the order they ran: task by task, each in every mode.
+	// Runs are in the order they ran: size by size, task by task, each in
+	// every mode.
 	Runs []TaskRun
-	// Tasks are the tasks that ran, Modes the modes' names, in order.
+	// Tasks are the tasks that ran, Modes the modes' names and Sizes the
+	// sizes, in order.
 	Tasks []*Task
 	Modes []string
+	Sizes []Size
 	// Browser is the Chromium the browser modes ran with, as it names
 	// itself and where it is ("Chromium 156.0.8078.114 ...
 	// (/usr/bin/chromium)"); "" when there was none.
@@ -96,8 +112,10 @@ var modes = []struct {
 	name  string
 	start modeStarter
 }{
+	{"mcp", startMCP},
 	{"screenshot", startScreenshot},
 	{"axtree", startAxtree},
+	{"playwright-mcp", startPlaywrightMCP},
 	{"affordances", startAffordances},
 	{"webmcp", startWebMCP},
 }
@@ -149,10 +167,20 @@ func Run(ctx context.Context, opts *Options) (*Report, error) {
 			return nil, fmt.Errorf("bench: no mode %q (the modes are %s)", n, strings.Join(ModeNames(), ", "))
 		}
 	}
+	for _, z := range o.Sizes {
+		if !slices.Contains(Sizes(), z) {
+			return nil, fmt.Errorf("bench: no size %q (the sizes are demo, realistic)", z)
+		}
+	}
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
 		return nil, fmt.Errorf("bench: %w", err)
 	}
 	rep := &Report{Tasks: tasks, Started: time.Now(), Out: o.Out}
+	for _, z := range Sizes() {
+		if len(o.Sizes) == 0 || slices.Contains(o.Sizes, z) {
+			rep.Sizes = append(rep.Sizes, z)
+		}
+	}
 	if exe, err := browser.Executable(""); err == nil {
 		if v, err := browser.Version(ctx, exe); err == nil {
 			rep.Browser = v + " (" + exe + ")"
@@ -187,16 +215,18 @@ func Run(ctx context.Context, opts *Options) (*Report, error) {
 			stops = append(stops, stop)
 		}
 	}
-	for _, t := range tasks {
-		for _, name := range rep.Modes {
-			if err := ctx.Err(); err != nil {
-				return nil, err
+	for _, z := range rep.Sizes {
+		for _, t := range tasks {
+			for _, name := range rep.Modes {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
+				run, err := runOne(ctx, &o, t, z, name, started[name], failed[name], progress)
+				if err != nil {
+					return nil, err
+				}
+				rep.Runs = append(rep.Runs, run)
 			}
-			run, err := runOne(ctx, &o, t, name, started[name], failed[name], progress)
-			if err != nil {
-				return nil, err
-			}
-			rep.Runs = append(rep.Runs, run)
 		}
 	}
 	rep.Elapsed = time.Since(rep.Started)
@@ -207,10 +237,10 @@ func Run(ctx context.Context, opts *Options) (*Report, error) {
 }
 
 // runOne runs t in the mode named name (nil when it did not start, with
-// why) on a fresh demo and checks the result.
-func runOne(ctx context.Context, o *Options, t *Task, name string, mode Mode, notStarted error, progress io.Writer) (TaskRun, error) {
-	run := TaskRun{Task: t.ID, Site: t.Site, Mode: name, Observations: []Observation{}}
-	rel := filepath.ToSlash(filepath.Join(t.ID, name))
+// why) on a fresh demo of size and checks the result.
+func runOne(ctx context.Context, o *Options, t *Task, size Size, name string, mode Mode, notStarted error, progress io.Writer) (TaskRun, error) {
+	run := TaskRun{Task: t.ID, Site: t.Site, Mode: name, Size: size, Observations: []Observation{}}
+	rel := filepath.ToSlash(filepath.Join(string(size), t.ID, name))
 	if err := os.RemoveAll(filepath.Join(o.Out, rel)); err != nil {
 		return run, fmt.Errorf("bench: %w", err)
 	}
@@ -219,32 +249,33 @@ func runOne(ctx context.Context, o *Options, t *Task, name string, mode Mode, no
 		return run, err
 	}
 	rec.onRecord = func(ob Observation) {
-		fmt.Fprintf(progress, "%s %s: step %d, %s: %s (%d tokens)\n", t.ID, name, ob.Step, ob.Kind, ob.What, ob.Tokens)
+		fmt.Fprintf(progress, "%s %s %s: step %d, %s: %s (%d tokens)\n", size, t.ID, name, ob.Step, ob.Kind, ob.What, ob.Tokens)
 	}
 	begin := time.Now()
 	err = notStarted
 	if err == nil {
-		err = perform(ctx, o.RunTimeout, t, mode, rec)
+		err = perform(ctx, o.RunTimeout, t, size, mode, rec)
 	}
 	run.Millis = time.Since(begin).Milliseconds()
 	run.Observations = rec.Observations()
+	run.ToolTokens = rec.ToolTokens()
 	run.count()
 	if err != nil {
 		run.Error = err.Error()
-		fmt.Fprintf(progress, "%s %s: FAILED: %v\n", t.ID, name, err)
+		fmt.Fprintf(progress, "%s %s %s: FAILED: %v\n", size, t.ID, name, err)
 	} else {
 		run.Verified = true
-		fmt.Fprintf(progress, "%s %s: verified, %d steps, %d tokens, %.1f s\n", t.ID, name, run.Steps, run.Tokens, float64(run.Millis)/1000)
+		fmt.Fprintf(progress, "%s %s %s: verified, %d steps, %d tokens, %.1f s\n", size, t.ID, name, run.Steps, run.Tokens, float64(run.Millis)/1000)
 	}
 	return run, nil
 }
 
-// perform starts a fresh demo, runs t in mode on it and checks the
-// database.
-func perform(ctx context.Context, timeout time.Duration, t *Task, mode Mode, rec *Recorder) error {
+// perform starts a fresh demo of size, runs t in mode on it and checks
+// the database.
+func perform(ctx context.Context, timeout time.Duration, t *Task, size Size, mode Mode, rec *Recorder) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	d, stop, err := StartDemo(ctx, t.Site, t.As)
+	d, stop, err := StartDemo(ctx, t.Site, size, t.As)
 	if err != nil {
 		return err
 	}
@@ -258,7 +289,7 @@ func perform(ctx context.Context, timeout time.Duration, t *Task, mode Mode, rec
 	return nil
 }
 
-// count sums the run's observations under both context policies.
+// count sums the run's observations under the three context policies.
 func (r *TaskRun) count() {
 	r.Steps, r.Tokens, r.Bytes, r.TokensOpenAI = 0, 0, 0, 0
 	images := false
@@ -269,6 +300,7 @@ func (r *TaskRun) count() {
 		images = images || o.TokensOpenAI > 0
 	}
 	r.HistoryTokens = History(r.Observations, func(o Observation) int { return o.Tokens })
+	r.RequestTokens = r.HistoryTokens + requests(r.Observations)*r.ToolTokens
 	if images {
 		openAI := func(o Observation) int {
 			if o.TokensOpenAI > 0 {
@@ -288,15 +320,8 @@ func (r *TaskRun) count() {
 // every observation up to and including that step, summed over the steps.
 // An agent that keeps only the latest observation reads their plain sum.
 func History(obs []Observation, tokens func(Observation) int) int {
-	var steps []int
-	for _, o := range obs {
-		if !slices.Contains(steps, o.Step) {
-			steps = append(steps, o.Step)
-		}
-	}
-	slices.Sort(steps)
 	total := 0
-	for _, s := range steps {
+	for _, s := range steps(obs) {
 		for _, o := range obs {
 			if o.Step <= s {
 				total += tokens(o)
@@ -304,6 +329,22 @@ func History(obs []Observation, tokens func(Observation) int) int {
 		}
 	}
 	return total
+}
+
+// requests is how many model requests a run's observations take: one at
+// each step, after reading what that step brought.
+func requests(obs []Observation) int { return len(steps(obs)) }
+
+// steps returns the distinct steps of obs, in order.
+func steps(obs []Observation) []int {
+	var s []int
+	for _, o := range obs {
+		if !slices.Contains(s, o.Step) {
+			s = append(s, o.Step)
+		}
+	}
+	slices.Sort(s)
+	return s
 }
 
 // selectTasks returns the tasks of sites (all when empty) whose ids are

@@ -48,7 +48,7 @@ func runTask(t *testing.T, mode bench.Mode, id string) ([]bench.Observation, str
 	t.Helper()
 	ctx := context.Background()
 	tk := task(t, id)
-	d, stop, err := bench.StartDemo(ctx, tk.Site, tk.As)
+	d, stop, err := bench.StartDemo(ctx, tk.Site, bench.DemoSize, tk.As)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,7 +58,7 @@ func TestTasks(t *testing.T) {
 			if slices.ContainsFunc(task.Plan, func(s bench.Step) bool { return s.Action == "signOut" }) {
 				as = task.As
 			}
-			d, stop, err := bench.StartDemo(ctx, task.Site, as)
+			d, stop, err := bench.StartDemo(ctx, task.Site, bench.DemoSize, as)
 			if err != nil {
 				t.Fatal(err)
 			}
