@@ -58,6 +58,7 @@ affordances bench --tasks shop-checkout,board-move-task --out /tmp/bench && less
 		sites := fs.String("sites", strings.Join(bench.Sites(), ","), "comma-separated `sites` to run tasks on")
 		tasks := fs.String("tasks", "", "comma-separated task `ids` (default: every task of the sites)")
 		modes := fs.String("modes", strings.Join(bench.ModeNames(), ","), "comma-separated `modes` to run")
+		sizes := fs.String("sizes", "demo,realistic", "comma-separated `sizes` of seed to run each task at: demo, realistic")
 		out := fs.String("out", "bench-results", "`directory` the report and observations go to")
 		return func(ctx context.Context, e *env, args []string) error {
 			if len(args) > 0 {
@@ -73,6 +74,12 @@ affordances bench --tasks shop-checkout,board-move-task --out /tmp/bench && less
 				if !slices.Contains(bench.ModeNames(), m) {
 					return usagef("no mode %q: the modes are %s", m, strings.Join(bench.ModeNames(), ", "))
 				}
+			}
+			for _, z := range list(*sizes) {
+				if !slices.Contains(bench.Sizes(), bench.Size(z)) {
+					return usagef("no size %q: the sizes are demo, realistic", z)
+				}
+				opts.Sizes = append(opts.Sizes, bench.Size(z))
 			}
 			var ids []string
 			for _, t := range bench.Tasks() {
@@ -135,7 +142,7 @@ func printBench(e *env, rep *bench.Report) {
 	tw.Flush()
 	for _, r := range rep.Runs {
 		if !r.Verified {
-			fmt.Fprintf(e.stdout, "FAILED %s %s: %s\n", r.Task, r.Mode, r.Error)
+			fmt.Fprintf(e.stdout, "FAILED %s %s %s: %s\n", r.Size, r.Task, r.Mode, r.Error)
 		}
 	}
 	fmt.Fprintf(e.stdout, "\n%d runs in %s; the report is %s\n", len(rep.Runs), rep.Elapsed.Round(1e9), filepath.Join(rep.Out, "report.md"))
