@@ -11,8 +11,10 @@ var (
 	startScreenshot modeStarter = func(ctx context.Context, _ *Options) (Mode, func() error, error) {
 		return startScreenshotMode(ctx)
 	}
-	startAxtree        modeStarter = startAXTreeMode
-	startMCP           modeStarter
+	startAxtree modeStarter = startAXTreeMode
+	startMCP    modeStarter = func(context.Context, *Options) (Mode, func() error, error) {
+		return MCPMode{}, func() error { return nil }, nil
+	}
 	startPlaywrightMCP modeStarter
 	startWebMCP        modeStarter = func(ctx context.Context, _ *Options) (Mode, func() error, error) {
 		return startWebMCPMode(ctx)

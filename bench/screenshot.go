@@ -33,7 +33,10 @@ const confirmButton = `form:has(input[name="` + affordances.FormConfirmField + `
 // step of a plan as UI interactions (going to the step's page, filling a
 // field, choosing an option, clicking the element the step's AAL
 // affordance selects) and looks at a screenshot of the viewport after
-// each. Each screenshot is counted by Anthropic's and OpenAI's image
+// each. Before it acts on an element below the viewport it scrolls down
+// a viewport at a time until it sees the element whole, and on a task
+// that only reads a page it scrolls through the page's main content: each
+// scroll is an interaction with its screenshot. Each screenshot is counted by Anthropic's and OpenAI's image
 // formulas.
 //
 // A ScreenshotMode is safe for concurrent use: each Run has a page of its
@@ -183,6 +186,40 @@ func (c *chromedpDriver) confirm(ctx context.Context, id string, each func(strin
 	return status(resp), each("confirm " + id)
 }
 
+// maxScrolls bounds the scrolls of one reveal: a page 20 viewports tall
+// is past what the bench's pages are.
+const maxScrolls = 20
+
+// reveal scrolls down a viewport at a time, as a person reading the page
+// does, until the bottom of the first element selector matches is in the
+// viewport (the whole page, when none matches), calling each after each
+// scroll.
+func (c *chromedpDriver) reveal(ctx context.Context, selector string, each func(what string) error) error {
+	sel, _ := json.Marshal(selector) // a string always encodes
+	const where = `(sel => {
+		const e = document.querySelector(sel), r = e && e.getBoundingClientRect();
+		const d = document.documentElement;
+		return {seen: !!r && r.bottom <= innerHeight + 1, end: scrollY + innerHeight >= d.scrollHeight - 1};
+	})(%s)`
+	for range maxScrolls {
+		var at struct{ Seen, End bool }
+		if err := c.p.Eval(ctx, fmt.Sprintf(where, sel), &at); err != nil {
+			return err
+		}
+		if at.Seen || at.End {
+			return nil
+		}
+		var ignored any
+		if err := c.p.Eval(ctx, `scrollBy(0, innerHeight)`, &ignored); err != nil {
+			return err
+		}
+		if err := each("scroll down"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (c *chromedpDriver) observe(ctx context.Context, step int, what string) error {
 	png, err := c.p.Screenshot(ctx, viewportWidth, viewportHeight)
 	if err != nil {
@@ -218,6 +255,17 @@ type uiDriver interface {
 	observe(ctx context.Context, step int, what string) error
 }
 
+// A viewportDriver is a uiDriver whose observations show the viewport
+// only, so the agent scrolls to see what the task needs: the screenshot
+// mode's. The axtree mode's snapshots hold the whole page.
+type viewportDriver interface {
+	uiDriver
+	// reveal scrolls until the first element selector matches is seen
+	// whole (the whole page, when none matches), calling each after each
+	// scroll.
+	reveal(ctx context.Context, selector string, each func(what string) error) error
+}
+
 // uiResult is what a click led to: the status of the page it loaded (0:
 // none) and whether that page asks the person to confirm.
 type uiResult struct {
@@ -241,6 +289,10 @@ func runUI(ctx context.Context, t *Task, d *Demo, drv uiDriver) error {
 	if err := drv.observe(ctx, 0, "start "+t.Start); err != nil {
 		return err
 	}
+	if len(t.Plan) == 0 {
+		// A read of the start page: the agent reads its main content.
+		return u.reveal(ctx, "main")
+	}
 	for i, s := range t.Plan {
 		if err := u.step(ctx, s); err != nil {
 			return fmt.Errorf("step %d (%s on %s): %w", i+1, s.Action, s.Page, err)
@@ -254,6 +306,15 @@ type uiRun struct {
 	d   *Demo
 	drv uiDriver
 	n   int
+}
+
+// reveal scrolls, when the agent sees the viewport only, until the
+// element selector matches is seen whole.
+func (u *uiRun) reveal(ctx context.Context, selector string) error {
+	if v, ok := u.drv.(viewportDriver); ok {
+		return v.reveal(ctx, selector, u.seen(ctx))
+	}
+	return nil
 }
 
 // seen counts one interaction and observes the page after it.
@@ -284,6 +345,9 @@ func (u *uiRun) step(ctx context.Context, s Step) error {
 	}
 	a, expose, err := lookUp(ctx, u.d, s)
 	if err != nil {
+		return err
+	}
+	if err := u.reveal(ctx, a.Selector); err != nil {
 		return err
 	}
 	each := u.seen(ctx)
