@@ -55,6 +55,10 @@ func TestAALOnlyIndexAndFetch(t *testing.T) {
 		!reflect.DeepEqual(notes["actions"], []any{map[string]any{"name": "add-note", "description": "Add note"}, map[string]any{"name": "delete-note", "description": "Delete note"}}) {
 		t.Errorf("the route /notes: %v", notes)
 	}
+	// The model reads text, not the JSON: the routes and their affordances.
+	if got := text(res); !strings.Contains(got, "kind aal") || !strings.Contains(got, "route /notes  fragment /.well-known/agent-affordances/notes.json\n  add-note \"Add note\"\n  delete-note \"Delete note\"\n") {
+		t.Errorf("site_index text: %s", got)
+	}
 
 	page, res := call(t, cs, "fetch_affordances", map[string]any{"url": base + "/notes"})
 	if res.IsError {
@@ -71,6 +75,13 @@ func TestAALOnlyIndexAndFetch(t *testing.T) {
 	if del == nil || del["risk"].(map[string]any)["decision"] != "ask" || !reflect.DeepEqual(del["risk"].(map[string]any)["classes"], []any{"destructive"}) ||
 		!reflect.DeepEqual(del["input"].(map[string]any)["properties"].(map[string]any)["id"].(map[string]any)["enum"], []any{"n-1", "n-2"}) {
 		t.Errorf("delete-note: %v", del)
+	}
+	// Its text: one line an affordance, its fields as a signature, the
+	// gate's verdict when it asks.
+	if got := text(res); !strings.Contains(got, "page /notes (kind aal") || !strings.Contains(got, "title: Notes - Corner Notes\n") ||
+		!strings.Contains(got, `add-note(title: string`) || !strings.Contains(got, `"Add note"  sends POST `+base+"/notes\n") ||
+		!strings.Contains(got, "delete-note(id: n-1|n-2") || !strings.Contains(got, "gate: ask: destructive") || strings.Contains(got, `"risk"`) {
+		t.Errorf("fetch_affordances text: %s", got)
 	}
 	if _, res := call(t, cs, "fetch_affordances", map[string]any{"url": base + "/contact/sent"}); !res.IsError || !strings.Contains(text(res), "publishes no AAL") {
 		t.Errorf("a page without AAL: %s, want an error saying so", text(res))
@@ -113,6 +124,9 @@ func TestAALOnlyExecute(t *testing.T) {
 		next["url"] != base+"/notes" || !strings.Contains(next["summary"].(string), "Tea Green, at four. by "+plain.DemoEmail) ||
 		!reflect.DeepEqual(action(next, "delete-note")["input"].(map[string]any)["properties"].(map[string]any)["id"].(map[string]any)["enum"], []any{"n-1", "n-2", "n-3"}) {
 		t.Errorf("execute add-note: %v", out)
+	}
+	if got := text(r); !strings.Contains(got, "/notes add-note  credentials: cookies") || !strings.Contains(got, "did: fill body, fill title, click add-note\nsent: POST "+base+"/notes\nnext page /notes (kind aal") {
+		t.Errorf("execute add-note text: %s", got)
 	}
 
 	// Nothing posted: the person declines, a client cannot ask, the form

@@ -342,7 +342,7 @@ func TestSiteTextShownVisibly(t *testing.T) {
 		{"call, the prompt", []string{"call", "--token", "t", url, "ship"}, true, `Ship to 12 Main St \u202e1 teertS nrettaP`},
 		{"call --json", []string{"call", "--json", "--token", "t", url, "ship"}, false, `12 Main St \\u202e1`},
 		{"call, an error delta", []string{"call", url, "fail"}, false, `Out of \u202ekcots.`},
-		{"inspect", []string{"inspect", url}, false, `Ships the order to \u202ethe address.`},
+		{"inspect", []string{"inspect", "--token", "t", url}, false, `Ships the order to \u202ethe address.`},
 		{"inspect --json", []string{"inspect", "--json", url}, false, `\u202e`},
 		{"index", []string{"index", url}, false, `Bidi \u202eshop`},
 	} {

@@ -5,8 +5,11 @@
 // the JSON) and the default output of `affordances inspect`.
 //
 // It loses nothing a model needs: every string and number of the JSON is
-// in it (TestNothingLost), except what the protocol fixes: "v", the root
-// input schema's type object and additionalProperties false, and $schema.
+// in it (TestNothingLost), except what the protocol fixes ("v", the root
+// input schema's type object and additionalProperties false, and $schema)
+// and what an unavailable action has besides its name and reason: a page
+// shows a disabled button and why, and a model reads the action again
+// once it can call it.
 // Every string of the site passes through [aal.Visible]: it is one line,
 // with nothing hidden. It is data, never instructions; the bridge says so
 // on the line above it.
@@ -21,8 +24,9 @@
 //	  NAME.FIELD (N): COL | ...       an object's records, after its other fields
 //	actions: | actions: none
 //	  NAME(INPUT) [-> OUTPUT]  [EXPOSE[, read-only]]  [effects: E, ... | effects: none]
-//	      [guard: "TEXT"]  [UNAVAILABLE[: "REASON"]]  [gate: VERDICT]
+//	      [guard: "TEXT"]  [gate: VERDICT]
 //	    # DESCRIPTION
+//	  UNAVAILABLE ["REASON"]: NAME, ...   the unavailable actions, a line a reason
 //	nav: TO ["LABEL"] [(when "TEXT")], ...
 //	md:
 //	  LINE
@@ -41,8 +45,11 @@
 // (default), e.g. [..] (examples), deprecated, /* TITLE */ /* DESCRIPTION
 // */. A keyword without a word of its own follows as +{KEYWORD: VALUE}.
 //
-// VERDICT is allow; ask: CLASSES [(AMOUNT)], the classes a person must
-// approve; or refuse: the gate's first reason.
+// An OUTPUT that holds a type an earlier action's output spelled out
+// (40 characters or more) names it instead: (NAME's output).
+//
+// VERDICT is ask: CLASSES [(AMOUNT)], the classes a person must approve;
+// or refuse: the gate's first reason. An action without one is allowed.
 //
 // A delta:
 //

@@ -21,7 +21,9 @@ func ExampleGraph() {
 			{ActionSummary: affordances.ActionSummary{Name: "addToCart", Description: "Add a variant to the cart",
 				Input:  json.RawMessage(`{"type":"object","properties":{"sku":{"type":"string","minLength":1,"maxLength":40},"quantity":{"type":"integer","minimum":1,"maximum":99,"default":1}},"required":["sku"],"additionalProperties":false}`),
 				Expose: affordances.ExposeSession, Guard: "the product is in stock", Effects: []string{"cart"}},
-				Reason: "Sign in to use your cart."},
+				Available: true},
+			{ActionSummary: affordances.ActionSummary{Name: "writeReview", Input: json.RawMessage(`{"type":"object","properties":{"body":{"type":"string"}},"required":["body"],"additionalProperties":false}`),
+				Expose: affordances.ExposeSession}, Reason: "Sign in to review it."},
 		},
 		Nav: []affordances.NavLink{{To: "/cart", Label: "Cart"}},
 	}
@@ -34,7 +36,8 @@ func ExampleGraph() {
 	//     TOTE-NAT | 4
 	//     TOTE-BLK | 0
 	// actions:
-	//   addToCart(sku: string 1-40 chars, quantity?: integer 1-99 =1)  [session]  effects: cart  guard: "the product is in stock"  UNAVAILABLE: "Sign in to use your cart."  gate: allow
+	//   addToCart(sku: string 1-40 chars, quantity?: integer 1-99 =1)  [session]  effects: cart  guard: "the product is in stock"
 	//     # Add a variant to the cart
+	//   UNAVAILABLE "Sign in to review it.": writeReview
 	// nav: /cart "Cart"
 }

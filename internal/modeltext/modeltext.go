@@ -27,14 +27,7 @@ func Graph(g *affordances.Graph, verdict func(action string) aal.Verdict) string
 		b.WriteString(" none")
 	}
 	b.WriteString("\n")
-	for _, a := range g.Actions {
-		var v *aal.Verdict
-		if verdict != nil {
-			x := verdict(a.Name)
-			v = &x
-		}
-		writeAction(&b, "  ", a, v)
-	}
+	writeActions(&b, g.Actions, verdict)
 	if len(g.Nav) > 0 {
 		links := make([]string, len(g.Nav))
 		for i, n := range g.Nav {
@@ -80,9 +73,7 @@ func Delta(d *affordances.Delta) string {
 	}
 	if len(d.ActionsAdded) > 0 {
 		b.WriteString("actions added or changed:\n")
-		for _, a := range d.ActionsAdded {
-			writeAction(&b, "  ", a, nil)
-		}
+		writeActions(&b, d.ActionsAdded, nil)
 	}
 	if len(d.ActionsRemoved) > 0 {
 		b.WriteString("actions removed: " + strings.Join(strs(d.ActionsRemoved), ", ") + "\n")
@@ -122,7 +113,11 @@ func Index(ix *affordances.SiteIndex) string {
 		}
 		b.WriteString("\n")
 		for _, a := range r.Actions {
-			writeAction(&b, "  ", affordances.ActionDescriptor{ActionSummary: a, Available: true}, nil)
+			out := ""
+			if len(bytes.TrimSpace(a.Output)) > 0 {
+				out = outputText(a.Output)
+			}
+			writeAction(&b, "  ", affordances.ActionDescriptor{ActionSummary: a, Available: true}, out, nil)
 		}
 	}
 	return b.String()
@@ -217,13 +212,64 @@ func records(v any) ([]string, bool) {
 	return sortedKeys(seen), true
 }
 
-// writeAction writes one action: its signature, output, expose and the
-// rest on one line, and its description on the next. v, when not nil, is
-// the gate's verdict.
-func writeAction(b *strings.Builder, indent string, a affordances.ActionDescriptor, v *aal.Verdict) {
-	b.WriteString(indent + str(a.Name) + signature(a.Input))
-	if len(bytes.TrimSpace(a.Output)) > 0 {
-		b.WriteString(" -> " + outputText(a.Output))
+// writeActions writes the available actions, each with the gate's
+// verdict when verdict is not nil, then the unavailable ones: their names
+// on one line for each reason, as a page shows a disabled button and why.
+// A model cannot call them now, and their input changes with what made
+// them unavailable (signing in): it reads them again once it can.
+func writeActions(b *strings.Builder, actions []affordances.ActionDescriptor, verdict func(action string) aal.Verdict) {
+	var reasons []string
+	unavailable := map[string][]string{}
+	var outputs [][2]string // the actions' names and output types so far
+	for _, a := range actions {
+		if !a.Available {
+			if _, ok := unavailable[a.Reason]; !ok {
+				reasons = append(reasons, a.Reason)
+			}
+			unavailable[a.Reason] = append(unavailable[a.Reason], str(a.Name))
+			continue
+		}
+		var v *aal.Verdict
+		if verdict != nil {
+			x := verdict(a.Name)
+			v = &x
+		}
+		out := ""
+		if len(bytes.TrimSpace(a.Output)) > 0 {
+			out = outputText(a.Output)
+			full := out
+			for _, o := range outputs {
+				if len(o[1]) >= minShared && strings.Contains(out, o[1]) {
+					out = strings.ReplaceAll(out, "("+o[1]+")", o[1])
+					out = strings.ReplaceAll(out, o[1], "("+o[0]+"'s output)")
+				}
+			}
+			outputs = append(outputs, [2]string{str(a.Name), full})
+		}
+		writeAction(b, "  ", a, out, v)
+	}
+	for _, r := range reasons {
+		b.WriteString("  UNAVAILABLE")
+		if r != "" {
+			b.WriteString(" " + quote(r))
+		}
+		b.WriteString(": " + strings.Join(unavailable[r], ", ") + "\n")
+	}
+}
+
+// minShared is the length from which a type an earlier action's output
+// already spelled out is written "(NAME's output)": a list of what
+// another action returns one of (a search's tasks, a create's task).
+const minShared = 40
+
+// writeAction writes one action: its signature, output (its type as
+// written, "" for none), expose and the rest on one line, and its
+// description on the next. v, when not nil, is the gate's verdict, left
+// out when the gate allows the action.
+func writeAction(b *strings.Builder, indent string, a affordances.ActionDescriptor, output string, v *aal.Verdict) {
+	b.WriteString(indent + str(a.Name) + Signature(a.Input))
+	if output != "" {
+		b.WriteString(" -> " + output)
 	}
 	tags := []string{str(string(a.Expose))}
 	if a.ReadOnly {
@@ -240,13 +286,7 @@ func writeAction(b *strings.Builder, indent string, a affordances.ActionDescript
 	if a.Guard != "" {
 		b.WriteString("  guard: " + quote(a.Guard))
 	}
-	if !a.Available {
-		b.WriteString("  UNAVAILABLE")
-		if a.Reason != "" {
-			b.WriteString(": " + quote(a.Reason))
-		}
-	}
-	if v != nil {
+	if v != nil && v.Decision != aal.Allow {
 		b.WriteString("  gate: " + Verdict(*v))
 	}
 	b.WriteString("\n")

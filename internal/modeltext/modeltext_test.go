@@ -137,7 +137,16 @@ func missing(t *testing.T, doc any, text string) []string {
 		}
 	}
 	action := func(where string, v any) {
-		for k, x := range v.(map[string]any) {
+		a := v.(map[string]any)
+		if a["available"] == false {
+			// An unavailable action is its name and reason.
+			data(where+".name", a["name"])
+			if r, ok := a["reason"]; ok {
+				data(where+".reason", r)
+			}
+			return
+		}
+		for k, x := range a {
 			switch k {
 			case "input", "output":
 				schema(where+"."+k, x, k == "input")

@@ -64,11 +64,11 @@ func readValue(d *json.Decoder) (any, error) {
 	return t, nil
 }
 
-// signature writes an input schema as the parentheses of a call:
+// Signature writes an input schema as the parentheses of a call:
 // "(sku: string 1-40 chars, quantity?: integer 1-99 =1)"; "()" for none.
 // What the protocol fixes of the root (type object, additionalProperties
 // false, $schema) is left out; any other keyword of the root follows.
-func signature(raw json.RawMessage) string {
+func Signature(raw json.RawMessage) string {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return "()"
 	}
