@@ -15,11 +15,12 @@ import (
 	"github.com/affordances/affordances-go/internal/node"
 )
 
-// TestBench runs two tasks, one on each site, end to end in every mode:
-// each verified, each observation on disk, report.json as the issue has
-// it. The browser modes are left out only on a machine without Chromium
-// (or Node and the npm packages make deps installs, for axtree) and
-// outside make check.
+// TestBench runs two tasks, one on each site, end to end in every mode
+// at both sizes: each verified, each observation on disk, report.json as
+// the issue has it (with each run's size and per-request tokens). The
+// browser modes are left out only on a machine without Chromium (or Node
+// and the npm packages make deps installs, for axtree and playwright-mcp)
+// and outside make check.
 func TestBench(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: no browser, no npm packages (make check runs the bench)")
@@ -27,7 +28,7 @@ func TestBench(t *testing.T) {
 	modes := bench.ModeNames()
 	packages, errPackages := node.Repo()
 	if os.Getenv("AFFORDANCES_CHECK") == "" {
-		need := map[string][]string{"screenshot": {"chromium"}, "axtree": {"chromium", "node"}, "webmcp": {"chromium"}}
+		need := map[string][]string{"screenshot": {"chromium"}, "axtree": {"chromium", "node"}, "playwright-mcp": {"chromium", "node"}, "webmcp": {"chromium"}}
 		modes = slices.DeleteFunc(modes, func(m string) bool {
 			for _, bin := range need[m] {
 				if _, err := exec.LookPath(bin); err != nil {
@@ -35,8 +36,8 @@ func TestBench(t *testing.T) {
 					return true
 				}
 			}
-			if m == "axtree" && errPackages != nil {
-				t.Logf("the axtree mode is left out: %v", errPackages)
+			if (m == "axtree" || m == "playwright-mcp") && errPackages != nil {
+				t.Logf("the %s mode is left out: %v", m, errPackages)
 				return true
 			}
 			return false
@@ -52,7 +53,7 @@ func TestBench(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := len(rep.Runs), 2*len(modes); got != want {
+	if got, want := len(rep.Runs), 2*2*len(modes); got != want {
 		t.Fatalf("got %d runs, want %d", got, want)
 	}
 	for _, r := range rep.Runs {
@@ -61,6 +62,17 @@ func TestBench(t *testing.T) {
 		}
 		if len(r.Observations) == 0 || r.Tokens == 0 {
 			t.Errorf("%s %s: got %d observations and %d tokens", r.Task, r.Mode, len(r.Observations), r.Tokens)
+		}
+		// A model request a step, each with the tool definitions.
+		steps := map[int]bool{}
+		for _, o := range r.Observations {
+			steps[o.Step] = true
+		}
+		if r.RequestTokens != r.HistoryTokens+len(steps)*r.ToolTokens {
+			t.Errorf("%s %s: got %d tokens per request, want the history's %d and %d steps of %d tool tokens", r.Task, r.Mode, r.RequestTokens, r.HistoryTokens, len(steps), r.ToolTokens)
+		}
+		if mcp := strings.HasSuffix(r.Mode, "mcp") && r.Mode != "webmcp"; mcp != (r.ToolTokens > 0) {
+			t.Errorf("%s %s: got %d tool tokens", r.Task, r.Mode, r.ToolTokens)
 		}
 		for _, o := range r.Observations {
 			if fi, err := os.Stat(filepath.Join(out, o.File)); err != nil || int(fi.Size()) != o.Bytes {
@@ -74,10 +86,10 @@ func TestBench(t *testing.T) {
 		t.Fatal(err)
 	}
 	var runs []struct {
-		Task, Site, Mode *string
-		Verified         *bool
-		Steps, Tokens    *int
-		Observations     []struct {
+		Task, Site, Mode, Size       *string
+		Verified                     *bool
+		Steps, Tokens, RequestTokens *int
+		Observations                 []struct {
 			Step, Bytes, Tokens *int
 			File                *string
 		}
@@ -86,7 +98,7 @@ func TestBench(t *testing.T) {
 		t.Fatalf("report.json: %v", err)
 	}
 	for i, r := range runs {
-		if r.Task == nil || r.Site == nil || r.Mode == nil || r.Verified == nil || r.Steps == nil || r.Tokens == nil || len(r.Observations) == 0 {
+		if r.Task == nil || r.Site == nil || r.Mode == nil || r.Size == nil || r.Verified == nil || r.Steps == nil || r.Tokens == nil || r.RequestTokens == nil || len(r.Observations) == 0 {
 			t.Fatalf("report.json run %d lacks a field of the issue's shape: %s", i, b)
 		}
 		for _, o := range r.Observations {

@@ -11,17 +11,26 @@ import (
 // modeColors are the Okabe-Ito colours, which colour-blind readers tell
 // apart, one per mode.
 var modeColors = map[string]string{
-	"affordances": "#009E73",
-	"webmcp":      "#CC79A7",
-	"axtree":      "#E69F00",
-	"screenshot":  "#0072B2",
+	"mcp":            "#D55E00",
+	"playwright-mcp": "#56B4E9",
+	"affordances":    "#009E73",
+	"webmcp":         "#CC79A7",
+	"axtree":         "#E69F00",
+	"screenshot":     "#0072B2",
 }
 
 // Chart draws the tokens of each task by mode (latest observation only,
-// screenshots by Anthropic's formula) as horizontal bars on a log scale,
-// one group of bars per task, the shop's tasks then the board's: an SVG
-// document with no script and no external resource.
+// screenshots by Anthropic's formula) at the report's first size as
+// horizontal bars on a log scale, one group of bars per task, the shop's
+// tasks then the board's: an SVG document with no script and no external
+// resource.
 func (r *Report) Chart() string {
+	if len(r.Sizes) == 0 {
+		v := *r
+		v.Sizes = []Size{DemoSize}
+		r = &v
+	}
+	r = r.first()
 	modes := r.columns()
 	var names []string
 	for _, c := range modes {
@@ -70,7 +79,7 @@ func (r *Report) Chart() string {
 	p(`<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="system-ui, -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif">`+"\n", width, height, width, height)
 	p(`<rect width="100%%" height="100%%" fill="#ffffff"/>` + "\n")
 	p(`<text x="16" y="28" font-size="19" font-weight="600" fill="#111">Tokens an agent reads to do each task, by how it perceives pages</text>` + "\n")
-	p(`<text x="16" y="48" font-size="13" fill="#444">Sum of the observations of each run (latest observation only): o200k tokens, screenshots by Anthropic's published estimate.</text>` + "\n")
+	p(`<text x="16" y="48" font-size="13" fill="#444">Sum of the observations of each run (latest observation only), at %s size: o200k tokens, screenshots by Anthropic's published estimate.</text>`+"\n", html.EscapeString(string(r.Sizes[0])))
 	p(`<text x="16" y="64" font-size="13" fill="#444">Log scale. Every mode follows the same oracle plan, so each bar is a lower bound; no model was called.</text>` + "\n")
 	// Legend.
 	lx := 16.0

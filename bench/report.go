@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -35,7 +36,7 @@ func (r *Report) Write(dir string) error {
 	if err := os.WriteFile(filepath.Join(dir, "report.json"), buf.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("bench: %w", err)
 	}
-	b, err := BreakDown(dir, r.Runs)
+	b, err := BreakDown(dir, r.first().Runs)
 	if err != nil {
 		return err
 	}
@@ -48,7 +49,30 @@ func (r *Report) Write(dir string) error {
 	return nil
 }
 
-// run returns the run of task in mode, nil when there is none.
+// first returns the report of the runs of its first size, the one the
+// chart draws and the breakdown reads.
+func (r *Report) first() *Report {
+	if len(r.Sizes) == 0 {
+		return r
+	}
+	return r.sized(r.Sizes[0])
+}
+
+// sized returns the report of the runs of size z alone.
+func (r *Report) sized(z Size) *Report {
+	v := *r
+	v.Runs = nil
+	for _, run := range r.Runs {
+		if run.Size == z {
+			v.Runs = append(v.Runs, run)
+		}
+	}
+	v.Sizes = []Size{z}
+	return &v
+}
+
+// run returns the run of task in mode, nil when there is none: in a
+// report of one size ([Report.sized]), the one.
 func (r *Report) run(task, mode string) *TaskRun {
 	for i := range r.Runs {
 		if r.Runs[i].Task == task && r.Runs[i].Mode == mode {
@@ -58,40 +82,76 @@ func (r *Report) run(task, mode string) *TaskRun {
 	return nil
 }
 
+// base is the mode the others are measured against: mcp, what a model
+// reads from us, when it ran; else affordances; else the first.
+func (r *Report) base() string {
+	for _, m := range []string{"mcp", "affordances"} {
+		if slices.Contains(r.Modes, m) {
+			return m
+		}
+	}
+	if len(r.Modes) > 0 {
+		return r.Modes[0]
+	}
+	return ""
+}
+
+// A policy is how much of what it observed an agent reads again: the
+// latest observation only, its whole transcript at each step, or a model
+// request at each step with the tool definitions and the transcript.
+type policy int
+
+const (
+	latest policy = iota
+	history
+	perRequest
+)
+
+var policies = []policy{latest, history, perRequest}
+
+func (p policy) String() string {
+	return [...]string{"latest observation only", "full history", "per request"}[p]
+}
+
 // A column is one way of counting a mode's runs in the report's tables:
-// a mode, or the screenshot mode with OpenAI's image formula.
+// a mode, or a mode with images counted by OpenAI's formula.
 type column struct {
 	label, mode string
-	latest      func(*TaskRun) int
-	history     func(*TaskRun) int
+	openAI      bool
 }
 
-func (c column) count(r *TaskRun, history bool) int {
-	if history {
-		return c.history(r)
+func (c column) count(r *TaskRun, p policy) int {
+	switch {
+	case p == latest && c.openAI:
+		return cmpOr(r.TokensOpenAI, r.Tokens)
+	case p == latest:
+		return r.Tokens
+	case p == history && c.openAI:
+		return cmpOr(r.HistoryTokensOpenAI, r.HistoryTokens)
+	case p == history:
+		return r.HistoryTokens
+	case c.openAI && r.HistoryTokensOpenAI > 0:
+		return r.RequestTokens - r.HistoryTokens + r.HistoryTokensOpenAI
 	}
-	return c.latest(r)
+	return r.RequestTokens
 }
 
-// columns returns the report's columns: the affordances mode first (the
+// columns returns the report's columns: the base mode first (the
 // baseline of the ratios), then the others in report order, and after a
 // mode with images its OpenAI count.
 func (r *Report) columns() []column {
-	latest := func(t *TaskRun) int { return t.Tokens }
-	history := func(t *TaskRun) int { return t.HistoryTokens }
 	var cols []column
+	base := r.base()
 	names := slices.Clone(r.Modes)
-	if i := slices.Index(names, "affordances"); i > 0 {
-		names = append([]string{"affordances"}, slices.Delete(names, i, i+1)...)
+	if i := slices.Index(names, base); i > 0 {
+		names = append([]string{base}, slices.Delete(names, i, i+1)...)
 	}
 	for _, m := range names {
-		cols = append(cols, column{label: m, mode: m, latest: latest, history: history})
+		cols = append(cols, column{label: m, mode: m})
 		images := slices.ContainsFunc(r.Runs, func(t TaskRun) bool { return t.Mode == m && t.TokensOpenAI > 0 })
 		if images {
 			cols[len(cols)-1].label = m + " (Anthropic)"
-			cols = append(cols, column{label: m + " (OpenAI)", mode: m,
-				latest:  func(t *TaskRun) int { return cmpOr(t.TokensOpenAI, t.Tokens) },
-				history: func(t *TaskRun) int { return cmpOr(t.HistoryTokensOpenAI, t.HistoryTokens) }})
+			cols = append(cols, column{label: m + " (OpenAI)", mode: m, openAI: true})
 		}
 	}
 	return cols
@@ -104,19 +164,41 @@ func cmpOr(a, b int) int {
 	return b
 }
 
+// ratio is the share of one task: c's tokens over the base mode's, and
+// the task's id.
+type ratio struct {
+	task string
+	x    float64
+}
+
 // ratios returns, for each task where both ran verified, c's tokens over
-// the affordances mode's.
-func (r *Report) ratios(c column, tasks []*Task, history bool) []float64 {
-	var out []float64
-	base := column{mode: "affordances", latest: func(t *TaskRun) int { return t.Tokens }, history: func(t *TaskRun) int { return t.HistoryTokens }}
+// the base mode's, in the order of tasks.
+func (r *Report) ratios(c column, tasks []*Task, p policy) []ratio {
+	var out []ratio
+	base := column{mode: r.base()}
 	for _, t := range tasks {
-		a, m := r.run(t.ID, "affordances"), r.run(t.ID, c.mode)
-		if a == nil || m == nil || !a.Verified || !m.Verified || base.count(a, history) == 0 {
+		a, m := r.run(t.ID, base.mode), r.run(t.ID, c.mode)
+		if a == nil || m == nil || !a.Verified || !m.Verified || base.count(a, p) == 0 {
 			continue
 		}
-		out = append(out, float64(c.count(m, history))/float64(base.count(a, history)))
+		out = append(out, ratio{t.ID, float64(c.count(m, p)) / float64(base.count(a, p))})
 	}
 	return out
+}
+
+// xs returns the ratios' values.
+func xs(rs []ratio) []float64 {
+	out := make([]float64, len(rs))
+	for i, r := range rs {
+		out[i] = r.x
+	}
+	return out
+}
+
+// worst returns the ratio closest to 1 from above, the task where the
+// base mode saves least.
+func worst(rs []ratio) ratio {
+	return slices.MinFunc(rs, func(a, b ratio) int { return cmp.Compare(a.x, b.x) })
 }
 
 // Median returns the median of xs, 0 for none.
@@ -133,11 +215,16 @@ func Median(xs []float64) float64 {
 	}
 }
 
+// sizeNames says what each size of seed is, in the report.
+var sizeNames = map[Size]string{
+	DemoSize:  "demo size (the demos as `affordances demo` seeds them)",
+	Realistic: "realistic size (a shop of about 200 products with their reviews, boards of about 120 tasks)",
+}
+
 // Markdown renders the report, with b the breakdown of the affordances
-// mode's tokens.
+// mode's tokens at the first size.
 func (r *Report) Markdown(b *Breakdown) string {
 	var w strings.Builder
-	cols := r.columns()
 	p := func(format string, args ...any) { fmt.Fprintf(&w, format, args...) }
 	verified, total := 0, len(r.Runs)
 	for _, run := range r.Runs {
@@ -145,162 +232,63 @@ func (r *Report) Markdown(b *Breakdown) string {
 			verified++
 		}
 	}
+	base := r.base()
 	p("# The perception bench\n\n")
-	p("The same %d tasks on the two demo sites (the shop and the task board), each performed by agents that perceive pages in %d ways, ", len(r.Tasks), len(r.Modes))
+	p("The same %d tasks on the two demo sites (the shop and the task board), at %d %s of seed, each performed by agents that perceive pages in %d ways, ",
+		len(r.Tasks), len(r.Sizes), plural(len(r.Sizes), "size", "sizes"), len(r.Modes))
 	p("every observation kept and counted. %d of %d runs verified against the sites' databases. ", verified, total)
 	browser := "no Chromium"
 	if r.Browser != "" {
 		browser = r.Browser
 	}
-	p("Run on %s, %s/%s, %d CPUs, with %s, in %s. Generated by `affordances bench`; every observation is under `<task>/<mode>/` beside this file, so anyone can recount.\n\n",
+	p("Run on %s, %s/%s, %d CPUs, with %s, in %s. Generated by `affordances bench`; every observation is under `<size>/<task>/<mode>/` beside this file, so anyone can recount.\n\n",
 		r.Started.UTC().Format("2006-01-02"), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), browser, r.Elapsed.Round(time.Second))
 	p("![Tokens per task by mode, log scale](chart.svg)\n\n")
 
-	p("## Method and limits\n\n")
-	p("- **An oracle plan, not a model.** Every mode performs the same fixed plan (the calls that reach the goal, in order); no model was called, nothing was guessed or retried. What a mode reads is therefore a **lower bound** for every mode: a real agent reads more (it explores, re-reads, fails and retries), and a browser agent more than most.\n")
-	p("- **What each mode reads.** `screenshot`: a 1280×800 PNG of the viewport after the start page and after each UI interaction: going to the step's page when the agent is elsewhere, filling a field, choosing an option, clicking the element found by its `data-aal` selector, and for a confirm action the confirmation page's button. `axtree`: Playwright's `page.ariaSnapshot({mode: \"ai\"})` at the same moments. `affordances`: the start page's graph, then one call per step and its delta (for a confirm action, the `confirm_required` delta, then the call with `confirm: true`), and another page's graph only when a step is on a page the agent has not read. `webmcp`: in Chromium with WebMCPTesting, the tools the page registers (name, description, input schema, and the annotations the page gave them, which some releases do not list: docs/webmcp.md) when the agent arrives on a page or they change, and each tool's result (the delta); a confirm action's tool returns the site's summary, the person confirms on the page, and the agent reads the tools of the page they end on.\n")
-	p("- **WebMCP carries no page state.** Tools say what can be done, not what the page shows: the webmcp agent here is handed the oracle's inputs (the sku, the address id, the task id) and reads none of the page's content, which a real in-page agent must read too (its text, DOM or accessibility tree). Its counts are therefore far below what such an agent pays, and not comparable on equal terms; a fair estimate adds the axtree mode's page reads to it. A model API also sends tool definitions with every request; here they count once a page, as a graph does.\n")
-	p("- **Refusals and a person's no, alike in every mode.** An action the page shows unavailable (a disabled button; `available: false` with its reason) is not attempted: the agent sees it and stops. A confirm action the person declines is clicked (called) once, and its confirmation page (`confirm_required` delta) is the last thing read. A delete the agent's AAL gate must ask about, and the person declines, is not clicked (called): a browser agent has filled in its fields; the affordances agent has read the page's AAL fragment to gate it, and pays for it, while the browser modes are given the same AAL facts without charge (they would read them from the page).\n")
-	p("- **Consent is not measured.** The demos run with their approval pages off (the shop as `affordances demo --no-approval`, the board with `-no-approval`): by default an agent's `placeOrder` (the shop) or `deleteBoard` (the board) waits for the person to approve it on the site's approval page (human-verified confirmation), a page the person reads, not the agent, so here `confirm: true` alone places the order or deletes the board. The browser modes confirm on the person's own confirmation page, which counts as the approval either way.\n")
-	p("- **Counting.** Text is counted in o200k tokens (github.com/tiktoken-go/tokenizer, offline); other models' tokenizers differ by some percent. Images are the providers' **published estimates**, not measured: Anthropic's width × height / 750, and OpenAI's 170 tokens a 512-pixel tile plus 85 (high detail); both are shown.\n")
-	p("- **Two context policies.** *Latest observation only*: the sum of the observations, what an agent pays that keeps only the page in front of it. *Full history*: at each step the sum of everything observed so far, summed over the steps (observations that follow the same step, a delta and the next page's graph, count as one step), what an agent pays that keeps its transcript. Neither counts the agent's own instructions or output.\n")
-	p("- **Gates.** Apart from those deletes, no mode pays for gating: an agent that gates every step would read the AAL fragment of every page it acts on (a few hundred tokens each, in the affordances mode). The affordances agent never reads the site index or the AAL manifest, and finds a fragment by CLARIFICATIONS 7's path convention.\n")
-	p("- **Derived columns** (marked *derived*): dollars at $%.0f per million input tokens and watt-hours at %.4f Wh per token, the seed's own anchors; they are arithmetic on the token counts, not measurements.\n", DollarsPerMillionTokens, WattHoursPerToken)
-	p("- **Two small demos.** The pages are as a person would design them (no padding of the HTML, no trimming of the graph beyond what the spec allows), but they are two demos of ours; other sites' pages are larger or smaller.\n\n")
-
-	p("## All %d tasks\n\n", len(r.Tasks))
-	p("| Mode | Verified | Steps | Tokens, latest only | × affordances | Tokens, full history | × affordances | $, latest / history (*derived*) | Wh, latest / history (*derived*) |\n")
-	p("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
-	var base [2]int
-	for _, run := range r.Runs {
-		if run.Mode == "affordances" {
-			base[0] += run.Tokens
-			base[1] += run.HistoryTokens
-		}
-	}
-	for _, c := range cols {
-		lt, ht, ok, n, steps := 0, 0, 0, 0, 0
-		for _, run := range r.Runs {
-			if run.Mode != c.mode {
+	p("## What a model reads from us\n\n")
+	p("Per task, the other mode's tokens over the **%s** mode's, on the tasks both verified: the median, the *worst* task (where %s saves least) and the total of each over the total of %s.\n\n", base, base, base)
+	p("| Size | Mode | Latest only: median | worst | total | Full history: median | Per request: median | worst | total |\n| --- | --- | ---: | --- | ---: | ---: | ---: | --- | ---: |\n")
+	for _, z := range r.Sizes {
+		v := r.sized(z)
+		for _, c := range v.columns() {
+			if c.mode == base || c.mode == "webmcp" {
 				continue
 			}
-			n++
-			if run.Verified {
-				ok++
-			}
-			steps += run.Steps
-			lt += c.count(&run, false)
-			ht += c.count(&run, true)
-		}
-		ratio := func(x, of int) string {
-			if of == 0 {
-				return "—"
-			}
-			return times(float64(x) / float64(of))
-		}
-		p("| %s | %d/%d | %d | %s | %s | %s | %s | %s / %s | %s / %s |\n", c.label, ok, n, steps, thousands(lt), ratio(lt, base[0]),
-			thousands(ht), ratio(ht, base[1]), dollars(lt), dollars(ht), wattHours(lt), wattHours(ht))
-	}
-	p("\nPer task, the mode's tokens over the affordances mode's, on the tasks both verified: the median, the *worst* (the task where the affordances mode saves least) and the best.\n\n")
-	p("| Mode | Latest only: median | worst | best | Full history: median | worst | best |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n")
-	for _, c := range cols {
-		if c.mode == "affordances" {
-			continue
-		}
-		p("| %s |", c.label)
-		for _, history := range []bool{false, true} {
-			rs := r.ratios(c, r.Tasks, history)
-			if len(rs) == 0 {
-				p(" — | — | — |")
-				continue
-			}
-			p(" %s | %s | %s |", times(Median(rs)), times(slices.Min(rs)), times(slices.Max(rs)))
-		}
-		p("\n")
-	}
-	p("\n")
-
-	for _, site := range Sites() {
-		var tasks []*Task
-		for _, t := range r.Tasks {
-			if t.Site == site {
-				tasks = append(tasks, t)
-			}
-		}
-		if len(tasks) == 0 {
-			continue
-		}
-		p("## The %s\n\n", map[string]string{"shop": "shop", "board": "task board"}[site])
-		for _, history := range []bool{false, true} {
-			if history {
-				p("**Full history** (tokens; × is the mode over affordances)\n\n")
-			} else {
-				p("**Latest observation only** (tokens; × is the mode over affordances)\n\n")
-			}
-			p("| Task | Steps |")
-			for _, c := range cols {
-				p(" %s |", c.label)
-				if c.mode != "affordances" {
-					p(" × |")
+			p("| %s | %s |", z, c.label)
+			for _, pol := range policies {
+				rs := v.ratios(c, v.Tasks, pol)
+				if len(rs) == 0 {
+					p(" — |")
+					if pol != history {
+						p(" — | — |")
+					}
+					continue
 				}
-			}
-			p("\n| --- | --- |")
-			for _, c := range cols {
-				p(" ---: |")
-				if c.mode != "affordances" {
-					p(" ---: |")
+				p(" %s |", times(Median(xs(rs))))
+				if pol != history {
+					wr := worst(rs)
+					p(" %s `%s` | %s |", times(wr.x), wr.task, v.totalRatio(c, pol))
 				}
 			}
 			p("\n")
-			for _, t := range tasks {
-				p("| `%s` | %s |", t.ID, r.steps(t))
-				a := r.run(t.ID, "affordances")
-				for _, c := range cols {
-					m := r.run(t.ID, c.mode)
-					p(" %s |", cell(m, c, history))
-					if c.mode != "affordances" {
-						if a != nil && m != nil && a.Verified && m.Verified && c.count(a, history) > 0 {
-							base := a.Tokens
-							if history {
-								base = a.HistoryTokens
-							}
-							p(" %s |", times(float64(c.count(m, history))/float64(base)))
-						} else {
-							p(" — |")
-						}
-					}
-				}
-				p("\n")
-			}
-			p("| **Total** | |")
-			for _, c := range cols {
-				sum := 0
-				for _, t := range tasks {
-					if m := r.run(t.ID, c.mode); m != nil {
-						sum += c.count(m, history)
-					}
-				}
-				p(" **%s** |", thousands(sum))
-				if c.mode != "affordances" {
-					p(" |")
-				}
-			}
-			p("\n| **Median** | |")
-			for _, c := range cols {
-				var xs []float64
-				for _, t := range tasks {
-					if m := r.run(t.ID, c.mode); m != nil {
-						xs = append(xs, float64(c.count(m, history)))
-					}
-				}
-				p(" %s |", thousands(int(math.Round(Median(xs)))))
-				if c.mode != "affordances" {
-					p(" **%s** |", times(Median(r.ratios(c, tasks, history))))
-				}
-			}
-			p("\n\n")
 		}
-		p("Steps are the calls of the affordances mode / the UI interactions of the first browser mode.\n\n")
+	}
+	p("\nwebmcp is left out: it reads no page content (see the method).\n\n")
+
+	p("## Method and limits\n\n")
+	p("- **An oracle plan, not a model.** Every mode performs the same fixed plan (the calls that reach the goal, in order); no model was called, nothing was guessed or retried. What a mode reads is therefore a **lower bound** for every mode: a real agent reads more (it explores, re-reads, fails and retries), and a browser agent more than most.\n")
+	p("- **What each mode reads.** `mcp`: this repository's MCP bridge (package mcpbridge) driven by an MCP client (the Go SDK's), configured with the site and the person's session: `fetch_affordances` of the start page, one `execute_affordance` a step, and `fetch_affordances` of another page only when a step is on a page not read yet; what is counted is each tool result's **text content**, what an MCP client hands the model (the compact form of docs/model-text.md; the JSON `structuredContent` is for programs), and the bridge's tool definitions. The person answers the bridge's questions (elicitation): yes to what they asked for, no where the task says they decline. `screenshot`: a 1280×800 PNG of the viewport after the start page and after each UI interaction: going to the step's page when the agent is elsewhere, filling a field, choosing an option, clicking the element found by its `data-aal` selector, and for a confirm action the confirmation page's button; before acting on an element below the viewport, and through the main content of a task that only reads its page, the agent **scrolls** a viewport at a time, each scroll an interaction with its screenshot. `axtree`: Playwright's `page.ariaSnapshot({mode: \"ai\"})` of the whole page at the same moments, no scrolling. `playwright-mcp`: the same interactions through the real `@playwright/mcp` server (the version internal/node's lockfile pins), its tool results as the client receives them and its tool definitions. `affordances`: the wire itself, the raw JSON of the start page's graph, one call per step and its delta (for a confirm action, the `confirm_required` delta, then the call with `confirm: true`), another page's graph only when a step is on a page the agent has not read. `webmcp`: in Chromium with WebMCPTesting, the tools the page registers (name, description, input schema, and the annotations the page gave them, which some releases do not list: docs/webmcp.md) when the agent arrives on a page or they change, and each tool's result (the delta); a confirm action's tool returns the site's summary, the person confirms on the page, and the agent reads the tools of the page they end on.\n")
+	p("- **WebMCP carries no page state.** Tools say what can be done, not what the page shows: the webmcp agent here is handed the oracle's inputs (the sku, the address id, the task id) and reads none of the page's content, which a real in-page agent must read too (its text, DOM or accessibility tree). Its counts are therefore far below what such an agent pays, and not comparable on equal terms; a fair estimate adds the axtree mode's page reads to it.\n")
+	p("- **Refusals and a person's no, alike in every mode.** An action the page shows unavailable (a disabled button; `available: false` with its reason) is not attempted: the agent sees it and stops. A confirm action the person declines is clicked (called) once, and its confirmation page (`confirm_required` delta) is the last thing read. A delete the agent's AAL gate must ask about, and the person declines, is not clicked (called): a browser agent has filled in its fields; the affordances agent has read the page's AAL fragment to gate it, and pays for it, while the browser modes are given the same AAL facts without charge (they would read them from the page); the mcp agent's bridge gates it and asks the person, at no cost to the model.\n")
+	p("- **Consent is not measured.** The demos run with their approval pages off (the shop as `affordances demo --no-approval`, the board with `-no-approval`): by default an agent's `placeOrder` (the shop) or `deleteBoard` (the board) waits for the person to approve it on the site's approval page (human-verified confirmation), a page the person reads, not the agent, so here `confirm: true` alone places the order or deletes the board. The browser modes confirm on the person's own confirmation page, which counts as the approval either way.\n")
+	p("- **Counting.** Text is counted in o200k tokens (github.com/tiktoken-go/tokenizer, offline); other models' tokenizers differ by some percent. Images are the providers' **published estimates**, not measured: Anthropic's width × height / 750, and OpenAI's 170 tokens a 512-pixel tile plus 85 (high detail); both are shown. Tool definitions are counted as a model API takes them: name, description and input schema of each tool, as JSON.\n")
+	p("- **Three context policies.** *Latest observation only*: the sum of the observations, what an agent pays that keeps only the page in front of it. *Full history*: at each step the sum of everything observed so far, summed over the steps (observations that follow the same step, a delta and the next page's graph, count as one step), what an agent pays that keeps its transcript. *Per request*: a model request at each step, each with the tool definitions and the transcript so far: the full history plus the tool definitions once a step (the MCP modes' own tools; the other modes are given none here, so for them it equals the full history). None counts the agent's own instructions, the person's goal or the model's output (its calls).\n")
+	p("- **Gates.** Apart from those deletes, no mode pays for gating: an agent that gates every step would read the AAL fragment of every page it acts on (a few hundred tokens each, in the affordances mode); the mcp agent's bridge reads it, and the model never does. The affordances agent never reads the site index or the AAL manifest, and finds a fragment by CLARIFICATIONS 7's path convention.\n")
+	p("- **Derived columns** (marked *derived*): dollars at $%.0f per million input tokens and watt-hours at %.4f Wh per token, the seed's own anchors; they are arithmetic on the token counts, not measurements.\n", DollarsPerMillionTokens, WattHoursPerToken)
+	p("- **Two sizes, two demos of ours.** The demo size is what `affordances demo` seeds: a few of each thing. The realistic size seeds what a small real site holds (about 200 products with their reviews, boards of about 120 tasks) and runs the same task code. The pages are as a person would design them at either size (HTML pages paginate as real ones do; no padding of the HTML, no trimming of the graph beyond what the spec allows); other sites' pages are larger or smaller.\n\n")
+
+	for _, z := range r.Sizes {
+		r.sized(z).writeSize(&w, z)
 	}
 
 	if b != nil {
@@ -316,7 +304,7 @@ func (r *Report) Markdown(b *Breakdown) string {
 		p("| `%s` | %s | `%s` | %s |\n", t.ID, strings.ReplaceAll(t.Goal, "|", "\\|"), t.Start, as)
 	}
 	p("\n## Every run\n\n")
-	p("| Task | Mode | Verified | Steps | Observations | Bytes | Tokens | History | OpenAI | Wall time |\n| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+	p("| Size | Task | Mode | Verified | Steps | Observations | Bytes | Tokens | History | Tools | Per request | OpenAI | Wall time |\n| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
 	for _, run := range r.Runs {
 		v := "yes"
 		if !run.Verified {
@@ -326,21 +314,170 @@ func (r *Report) Markdown(b *Breakdown) string {
 		if run.TokensOpenAI > 0 {
 			openAI = thousands(run.TokensOpenAI)
 		}
-		p("| `%s` | %s | %s | %d | %d | %s | %s | %s | %s | %.1f s |\n", run.Task, run.Mode, v, run.Steps, len(run.Observations),
-			thousands(run.Bytes), thousands(run.Tokens), thousands(run.HistoryTokens), openAI, float64(run.Millis)/1000)
+		p("| %s | `%s` | %s | %s | %d | %d | %s | %s | %s | %s | %s | %s | %.1f s |\n", run.Size, run.Task, run.Mode, v, run.Steps, len(run.Observations),
+			thousands(run.Bytes), thousands(run.Tokens), thousands(run.HistoryTokens), thousands(run.ToolTokens), thousands(run.RequestTokens), openAI, float64(run.Millis)/1000)
 	}
 	return w.String()
 }
 
-// steps says how many steps the task took in the affordances mode and in
-// the first other mode that ran.
+// totalRatio is c's tokens over the base mode's, summed over the tasks
+// both verified.
+func (r *Report) totalRatio(c column, p policy) string {
+	base := column{mode: r.base()}
+	sum, of := 0, 0
+	for _, t := range r.Tasks {
+		a, m := r.run(t.ID, base.mode), r.run(t.ID, c.mode)
+		if a != nil && m != nil && a.Verified && m.Verified {
+			sum += c.count(m, p)
+			of += base.count(a, p)
+		}
+	}
+	if of == 0 {
+		return "—"
+	}
+	return times(float64(sum) / float64(of))
+}
+
+// writeSize writes the tables of one size: the totals of every mode, and
+// a table per site and policy.
+func (r *Report) writeSize(w *strings.Builder, z Size) {
+	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
+	cols := r.columns()
+	base := r.base()
+	p("## At %s\n\n", sizeNames[z])
+	p("| Mode | Verified | Steps | Tool definitions | Tokens, latest only | × %s | Tokens, full history | × %s | Tokens, per request | × %s | $, per request (*derived*) | Wh, per request (*derived*) |\n", base, base, base)
+	p("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+	for _, c := range cols {
+		var sums [3]int
+		ok, n, steps, tools := 0, 0, 0, 0
+		for _, run := range r.Runs {
+			if run.Mode != c.mode {
+				continue
+			}
+			n++
+			if run.Verified {
+				ok++
+			}
+			steps += run.Steps
+			tools = max(tools, run.ToolTokens)
+			for _, pol := range policies {
+				sums[pol] += c.count(&run, pol)
+			}
+		}
+		p("| %s | %d/%d | %d | %s |", c.label, ok, n, steps, thousands(tools))
+		for _, pol := range policies {
+			p(" %s | %s |", thousands(sums[pol]), r.totalRatio(c, pol))
+		}
+		p(" %s | %s |\n", dollars(sums[perRequest]), wattHours(sums[perRequest]))
+	}
+	p("\nTool definitions are the tokens of one model request's tools; × is the total over the %s mode's total, on the tasks both verified.\n\n", base)
+
+	for _, site := range Sites() {
+		var tasks []*Task
+		for _, t := range r.Tasks {
+			if t.Site == site {
+				tasks = append(tasks, t)
+			}
+		}
+		if len(tasks) == 0 {
+			continue
+		}
+		p("### The %s, %s\n\n", map[string]string{"shop": "shop", "board": "task board"}[site], z)
+		for _, pol := range policies {
+			p("**%s** (tokens; × is the mode over %s)\n\n", upper(pol.String()), base)
+			p("| Task | Steps |")
+			for _, c := range cols {
+				p(" %s |", c.label)
+				if c.mode != base {
+					p(" × |")
+				}
+			}
+			p("\n| --- | --- |")
+			for _, c := range cols {
+				p(" ---: |")
+				if c.mode != base {
+					p(" ---: |")
+				}
+			}
+			p("\n")
+			for _, t := range tasks {
+				p("| `%s` | %s |", t.ID, r.steps(t))
+				a := r.run(t.ID, base)
+				for _, c := range cols {
+					m := r.run(t.ID, c.mode)
+					p(" %s |", cell(m, c, pol))
+					if c.mode != base {
+						if a != nil && m != nil && a.Verified && m.Verified && a.tokensBy(pol) > 0 {
+							p(" %s |", times(float64(c.count(m, pol))/float64(a.tokensBy(pol))))
+						} else {
+							p(" — |")
+						}
+					}
+				}
+				p("\n")
+			}
+			p("| **Total** | |")
+			for _, c := range cols {
+				sum := 0
+				for _, t := range tasks {
+					if m := r.run(t.ID, c.mode); m != nil {
+						sum += c.count(m, pol)
+					}
+				}
+				p(" **%s** |", thousands(sum))
+				if c.mode != base {
+					p(" |")
+				}
+			}
+			p("\n| **Median** | |")
+			for _, c := range cols {
+				var counts []float64
+				for _, t := range tasks {
+					if m := r.run(t.ID, c.mode); m != nil {
+						counts = append(counts, float64(c.count(m, pol)))
+					}
+				}
+				p(" %s |", thousands(int(math.Round(Median(counts)))))
+				if c.mode != base {
+					p(" **%s** |", times(Median(xs(r.ratios(c, tasks, pol)))))
+				}
+			}
+			p("\n\n")
+		}
+		p("Steps are the calls of the %s mode / the UI interactions of the first browser mode.\n\n", base)
+	}
+}
+
+// tokensBy is the run's tokens under policy p, images by Anthropic's
+// formula.
+func (r *TaskRun) tokensBy(p policy) int { return column{mode: r.Mode}.count(r, p) }
+
+// upper returns s with its first letter in upper case.
+func upper(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// plural returns one when n is 1, else many.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// steps says how many steps the task took in the base mode and in the
+// first browser mode that ran.
 func (r *Report) steps(t *Task) string {
 	var parts []string
-	if a := r.run(t.ID, "affordances"); a != nil {
+	base := r.base()
+	if a := r.run(t.ID, base); a != nil {
 		parts = append(parts, fmt.Sprint(a.Steps))
 	}
 	for _, m := range r.Modes {
-		if m == "affordances" || m == "webmcp" {
+		if m == base || m == "affordances" || m == "mcp" || m == "webmcp" {
 			continue
 		}
 		if run := r.run(t.ID, m); run != nil {
@@ -351,11 +488,11 @@ func (r *Report) steps(t *Task) string {
 	return strings.Join(parts, " / ")
 }
 
-func cell(m *TaskRun, c column, history bool) string {
+func cell(m *TaskRun, c column, p policy) string {
 	if m == nil {
 		return "—"
 	}
-	s := thousands(c.count(m, history))
+	s := thousands(c.count(m, p))
 	if !m.Verified {
 		s = "✗ " + s
 	}

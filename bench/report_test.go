@@ -130,32 +130,49 @@ func TestBreakDown(t *testing.T) {
 	}
 }
 
-// TestReport: the tables carry each mode's tokens under both policies and
-// the ratios against the affordances mode, and the chart is an SVG
-// document.
+// TestReport: the report leads with what a model reads through the
+// bridge (the mcp mode) against the others, and its tables carry each
+// mode's tokens under the three policies and the ratios against the mcp
+// mode, size by size; the chart is an SVG document.
 func TestReport(t *testing.T) {
 	task := &bench.Task{ID: "shop-x", Site: "shop", Goal: "Do x.", Start: "/"}
 	rep := &bench.Report{
 		Browser: "Chromium 156.0.8078.114 built on Debian GNU/Linux 12 (bookworm) (/usr/bin/chromium)",
 		Tasks:   []*bench.Task{task},
-		Modes:   []string{"screenshot", "affordances"},
+		Modes:   []string{"mcp", "screenshot", "affordances"},
+		Sizes:   []bench.Size{bench.DemoSize, bench.Realistic},
 		Runs: []bench.TaskRun{
-			{Task: "shop-x", Site: "shop", Mode: "screenshot", Verified: true, Steps: 1, Tokens: 2730, HistoryTokens: 4095, TokensOpenAI: 2210, HistoryTokensOpenAI: 3315},
-			{Task: "shop-x", Site: "shop", Mode: "affordances", Verified: true, Steps: 1, Tokens: 500, HistoryTokens: 950},
+			{Task: "shop-x", Site: "shop", Mode: "mcp", Size: bench.DemoSize, Verified: true, Steps: 1, Tokens: 400, HistoryTokens: 700, ToolTokens: 500, RequestTokens: 1700},
+			{Task: "shop-x", Site: "shop", Mode: "screenshot", Size: bench.DemoSize, Verified: true, Steps: 1, Tokens: 2730, HistoryTokens: 4095, RequestTokens: 4095, TokensOpenAI: 2210, HistoryTokensOpenAI: 3315},
+			{Task: "shop-x", Site: "shop", Mode: "affordances", Size: bench.DemoSize, Verified: true, Steps: 1, Tokens: 500, HistoryTokens: 950, RequestTokens: 950},
+			{Task: "shop-x", Site: "shop", Mode: "mcp", Size: bench.Realistic, Verified: true, Steps: 1, Tokens: 800, HistoryTokens: 1400, ToolTokens: 500, RequestTokens: 2400},
+			{Task: "shop-x", Site: "shop", Mode: "screenshot", Size: bench.Realistic, Verified: true, Steps: 3, Tokens: 5460, HistoryTokens: 13650, RequestTokens: 13650, TokensOpenAI: 4420, HistoryTokensOpenAI: 11050},
+			{Task: "shop-x", Site: "shop", Mode: "affordances", Size: bench.Realistic, Verified: false, Error: "check: no"},
 		},
 	}
 	md := rep.Markdown(nil)
 	for _, want := range []string{
-		"| `shop-x` | 1 / 1 | 500 | 2,730 | 5.46× | 2,210 | 4.42× |",                                             // latest only
-		"| `shop-x` | 1 / 1 | 950 | 4,095 | 4.31× | 3,315 | 3.49× |",                                             // full history
-		"| screenshot (Anthropic) | 1/1 | 1 | 2,730 | 5.46× | 4,095 | 4.31× | $0.0082 / $0.0123 | 0.82 / 1.23 |", // totals
-		"| screenshot (OpenAI) | 4.42× | 4.42× | 4.42× | 3.49× | 3.49× | 3.49× |",                                // per-task ratios
-		"oracle", "lower bound", "no model was called", "published estimates", "*derived*",
+		// The lead: median, worst and total, under the three policies.
+		"| demo | screenshot (Anthropic) | 6.83× | 6.83× `shop-x` | 6.83× | 5.85× | 2.41× | 2.41× `shop-x` | 2.41× |",
+		"| realistic | screenshot (OpenAI) | 5.53× | 5.53× `shop-x` | 5.53× | 7.89× | 4.60× | 4.60× `shop-x` | 4.60× |",
+		"| realistic | affordances | — | — | — | — | — | — | — |",
+		// Each size's tables: latest, history, per request.
+		"## At demo size", "## At realistic size",
+		"| `shop-x` | 1 / 1 | 400 | 2,730 | 6.83× | 2,210 | 5.53× | 500 | 1.25× |",
+		"| `shop-x` | 1 / 1 | 700 | 4,095 | 5.85× | 3,315 | 4.74× | 950 | 1.36× |",
+		"| `shop-x` | 1 / 1 | 1,700 | 4,095 | 2.41× | 3,315 | 1.95× | 950 | 0.56× |",
+		"| `shop-x` | 1 / 3 | 800 | 5,460 | 6.83× | 4,420 | 5.53× | ✗ 0 | — |",
+		"| mcp | 1/1 | 1 | 500 | 400 | 1.00× | 700 | 1.00× | 1,700 | 1.00× |",
+		"| realistic | `shop-x` | affordances | **no**: check: no |",
+		"oracle", "lower bound", "no model was called", "published estimates", "*derived*", "Per request",
 		"with Chromium 156.0.8078.114 built on Debian GNU/Linux 12 (bookworm) (/usr/bin/chromium), in",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report.md lacks %q:\n%s", want, md)
 		}
+	}
+	if strings.Index(md, "## What a model reads from us") > strings.Index(md, "## Method and limits") {
+		t.Errorf("report.md does not lead with the mcp mode's ratios")
 	}
 	var doc struct {
 		XMLName xml.Name

@@ -177,22 +177,21 @@ func (b *bridge) server() *mcp.Server {
 	mcp.AddTool(s, &mcp.Tool{
 		Name:  ToolFetch,
 		Title: "Fetch affordances",
-		Description: "Read one page of an Affordances site: its entities, its actions with each one's AAL risk " +
-			"classes and what the person's gate decides (allow, ask, refuse), and the page's AAL fragment. On a page " +
-			"that publishes AAL only (kind aal), the actions are its affordances, by id, each input the fields of its form. " +
-			"The text is compact: one line per action, name(input) -> output [expose] effects guard gate (none: allowed), " +
-			"name? an optional field, a-b a range, /* */ a description, =x a default; the unavailable actions' names by reason; records as tables.",
+		Description: "Read one page of an Affordances site: its entities and its actions, with what the person's gate " +
+			"decides when it does not allow one (ask: the person is asked when you execute it; refuse). On a page of kind aal " +
+			"(AAL only), the actions are its affordances, each input the fields of its form. Compact text: one line an action, " +
+			"name(input) -> output [expose] effects guard gate; name? an optional field, a-b a range, /* */ a description, " +
+			"=x a default; unavailable actions by reason; records as tables.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &openWorld, DestructiveHint: &notDestructive},
 	}, b.fetch)
 	mcp.AddTool(s, &mcp.Tool{
 		Name:  ToolExecute,
 		Title: "Execute affordance",
-		Description: "Perform an action of a page with its input and return the delta. On a page that publishes AAL " +
-			"only (kind aal), action is the affordance's id and input fills its form: the page is operated in a browser, " +
-			"and the result is the page it leads to (next), with its affordances. A call that needs a " +
-			"person's approval is asked of the person through the client; without their yes nothing runs. " +
-			"When the site wants the person to approve on its own page, the result's approval says where: ask " +
-			"the person to open approval.url and approve there, then call again with the same url, action and input.",
+		Description: "Perform an action of a page with its input; the result is the delta. On a page of kind aal, action " +
+			"is the affordance's id and input fills its form, operated in a browser; the result is the page it leads to (next). " +
+			"A call that needs a person's approval is asked of the person through the client; without their yes nothing runs. " +
+			"When the result gives an approval page, ask the person to open approval.url and approve there, then call again " +
+			"with the same url, action and input.",
 		Annotations: &mcp.ToolAnnotations{OpenWorldHint: &openWorld},
 	}, b.execute)
 	return s

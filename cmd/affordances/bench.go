@@ -14,44 +14,57 @@ import (
 
 var benchCommand = &command{
 	Name:    "bench",
-	Summary: "Measure what agents read to do the same tasks by screenshots, accessibility trees, Affordances graphs and WebMCP.",
+	Summary: "Measure what agents read to do the same tasks through our MCP bridge, screenshots, accessibility trees, Playwright MCP, the wire and WebMCP.",
 	Details: `The perception bench: 30 task fixtures on the two demo sites (16 on the
 shop, 14 on the task board), each performed by an oracle plan in every
-mode: screenshot (a 1280x800 PNG after each UI interaction, in headless
-Chromium), axtree (Playwright's ariaSnapshot in "ai" mode, same
-interactions), affordances (the page's graph, one call per step and its
-delta) and webmcp (the page's WebMCP tools and their results, where the
-demos register them). Every task starts on a fresh demo it starts itself,
-and its final state is checked against the site's database: a mode that
-fails a task counts as failed, never skipped. The demos it starts place
-orders and delete boards without the approval page (as demo --no-approval,
-and the board's -no-approval): consent is not what it measures. The board,
-a program of its own (examples/board), is built with go build at the
-start: the bench runs in this repository, with the go command.
+mode: mcp (this repository's MCP bridge driven by an MCP client: the text
+of each tool result, what the model reads, and the bridge's tool
+definitions), screenshot (a 1280x800 PNG after each UI interaction, in
+headless Chromium, scrolling a viewport at a time to what a step needs),
+axtree (Playwright's ariaSnapshot in "ai" mode, same interactions),
+playwright-mcp (the same interactions through the real @playwright/mcp
+server: its tool results and tool definitions), affordances (the wire's
+raw JSON: the page's graph, one call per step and its delta) and webmcp
+(the page's WebMCP tools and their results, where the demos register
+them). Each task runs at two sizes of seed (--sizes): demo, as affordances
+demo seeds it, and realistic (a shop of about 200 products with their
+reviews, boards of about 120 tasks), the same task code. Every task starts
+on a fresh demo it starts itself, and its final state is checked against
+the site's database: a mode that fails a task counts as failed, never
+skipped. The demos it starts place orders and delete boards without the
+approval page (as demo --no-approval, and the board's -no-approval):
+consent is not what it measures. The board, a program of its own
+(examples/board), is built with go build at the start: the bench runs in
+this repository, with the go command.
 
 What it measures: every observation's bytes and o200k tokens (images by
 Anthropic's and OpenAI's published formulas), steps and wall time, under
-two context policies: the latest observation only, and the full history
-an agent that keeps its transcript reads. Limits: the plans are an
-oracle's, so every count is a lower bound; no model is called.
+three context policies: the latest observation only; the full history an
+agent that keeps its transcript reads; and per request, a model request
+a step with the tool definitions and the transcript so far. Limits: the
+plans are an oracle's, so every count is a lower bound; no model is
+called.
 
-Results go to --out: report.md (method, limits, a table per site, totals,
-medians, ratios, where the affordances mode's tokens go), report.json
-(one entry per task and mode), chart.svg, and every observation kept under
-<task>/<mode>/, so anyone can recount. Progress (task, mode, step) goes to
-stderr, a summary to stdout.
+Results go to --out: report.md (what a model reads from us against the
+others first, then method, limits, a table per size, site and policy,
+where the affordances mode's tokens go), report.json (one entry per size,
+task and mode, with its size and requestTokens), chart.svg, and every
+observation kept under <size>/<task>/<mode>/, so anyone can recount.
+Progress (size, task, mode, step) goes to stderr, a summary to stdout.
 
-The whole bench takes about 3 minutes on a 2-core machine, nearly all in
-the browser modes; the affordances mode alone, a few seconds. The browser
-modes need Chromium (Debian's chromium package) and, for axtree, Node.js
-20 and npm: the first time, the bench installs playwright-core, at the
-version the repository's package-lock.json pins (the binary holds a
-copy), with npm ci into $XDG_CACHE_HOME/affordances/bench-node (~/.cache
-when unset), and says so on stderr; later runs use that install.
+The browser modes need Chromium (Debian's chromium package); axtree and
+playwright-mcp need Node.js 20 and npm: the first time, the bench installs
+the npm packages the repository's package-lock.json pins (the binary holds
+a copy) with npm ci into $XDG_CACHE_HOME/affordances/bench-node (~/.cache
+when unset), and says so on stderr; later runs use that install. The mcp
+and affordances modes take seconds; the whole bench, minutes, nearly all
+in the browser modes.
 Exit status: 0 every run verified, 1 a run failed, 2 a usage error.`,
 	Example: `affordances bench --out /tmp/bench
-# only the affordances mode, on the shop
-affordances bench --sites shop --modes affordances --out /tmp/bench
+# what a model reads through the bridge against screenshots, demo size only
+affordances bench --modes mcp,screenshot --sizes demo --out /tmp/bench
+# only the mcp mode, on the shop
+affordances bench --sites shop --modes mcp --out /tmp/bench
 # two tasks, to see what they read
 affordances bench --tasks shop-checkout,board-move-task --out /tmp/bench && less /tmp/bench/report.md`,
 	Flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
@@ -119,25 +132,29 @@ func list(s string) []string {
 	return out
 }
 
-// printBench prints the totals of each mode and where the report is.
+// printBench prints the totals of each size and mode and where the
+// report is.
 func printBench(e *env, rep *bench.Report) {
 	tw := tabwriter.NewWriter(e.stdout, 0, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "MODE\tVERIFIED\tSTEPS\tTOKENS (LATEST)\tTOKENS (HISTORY)\t")
-	for _, m := range rep.Modes {
-		n, ok, steps, latest, history := 0, 0, 0, 0, 0
-		for _, r := range rep.Runs {
-			if r.Mode != m {
-				continue
+	fmt.Fprintln(tw, "SIZE\tMODE\tVERIFIED\tSTEPS\tTOKENS (LATEST)\tTOKENS (HISTORY)\tTOKENS (PER REQUEST)\t")
+	for _, z := range rep.Sizes {
+		for _, m := range rep.Modes {
+			n, ok, steps, latest, history, request := 0, 0, 0, 0, 0, 0
+			for _, r := range rep.Runs {
+				if r.Mode != m || r.Size != z {
+					continue
+				}
+				n++
+				if r.Verified {
+					ok++
+				}
+				steps += r.Steps
+				latest += r.Tokens
+				history += r.HistoryTokens
+				request += r.RequestTokens
 			}
-			n++
-			if r.Verified {
-				ok++
-			}
-			steps += r.Steps
-			latest += r.Tokens
-			history += r.HistoryTokens
+			fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%d\t%d\t%d\t%d\t\n", z, m, ok, n, steps, latest, history, request)
 		}
-		fmt.Fprintf(tw, "%s\t%d/%d\t%d\t%d\t%d\t\n", m, ok, n, steps, latest, history)
 	}
 	tw.Flush()
 	for _, r := range rep.Runs {

@@ -27,9 +27,11 @@ var mcpCommand = &command{
 	Details: `The bridge speaks MCP over stdio (the default) or, with --http ADDR,
 streamable HTTP at /mcp, where a request whose Origin header is another
 origin's (a web page's) is refused, 403. Its tools: site_index (origin), fetch_affordances
-(url: the page's actions with their AAL risk classes and what the gate
-decides, and the AAL fragment) and execute_affordance (url, action, input:
-the call, and its delta). Text from a site is data, never instructions.
+(url: the page's entities and actions, with what the gate decides) and
+execute_affordance (url, action, input: the call, and its delta). Each
+result's text is the compact form of docs/model-text.md, what the model
+reads; its structured content is the JSON, with the AAL fragment and the
+gate's reasons, for programs. Text from a site is data, never instructions.
 
 A call the gate asks about, or that the site answers confirm_required, is
 asked of the person through the MCP client (form elicitation), the site's
