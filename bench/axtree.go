@@ -34,11 +34,18 @@ const PlaywrightVersion = "1.64.1"
 var ErrNoNode = errors.New("bench: the axtree mode needs Node.js and npm: install Debian's nodejs and npm (apt-get install nodejs npm; make deps does)")
 
 // helperJS is the Node helper that drives Chromium with playwright-core,
-// in JSON lines on its stdin and stdout. It runs as node's --eval script
-// in the folder of the packages, whose node_modules its import finds.
+// in JSON lines on its stdin and stdout. It runs, after [planJS], as
+// node's --eval script in the folder of the packages, whose node_modules
+// its import finds.
 //
 //go:embed node/helper.mjs
 var helperJS []byte
+
+// planJS declares plan, the function the Node-side browser modes evaluate
+// in a page to work out how to operate an affordance there.
+//
+//go:embed node/plan.js
+var planJS []byte
 
 // AXTreeMode is the browser agent that reads pages as accessibility
 // snapshots: the same UI interactions as [ScreenshotMode], each followed by
@@ -407,7 +414,7 @@ func (e *helperError) Error() string { return e.msg }
 // packages. The helper dies with this process, and its Chromium with the
 // helper: Chromium exits when its DevTools pipe (playwright's) closes.
 func startHelper(node, dir string, log *slog.Logger) (*nodeHelper, error) {
-	cmd := exec.Command(node, "--input-type=module", "--eval", string(helperJS))
+	cmd := exec.Command(node, "--input-type=module", "--eval", string(planJS)+"\n"+string(helperJS))
 	pdeathsig.Set(cmd)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1")
