@@ -163,7 +163,7 @@ func (m *AXTreeMode) start(ctx context.Context) (*nodeHelper, error) {
 	if err := checkNode(ctx, node); err != nil {
 		return nil, err
 	}
-	dir, err := m.packages(ctx)
+	dir, err := nodePackages(ctx, m.opts.Packages, m.opts.Cache, m.opts.Progress)
 	if err != nil {
 		return nil, err
 	}
@@ -345,16 +345,18 @@ func checkNode(ctx context.Context, node string) error {
 	return nil
 }
 
-// packages returns the folder whose node_modules hold playwright-core:
-// [AXTreeOptions.Packages], or the install under the cache folder.
-func (m *AXTreeMode) packages(ctx context.Context) (string, error) {
-	if dir := m.opts.Packages; dir != "" {
+// nodePackages returns the folder whose node_modules hold the pinned npm
+// packages (playwright-core, @playwright/mcp): dir, an install made
+// already, when it is set; else the install under the cache folder
+// (nodeCache), which it makes once, telling progress.
+func nodePackages(ctx context.Context, dir, cache string, progress io.Writer) (string, error) {
+	if dir != "" {
 		if !node.Installed(dir) {
 			return "", fmt.Errorf("bench: %s holds no install of the pinned npm packages (make deps installs them in the repository's internal/node)", dir)
 		}
 		return dir, nil
 	}
-	cache, err := nodeCache(m.opts.Cache)
+	cache, err := nodeCache(cache)
 	if err != nil {
 		return "", err
 	}
@@ -362,9 +364,9 @@ func (m *AXTreeMode) packages(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%w: %v", ErrNoNode, err)
 	}
-	dir, err := node.Install(ctx, npm, cache, m.opts.Progress)
+	dir, err = node.Install(ctx, npm, cache, progress)
 	if err != nil {
-		return "", fmt.Errorf("bench: installing playwright-core: %w", err)
+		return "", fmt.Errorf("bench: installing the npm packages: %w", err)
 	}
 	return dir, nil
 }
@@ -418,7 +420,7 @@ func startHelper(node, dir string, log *slog.Logger) (*nodeHelper, error) {
 	pdeathsig.Set(cmd)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1")
-	h := &nodeHelper{cmd: cmd, stderr: &tail{log: log}, exited: make(chan struct{}), waiting: map[int]chan json.RawMessage{}}
+	h := &nodeHelper{cmd: cmd, stderr: &tail{log: log, name: "axtree helper"}, exited: make(chan struct{}), waiting: map[int]chan json.RawMessage{}}
 	cmd.Stderr = h.stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -527,16 +529,18 @@ func (h *nodeHelper) close() error {
 	}
 }
 
-// tail keeps the end of what the helper wrote to stderr, for errors, and
-// passes each write to the logger.
+// tail keeps the end of what a Node process (the axtree helper, the
+// Playwright MCP server) wrote to stderr, for errors, and passes each
+// write to the logger.
 type tail struct {
-	log *slog.Logger
-	mu  sync.Mutex
-	b   []byte
+	log  *slog.Logger
+	name string // whose stderr, for the log: "axtree helper"
+	mu   sync.Mutex
+	b    []byte
 }
 
 func (t *tail) Write(p []byte) (int, error) {
-	t.log.Debug("axtree helper", "stderr", string(p))
+	t.log.Debug(t.name, "stderr", string(p))
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.b = append(t.b, p...)
