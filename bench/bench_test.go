@@ -18,8 +18,8 @@ import (
 // TestBench runs two tasks, one on each site, end to end in every mode:
 // each verified, each observation on disk, report.json as the issue has
 // it. The browser modes are left out only on a machine without Chromium
-// (or Node and the npm packages make deps installs, for axtree) and
-// outside make check.
+// (or Node and the npm packages make deps installs, for axtree and
+// playwright-mcp) and outside make check.
 func TestBench(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: no browser, no npm packages (make check runs the bench)")
@@ -27,7 +27,7 @@ func TestBench(t *testing.T) {
 	modes := bench.ModeNames()
 	packages, errPackages := node.Repo()
 	if os.Getenv("AFFORDANCES_CHECK") == "" {
-		need := map[string][]string{"screenshot": {"chromium"}, "axtree": {"chromium", "node"}, "webmcp": {"chromium"}}
+		need := map[string][]string{"screenshot": {"chromium"}, "axtree": {"chromium", "node"}, "playwright-mcp": {"chromium", "node"}, "webmcp": {"chromium"}}
 		modes = slices.DeleteFunc(modes, func(m string) bool {
 			for _, bin := range need[m] {
 				if _, err := exec.LookPath(bin); err != nil {
@@ -35,8 +35,8 @@ func TestBench(t *testing.T) {
 					return true
 				}
 			}
-			if m == "axtree" && errPackages != nil {
-				t.Logf("the axtree mode is left out: %v", errPackages)
+			if (m == "axtree" || m == "playwright-mcp") && errPackages != nil {
+				t.Logf("the %s mode is left out: %v", m, errPackages)
 				return true
 			}
 			return false

@@ -13,7 +13,7 @@ var (
 	}
 	startAxtree        modeStarter = startAXTreeMode
 	startMCP           modeStarter
-	startPlaywrightMCP modeStarter
+	startPlaywrightMCP modeStarter = startPlaywrightMCPMode
 	startWebMCP        modeStarter = func(ctx context.Context, _ *Options) (Mode, func() error, error) {
 		return startWebMCPMode(ctx)
 	}
