@@ -516,6 +516,13 @@ type located struct {
 	click snapshotRef
 }
 
+// controlRoles are the roles of the elements an affordance's click or
+// field can be: the refs locate matches, of all a snapshot has.
+var controlRoles = map[string]bool{
+	"button": true, "link": true, "textbox": true, "searchbox": true, "spinbutton": true,
+	"combobox": true, "listbox": true, "checkbox": true, "radio": true, "slider": true, "switch": true,
+}
+
 // fieldTypes are browser_fill_form's types of plan's kinds of field.
 var fieldTypes = map[string]string{"fill": "textbox", "select": "combobox", "radio": "radio", "checkbox": "checkbox"}
 
@@ -524,7 +531,12 @@ var fieldTypes = map[string]string{"fill": "textbox", "select": "combobox", "rad
 // element absent or unusable is an error wrapping
 // [browser.ErrUnavailable].
 func (w *mcpDriver) locate(ctx context.Context, selector string, fields []map[string]any, input any) (located, error) {
-	refs := snapshotRefs(w.snap)
+	var refs []snapshotRef
+	for _, r := range snapshotRefs(w.snap) {
+		if controlRoles[r.role] {
+			refs = append(refs, r)
+		}
+	}
 	ids := make([]string, len(refs))
 	for i, r := range refs {
 		ids[i] = r.ref
@@ -556,7 +568,7 @@ func (w *mcpDriver) locate(ctx context.Context, selector string, fields []map[st
 		return located{}, fmt.Errorf("%s: %s", selector, strings.Join(r.Problems, "; "))
 	}
 	missing := func(what string) error {
-		return fmt.Errorf("%s: %s is not among the %d refs of the snapshot the agent read", selector, what, len(refs))
+		return fmt.Errorf("%s: %s is not among the %d controls with a ref in the snapshot the agent read", selector, what, len(refs))
 	}
 	var l located
 	for _, f := range r.Fields {

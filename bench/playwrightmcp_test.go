@@ -60,59 +60,64 @@ func TestPlaywrightMCPMode(t *testing.T) {
 		// and stops.
 		{"shop-sold-out", []string{"browser_navigate /products/canvas-cap", "browser_snapshot /products/canvas-cap"}},
 	} {
-		obs, root, toolTokens := runMCPTask(t, m, tc.id)
-		if got := whats(obs); !slices.Equal(got, tc.whats) {
-			t.Errorf("%s: the agent called %q, want %q", tc.id, got, tc.whats)
-		}
-		for i, o := range obs {
-			b, err := os.ReadFile(filepath.Join(root, o.File))
+		// Each run has a server and a demo of its own: they run side by
+		// side, mostly waiting on the server's settle time.
+		t.Run(tc.id, func(t *testing.T) {
+			t.Parallel()
+			obs, root, toolTokens := runMCPTask(t, m, tc.id)
+			if got := whats(obs); !slices.Equal(got, tc.whats) {
+				t.Errorf("%s: the agent called %q, want %q", tc.id, got, tc.whats)
+			}
+			for i, o := range obs {
+				b, err := os.ReadFile(filepath.Join(root, o.File))
+				if err != nil {
+					t.Fatal(err)
+				}
+				n, _ := bench.CountTokens(string(b))
+				if o.Step != i || o.Kind != "result" || o.Bytes != len(b) || o.Tokens != n || !strings.HasSuffix(o.File, ".md") {
+					t.Errorf("%s: observation %d: got %+v, want result %d of %d bytes, %d tokens, in Markdown", tc.id, i, o, i, len(b), n)
+				}
+				text := string(b)
+				switch tool, _, _ := strings.Cut(o.What, " "); tool {
+				case "browser_snapshot":
+					// The page's AI snapshot, inline, with the refs the agent
+					// acts on.
+					if !strings.Contains(text, "### Snapshot\n```yaml\n- ") || !regexp.MustCompile(`\[ref=(f\d+)?e\d+\]`).MatchString(text) {
+						t.Errorf("%s: %s holds no snapshot with refs:\n%.300s", tc.id, o.File, text)
+					}
+				case "browser_click", "browser_fill_form":
+					// The action on a ref of the latest snapshot, as
+					// Playwright code.
+					if !strings.Contains(text, "### Ran Playwright code") {
+						t.Errorf("%s: %s: %.300s", tc.id, o.File, text)
+					}
+				}
+			}
+			tools, err := os.ReadFile(filepath.Join(root, tc.id, m.Name(), "tools.json"))
 			if err != nil {
 				t.Fatal(err)
 			}
-			n, _ := bench.CountTokens(string(b))
-			if o.Step != i || o.Kind != "result" || o.Bytes != len(b) || o.Tokens != n || !strings.HasSuffix(o.File, ".md") {
-				t.Errorf("%s: observation %d: got %+v, want result %d of %d bytes, %d tokens, in Markdown", tc.id, i, o, i, len(b), n)
+			if n, _ := bench.CountTokens(string(tools)); toolTokens != n || n < 1000 {
+				t.Errorf("%s: ToolTokens = %d, want the %d tokens of tools.json (some thousands)", tc.id, toolTokens, n)
 			}
-			text := string(b)
-			switch tool, _, _ := strings.Cut(o.What, " "); tool {
-			case "browser_snapshot":
-				// The page's AI snapshot, inline, with the refs the agent
-				// acts on.
-				if !strings.Contains(text, "### Snapshot\n```yaml\n- ") || !regexp.MustCompile(`\[ref=(f\d+)?e\d+\]`).MatchString(text) {
-					t.Errorf("%s: %s holds no snapshot with refs:\n%.300s", tc.id, o.File, text)
+			var defs []struct {
+				Name        string         `json:"name"`
+				Description string         `json:"description"`
+				InputSchema map[string]any `json:"input_schema"`
+			}
+			if err := json.Unmarshal(tools, &defs); err != nil {
+				t.Fatalf("%s: tools.json: %v", tc.id, err)
+			}
+			names := map[string]bool{}
+			for _, d := range defs {
+				names[d.Name] = d.Description != "" && d.InputSchema["type"] == "object"
+			}
+			for _, want := range []string{"browser_navigate", "browser_snapshot", "browser_click", "browser_fill_form"} {
+				if !names[want] {
+					t.Errorf("%s: tools.json has no %s with a description and an input schema: %.300s", tc.id, want, tools)
 				}
-			case "browser_click", "browser_fill_form":
-				// The action on a ref of the latest snapshot, as
-				// Playwright code.
-				if !strings.Contains(text, "### Ran Playwright code") {
-					t.Errorf("%s: %s: %.300s", tc.id, o.File, text)
-				}
 			}
-		}
-		tools, err := os.ReadFile(filepath.Join(root, tc.id, m.Name(), "tools.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n, _ := bench.CountTokens(string(tools)); toolTokens != n || n < 1000 {
-			t.Errorf("%s: ToolTokens = %d, want the %d tokens of tools.json (some thousands)", tc.id, toolTokens, n)
-		}
-		var defs []struct {
-			Name        string         `json:"name"`
-			Description string         `json:"description"`
-			InputSchema map[string]any `json:"input_schema"`
-		}
-		if err := json.Unmarshal(tools, &defs); err != nil {
-			t.Fatalf("%s: tools.json: %v", tc.id, err)
-		}
-		names := map[string]bool{}
-		for _, d := range defs {
-			names[d.Name] = d.Description != "" && d.InputSchema["type"] == "object"
-		}
-		for _, want := range []string{"browser_navigate", "browser_snapshot", "browser_click", "browser_fill_form"} {
-			if !names[want] {
-				t.Errorf("%s: tools.json has no %s with a description and an input schema: %.300s", tc.id, want, tools)
-			}
-		}
+		})
 	}
 }
 
