@@ -43,9 +43,10 @@ others:
 # examples/shop/browser_test.go), redis-server and postgresql for the
 # stores' and the demos' tests (internal/servicetest starts throwaway
 # servers on loopback ports of their own and stops them), nodejs and npm for
-# the bench's axtree mode and mcpbridge's TypeScript client. Then the npm
-# packages those run, pinned by internal/node/package-lock.json, installed
-# there with npm ci when node_modules holds no install of that lockfile:
+# the bench's axtree and playwright-mcp modes and mcpbridge's TypeScript
+# client. Then the npm packages those run, pinned by
+# internal/node/package-lock.json, installed there with npm ci when
+# node_modules holds no install of that lockfile:
 # after a whole install, node_modules/.installed-lock.json is a copy of it
 # (internal/node.Installed makes the same check). Playwright never
 # downloads a browser: the bench launches Debian's chromium.

@@ -34,11 +34,18 @@ const PlaywrightVersion = "1.64.1"
 var ErrNoNode = errors.New("bench: the axtree mode needs Node.js and npm: install Debian's nodejs and npm (apt-get install nodejs npm; make deps does)")
 
 // helperJS is the Node helper that drives Chromium with playwright-core,
-// in JSON lines on its stdin and stdout. It runs as node's --eval script
-// in the folder of the packages, whose node_modules its import finds.
+// in JSON lines on its stdin and stdout. It runs, after [planJS], as
+// node's --eval script in the folder of the packages, whose node_modules
+// its import finds.
 //
 //go:embed node/helper.mjs
 var helperJS []byte
+
+// planJS declares plan, the function the Node-side browser modes evaluate
+// in a page to work out how to operate an affordance there.
+//
+//go:embed node/plan.js
+var planJS []byte
 
 // AXTreeMode is the browser agent that reads pages as accessibility
 // snapshots: the same UI interactions as [ScreenshotMode], each followed by
@@ -156,7 +163,7 @@ func (m *AXTreeMode) start(ctx context.Context) (*nodeHelper, error) {
 	if err := checkNode(ctx, node); err != nil {
 		return nil, err
 	}
-	dir, err := m.packages(ctx)
+	dir, err := nodePackages(ctx, m.opts.Packages, m.opts.Cache, m.opts.Progress)
 	if err != nil {
 		return nil, err
 	}
@@ -338,16 +345,18 @@ func checkNode(ctx context.Context, node string) error {
 	return nil
 }
 
-// packages returns the folder whose node_modules hold playwright-core:
-// [AXTreeOptions.Packages], or the install under the cache folder.
-func (m *AXTreeMode) packages(ctx context.Context) (string, error) {
-	if dir := m.opts.Packages; dir != "" {
+// nodePackages returns the folder whose node_modules hold the pinned npm
+// packages (playwright-core, @playwright/mcp): dir, an install made
+// already, when it is set; else the install under the cache folder
+// (nodeCache), which it makes once, telling progress.
+func nodePackages(ctx context.Context, dir, cache string, progress io.Writer) (string, error) {
+	if dir != "" {
 		if !node.Installed(dir) {
 			return "", fmt.Errorf("bench: %s holds no install of the pinned npm packages (make deps installs them in the repository's internal/node)", dir)
 		}
 		return dir, nil
 	}
-	cache, err := nodeCache(m.opts.Cache)
+	cache, err := nodeCache(cache)
 	if err != nil {
 		return "", err
 	}
@@ -355,9 +364,9 @@ func (m *AXTreeMode) packages(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%w: %v", ErrNoNode, err)
 	}
-	dir, err := node.Install(ctx, npm, cache, m.opts.Progress)
+	dir, err = node.Install(ctx, npm, cache, progress)
 	if err != nil {
-		return "", fmt.Errorf("bench: installing playwright-core: %w", err)
+		return "", fmt.Errorf("bench: installing the npm packages: %w", err)
 	}
 	return dir, nil
 }
@@ -407,11 +416,11 @@ func (e *helperError) Error() string { return e.msg }
 // packages. The helper dies with this process, and its Chromium with the
 // helper: Chromium exits when its DevTools pipe (playwright's) closes.
 func startHelper(node, dir string, log *slog.Logger) (*nodeHelper, error) {
-	cmd := exec.Command(node, "--input-type=module", "--eval", string(helperJS))
+	cmd := exec.Command(node, "--input-type=module", "--eval", string(planJS)+"\n"+string(helperJS))
 	pdeathsig.Set(cmd)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1")
-	h := &nodeHelper{cmd: cmd, stderr: &tail{log: log}, exited: make(chan struct{}), waiting: map[int]chan json.RawMessage{}}
+	h := &nodeHelper{cmd: cmd, stderr: &tail{log: log, name: "axtree helper"}, exited: make(chan struct{}), waiting: map[int]chan json.RawMessage{}}
 	cmd.Stderr = h.stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -520,16 +529,18 @@ func (h *nodeHelper) close() error {
 	}
 }
 
-// tail keeps the end of what the helper wrote to stderr, for errors, and
-// passes each write to the logger.
+// tail keeps the end of what a Node process (the axtree helper, the
+// Playwright MCP server) wrote to stderr, for errors, and passes each
+// write to the logger.
 type tail struct {
-	log *slog.Logger
-	mu  sync.Mutex
-	b   []byte
+	log  *slog.Logger
+	name string // whose stderr, for the log: "axtree helper"
+	mu   sync.Mutex
+	b    []byte
 }
 
 func (t *tail) Write(p []byte) (int, error) {
-	t.log.Debug("axtree helper", "stderr", string(p))
+	t.log.Debug(t.name, "stderr", string(p))
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.b = append(t.b, p...)

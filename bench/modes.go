@@ -15,7 +15,7 @@ var (
 	startMCP    modeStarter = func(context.Context, *Options) (Mode, func() error, error) {
 		return MCPMode{}, func() error { return nil }, nil
 	}
-	startPlaywrightMCP modeStarter
+	startPlaywrightMCP modeStarter = startPlaywrightMCPMode
 	startWebMCP        modeStarter = func(ctx context.Context, _ *Options) (Mode, func() error, error) {
 		return startWebMCPMode(ctx)
 	}

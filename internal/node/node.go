@@ -1,7 +1,8 @@
 // Package node pins the npm packages this repository runs: package.json
 // and package-lock.json, beside this file. playwright-core, the bench's
-// axtree mode's browser driver, is a dependency; the TypeScript MCP SDK,
-// which only mcpbridge's tests run, is a devDependency.
+// axtree mode's browser driver, and @playwright/mcp, the Playwright MCP
+// server its playwright-mcp mode runs, are dependencies; the TypeScript
+// MCP SDK, which only mcpbridge's tests run, is a devDependency.
 //
 // make deps installs them all here, into node_modules (not committed),
 // with npm ci; the tests use that install and never run npm ([Repo]).
