@@ -64,7 +64,7 @@ in memory (it takes only --addr).
 
 The task board, the short demo to learn the library from, is a program of
 its own, to read and copy: ` + boardCommand + ` (in this repository; its
-flags are -addr, -data, -token and -no-approval, -help says more).`,
+flags are -addr, -data, -token, -no-approval and -seed, -help says more).`,
 	Example: `affordances demo --addr 127.0.0.1:8080
 # in another terminal, as an agent:
 curl -H 'Accept: application/vnd.affordances+json' http://127.0.0.1:8080/
