@@ -14,8 +14,9 @@ import (
 
 // TestRealisticSeed: -seed realistic gives the relaunch 100 tasks and the
 // offsite 20, the demo's keeping their ids; a board of more than 25 pages
-// its tasks, its graph under seed 000's 2,000 tokens and its HTML page
-// linking the next page as the graph's nav does.
+// its tasks, each page the next cards of every column, its graph under
+// seed 000's 2,000 tokens and its HTML page linking the next page as the
+// graph's nav does.
 func TestRealisticSeed(t *testing.T) {
 	_, srv := serveBoard(t, options{Token: demoToken, Realistic: true}, nil)
 	alice := newClient(t, srv, demoToken)
@@ -34,6 +35,9 @@ func TestRealisticSeed(t *testing.T) {
 	}
 	if !slices.Contains(g.Nav, affordances.NavLink{To: "/boards/website-relaunch?page=2", Label: "Next 25 of 100 tasks"}) {
 		t.Errorf("the board's nav does not link its next page: %v", g.Nav)
+	}
+	if cols := tasks(g); len(cols["todo"]) != 9 || len(cols["doing"]) != 8 || len(cols["done"]) != 8 {
+		t.Errorf("the first page has %d, %d and %d tasks to do, doing and done, want the first 9, 8 and 8 of each column", len(cols["todo"]), len(cols["doing"]), len(cols["done"]))
 	}
 	if titles := tasks(g)["todo"]; !slices.Contains(titles, "Pick a typeface for headings") || !slices.Contains(titles, "Redirect the old blog URLs") {
 		t.Errorf("the demo's tasks to do are not on the first page: %v", titles)

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -153,12 +155,13 @@ func (b *Board) boardsState(ctx context.Context, r *affordances.Request) (*affor
 
 // tasksPageSize is how many tasks a board's page lists: a board of more
 // pages them, so that its graph stays under about 2,000 tokens (seed 000,
-// "Graph"), the HTML page alike.
+// "Graph"), the HTML page alike; a page of 25 holds 8 or 9 of each column.
 const tasksPageSize = 25
 
 // boardState loads a board and its tasks, those matching ?q= when given,
-// by column then due date, the page of them that ?page= asks for. A
-// private board is not found for anyone but its members.
+// by column then due date; of more than one page, the page that ?page=
+// asks for, with the tasks byRank. A private board is not found for
+// anyone but its members.
 func (b *Board) boardState(ctx context.Context, r *affordances.Request) (*affordances.State, error) {
 	bd, err := b.store.board(ctx, r.Param("board"), userID(r.Principal))
 	if err != nil {
@@ -172,6 +175,9 @@ func (b *Board) boardState(ctx context.Context, r *affordances.Request) (*afford
 	page, err := collection.Paginate(r.HTTP.URL, len(tasks), tasksPageSize, "tasks")
 	if err != nil {
 		return nil, err
+	}
+	if page.Pages > 1 {
+		tasks = byRank(tasks)
 	}
 	e := map[string]any{"board": bd, "tasks": collection.Items(tasks, page)}
 	if q != "" {
@@ -188,6 +194,21 @@ func (b *Board) boardState(ctx context.Context, r *affordances.Request) (*afford
 	}
 	nav := append([]affordances.NavLink{{To: "/boards", Label: "All boards"}}, signInLink(r.Principal)...)
 	return &affordances.State{Entities: e, Nav: append(nav, page.Nav()...)}, nil
+}
+
+// byRank orders tasks, which are by column, for a board's pages: the
+// first of each column, then the second of each, and so on, so that each
+// page shows the next cards of every column, as a person scrolling the
+// board sees them.
+func byRank(tasks []task) []task {
+	rank, n := map[int64]int{}, map[string]int{}
+	for _, t := range tasks {
+		rank[t.ID] = n[t.Status]
+		n[t.Status]++
+	}
+	tasks = slices.Clone(tasks)
+	slices.SortStableFunc(tasks, func(a, b task) int { return cmp.Compare(rank[a.ID], rank[b.ID]) })
+	return tasks
 }
 
 // Guards: whether the requester may use an action of the board they see.
