@@ -15,9 +15,9 @@ import (
 	"github.com/affordances/affordances-go/internal/node"
 )
 
-// TestBench runs two tasks, one on each site, end to end in every mode:
-// each verified, each observation on disk, report.json as the issue has
-// it. The browser modes are left out only on a machine without Chromium
+// TestBench runs two tasks, one on each site, end to end in every mode
+// at every size: each verified, each observation on disk, report.json as
+// the issue has it. The browser modes are left out only on a machine without Chromium
 // (or Node and the npm packages make deps installs, for axtree) and
 // outside make check.
 func TestBench(t *testing.T) {
@@ -52,7 +52,7 @@ func TestBench(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := len(rep.Runs), 2*len(modes); got != want {
+	if got, want := len(rep.Runs), 2*len(modes)*len(bench.Sizes()); got != want {
 		t.Fatalf("got %d runs, want %d", got, want)
 	}
 	for _, r := range rep.Runs {

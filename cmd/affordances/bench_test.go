@@ -8,12 +8,12 @@ import (
 	"testing"
 )
 
-// TestBench runs one task in the affordances mode: the summary on stdout,
-// progress on stderr, the report on disk.
+// TestBench runs one task in the affordances mode at demo size: the
+// summary on stdout, progress on stderr, the report on disk.
 func TestBench(t *testing.T) {
 	out := t.TempDir()
 	e, stdout, stderr := testEnv(nil)
-	if code := run(t.Context(), e, []string{"bench", "--tasks", "shop-search", "--modes", "affordances", "--out", out}); code != exitOK {
+	if code := run(t.Context(), e, []string{"bench", "--tasks", "shop-search", "--modes", "affordances", "--sizes", "demo", "--out", out}); code != exitOK {
 		t.Fatalf("got exit code %d, want 0\nstdout: %s\nstderr: %s", code, stdout, stderr)
 	}
 	if !strings.Contains(stdout.String(), "affordances") || !strings.Contains(stdout.String(), "1/1") {
@@ -30,7 +30,7 @@ func TestBench(t *testing.T) {
 	if err := json.Unmarshal(b, &runs); err != nil || len(runs) != 1 || runs[0]["verified"] != true {
 		t.Errorf("got report.json %s (%v), want one verified run", b, err)
 	}
-	for _, f := range []string{"report.md", "chart.svg", "shop-search/affordances/00-graph.json"} {
+	for _, f := range []string{"report.md", "chart.svg", "demo/shop-search/affordances/00-graph.json"} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Errorf("%s: %v", f, err)
 		}
