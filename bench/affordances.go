@@ -153,6 +153,11 @@ func (a *apiAgent) do(req *http.Request) ([]byte, int, error) {
 
 // step performs one step of a plan on a page whose graph the agent read.
 func (a *apiAgent) step(ctx context.Context, s Step) error {
+	in, err := s.InputOn(ctx, a.d)
+	if err != nil {
+		return err
+	}
+	s.Input = in
 	g := a.graphs[s.Page]
 	desc, ok := descriptor(g, s.Action)
 	if !ok {

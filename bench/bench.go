@@ -18,6 +18,8 @@ package bench
 import (
 	"context"
 	"database/sql"
+	"fmt"
+	"maps"
 	"net/http"
 )
 
@@ -50,8 +52,31 @@ type Step struct {
 	Action string
 	// Input is the call's input; for a person, the form's fields.
 	Input map[string]any
+	// IDs names the fields of Input that are the id of a row an earlier
+	// step made (a review, a task), each with the query that finds it in
+	// the demo's database: the seed's size moves it, as a larger seed
+	// takes more ids first. Input holds its value at demo size; a mode
+	// reads the step's input with [Step.InputOn].
+	IDs map[string]string
 	// Outcome is what the step comes to.
 	Outcome Outcome
+}
+
+// InputOn returns the step's input on the demo d as it is when the step
+// runs: Input, with each field of IDs set to the id its query finds.
+func (s Step) InputOn(ctx context.Context, d *Demo) (map[string]any, error) {
+	if len(s.IDs) == 0 {
+		return s.Input, nil
+	}
+	in := maps.Clone(s.Input)
+	for field, query := range s.IDs {
+		var id int64
+		if err := d.DB.QueryRowContext(ctx, query).Scan(&id); err != nil {
+			return nil, fmt.Errorf("bench: the id of %s: %w", field, err)
+		}
+		in[field] = id
+	}
+	return in, nil
 }
 
 // An Outcome is what a step of a plan comes to.
@@ -106,6 +131,9 @@ type Demo struct {
 	DB *sql.DB
 	// Session is the cookie session of [Task.As], nil for nobody.
 	Session *http.Cookie
+	// seeded reads a copy of the database as the demo started, seeded
+	// and before anyone signed in: what a check compares DB with.
+	seeded *sql.DB
 }
 
 // A Mode performs a task's plan as one kind of agent perceives pages.

@@ -36,15 +36,17 @@ func password(email string) string {
 }
 
 // StartDemo starts a fresh demo of site ("shop" or "board") on a loopback
-// port of its own, with the seed of size and nothing else, and signs in as
-// the seeded user as ("" for nobody) through the site's sign-in form. Both
-// run with human-verified confirmation off ([shop.Options.NoApproval], the
-// board's -no-approval). The returned stop ends the demo and removes its
-// data; it must be called once d is no longer used.
+// port of its own, with the seed of size and nothing else (the shop's
+// [shop.Options.Seed], the board's -seed), keeps a copy of its database as
+// seeded for [Task.Check], and signs in as the seeded user as ("" for
+// nobody) through the site's sign-in form. Both run with human-verified
+// confirmation off ([shop.Options.NoApproval], the board's -no-approval).
+// The returned stop ends the demo and removes its data; it must be called
+// once d is no longer used.
 //
 // The shop runs in this process, from a copy of a database seeded once per
-// process rather than running the migrations and the seed's inserts each
-// time. The board, a program of its own (examples/board), runs as a
+// process and size rather than running the migrations and the seed's
+// inserts each time. The board, a program of its own (examples/board), runs as a
 // process, built once per process with go build: it needs the go command
 // and this repository.
 func StartDemo(ctx context.Context, site string, size Size, as string) (d *Demo, stop func(), err error) {
@@ -53,9 +55,6 @@ func StartDemo(ctx context.Context, site string, size Size, as string) (d *Demo,
 	}
 	if !slices.Contains(Sizes(), size) {
 		return nil, nil, fmt.Errorf("bench: no size %q (the sizes are demo, realistic)", size)
-	}
-	if size == Realistic {
-		return nil, nil, fmt.Errorf("bench: the realistic %s is not built yet", site)
 	}
 	dir, err := os.MkdirTemp("", "affordances-bench-"+site+"-")
 	if err != nil {
@@ -76,21 +75,28 @@ func StartDemo(ctx context.Context, site string, size Size, as string) (d *Demo,
 	}()
 	var base string
 	if site == "shop" {
-		base, closers, err = startShop(ctx, dir)
+		base, closers, err = startShop(ctx, dir, size)
 	} else {
-		base, closers, err = startBoard(ctx, dir)
+		base, closers, err = startBoard(ctx, dir, size)
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("bench: %s: %w", site, err)
 	}
-	// Read-only, as the checks only read: query_only refuses any write.
-	path := filepath.Join(dir, site+".db")
-	rdb, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+"?_pragma=busy_timeout(5000)&_pragma=query_only(1)")
+	path, seeded := filepath.Join(dir, site+".db"), filepath.Join(dir, "seeded.db")
+	if err := copyDB(ctx, path, seeded); err != nil {
+		return nil, nil, fmt.Errorf("bench: %s: %w", site, err)
+	}
+	rdb, err := openReadOnly(path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("bench: open %s: %w", path, err)
+		return nil, nil, err
 	}
 	closers = append(closers, rdb.Close)
-	d = &Demo{Site: site, Size: size, URL: base, DB: rdb}
+	sdb, err := openReadOnly(seeded)
+	if err != nil {
+		return nil, nil, err
+	}
+	closers = append(closers, sdb.Close)
+	d = &Demo{Site: site, Size: size, URL: base, DB: rdb, seeded: sdb}
 	if as != "" {
 		if d.Session, err = signIn(ctx, base, as); err != nil {
 			return nil, nil, fmt.Errorf("bench: %s: sign in as %s: %w", site, as, err)
@@ -99,10 +105,36 @@ func StartDemo(ctx context.Context, site string, size Size, as string) (d *Demo,
 	return d, stop, nil
 }
 
-// startShop serves a copy of the seeded shop, its database in dir, on a
-// loopback port, and returns its base URL and what closes it, in order.
-func startShop(ctx context.Context, dir string) (string, []func() error, error) {
-	db, err := shopSeed()
+// openReadOnly opens the SQLite file at path read-only, as the checks
+// only read: query_only refuses any write.
+func openReadOnly(path string) (*sql.DB, error) {
+	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+"?_pragma=busy_timeout(5000)&_pragma=query_only(1)")
+	if err != nil {
+		return nil, fmt.Errorf("bench: open %s: %w", path, err)
+	}
+	return db, nil
+}
+
+// copyDB copies the SQLite database at path, which the demo has open, to
+// a new file to: the demo's data as seeded, before the task runs, which
+// [Task.Check] compares the end with.
+func copyDB(ctx context.Context, path, to string) error {
+	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(ctx, `VACUUM INTO ?`, to); err != nil {
+		return fmt.Errorf("copy the seeded database: %w", err)
+	}
+	return nil
+}
+
+// startShop serves a copy of the shop seeded at size, its database in
+// dir, on a loopback port, and returns its base URL and what closes it,
+// in order.
+func startShop(ctx context.Context, dir string, size Size) (string, []func() error, error) {
+	db, err := shopSeeds[size]()
 	if err != nil {
 		return "", nil, fmt.Errorf("seed: %w", err)
 	}
@@ -114,7 +146,7 @@ func startShop(ctx context.Context, dir string) (string, []func() error, error) 
 		return "", nil, err
 	}
 	base := "http://" + l.Addr().String()
-	s, err := openShop(ctx, dir, base)
+	s, err := openShop(ctx, dir, base, size)
 	if err != nil {
 		l.Close()
 		return "", nil, err
@@ -128,20 +160,26 @@ func startShop(ctx context.Context, dir string) (string, []func() error, error) 
 // the origin base. The bench measures what an agent perceives, not
 // consent: its confirm is the person's, so the shop places an order on
 // confirm: true alone, as demo --no-approval does, where by default the
-// person approves it on the shop's approval page.
-func openShop(ctx context.Context, dir, base string) (*shop.Shop, error) {
-	return shop.Open(ctx, &shop.Options{DataDir: dir, Origin: base, Logger: slog.New(slog.DiscardHandler), NoApproval: true})
+// person approves it on the shop's approval page. A new database is
+// seeded at size.
+func openShop(ctx context.Context, dir, base string, size Size) (*shop.Shop, error) {
+	return shop.Open(ctx, &shop.Options{DataDir: dir, Origin: base, Logger: slog.New(slog.DiscardHandler), NoApproval: true, Seed: string(size)})
 }
 
-// shopSeed seeds the shop's database once, in a directory of its own, and
-// returns the file's bytes.
-var shopSeed = sync.OnceValues(func() ([]byte, error) {
+// shopSeeds seed the shop's database at each size once, in a directory of
+// its own, and return the file's bytes.
+var shopSeeds = map[Size]func() ([]byte, error){
+	DemoSize:  sync.OnceValues(func() ([]byte, error) { return seedShop(DemoSize) }),
+	Realistic: sync.OnceValues(func() ([]byte, error) { return seedShop(Realistic) }),
+}
+
+func seedShop(size Size) ([]byte, error) {
 	dir, err := os.MkdirTemp("", "affordances-bench-seed-")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	s, err := openShop(context.Background(), dir, "http://127.0.0.1")
+	s, err := openShop(context.Background(), dir, "http://127.0.0.1", size)
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +188,7 @@ var shopSeed = sync.OnceValues(func() ([]byte, error) {
 		return nil, err
 	}
 	return os.ReadFile(filepath.Join(dir, "shop.db"))
-})
+}
 
 // boardProgram is the task board's program, built once per process.
 var boardProgram = sync.OnceValues(func() (string, error) {
@@ -168,16 +206,16 @@ var boardProgram = sync.OnceValues(func() (string, error) {
 })
 
 // startBoard runs the task board as a process of its own, its data in dir
-// (board.db, seeded when it starts), on a loopback port it picks, with
-// deleting a board needing no approval (-no-approval, as the shop's
-// orders); it returns the board's base URL once it answers, and what
-// kills it. The process dies with this one, should this die first.
-func startBoard(ctx context.Context, dir string) (string, []func() error, error) {
+// (board.db, seeded at size when it starts: -seed), on a loopback port it
+// picks, with deleting a board needing no approval (-no-approval, as the
+// shop's orders); it returns the board's base URL once it answers, and
+// what kills it. The process dies with this one, should this die first.
+func startBoard(ctx context.Context, dir string, size Size) (string, []func() error, error) {
 	bin, err := boardProgram()
 	if err != nil {
 		return "", nil, err
 	}
-	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-data", dir, "-no-approval")
+	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-data", dir, "-no-approval", "-seed", string(size))
 	pdeathsig.Set(cmd)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

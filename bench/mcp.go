@@ -220,6 +220,11 @@ func (a *mcpAgent) execute(ctx context.Context, page, action string, input map[s
 
 // step performs one step of a plan on a page the agent read.
 func (a *mcpAgent) step(ctx context.Context, s Step) error {
+	in, err := s.InputOn(ctx, a.d)
+	if err != nil {
+		return err
+	}
+	s.Input = in
 	var act *mcpbridge.Action
 	for i, x := range a.pages[s.Page].Actions {
 		if x.Name == s.Action {

@@ -326,6 +326,11 @@ func (u *uiRun) seen(ctx context.Context) func(what string) error {
 }
 
 func (u *uiRun) step(ctx context.Context, s Step) error {
+	in, err := s.InputOn(ctx, u.d)
+	if err != nil {
+		return err
+	}
+	s.Input = in
 	here, err := u.drv.location(ctx)
 	if err != nil {
 		return err

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"strings"
@@ -76,7 +77,7 @@ func shopTasks() []*Task {
 		Plan: []Step{{Page: "/products/beeswax-candle", Action: "writeReview", Input: map[string]any{"rating": 5, "body": "Burns clean and smells of honey."}}},
 		Check: func(ctx context.Context, d *Demo) error {
 			c := check(ctx, d)
-			c.equal("reviews", c.reviews(), "alice@example.com beeswax-candle 5 Burns clean and smells of honey.")
+			c.equal("reviews", c.changes(reviewsQuery), "+alice@example.com beeswax-candle 5 Burns clean and smells of honey.")
 			return c.err()
 		},
 	}, {
@@ -84,11 +85,13 @@ func shopTasks() []*Task {
 		Goal: `Write a two-star review of the Canvas Tote ("The strap frayed in a week."), then delete it; when asked, I decline the deletion (user; the gate asks before a delete).`,
 		Plan: []Step{
 			{Page: "/products/canvas-tote", Action: "writeReview", Input: map[string]any{"rating": 2, "body": "The strap frayed in a week."}},
-			{Page: "/products/canvas-tote", Action: "deleteReview", Input: map[string]any{"id": 1}, Outcome: NeedsPerson},
+			{Page: "/products/canvas-tote", Action: "deleteReview", Input: map[string]any{"id": 1}, Outcome: NeedsPerson,
+				IDs: map[string]string{"id": `SELECT r.id FROM reviews r JOIN users u ON u.id = r.user_id JOIN products p ON p.id = r.product_id
+					WHERE u.email = 'alice@example.com' AND p.slug = 'canvas-tote'`}},
 		},
 		Check: func(ctx context.Context, d *Demo) error {
 			c := check(ctx, d)
-			c.equal("reviews", c.reviews(), "alice@example.com canvas-tote 2 The strap frayed in a week.")
+			c.equal("reviews", c.changes(reviewsQuery), "+alice@example.com canvas-tote 2 The strap frayed in a week.")
 			return c.err()
 		},
 	}, {
@@ -97,8 +100,7 @@ func shopTasks() []*Task {
 		Plan: []Step{{Page: "/signup", Action: "signUp", Input: map[string]any{"name": "Dana Scully", "email": "dana@example.com", "password": "trustno1x"}}},
 		Check: func(ctx context.Context, d *Demo) error {
 			c := check(ctx, d)
-			c.equal("accounts", c.list(`SELECT email, name, is_admin, disabled FROM users ORDER BY email`),
-				"admin@example.com Ada Admin 1 0; alice@example.com Alice Liddell 0 0; dana@example.com Dana Scully 0 0")
+			c.equal("accounts", c.changes(`SELECT email, name, is_admin, disabled FROM users ORDER BY email`), "+dana@example.com Dana Scully 0 0")
 			return c.err()
 		},
 	}, {
@@ -167,8 +169,7 @@ func shopTasks() []*Task {
 		Plan: []Step{{Page: "/admin", Action: "setPrice", Input: map[string]any{"slug": "heavyweight-tee", "price": "30.00"}}},
 		Check: func(ctx context.Context, d *Demo) error {
 			c := check(ctx, d)
-			c.equal("prices of the tees", c.list(`SELECT slug, price FROM products WHERE category = 'tees' ORDER BY position`),
-				"heavyweight-tee 3000; pocket-tee 2800; striped-long-sleeve 3800")
+			c.equal("prices", c.changes(`SELECT slug, price FROM products ORDER BY position`), "-heavyweight-tee 3200; +heavyweight-tee 3000")
 			return c.err()
 		},
 	}, {
@@ -186,7 +187,7 @@ func shopTasks() []*Task {
 		Plan: []Step{{Page: "/admin/users", Action: "deleteUser", Input: map[string]any{"email": alice}, Outcome: NeedsPerson}},
 		Check: func(ctx context.Context, d *Demo) error {
 			c := check(ctx, d)
-			c.equal("accounts", c.list(`SELECT email, disabled FROM users ORDER BY email`), "admin@example.com 0; alice@example.com 0")
+			c.equal("accounts", c.changes(`SELECT email, disabled FROM users ORDER BY email`), "")
 			c.equal("alice's addresses", c.list(`SELECT id FROM addresses WHERE user_id = (SELECT id FROM users WHERE email = ?) ORDER BY id`, alice), "home; work")
 			return c.err()
 		},
@@ -223,9 +224,8 @@ func boardTasks() []*Task {
 			"title": "Write the launch announcement", "assignee": carol, "due": "2027-01-15"}}},
 		Check: func(ctx context.Context, d *Demo) error {
 			c := check(ctx, d)
-			c.equal("the new task", c.task(13), "website-relaunch todo carol@example.com Write the launch announcement")
-			c.equal("its due date", c.list(`SELECT due FROM tasks WHERE id = 13`), "2027-01-15")
-			c.equal("tasks", c.list(`SELECT count(*) FROM tasks`), "13")
+			c.equal("tasks", c.changes(tasksQuery), "+website-relaunch todo carol@example.com Write the launch announcement")
+			c.equal("its due date", c.list(`SELECT due FROM tasks WHERE title = 'Write the launch announcement'`), "2027-01-15")
 			return c.err()
 		},
 	}, {
@@ -235,7 +235,7 @@ func boardTasks() []*Task {
 		Check: func(ctx context.Context, d *Demo) error {
 			c := check(ctx, d)
 			c.equal("task 2", c.task(2), "website-relaunch doing bob@example.com Pick a typeface for headings")
-			c.equal("columns", c.columns(), "team-offsite doing 1, done 2, todo 2; website-relaunch doing 3, done 2, todo 2")
+			c.equal("tasks", c.changes(tasksQuery), "-website-relaunch todo bob@example.com Pick a typeface for headings; +website-relaunch doing bob@example.com Pick a typeface for headings")
 			return c.err()
 		},
 	}, {
@@ -243,11 +243,12 @@ func boardTasks() []*Task {
 		Goal: `Add "Order the welcome cake" to the Team offsite board and move it straight to Doing (user, from the list of boards).`,
 		Plan: []Step{
 			{Page: "/boards/team-offsite", Action: "createTask", Input: map[string]any{"title": "Order the welcome cake"}},
-			{Page: "/boards/team-offsite", Action: "moveTask", Input: map[string]any{"task": 13, "status": "doing"}},
+			{Page: "/boards/team-offsite", Action: "moveTask", Input: map[string]any{"task": 13, "status": "doing"},
+				IDs: map[string]string{"task": `SELECT id FROM tasks WHERE title = 'Order the welcome cake'`}},
 		},
 		Check: func(ctx context.Context, d *Demo) error {
 			c := check(ctx, d)
-			c.equal("the new task", c.task(13), "team-offsite doing - Order the welcome cake")
+			c.equal("tasks", c.changes(tasksQuery), "+team-offsite doing - Order the welcome cake")
 			return c.err()
 		},
 	}, {
@@ -257,7 +258,7 @@ func boardTasks() []*Task {
 		Check: func(ctx context.Context, d *Demo) error {
 			c := check(ctx, d)
 			c.equal("task 3", c.task(3), "")
-			c.equal("columns", c.columns(), "team-offsite doing 1, done 2, todo 2; website-relaunch doing 2, done 2, todo 2")
+			c.equal("tasks", c.changes(tasksQuery), "-website-relaunch todo - Redirect the old blog URLs")
 			return c.err()
 		},
 	}, {
@@ -290,7 +291,8 @@ func boardTasks() []*Task {
 		Check: func(ctx context.Context, d *Demo) error {
 			c := check(ctx, d)
 			c.equal("boards", c.list(`SELECT slug FROM boards ORDER BY slug`), "website-relaunch")
-			c.equal("columns", c.columns(), "website-relaunch doing 2, done 2, todo 3")
+			c.equal("tasks of website-relaunch", c.changes(tasksQuery+` WHERE b.slug = 'website-relaunch'`), "")
+			c.equal("tasks of no board", c.list(`SELECT count(*) FROM tasks WHERE board_id NOT IN (SELECT id FROM boards)`), "0")
 			return c.err()
 		},
 	}, {
@@ -320,24 +322,23 @@ func boardTasks() []*Task {
 }
 
 // shopUntouched checks what a read or a refused task must leave as it
-// was: no cart line, order or review, the seeded accounts and stock.
+// was: the cart lines, orders, reviews, accounts and stock, as seeded.
 func shopUntouched(c *checker) *checker {
-	c.equal("cart lines", c.list(`SELECT u.email, i.sku, i.quantity FROM cart_items i JOIN users u ON u.id = i.user_id ORDER BY 1, 2`), "")
-	c.equal("orders", c.list(`SELECT id FROM orders`), "")
-	c.equal("reviews", c.reviews(), "")
-	c.equal("accounts", c.list(`SELECT email FROM users ORDER BY email`), "admin@example.com; alice@example.com")
-	c.equal("stock in all", c.list(`SELECT sum(stock) FROM variants`), "142")
+	c.equal("cart lines", c.changes(`SELECT u.email, i.sku, i.quantity FROM cart_items i JOIN users u ON u.id = i.user_id ORDER BY 1, 2`), "")
+	c.equal("orders", c.changes(`SELECT id FROM orders`), "")
+	c.equal("reviews", c.changes(reviewsQuery), "")
+	c.equal("accounts", c.changes(`SELECT email FROM users ORDER BY email`), "")
+	c.equal("stock", c.changes(`SELECT sku, stock FROM variants ORDER BY sku`), "")
 	return c
 }
 
 // boardUntouched checks what a read or a refused task must leave as it
-// was: the seeded boards, members and columns.
+// was: the seeded boards, members and tasks.
 func boardUntouched(c *checker) *checker {
 	c.equal("boards", c.list(`SELECT slug FROM boards ORDER BY slug`), "team-offsite; website-relaunch")
 	c.equal("members of team-offsite", c.members("team-offsite"), "alice@example.com, bob@example.com")
 	c.equal("members of website-relaunch", c.members("website-relaunch"), "alice@example.com, bob@example.com, carol@example.com")
-	c.equal("columns", c.columns(), "team-offsite doing 1, done 2, todo 2; website-relaunch doing 2, done 2, todo 3")
-	c.equal("task titles", c.list(`SELECT count(*), sum(length(title)) FROM tasks`), "12 304")
+	c.equal("tasks", c.changes(tasksQuery), "")
 	return c
 }
 
@@ -354,16 +355,22 @@ func check(ctx context.Context, d *Demo) *checker { return &checker{ctx: ctx, d:
 // list runs query and returns its rows as text: columns joined by spaces
 // (NULL as "-"), rows by "; ", "" for none.
 func (c *checker) list(query string, args ...any) string {
-	rows, err := c.d.DB.QueryContext(c.ctx, query, args...)
+	return strings.Join(c.rows(c.d.DB, query, args...), "; ")
+}
+
+// rows runs query on db and returns its rows as text, columns joined by
+// spaces (NULL as "-").
+func (c *checker) rows(db *sql.DB, query string, args ...any) []string {
+	rows, err := db.QueryContext(c.ctx, query, args...)
 	if err != nil {
 		c.errs = append(c.errs, fmt.Errorf("query %q: %w", query, err))
-		return ""
+		return nil
 	}
 	defer rows.Close()
 	cols, err := rows.Columns()
 	if err != nil {
 		c.errs = append(c.errs, err)
-		return ""
+		return nil
 	}
 	var out []string
 	for rows.Next() {
@@ -374,7 +381,7 @@ func (c *checker) list(query string, args ...any) string {
 		}
 		if err := rows.Scan(ptrs...); err != nil {
 			c.errs = append(c.errs, err)
-			return ""
+			return nil
 		}
 		fields := make([]string, len(vals))
 		for i, v := range vals {
@@ -392,7 +399,42 @@ func (c *checker) list(query string, args ...any) string {
 	if err := rows.Err(); err != nil {
 		c.errs = append(c.errs, err)
 	}
+	return out
+}
+
+// changes runs query on the demo's database at the end and as seeded, and
+// returns how their rows differ: each row gone as "-row", then each row
+// new as "+row", in the query's order, by "; "; "" when none. A check
+// that compares the changes, not the whole table, holds at every size of
+// seed, and sees a change to any row, not only to those the task touches.
+func (c *checker) changes(query string, args ...any) string {
+	now, seeded := c.rows(c.d.DB, query, args...), c.rows(c.d.seeded, query, args...)
+	var out []string
+	for _, r := range minus(seeded, now) {
+		out = append(out, "-"+r)
+	}
+	for _, r := range minus(now, seeded) {
+		out = append(out, "+"+r)
+	}
 	return strings.Join(out, "; ")
+}
+
+// minus returns the rows of a that b does not have, as many times as a
+// has them more.
+func minus(a, b []string) []string {
+	left := map[string]int{}
+	for _, r := range b {
+		left[r]++
+	}
+	var out []string
+	for _, r := range a {
+		if left[r] > 0 {
+			left[r]--
+		} else {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // equal records a difference when got is not want.
@@ -430,11 +472,9 @@ func (c *checker) orders(email string) string {
 		FROM orders o JOIN users u ON u.id = o.user_id WHERE u.email = ? ORDER BY o.placed`, email)
 }
 
-// reviews lists every review: author, product, rating, text.
-func (c *checker) reviews() string {
-	return c.list(`SELECT u.email, p.slug, r.rating, r.body FROM reviews r
-		JOIN users u ON u.id = r.user_id JOIN products p ON p.id = r.product_id ORDER BY r.id`)
-}
+// reviewsQuery lists every review: author, product, rating, text.
+const reviewsQuery = `SELECT u.email, p.slug, r.rating, r.body FROM reviews r
+	JOIN users u ON u.id = r.user_id JOIN products p ON p.id = r.product_id ORDER BY r.id`
 
 // task describes one task of the board: its board, column, assignee and
 // title; "" when there is none. (The seeded due dates move with the day.)
@@ -443,12 +483,11 @@ func (c *checker) task(id int) string {
 		FROM tasks t JOIN boards b ON b.id = t.board_id LEFT JOIN users u ON u.id = t.assignee_id WHERE t.id = ?`, id)
 }
 
-// columns counts each board's tasks by column.
-func (c *checker) columns() string {
-	return c.list(`SELECT slug, group_concat(col, ', ') FROM (
-		SELECT b.slug, t.status || ' ' || count(*) AS col FROM tasks t JOIN boards b ON b.id = t.board_id
-		GROUP BY b.slug, t.status ORDER BY b.slug, t.status) GROUP BY slug ORDER BY slug`)
-}
+// tasksQuery lists every task of the boards: its board, column, assignee and
+// title, by id (which the seed's size moves); the seeded due dates move
+// with the day. A query of changes may add a WHERE on b.slug.
+const tasksQuery = `SELECT b.slug, t.status, coalesce(u.email, '-'), t.title
+	FROM tasks t JOIN boards b ON b.id = t.board_id LEFT JOIN users u ON u.id = t.assignee_id`
 
 // members lists a board's members by email.
 func (c *checker) members(board string) string {

@@ -10,9 +10,10 @@ import (
 
 // TestTasks: the fixtures cover what the issue asks (30 tasks, at least
 // 12 a site, refusals and a person's no), their plans are well formed,
-// and every check can fail: on a fresh demo, a task that changes something
-// fails its check and one that must change nothing passes it (under
-// -short, on the shop alone: the board runs as a process).
+// and every check can fail: on a fresh demo of each size, a task that
+// changes something fails its check and one that must change nothing
+// passes it (under -short, on the shop alone: the board runs as a
+// process).
 func TestTasks(t *testing.T) {
 	tasks := bench.Tasks()
 	if len(tasks) != 30 {
@@ -47,30 +48,32 @@ func TestTasks(t *testing.T) {
 	}
 
 	ctx := context.Background()
-	for _, task := range tasks {
-		t.Run(task.ID, func(t *testing.T) {
-			if testing.Short() && task.Site == "board" {
-				t.Skip("-short: no board process (make check runs it)")
-			}
-			// A check reads the database: only signing out needs the session
-			// it ends (a sign-in hashes a password, slow under -race).
-			as := ""
-			if slices.ContainsFunc(task.Plan, func(s bench.Step) bool { return s.Action == "signOut" }) {
-				as = task.As
-			}
-			d, stop, err := bench.StartDemo(ctx, task.Site, bench.DemoSize, as)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer stop()
-			err = task.Check(ctx, d)
-			if changes(task) && err == nil {
-				t.Errorf("the check passes on a fresh demo, before anything ran")
-			}
-			if !changes(task) && err != nil {
-				t.Errorf("the check fails on a fresh demo: %v", err)
-			}
-		})
+	for _, size := range bench.Sizes() {
+		for _, task := range tasks {
+			t.Run(string(size)+"/"+task.ID, func(t *testing.T) {
+				if testing.Short() && task.Site == "board" {
+					t.Skip("-short: no board process (make check runs it)")
+				}
+				// A check reads the database: only signing out needs the session
+				// it ends (a sign-in hashes a password, slow under -race).
+				as := ""
+				if slices.ContainsFunc(task.Plan, func(s bench.Step) bool { return s.Action == "signOut" }) {
+					as = task.As
+				}
+				d, stop, err := bench.StartDemo(ctx, task.Site, size, as)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer stop()
+				err = task.Check(ctx, d)
+				if changes(task) && err == nil {
+					t.Errorf("the check passes on a fresh demo, before anything ran")
+				}
+				if !changes(task) && err != nil {
+					t.Errorf("the check fails on a fresh demo: %v", err)
+				}
+			})
+		}
 	}
 }
 

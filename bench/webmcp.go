@@ -171,6 +171,11 @@ func (a *inPageAgent) tool(name string) (browser.Tool, bool) {
 }
 
 func (a *inPageAgent) step(ctx context.Context, s Step) error {
+	in, err := s.InputOn(ctx, a.d)
+	if err != nil {
+		return err
+	}
+	s.Input = in
 	if s.Page != a.page {
 		if err := a.open(ctx, s.Page); err != nil {
 			return err

@@ -8,8 +8,8 @@ import (
 	"testing"
 )
 
-// TestBench runs one task in the affordances mode: the summary on stdout,
-// progress on stderr, the report on disk.
+// TestBench runs one task in the affordances mode at demo size: the
+// summary on stdout, progress on stderr, the report on disk.
 func TestBench(t *testing.T) {
 	out := t.TempDir()
 	e, stdout, stderr := testEnv(nil)

@@ -39,6 +39,14 @@ restart only with persistence (redis-server --appendonly yes). It prints
 where it listens, who can sign in and alice's bearer token
 ($` + demoTokenEnv + ` fixes it).
 
+--seed realistic seeds a new shop with a catalog of the size a small real
+shop has: about 200 products with their variants and some 1,200 reviews
+by 40 seeded shoppers, the demo's products and people among them; its
+pages paginate as a real shop's do (24 products a page, 10 reviews). It
+keeps its SQLite file apart from the demo-size shop's, in a directory
+"realistic" under the default --data; a database seeded already keeps
+what it holds.
+
 Several instances of the shop share one PostgreSQL database and one Redis:
 start each with the same --database, --redis and $` + demoTokenEnv + `, on
 its own --addr, behind any reverse proxy. Sessions, tokens, orders,
@@ -56,7 +64,7 @@ in memory (it takes only --addr).
 
 The task board, the short demo to learn the library from, is a program of
 its own, to read and copy: ` + boardCommand + ` (in this repository; its
-flags are -addr, -data, -token and -no-approval, -help says more).`,
+flags are -addr, -data, -token, -no-approval and -seed, -help says more).`,
 	Example: `affordances demo --addr 127.0.0.1:8080
 # in another terminal, as an agent:
 curl -H 'Accept: application/vnd.affordances+json' http://127.0.0.1:8080/
@@ -64,6 +72,8 @@ curl -H 'Accept: application/vnd.affordances+json' http://127.0.0.1:8080/
 export AFFORDANCES_DEMO_TOKEN=secret
 affordances demo --addr 127.0.0.1:8081 --database postgres://demo@127.0.0.1/shop --redis redis://127.0.0.1:6379/0 &
 affordances demo --addr 127.0.0.1:8082 --database postgres://demo@127.0.0.1/shop --redis redis://127.0.0.1:6379/0 &
+# a shop of realistic size, about 200 products:
+affordances demo --seed realistic --addr 127.0.0.1:8084
 # the plain site, which publishes AAL only; add a note through its form:
 affordances demo plain --addr 127.0.0.1:8082
 affordances inspect http://127.0.0.1:8082/notes
@@ -75,6 +85,7 @@ go run ./examples/board -addr 127.0.0.1:8083 -token secret`,
 		data := fs.String("data", "", "`directory` of the shop's SQLite file (default: $XDG_DATA_HOME/affordances-demo, or ~/.local/share/affordances-demo)")
 		database := fs.String("database", "", "keep the shop's data in the PostgreSQL database at `URL` (postgres://user@host/db), created and seeded when empty, instead of the SQLite file; several instances may share it")
 		noApproval := fs.Bool("no-approval", false, "the shop places an order on an agent's confirm: true alone; by default the person approves each on the shop's approval page, in their browser")
+		seed := fs.String("seed", "demo", "seed a new shop with `size` demo (a handful of products) or realistic (about 200 products and their reviews)")
 		redisURL := fs.String("redis", "", "keep rate limits and Idempotency-Keys in the Redis at `URL` (redis://127.0.0.1:6379/0), shared by every instance")
 		return func(ctx context.Context, e *env, args []string) error {
 			which := "shop"
@@ -88,13 +99,16 @@ go run ./examples/board -addr 127.0.0.1:8083 -token secret`,
 				return usagef("unexpected argument %q: the demo is shop or plain (the board: %s)", args[0], boardCommand)
 			case len(args) > 1:
 				return usagef("unexpected argument %q", args[1])
-			case which == "plain" && (*data != "" || *database != "" || *redisURL != "" || *noApproval):
+			case which == "plain" && (*data != "" || *database != "" || *redisURL != "" || *noApproval || *seed != "demo"):
 				return usagef("the plain demo keeps everything in memory and takes only --addr")
 			case which == "plain":
 				return runPlain(ctx, e, *addr)
 			}
 			if *database != "" && !strings.HasPrefix(*database, "postgres://") && !strings.HasPrefix(*database, "postgresql://") {
 				return usagef("--database %q: want a PostgreSQL URL, postgres://user@host/db", *database)
+			}
+			if *seed != "demo" && *seed != "realistic" {
+				return usagef("--seed %q: want demo or realistic", *seed)
 			}
 			if *database != "" && *data != "" {
 				return usagef("--data and --database: choose one (--data is the SQLite file's directory)")
@@ -111,7 +125,7 @@ go run ./examples/board -addr 127.0.0.1:8083 -token secret`,
 					return fmt.Errorf("--redis %s: %w", *redisURL, err)
 				}
 			}
-			return runShop(ctx, e, demoSettings{addr: *addr, dir: *data, database: *database, noApproval: *noApproval}, rdb)
+			return runShop(ctx, e, demoSettings{addr: *addr, dir: *data, database: *database, noApproval: *noApproval, seed: *seed}, rdb)
 		}
 	},
 }
@@ -138,6 +152,7 @@ func dataDir(e *env) (string, error) {
 type demoSettings struct {
 	addr, dir, database string
 	noApproval          bool
+	seed                string // demo or realistic
 }
 
 // runShop opens the demo shop and serves it on set.addr until ctx ends or
@@ -151,6 +166,9 @@ func runShop(ctx context.Context, e *env, set demoSettings, rdb *redis.Client) e
 		if dir, err = dataDir(e); err != nil {
 			return err
 		}
+		if set.seed == "realistic" {
+			dir = filepath.Join(dir, "realistic")
+		}
 	}
 	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	ln, err := net.Listen("tcp", set.addr)
@@ -159,7 +177,7 @@ func runShop(ctx context.Context, e *env, set demoSettings, rdb *redis.Client) e
 	}
 	defer ln.Close()
 	url := "http://" + ln.Addr().String()
-	opts := &shop.Options{DataDir: dir, Database: set.database, DemoToken: e.getenv(demoTokenEnv), Logger: logger, MCP: "/mcp", NoApproval: set.noApproval}
+	opts := &shop.Options{DataDir: dir, Database: set.database, DemoToken: e.getenv(demoTokenEnv), Logger: logger, MCP: "/mcp", NoApproval: set.noApproval, Seed: set.seed}
 	if rdb != nil {
 		opts.Redis = rdb
 	}

@@ -31,6 +31,11 @@ type options struct {
 	// owner approves there, signed in, and only then does the call run. A
 	// person's own form needs no approval page: its confirmation is one.
 	NoApproval bool
+
+	// Realistic seeds a new database with the boards a real team has: the
+	// demo's, with 100 and 20 tasks (realistic.go). A database seeded
+	// already keeps what it holds.
+	Realistic bool
 }
 
 // A Board is the task board: its database, its Affordances site and its
@@ -51,7 +56,7 @@ func newBoard(ctx context.Context, db *sql.DB, opts options) (*Board, error) {
 	if b.token == "" {
 		b.token = randomToken()
 	}
-	if err := b.store.migrate(ctx); err != nil {
+	if err := b.store.migrate(ctx, opts.Realistic); err != nil {
 		return nil, fmt.Errorf("create the tables: %w", err)
 	}
 	if err := b.store.setToken(ctx, demoEmail, b.token); err != nil {

@@ -19,7 +19,10 @@
 // "Website relaunch" and the private "Team offsite"; bob@example.com
 // ("bob") is a member of both, carol@example.com ("carol") of the first
 // only. Alice's bearer token, for agents, is -token, or
-// $AFFORDANCES_DEMO_TOKEN, or else a new random one at each start.
+// $AFFORDANCES_DEMO_TOKEN, or else a new random one at each start. With
+// -seed realistic, a new board.db gets boards of a real team's size, the
+// relaunch's 100 tasks and the offsite's 20, whose page lists 50 at a
+// time (examples/board/realistic.go).
 //
 // Every page with a graph also registers its available actions as WebMCP
 // tools for an agent in the browser (affordances.Page.Head), its forms
@@ -45,6 +48,7 @@ func main() {
 	addr := flag.String("addr", "127.0.0.1:8080", "`host:port` to listen on")
 	data := flag.String("data", defaultDataDir(), "`directory` of the board's SQLite file, board.db, created and seeded when missing")
 	token := flag.String("token", "", "alice's bearer `token` for agents (default: $AFFORDANCES_DEMO_TOKEN, else a new random one at each start)")
+	seed := flag.String("seed", "demo", "what a new board.db is seeded with: demo (the boards' 12 tasks) or realistic (boards of 100 and 20 tasks)")
 	noApproval := flag.Bool("no-approval", false, "delete a board on an agent's confirm: true alone; by default its owner approves each on the board's approval page, in their browser")
 	flag.Parse()
 	if flag.NArg() > 0 {
@@ -52,10 +56,15 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
+	if *seed != "demo" && *seed != "realistic" {
+		fmt.Fprintf(os.Stderr, "board: -seed %q: want demo or realistic\n", *seed)
+		flag.Usage()
+		os.Exit(2)
+	}
 	if *token == "" {
 		*token = os.Getenv("AFFORDANCES_DEMO_TOKEN")
 	}
-	if err := run(*addr, *data, options{Token: *token, NoApproval: *noApproval}); err != nil {
+	if err := run(*addr, *data, options{Token: *token, NoApproval: *noApproval, Realistic: *seed == "realistic"}); err != nil {
 		fmt.Fprintln(os.Stderr, "board:", err)
 		os.Exit(1)
 	}

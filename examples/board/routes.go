@@ -1,14 +1,17 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/aal"
+	"github.com/affordances/affordances-go/collection"
 )
 
 // declare declares every route and action of the site, top to bottom. An
@@ -150,8 +153,15 @@ func (b *Board) boardsState(ctx context.Context, r *affordances.Request) (*affor
 	return &affordances.State{Entities: map[string]any{"yours": yours, "public": public}, Nav: nav}, nil
 }
 
-// boardState loads a board and its tasks, those matching ?q= when given.
-// A private board is not found for anyone but its members.
+// tasksPageSize is how many tasks a board's page lists: a board of more
+// pages them, so that its graph stays under about 2,000 tokens (seed 000,
+// "Graph"), the HTML page alike; a page of 25 holds 8 or 9 of each column.
+const tasksPageSize = 25
+
+// boardState loads a board and its tasks, those matching ?q= when given,
+// by column then due date; of more than one page, the page that ?page=
+// asks for, with the tasks byRank. A private board is not found for
+// anyone but its members.
 func (b *Board) boardState(ctx context.Context, r *affordances.Request) (*affordances.State, error) {
 	bd, err := b.store.board(ctx, r.Param("board"), userID(r.Principal))
 	if err != nil {
@@ -162,12 +172,43 @@ func (b *Board) boardState(ctx context.Context, r *affordances.Request) (*afford
 	if err != nil {
 		return nil, err
 	}
-	e := map[string]any{"board": bd, "tasks": tasks}
+	page, err := collection.Paginate(r.HTTP.URL, len(tasks), tasksPageSize, "tasks")
+	if err != nil {
+		return nil, err
+	}
+	if page.Pages > 1 {
+		tasks = byRank(tasks)
+	}
+	e := map[string]any{"board": bd, "tasks": collection.Items(tasks, page)}
 	if q != "" {
 		e["query"] = q
 	}
+	if page.Pages > 1 {
+		// The page says which it is, and how many tasks each column
+		// holds in all.
+		columns := map[string]int{}
+		for _, t := range tasks {
+			columns[t.Status]++
+		}
+		e["tasksPage"], e["columns"] = page, columns
+	}
 	nav := append([]affordances.NavLink{{To: "/boards", Label: "All boards"}}, signInLink(r.Principal)...)
-	return &affordances.State{Entities: e, Nav: nav}, nil
+	return &affordances.State{Entities: e, Nav: append(nav, page.Nav()...)}, nil
+}
+
+// byRank orders tasks, which are by column, for a board's pages: the
+// first of each column, then the second of each, and so on, so that each
+// page shows the next cards of every column, as a person scrolling the
+// board sees them.
+func byRank(tasks []task) []task {
+	rank, n := map[int64]int{}, map[string]int{}
+	for _, t := range tasks {
+		rank[t.ID] = n[t.Status]
+		n[t.Status]++
+	}
+	tasks = slices.Clone(tasks)
+	slices.SortStableFunc(tasks, func(a, b task) int { return cmp.Compare(rank[a.ID], rank[b.ID]) })
+	return tasks
 }
 
 // Guards: whether the requester may use an action of the board they see.

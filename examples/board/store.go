@@ -149,9 +149,10 @@ CREATE TABLE IF NOT EXISTS tasks (id INTEGER PRIMARY KEY, board_id INTEGER NOT N
 CREATE INDEX IF NOT EXISTS tasks_board ON tasks(board_id);
 `
 
-// migrate creates the tables when there are none, and seeds them, in one
-// transaction: a second process starting on the same file waits for it.
-func (st *store) migrate(ctx context.Context) error {
+// migrate creates the tables when there are none, and seeds them (the
+// realistic seed when realistic is set), in one transaction: a second
+// process starting on the same file waits for it.
+func (st *store) migrate(ctx context.Context, realistic bool) error {
 	return st.write(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, schemaSQL); err != nil {
 			return err
@@ -163,7 +164,7 @@ func (st *store) migrate(ctx context.Context) error {
 		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM users`).Scan(&n); err != nil || n > 0 {
 			return err
 		}
-		return seed(ctx, tx)
+		return seed(ctx, tx, realistic)
 	})
 }
 

@@ -105,15 +105,18 @@ func (b *Board) render(w http.ResponseWriter, r *http.Request, name string, p *p
 	w.Write(buf.Bytes())
 }
 
-// A column is one status of the board, and its tasks.
+// A column is one status of the board, and its tasks on the page; Total
+// counts them on every page.
 type column struct {
 	Status, Name string
 	Tasks        []task
+	Total        int
 }
 
-// Columns returns the board's tasks by column.
+// Columns returns the page's tasks by column.
 func (p *page) Columns() []column {
 	tasks, _ := p.E["tasks"].([]task)
+	totals, paged := p.E["columns"].(map[string]int)
 	var cols []column
 	for _, s := range statuses {
 		c := column{Status: s, Name: statusNames[s]}
@@ -121,6 +124,10 @@ func (p *page) Columns() []column {
 			if t.Status == s {
 				c.Tasks = append(c.Tasks, t)
 			}
+		}
+		c.Total = len(c.Tasks)
+		if paged {
+			c.Total = totals[s]
 		}
 		cols = append(cols, c)
 	}

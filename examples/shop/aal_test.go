@@ -329,7 +329,7 @@ func TestAALManifest(t *testing.T) {
 			t.Errorf("route %s: got fragment %s, want %s", r.Route, r.Fragment, want)
 		}
 	}
-	want := []string{"/", "/products/[slug]", "/cart", "/checkout/shipping", "/checkout/payment", "/checkout", "/orders/[id]", "/login", "/orders",
+	want := []string{"/", "/products/[slug]", "/products/[slug]/reviews", "/cart", "/checkout/shipping", "/checkout/payment", "/checkout", "/orders/[id]", "/login", "/orders",
 		"/signup", "/account", "/account/tokens", "/admin", "/admin/users"}
 	if !slices.Equal(listed, want) || !slices.Equal(indexed, want) {
 		t.Errorf("got manifest routes %v and index routes %v, want %v", listed, indexed, want)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/url"
 	"strings"
 	"time"
 	"unicode"
@@ -13,6 +14,7 @@ import (
 
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/aal"
+	"github.com/affordances/affordances-go/collection"
 	"github.com/affordances/affordances-go/internal/sqldb"
 )
 
@@ -359,4 +361,90 @@ func (st *store) deleteReview(ctx context.Context, userID int64, slug string, id
 		return nil
 	})
 	return product, err
+}
+
+// reviewsPageSize is how many reviews a page of /products/{slug}/reviews
+// lists, as many as the product page shows.
+const reviewsPageSize = reviewsOnPage
+
+// routeReviews lists every review of a product, reviewsPageSize a page,
+// newest first: the product page's "All 12 reviews".
+const routeReviews = "/products/{slug}/reviews"
+
+// declareReviewsPage declares the page of a product's reviews.
+func (s *Shop) declareReviewsPage() {
+	s.site.Route(routeReviews, &affordances.RouteOptions{
+		Description: "Every review of a product, newest first, a page at a time",
+		State: func(ctx context.Context, r *affordances.Request) (*affordances.State, error) {
+			return s.reviewsState(ctx, r.Principal, r.Param("slug"), r.HTTP.URL)
+		},
+	})
+}
+
+// reviewsState loads the page of the product slug's reviews that u's
+// ?page= asks for: the product's name, the count and average of its
+// reviews, that page's reviews (their text as the product's graph
+// carries it), which page it is, and the links to the pages beside it.
+func (s *Shop) reviewsState(ctx context.Context, p affordances.Principal, slug string, u *url.URL) (*affordances.State, error) {
+	prod, err := s.store.product(ctx, slug)
+	if err != nil {
+		return nil, err
+	}
+	all, err := s.store.reviews(ctx, slug, userID(p))
+	if err != nil {
+		return nil, err
+	}
+	page, err := collection.Paginate(u, all.Count, reviewsPageSize, "reviews")
+	if err != nil {
+		return nil, err
+	}
+	list, err := s.store.reviewList(ctx, slug, userID(p), page.Start(), page.Size)
+	if err != nil {
+		return nil, err
+	}
+	cart, err := s.store.cart(ctx, userID(p))
+	if err != nil {
+		return nil, err
+	}
+	e := map[string]any{
+		"product":     map[string]string{"slug": prod.Slug, "name": prod.Name},
+		"rating":      map[string]any{"count": all.Count, "average": all.Average},
+		"reviews":     list,
+		"reviewsPage": page,
+		"cart":        cart.summary(),
+	}
+	links := append([]affordances.NavLink{{To: "/products/" + slug, Label: prod.Name}}, page.Nav()...)
+	return &affordances.State{Entities: e, Nav: nav(p, "", cart.Count, links...)}, nil
+}
+
+// reviewList returns at most limit of the reviews of the product slug,
+// newest first, from the offset-th, as the user (0: nobody) sees them.
+func (st *store) reviewList(ctx context.Context, slug string, userID int64, offset, limit int) ([]reviewView, error) {
+	rows, err := st.db.Query(ctx, `
+		SELECT r.id, u.name, r.rating, r.body, r.created, r.user_id
+		FROM reviews r JOIN products p ON p.id = r.product_id JOIN users u ON u.id = r.user_id
+		WHERE p.slug = $1 ORDER BY r.created DESC, r.id DESC LIMIT $2 OFFSET $3`, slug, limit, offset)
+	if err != nil {
+		return nil, fmt.Errorf("shop: reviews: %w", err)
+	}
+	defer rows.Close()
+	list := []reviewView{}
+	for rows.Next() {
+		var (
+			rv      reviewView
+			name    string
+			created int64
+			author  int64
+		)
+		if err := rows.Scan(&rv.ID, &name, &rv.Rating, &rv.Text, &created, &author); err != nil {
+			return nil, fmt.Errorf("shop: reviews: %w", err)
+		}
+		rv.fill(name, created)
+		rv.Mine = userID != 0 && author == userID
+		list = append(list, rv)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("shop: reviews: %w", err)
+	}
+	return list, nil
 }

@@ -13,6 +13,7 @@ import (
 
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/aal"
+	"github.com/affordances/affordances-go/collection"
 )
 
 // Route patterns, in http.ServeMux's syntax: each routes the site and, as
@@ -44,7 +45,7 @@ func (s *Shop) declare() {
 	catalog := s.site.Route(routeCatalog, &affordances.RouteOptions{
 		Description: "The catalog: products by category, and search",
 		State: func(ctx context.Context, r *affordances.Request) (*affordances.State, error) {
-			return s.catalogState(ctx, r.Principal, r.HTTP.URL.Query())
+			return s.catalogState(ctx, r.Principal, r.HTTP.URL)
 		},
 	})
 	affordances.AddAction(catalog, &affordances.Action{
@@ -63,6 +64,7 @@ func (s *Shop) declare() {
 			return s.productState(ctx, r.Principal, r.Param("slug"))
 		},
 	})
+	s.declareReviewsPage()
 	affordances.AddAction(product, &affordances.Action{
 		Name:        "addToCart",
 		Description: "Add a variant of this product to the cart",
@@ -369,11 +371,17 @@ func (c catalogQuery) url() string {
 	return "/?" + v.Encode()
 }
 
-// catalogState loads the catalog page: the query, one page of results and
-// their count, the categories, and the cart's summary.
-func (s *Shop) catalogState(ctx context.Context, p affordances.Principal, v url.Values) (*affordances.State, error) {
-	cq := parseCatalogQuery(v)
+// catalogState loads the catalog page: the query, the page of results
+// that u's ?page= asks for, their count, the categories, and the cart's
+// summary. A catalog of more than one page also has resultsPage, which
+// page it is, and the links to the pages beside it.
+func (s *Shop) catalogState(ctx context.Context, p affordances.Principal, u *url.URL) (*affordances.State, error) {
+	cq := parseCatalogQuery(u.Query())
 	results, total, err := s.store.catalog(ctx, cq.q, cq.category, cq.page)
+	if err != nil {
+		return nil, err
+	}
+	page, err := collection.Paginate(u, total, catalogPageSize, "products")
 	if err != nil {
 		return nil, err
 	}
@@ -391,23 +399,14 @@ func (s *Shop) catalogState(ctx context.Context, p affordances.Principal, v url.
 	if cq.category != "" {
 		e["category"] = cq.category
 	}
+	if page.Pages > 1 {
+		e["resultsPage"] = page
+	}
 	var links []affordances.NavLink
 	for _, r := range results {
 		links = append(links, affordances.NavLink{To: "/products/" + r.Slug})
 	}
-	if pages := (total + catalogPageSize - 1) / catalogPageSize; pages > 1 {
-		e["page"], e["pages"] = cq.page, pages
-		if cq.page < pages {
-			next := cq
-			next.page++
-			links = append(links, affordances.NavLink{To: next.url(), Label: "Next page"})
-		}
-		if cq.page > 1 {
-			prev := cq
-			prev.page--
-			links = append(links, affordances.NavLink{To: prev.url(), Label: "Previous page"})
-		}
-	}
+	links = append(links, page.Nav()...)
 	return &affordances.State{Entities: e, Nav: nav(p, "/", cart.Count, links...)}, nil
 }
 
@@ -434,9 +433,13 @@ func (s *Shop) productState(ctx context.Context, p affordances.Principal, slug s
 	if err != nil {
 		return nil, err
 	}
+	links := []affordances.NavLink{{To: "/?category=" + prod.CategorySlug, Label: "More " + prod.Category}}
+	if reviews.More > 0 {
+		links = append(links, affordances.NavLink{To: "/products/" + slug + "/reviews", Label: fmt.Sprintf("All %d reviews", reviews.Count)})
+	}
 	return &affordances.State{
 		Entities: map[string]any{"product": prod, "cart": cart.summary(), "reviews": reviews},
-		Nav:      nav(p, "", cart.Count, affordances.NavLink{To: "/?category=" + prod.CategorySlug, Label: "More " + prod.Category}),
+		Nav:      nav(p, "", cart.Count, links...),
 	}, nil
 }
 

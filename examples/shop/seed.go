@@ -62,17 +62,40 @@ var seedProducts = []seedProduct{
 const seedCost = bcrypt.MinCost
 
 // seed fills a new database: categories, products, variants, the demo
-// user and the administrator.
-func seed(ctx context.Context, tx *sqldb.Tx) error {
+// user and the administrator; for a realistic seed, then its catalog,
+// shoppers and reviews (realistic.go).
+func seed(ctx context.Context, tx *sqldb.Tx, realistic bool) error {
 	for i, c := range seedCategories {
 		if _, err := tx.Exec(ctx, `INSERT INTO categories (slug, name, position) VALUES ($1, $2, $3)`, c.Slug, c.Name, i); err != nil {
 			return err
 		}
 	}
-	for i, p := range seedProducts {
+	if err := insertProducts(ctx, tx, seedProducts, 0); err != nil {
+		return err
+	}
+	alice, err := insertUser(ctx, tx, DemoEmail, "Alice Liddell", DemoPassword, seedCost)
+	if err != nil {
+		return err
+	}
+	if err := seedDemoWallet(ctx, tx, alice); err != nil {
+		return err
+	}
+	if err := seedAdmin(ctx, tx); err != nil {
+		return err
+	}
+	if realistic {
+		return seedRealistic(ctx, tx)
+	}
+	return nil
+}
+
+// insertProducts adds products and their variants, the first at position
+// from.
+func insertProducts(ctx context.Context, tx *sqldb.Tx, products []seedProduct, from int) error {
+	for i, p := range products {
 		var id int64
 		err := tx.QueryRow(ctx, `INSERT INTO products (slug, name, description, category, price, tone, position) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
-			p.slug, p.name, p.description, p.category, p.price, p.tone, i).Scan(&id)
+			p.slug, p.name, p.description, p.category, p.price, p.tone, from+i).Scan(&id)
 		if err != nil {
 			return fmt.Errorf("product %s: %w", p.slug, err)
 		}
@@ -83,14 +106,7 @@ func seed(ctx context.Context, tx *sqldb.Tx) error {
 			}
 		}
 	}
-	alice, err := insertUser(ctx, tx, DemoEmail, "Alice Liddell", DemoPassword, seedCost)
-	if err != nil {
-		return err
-	}
-	if err := seedDemoWallet(ctx, tx, alice); err != nil {
-		return err
-	}
-	return seedAdmin(ctx, tx)
+	return nil
 }
 
 // AdminEmail and AdminPassword sign in the demo's administrator, who sees

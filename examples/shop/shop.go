@@ -5,23 +5,26 @@
 // Data lives in one SQLite file (modernc.org/sqlite, no cgo), or in
 // PostgreSQL (pgx; [Options.Database]), which several instances may share
 // with Redis for their rate limits and Idempotency-Keys ([Options.Redis]).
-// The same store code serves both. The catalog is seeded on first open with a handful of products; the user
-// alice@example.com (password "alice") has two cards on file (ending 4242
-// and 1881), two shipping addresses, and a bearer token the caller may
-// choose ([Options.DemoToken]).
+// The same store code serves both. The catalog is seeded on first open
+// with a handful of products (or some 200 with their reviews:
+// [Options.Seed]); the user alice@example.com (password "alice") has two
+// cards on file (ending 4242 and 1881), two shipping addresses, and a
+// bearer token the caller may choose ([Options.DemoToken]).
 //
 //	s, err := shop.Open(ctx, &shop.Options{DataDir: dir})
 //	if err != nil { ... }
 //	defer s.Close()
 //	http.ListenAndServe("127.0.0.1:8080", s.Handler())
 //
-// Routes: / (catalog and search), /products/[slug], /cart,
+// Routes: / (catalog and search, 24 products a page), /products/[slug],
+// /products/[slug]/reviews (all of them, 10 a page), /cart,
 // /checkout/shipping, /checkout/payment, /checkout, /orders, /orders/[id]
 // and /login. Every page is an ordinary HTML page with forms that work
 // without JavaScript; the same URL asked for with
 // Accept: application/vnd.affordances+json is its graph.
 //
-// A product page lists the product's reviews; a signed-in customer writes
+// A product page lists the product's 10 latest reviews, and links the
+// rest when there are more; a signed-in customer writes
 // one review of a product and may delete it. /orders is the customer's
 // order history; an order can be cancelled within 30 minutes of placing
 // it, and its items go back in stock.
@@ -108,6 +111,14 @@ type Options struct {
 	// signed in, and only then does the call run.
 	NoApproval bool
 
+	// Seed is what a new database is seeded with: "" or "demo", the
+	// handful of products above; "realistic", a catalog of the size a
+	// small real shop has besides them, about 200 products with their
+	// variants, and the reviews of 40 seeded shoppers (0 to 12 a product),
+	// made alike at every seeding. A database seeded already keeps what it
+	// holds.
+	Seed string
+
 	// MCP is the path of the shop's MCP endpoint, advertised as "mcp" in
 	// its site index; the caller mounts the endpoint there (the demo
 	// command mounts mcpbridge.Handler at /mcp). Empty: none.
@@ -144,11 +155,14 @@ func Open(ctx context.Context, opts *Options) (*Shop, error) {
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}
+	if o.Seed != "" && o.Seed != "demo" && o.Seed != "realistic" {
+		return nil, fmt.Errorf("shop: Options.Seed %q is neither demo nor realistic", o.Seed)
+	}
 	source, err := s.source(&o)
 	if err != nil {
 		return nil, err
 	}
-	st, err := openStore(ctx, source)
+	st, err := openStore(ctx, source, o.Seed == "realistic")
 	if err != nil {
 		s.removeTmp()
 		return nil, err

@@ -40,14 +40,15 @@ type store struct {
 }
 
 // openStore opens source (a SQLite file's path or a PostgreSQL URL),
-// creating and seeding the shop's tables when they are missing.
-func openStore(ctx context.Context, source string) (*store, error) {
+// creating and seeding the shop's tables when they are missing: with the
+// realistic seed when realistic is set.
+func openStore(ctx context.Context, source string, realistic bool) (*store, error) {
 	db, err := sqldb.Open(ctx, source)
 	if err != nil {
 		return nil, fmt.Errorf("shop: %w", err)
 	}
 	st := &store{source: source, db: db}
-	if err := st.migrate(ctx); err != nil {
+	if err := st.migrate(ctx, realistic); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -194,8 +195,8 @@ CREATE TABLE IF NOT EXISTS order_lines (
 const schemaVersion = "2"
 
 // migrate creates the schema, and seeds the catalog, the demo user and
-// the administrator once.
-func (st *store) migrate(ctx context.Context) error {
+// the administrator once (realistic: see seed).
+func (st *store) migrate(ctx context.Context, realistic bool) error {
 	return st.db.Migrate(ctx, func(tx *sqldb.Tx) error {
 		if err := tx.ExecScript(ctx, st.db.Schema(schemaSQL)); err != nil {
 			return fmt.Errorf("shop: schema: %w", err)
@@ -212,7 +213,7 @@ func (st *store) migrate(ctx context.Context) error {
 			}
 			return err
 		}
-		if err := seed(ctx, tx); err != nil {
+		if err := seed(ctx, tx, realistic); err != nil {
 			return fmt.Errorf("shop: seed: %w", err)
 		}
 		secret := make([]byte, 32)
@@ -323,9 +324,10 @@ func payment(last4 string) string { return "card ending " + last4 }
 // String is the card as a person sees it: "Visa, card ending 4242".
 func (c cardView) String() string { return c.Brand + ", " + payment(c.Last4) }
 
-// catalogPageSize is how many products one page of the catalog lists: the
-// graph stays small (seed 000, "Graph").
-const catalogPageSize = 6
+// catalogPageSize is how many products one page of the catalog lists, as
+// many as a real shop's page shows; the graph of a full page stays under
+// 2,000 tokens (seed 000, "Graph").
+const catalogPageSize = 24
 
 // catalog returns one page (from 1) of the products matching every word of
 // q, in category when not empty, and how many match in all. A word matches

@@ -22,7 +22,7 @@ type views struct {
 	css   []byte
 }
 
-var pageNames = []string{"catalog", "product", "cart", "shipping", "payment", "checkout", "order", "orders", "login", "error"}
+var pageNames = []string{"catalog", "product", "reviews", "cart", "shipping", "payment", "checkout", "order", "orders", "login", "error"}
 
 func mustParseViews() *views {
 	funcs := affordances.TemplateFuncs()
@@ -92,9 +92,9 @@ type pageData struct {
 	Catalog    catalogQuery   // catalog
 	CatName    string         // catalog: the category's name
 	Categories []categoryView // catalog
-	Pages      int            // catalog
-	NextURL    string         // catalog
-	PrevURL    string         // catalog
+	Pages      int            // admin
+	NextURL    string         // admin
+	PrevURL    string         // admin
 	NewToken   string         // account tokens: the token just created, shown once
 }
 
@@ -161,10 +161,9 @@ func (d *pageData) Steps() []flowStep {
 	return steps
 }
 
-// Q, Cat and Page expose the catalog query to templates.
+// Q and Cat expose the catalog query to templates.
 func (d *pageData) Q() string   { return d.Catalog.q }
 func (d *pageData) Cat() string { return d.Catalog.category }
-func (d *pageData) Page() int   { return d.Catalog.page }
 
 // pages returns the HTML side of the shop: the pages people read and the
 // stylesheet. People's forms post to their page, where the site runs the
@@ -174,6 +173,10 @@ func (s *Shop) pages() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET "+routeCatalog, s.show("catalog", s.catalogPage))
 	mux.HandleFunc("GET "+routeProduct, s.show("product", s.productPage))
+	mux.HandleFunc("GET "+routeReviews, s.show("reviews", func(d *pageData, r *http.Request) {
+		st, _ := affordances.PageFrom(r.Context()).State()
+		d.Title = "Reviews of " + entity[map[string]string](st, "product")["name"]
+	}))
 	mux.HandleFunc("GET "+routeCart, s.show("cart", func(d *pageData, _ *http.Request) { d.Title, d.Step = "Your cart", 1 }))
 	mux.HandleFunc("GET "+routeShipping, s.show("shipping", func(d *pageData, _ *http.Request) { d.Title, d.Step = "Shipping", 2 }))
 	mux.HandleFunc("GET "+routePayment, s.show("payment", func(d *pageData, _ *http.Request) { d.Title, d.Step = "Payment", 3 }))
@@ -261,19 +264,6 @@ func (s *Shop) catalogPage(d *pageData, r *http.Request) {
 	// The graph lists category slugs; people read their names too.
 	d.Categories = s.store.categories()
 	d.CatName = s.store.categoryName(d.Catalog.category)
-	if pages, ok := d.E["pages"].(int); ok {
-		d.Pages = pages
-		if d.Catalog.page < pages {
-			next := d.Catalog
-			next.page++
-			d.NextURL = next.url()
-		}
-		if d.Catalog.page > 1 {
-			prev := d.Catalog
-			prev.page--
-			d.PrevURL = prev.url()
-		}
-	}
 }
 
 func (s *Shop) productPage(d *pageData, r *http.Request) {
