@@ -61,6 +61,17 @@ type apiAgent struct {
 }
 
 func newAPIAgent(d *Demo, rec *Recorder) (*apiAgent, error) {
+	client, err := sessionClient(d)
+	if err != nil {
+		return nil, err
+	}
+	return &apiAgent{d: d, rec: rec, client: client, graphs: map[string]*affordances.Graph{}}, nil
+}
+
+// sessionClient returns a client of d's site, as the person it signed in
+// (d.Session, if any), with a cookie jar of its own; it follows no
+// redirect.
+func sessionClient(d *Demo) (*http.Client, error) {
 	jar, err := cookiejar.New(nil)
 	if err != nil {
 		return nil, fmt.Errorf("bench: %w", err)
@@ -76,7 +87,7 @@ func newAPIAgent(d *Demo, rec *Recorder) (*apiAgent, error) {
 	}
 	client := *noRedirects
 	client.Jar = jar
-	return &apiAgent{d: d, rec: rec, client: &client, graphs: map[string]*affordances.Graph{}}, nil
+	return &client, nil
 }
 
 // graph reads and records the graph of page.

@@ -152,18 +152,7 @@ func (m *AXTreeMode) start(ctx context.Context) (*nodeHelper, error) {
 	case m.helper != nil:
 		return m.helper, nil
 	}
-	chromium, err := browser.Executable(m.opts.Chromium)
-	if err != nil {
-		return nil, err
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrNoNode, err)
-	}
-	if err := checkNode(ctx, node); err != nil {
-		return nil, err
-	}
-	dir, err := nodePackages(ctx, m.opts.Packages, m.opts.Cache, m.opts.Progress)
+	chromium, node, dir, err := nodeRuntime(ctx, m.opts.Chromium, m.opts.Packages, m.opts.Cache, m.opts.Progress)
 	if err != nil {
 		return nil, err
 	}
@@ -328,6 +317,25 @@ func helperFields(input map[string]any) ([]map[string]any, error) {
 		out = append(out, map[string]any{"name": name, "text": text, "value": input[name]})
 	}
 	return out, nil
+}
+
+// nodeRuntime finds what the Node modes run: the Chromium (chromium, or
+// the default when empty), a node fit for playwright-core, and the folder
+// of the pinned npm packages (nodePackages).
+func nodeRuntime(ctx context.Context, chromium, packages, cache string, progress io.Writer) (chromiumPath, nodePath, dir string, err error) {
+	if chromiumPath, err = browser.Executable(chromium); err != nil {
+		return "", "", "", err
+	}
+	if nodePath, err = exec.LookPath("node"); err != nil {
+		return "", "", "", fmt.Errorf("%w: %v", ErrNoNode, err)
+	}
+	if err := checkNode(ctx, nodePath); err != nil {
+		return "", "", "", err
+	}
+	if dir, err = nodePackages(ctx, packages, cache, progress); err != nil {
+		return "", "", "", err
+	}
+	return chromiumPath, nodePath, dir, nil
 }
 
 // checkNode checks node is one playwright-core runs on: Node.js 20 or

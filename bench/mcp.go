@@ -5,9 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
-	"net/http/cookiejar"
-	"net/url"
 	"strings"
 
 	"github.com/affordances/affordances-go/mcpbridge"
@@ -105,22 +102,11 @@ type mcpAgent struct {
 // connectBridge starts a bridge configured with d's site, its requests
 // carrying d's session, and connects an MCP client to it.
 func connectBridge(ctx context.Context, d *Demo, rec *Recorder) (*mcpAgent, error) {
-	jar, err := cookiejar.New(nil)
+	hc, err := sessionClient(d)
 	if err != nil {
-		return nil, fmt.Errorf("bench: %w", err)
+		return nil, err
 	}
-	if d.Session != nil {
-		u, err := url.Parse(d.URL)
-		if err != nil {
-			return nil, fmt.Errorf("bench: %w", err)
-		}
-		c := *d.Session
-		c.Path = "/"
-		jar.SetCookies(u, []*http.Cookie{&c})
-	}
-	hc := *noRedirects
-	hc.Jar = jar
-	s := mcpbridge.NewServer(&mcpbridge.Options{Sites: []string{d.URL}, HTTPClient: &hc})
+	s := mcpbridge.NewServer(&mcpbridge.Options{Sites: []string{d.URL}, HTTPClient: hc})
 	a := &mcpAgent{d: d, rec: rec, pages: map[string]mcpbridge.FetchOutput{}}
 	ct, st := mcp.NewInMemoryTransports()
 	if a.ss, err = s.Connect(ctx, st, nil); err != nil {

@@ -142,18 +142,7 @@ func (m *PlaywrightMCPMode) start(ctx context.Context) (*playwrightMCPServer, er
 	if m.started != nil {
 		return m.started, nil
 	}
-	chromium, err := browser.Executable(m.opts.Chromium)
-	if err != nil {
-		return nil, err
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrNoNode, err)
-	}
-	if err := checkNode(ctx, node); err != nil {
-		return nil, err
-	}
-	dir, err := nodePackages(ctx, m.opts.Packages, m.opts.Cache, m.opts.Progress)
+	chromium, node, dir, err := nodeRuntime(ctx, m.opts.Chromium, m.opts.Packages, m.opts.Cache, m.opts.Progress)
 	if err != nil {
 		return nil, err
 	}

@@ -201,29 +201,7 @@ func reviewsOf(ctx context.Context, tx *sqldb.Tx, v *reviewsView, slug string, u
 		return err
 	}
 	v.Average = math.Round(avg*10) / 10
-	rows, err := tx.Query(ctx, `
-		SELECT r.id, u.name, r.rating, r.body, r.created, r.user_id
-		FROM reviews r JOIN products p ON p.id = r.product_id JOIN users u ON u.id = r.user_id
-		WHERE p.slug = $1 ORDER BY r.created DESC, r.id DESC LIMIT $2`, slug, reviewsOnPage)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var (
-			rv      reviewView
-			name    string
-			created int64
-			author  int64
-		)
-		if err := rows.Scan(&rv.ID, &name, &rv.Rating, &rv.Text, &created, &author); err != nil {
-			return err
-		}
-		rv.fill(name, created)
-		rv.Mine = userID != 0 && author == userID
-		v.Shown = append(v.Shown, rv)
-	}
-	if err := rows.Err(); err != nil {
+	if v.Shown, err = queryReviews(ctx, tx, slug, userID, 0, reviewsOnPage); err != nil {
 		return err
 	}
 	v.Latest = v.Shown[:min(len(v.Shown), reviewsInGraph)]
@@ -420,12 +398,22 @@ func (s *Shop) reviewsState(ctx context.Context, p affordances.Principal, slug s
 // reviewList returns at most limit of the reviews of the product slug,
 // newest first, from the offset-th, as the user (0: nobody) sees them.
 func (st *store) reviewList(ctx context.Context, slug string, userID int64, offset, limit int) ([]reviewView, error) {
-	rows, err := st.db.Query(ctx, `
+	list, err := queryReviews(ctx, st.db, slug, userID, offset, limit)
+	if err != nil {
+		return nil, fmt.Errorf("shop: reviews: %w", err)
+	}
+	return list, nil
+}
+
+// queryReviews reads at most limit of the reviews of the product slug,
+// newest first, from the offset-th, as the user (0: nobody) sees them.
+func queryReviews(ctx context.Context, q sqldb.Querier, slug string, userID int64, offset, limit int) ([]reviewView, error) {
+	rows, err := q.Query(ctx, `
 		SELECT r.id, u.name, r.rating, r.body, r.created, r.user_id
 		FROM reviews r JOIN products p ON p.id = r.product_id JOIN users u ON u.id = r.user_id
 		WHERE p.slug = $1 ORDER BY r.created DESC, r.id DESC LIMIT $2 OFFSET $3`, slug, limit, offset)
 	if err != nil {
-		return nil, fmt.Errorf("shop: reviews: %w", err)
+		return nil, err
 	}
 	defer rows.Close()
 	list := []reviewView{}
@@ -437,14 +425,11 @@ func (st *store) reviewList(ctx context.Context, slug string, userID int64, offs
 			author  int64
 		)
 		if err := rows.Scan(&rv.ID, &name, &rv.Rating, &rv.Text, &created, &author); err != nil {
-			return nil, fmt.Errorf("shop: reviews: %w", err)
+			return nil, err
 		}
 		rv.fill(name, created)
 		rv.Mine = userID != 0 && author == userID
 		list = append(list, rv)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("shop: reviews: %w", err)
-	}
-	return list, nil
+	return list, rows.Err()
 }
