@@ -3,7 +3,7 @@ package affordances
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -16,6 +16,7 @@ import (
 	"github.com/affordances/affordances-go/internal/schema"
 	"github.com/affordances/affordances-go/internal/typeschema"
 	"github.com/affordances/affordances-go/internal/wirejson"
+	"github.com/cespare/xxhash/v2"
 )
 
 // An Action declares what a route lets a requester do. It becomes the seed
@@ -119,9 +120,10 @@ type action struct {
 	// descriptor's encoding is this, its availability and "}" (see
 	// encodeGraph).
 	summaryJSON []byte
-	// summaryDigest is the SHA-256 of summaryJSON, which stands for it in
-	// what a graph's ETag digests (graphScratch.graphETag).
-	summaryDigest [32]byte
+	// summaryDigest is the XXH64 of summaryJSON, big-endian, which
+	// stands for it in what a graph's ETag digests
+	// (graphScratch.graphETag).
+	summaryDigest [8]byte
 	aal           *publishedAffordance
 	input         *schema.Schema
 	form          *formSchema                                        // how a person's form reads into input
@@ -256,7 +258,7 @@ func AddAction[In, Out any](rt *Route, a *Action, fn func(ctx context.Context, r
 		panic(fmt.Sprintf("%s: %v", where, err))
 	}
 	act.summaryJSON = enc[:len(enc)-1]
-	act.summaryDigest = sha256.Sum256(act.summaryJSON)
+	binary.BigEndian.PutUint64(act.summaryDigest[:], xxhash.Sum64(act.summaryJSON))
 	rt.actions = append(rt.actions, act)
 	rt.byName[a.Name] = act
 	rt.hasEffects = rt.hasEffects || a.Effects != nil

@@ -1,16 +1,16 @@
 package affordances
 
 import (
-	"crypto/sha256"
 	"encoding/base64"
+	"encoding/binary"
 	"fmt"
-	"hash"
 	"net/http"
 	"slices"
 	"strings"
 	"sync"
 
 	"github.com/affordances/affordances-go/internal/wirejson"
+	"github.com/cespare/xxhash/v2"
 )
 
 // buffers holds the buffers answers are encoded in ([putBuffer]).
@@ -33,22 +33,23 @@ func putBuffer(buf *[]byte) {
 type graphScratch struct {
 	buf []byte
 	at  []int
-	tag hash.Hash
-	sum [sha256.Size]byte // tag's sum, here rather than on the heap for each request
+	tag *xxhash.Digest
 }
 
 var scratches = sync.Pool{New: func() any {
-	return &graphScratch{buf: make([]byte, 0, 4096), tag: sha256.New()}
+	return &graphScratch{buf: make([]byte, 0, 4096), tag: xxhash.New()}
 }}
 
 // graphETag returns the ETag of graph, encoded by encodeGraph from actions
-// with their summaries at at: the first 16 bytes of the SHA-256 of the
-// graph's bytes, each action's summary replaced by the SHA-256 of its
-// encoding, in base64url, quoted. It names the graph's exact bytes: a
-// summary's digest has a fixed length, so the bytes hashed spell out the
-// graph, and the same site answers the same graph with the same ETag in
-// every process, without hashing its descriptors' schemas on every
-// request.
+// with their summaries at at: the XXH64 (seed 0) of the graph's bytes,
+// each action's summary replaced by the XXH64 of its encoding, big-endian,
+// in base64url, quoted. It names the graph's exact bytes: a summary's
+// digest has a fixed length, so the bytes hashed spell out the graph, and
+// the same site answers the same graph with the same ETag in every
+// process and every release (XXH64 is a published algorithm; TestETag
+// pins one), without hashing its descriptors' schemas on every request.
+// An ETag only tells a cache whether what it holds is current, so it
+// wants a fast hash, not a cryptographic one.
 func (sc *graphScratch) graphETag(graph []byte, actions []listed, at []int) string {
 	sc.tag.Reset()
 	from := 0
@@ -58,10 +59,11 @@ func (sc *graphScratch) graphETag(graph []byte, actions []listed, at []int) stri
 		from = at[i] + len(l.a.summaryJSON)
 	}
 	sc.tag.Write(graph[from:])
-	sc.tag.Sum(sc.sum[:0])
-	var quoted [24]byte // "22 characters of base64"
-	quoted[0], quoted[23] = '"', '"'
-	base64.RawURLEncoding.Encode(quoted[1:23], sc.sum[:16])
+	var sum [8]byte
+	binary.BigEndian.PutUint64(sum[:], sc.tag.Sum64())
+	var quoted [13]byte // "11 characters of base64"
+	quoted[0], quoted[12] = '"', '"'
+	base64.RawURLEncoding.Encode(quoted[1:12], sum[:])
 	return string(quoted[:])
 }
 
