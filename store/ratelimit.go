@@ -1,12 +1,10 @@
 package store
 
 import (
-	"container/list"
 	"context"
+	"math"
 	"sync"
 	"time"
-
-	"golang.org/x/time/rate"
 )
 
 // A Limit is a rate limit: Calls calls per Per, with bursts of up to Burst.
@@ -38,46 +36,89 @@ type RateLimiter interface {
 // forgotten key starts again with a full bucket.
 func NewMemoryRateLimiter(opts *MemoryOptions) RateLimiter {
 	o := opts.withDefaults(100_000)
-	return &memoryLimiter{max: o.Max, now: o.Now, buckets: map[string]*list.Element{}, lru: list.New()}
+	return &memoryLimiter{max: o.Max, now: o.Now, buckets: map[string]*bucket{}}
 }
 
+// memoryLimiter keeps a bucket a key, in a map and in a list from the most
+// recently used (head) to the least (tail), which it forgets first; the
+// bucket it forgets holds the next new key, so a full limiter allocates
+// nothing for it.
 type memoryLimiter struct {
-	mu      sync.Mutex
-	max     int
-	now     func() time.Time
-	buckets map[string]*list.Element // of *bucket, in lru
-	lru     *list.List               // most recently used first
+	mu         sync.Mutex
+	max        int
+	now        func() time.Time
+	buckets    map[string]*bucket
+	head, tail *bucket
 }
 
+// A bucket is a key's budget: tokens calls left as of at (Unix
+// nanoseconds), at most the limit's Burst.
 type bucket struct {
-	key string
-	lim *rate.Limiter
+	key        string
+	tokens     float64
+	at         int64
+	prev, next *bucket // in the limiter's list
 }
 
 func (m *memoryLimiter) Allow(_ context.Context, key string, l Limit) (bool, time.Duration, error) {
-	now := m.now()
+	now := m.now().UnixNano()
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	el := m.buckets[key]
-	if el == nil {
-		if m.lru.Len() >= m.max {
-			oldest := m.lru.Back()
-			m.lru.Remove(oldest)
-			delete(m.buckets, oldest.Value.(*bucket).key)
+	b := m.buckets[key]
+	switch {
+	case b != nil:
+		m.unlink(b)
+		// Refill for the time since: Calls each Per, up to Burst. A clock
+		// that went back adds nothing.
+		if elapsed := now - b.at; elapsed > 0 {
+			b.tokens = min(float64(l.Burst), b.tokens+float64(elapsed)*float64(l.Calls)/float64(l.Per))
+			b.at = now
 		}
-		el = m.lru.PushFront(&bucket{key: key, lim: rate.NewLimiter(rate.Every(l.Per/time.Duration(l.Calls)), l.Burst)})
-		m.buckets[key] = el
-	} else {
-		m.lru.MoveToFront(el)
+	case len(m.buckets) >= m.max:
+		b = m.tail
+		m.unlink(b)
+		delete(m.buckets, b.key)
+		fallthrough
+	default:
+		if b == nil {
+			b = &bucket{}
+		}
+		b.key, b.tokens, b.at = key, float64(l.Burst), now
+		m.buckets[key] = b
 	}
-	lim := el.Value.(*bucket).lim
-	if lim.AllowN(now, 1) {
+	m.pushFront(b)
+	if b.tokens >= 1 {
+		b.tokens--
 		return true, 0, nil
 	}
-	res := lim.ReserveN(now, 1) // for how long to wait
-	if d := res.DelayFrom(now); d > 0 {
-		res.CancelAt(now)
-		return false, d, nil
+	// How long until one call fits; the refused call is not counted.
+	wait := math.Ceil((1 - b.tokens) * float64(l.Per) / float64(l.Calls))
+	return false, time.Duration(wait), nil
+}
+
+// unlink takes b out of the list.
+func (m *memoryLimiter) unlink(b *bucket) {
+	if b.prev != nil {
+		b.prev.next = b.next
+	} else {
+		m.head = b.next
 	}
-	return true, 0, nil
+	if b.next != nil {
+		b.next.prev = b.prev
+	} else {
+		m.tail = b.prev
+	}
+	b.prev, b.next = nil, nil
+}
+
+// pushFront puts b at the head of the list, as the most recently used.
+func (m *memoryLimiter) pushFront(b *bucket) {
+	b.next = m.head
+	if m.head != nil {
+		m.head.prev = b
+	}
+	m.head = b
+	if m.tail == nil {
+		m.tail = b
+	}
 }

@@ -23,7 +23,11 @@ func TestMemoryRateLimiterStaysBounded(t *testing.T) {
 		if ok, _, _ := l.Allow(ctx, fmt.Sprint("flood", i), lim); !ok {
 			t.Fatalf("new key %d refused", i)
 		}
-		if n := len(l.buckets); n > 10 || l.lru.Len() != n {
+		listed := 0
+		for b := l.head; b != nil; b = b.next {
+			listed++
+		}
+		if n := len(l.buckets); n > 10 || listed != n {
 			t.Fatalf("after %d keys the limiter holds %d, want at most 10", i+1, n)
 		}
 	}
@@ -44,5 +48,52 @@ func TestMemoryRateLimiterClock(t *testing.T) {
 	now = now.Add(wait)
 	if ok, wait, _ := l.Allow(ctx, "alice", lim); !ok {
 		t.Errorf("an hour later by the clock: got refused, wait %v; want allowed", wait)
+	}
+}
+
+// TestMemoryRateLimiterBucket: a burst, then one call each Per/Calls,
+// refused calls not counted, the bucket never fuller than Burst, and a
+// clock that goes back adds nothing; past Max, the key used longest ago
+// is the one forgotten.
+func TestMemoryRateLimiterBucket(t *testing.T) {
+	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	l := NewMemoryRateLimiter(&MemoryOptions{Max: 2, Now: func() time.Time { return now }})
+	lim := Limit{Calls: 2, Per: time.Second, Burst: 2}
+	ctx := context.Background()
+	allow := func(key string) (bool, time.Duration) {
+		ok, wait, err := l.Allow(ctx, key, lim)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok, wait
+	}
+	for i, want := range []bool{true, true, false, false} {
+		if ok, wait := allow("a"); ok != want || (!ok && wait != 500*time.Millisecond) {
+			t.Fatalf("call %d: got ok %v wait %v, want ok %v (or refused for 500ms)", i+1, ok, wait, want)
+		}
+	}
+	now = now.Add(250 * time.Millisecond)
+	if ok, wait := allow("a"); ok || wait != 250*time.Millisecond {
+		t.Fatalf("a quarter second later: got ok %v wait %v, want refused for 250ms", ok, wait)
+	}
+	now = now.Add(time.Hour) // a long rest fills the bucket to Burst, not more
+	for i, want := range []bool{true, true, false} {
+		if ok, _ := allow("a"); ok != want {
+			t.Fatalf("after an hour, call %d: got ok %v, want %v", i+1, ok, want)
+		}
+	}
+	now = now.Add(-time.Minute) // the clock goes back
+	if ok, _ := allow("a"); ok {
+		t.Fatal("a clock that went back gave a call")
+	}
+	now = now.Add(time.Minute)
+	allow("b")
+	allow("a") // a is used last, so b goes when c comes
+	allow("c")
+	if ok, _ := allow("a"); ok {
+		t.Error("a was forgotten: it got a fresh bucket, want its empty one")
+	}
+	if ok, _ := allow("b"); !ok {
+		t.Error("b was kept, want it forgotten (used longest ago) and given a fresh bucket")
 	}
 }
