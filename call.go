@@ -25,9 +25,12 @@ type call struct {
 	// origin is step 2's origin rule: CLARIFICATIONS 4 for agents, the
 	// browser's for forms.
 	origin func(*http.Request) error
-	// input returns the input step 4 validates, or the issues of an input
-	// that could not be decoded (a form's "two" for an integer).
-	input func() (json.RawMessage, []issue)
+	// input is the input step 4 validates, as an agent's call carries it;
+	// a person's form sets decode instead, which returns it, or the
+	// issues of an input that could not be decoded (a form's "two" for an
+	// integer).
+	input  json.RawMessage
+	decode func() (json.RawMessage, []issue)
 	// key is the Idempotency-Key, "" for none, and body what its kept
 	// answer is bound to.
 	key  string
@@ -83,8 +86,7 @@ func (s *Site) agentCall(w http.ResponseWriter, r *http.Request, next http.Handl
 	if err != nil {
 		return s.failure(err, "call")
 	}
-	cl := &call{route: rt, params: params, action: a, confirm: c.Confirm, origin: s.checkOrigin, body: body, next: next,
-		input: func() (json.RawMessage, []issue) { return c.Input, nil }}
+	cl := &call{route: rt, params: params, action: a, confirm: c.Confirm, origin: s.checkOrigin, body: body, next: next, input: c.Input}
 	if keys != nil {
 		cl.key = keys[0]
 	}

@@ -14,7 +14,10 @@ const maxIssues = 20
 // that passes is returned as sent, the empty one as {}.
 func (s *Site) validate(c *call, req *Request) (json.RawMessage, error) {
 	a := c.action
-	input, issues := c.input()
+	input, issues := c.input, []issue(nil)
+	if c.decode != nil {
+		input, issues = c.decode()
+	}
 	if len(input) == 0 || string(input) == "null" {
 		input = json.RawMessage("{}")
 	}

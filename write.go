@@ -29,7 +29,7 @@ func (s *Site) writeBody(w http.ResponseWriter, r *http.Request, status int, bod
 	// What Set and Add would store, without their canonicalisation and a
 	// slice per header: the response's own values, in one array, each
 	// slice capped at its one value so that an Add copies it.
-	vals := [...]string{MediaType, "Accept", "private, no-store", "nosniff"}
+	vals := [...]string{MediaType, "Accept", "private, no-store", "nosniff", ""}
 	h := w.Header()
 	h["Content-Type"] = vals[0:1:1]
 	if vary, ok := h["Vary"]; ok {
@@ -43,7 +43,8 @@ func (s *Site) writeBody(w http.ResponseWriter, r *http.Request, status int, bod
 	h["Cache-Control"] = vals[2:3:3]
 	h["X-Content-Type-Options"] = vals[3:4:4]
 	if body != nil {
-		h["Content-Length"] = []string{strconv.Itoa(len(body))}
+		vals[4] = strconv.Itoa(len(body))
+		h["Content-Length"] = vals[4:5:5]
 	}
 	w.WriteHeader(status)
 	if r.Method != http.MethodHead {
