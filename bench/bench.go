@@ -7,10 +7,13 @@
 // A [Task] is a goal in plain words with an oracle plan in protocol terms
 // (the actions to call, in order, with their input) and a check of the
 // final state against the site's own database. A [Mode] performs the plan
-// as one kind of agent would: clicking through screenshots, reading
-// accessibility snapshots, calling the Affordances graph, or using the
-// page's WebMCP tools. Every observation goes through a [Recorder], which
-// writes it to disk and counts its tokens. The plan is an oracle's, so
+// as one kind of agent would: through this repository's MCP bridge (what a
+// model reads from us), clicking through screenshots, reading
+// accessibility snapshots, through the Playwright MCP server, calling the
+// Affordances graph on the wire, or using the page's WebMCP tools; each
+// task at two sizes of seed ([Sizes]). Every observation goes through a
+// [Recorder], which writes it to disk and counts its tokens, and the tool
+// definitions a model is given on every request are counted once a run. The plan is an oracle's, so
 // every mode's count is a lower bound on what an agent pays; no model is
 // called.
 package bench
