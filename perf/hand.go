@@ -14,7 +14,8 @@ const maxBody = 64 << 10
 
 // Hand returns the bench shop written by hand on net/http and
 // encoding/json: each graph and delta built as Go values and encoded by
-// json.Marshal, the action descriptors with them.
+// json.Marshal, the action descriptors with them; calls rate-limited and
+// replayed by their Idempotency-Key in a middleware.
 func Hand(shop *benchshop.Shop) http.Handler {
 	s := &site{shop: shop}
 	mux := http.NewServeMux()
@@ -38,7 +39,7 @@ func Hand(shop *benchshop.Shop) http.Handler {
 		}
 		write(w, http.StatusOK, d)
 	})
-	return mux
+	return calls(mux)
 }
 
 // call reads and runs the call of r.

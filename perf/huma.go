@@ -21,7 +21,8 @@ import (
 // the call or input it does not know. Its configuration is huma's default
 // but two changes a site answering the protocol's bytes needs: no $schema
 // member or Link header in answers, and JSON encoded by json.Marshal
-// (HTML characters escaped, no final newline).
+// (HTML characters escaped, no final newline). Rate limits and
+// Idempotency-Key are the same middleware as [Hand]'s.
 func Huma(shop *benchshop.Shop) http.Handler {
 	s := &site{shop: shop}
 	config := huma.DefaultConfig("Bench shop", "1.0.0")
@@ -74,13 +75,13 @@ func Huma(shop *benchshop.Shop) http.Handler {
 			}
 			return answer(d), nil
 		})
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return calls(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodGet && !wantsGraph(r) {
 			benchshop.Page(w, r)
 			return
 		}
 		mux.ServeHTTP(w, r)
-	})
+	}))
 }
 
 // humaRequest is the input of an operation: the request itself, for the

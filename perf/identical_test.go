@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/internal/benchshop"
 	"github.com/affordances/affordances-go/internal/loadtest"
 )
@@ -77,6 +78,35 @@ func TestRefusesBadInput(t *testing.T) {
 		graph := loadtest.Capture(h, benchshop.Cases[1].Request(0)) // graph-session
 		if bytes.Contains(graph.Body, []byte(`"quantity":100`)) {
 			t.Errorf("%s: the refused call changed the cart: %s", b.name, graph.Body)
+		}
+	}
+}
+
+// TestReplaysAsLibrary checks that each baseline answers a bearer call
+// sent again with its Idempotency-Key as the library does: the kept
+// answer, marked as a replay, and the same key with another body refused
+// with the library's status.
+func TestReplaysAsLibrary(t *testing.T) {
+	call := benchshop.Cases[3].Request // call-bearer
+	body := `{"action":"addToCart","input":{"sku":"tote-canvas","quantity":1}}`
+	for _, b := range baselines {
+		lib, other := benchshop.New().Handler(), b.new(benchshop.New())
+		header := call(0).Header // one Idempotency-Key for every request
+		send := func(h http.Handler, body string) loadtest.Response {
+			r := call(0)
+			r.Header, r.Body = header.Clone(), io.NopCloser(strings.NewReader(body))
+			return loadtest.Capture(h, r)
+		}
+		send(lib, body)
+		send(other, body)
+		for _, retry := range []string{body, strings.Replace(body, "tote-canvas", "mug-cafe", 1)} {
+			want, got := send(lib, retry), send(other, retry)
+			if got.Status != want.Status || (want.Status == http.StatusOK && !bytes.Equal(got.Body, want.Body)) {
+				t.Errorf("%s: %s again: answered %d %s, the library %d %s", b.name, retry, got.Status, got.Body, want.Status, want.Body)
+			}
+			if g, w := got.Header.Get(affordances.IdempotentReplayedHeader), want.Header.Get(affordances.IdempotentReplayedHeader); g != w {
+				t.Errorf("%s: %s again: %s %q, the library's %q", b.name, retry, affordances.IdempotentReplayedHeader, g, w)
+			}
 		}
 	}
 }

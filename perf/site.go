@@ -12,9 +12,10 @@
 // authentication, the origin rule for a cookie call, the action's
 // exposure and guard, its input decoded and bounded, and its delta (the
 // effects' new values, the output, the actions whose availability
-// flipped, the message). What they skip, which the library does: ETags and
-// conditional requests, Idempotency-Key replays, rate limiting, the
-// body's bounds beyond its size (depth, duplicate keys, unknown members of
+// flipped, the message); a rate limit per requester and Idempotency-Key
+// replays (see calls). What they skip, which the library does: ETags and
+// conditional requests, holding a call's Idempotency-Key while it runs,
+// the body's bounds beyond its size (depth, duplicate keys, unknown members of
 // the call or input), lengths counted in characters (the hand-written
 // versions count bytes), the site index, OPTIONS and other methods, error
 // bodies in the protocol's vocabulary beyond a code and a message (huma's

@@ -79,5 +79,5 @@ func Tuned(shop *benchshop.Shop) http.Handler {
 		}
 		write(w, http.StatusOK, d)
 	})
-	return mux
+	return calls(mux)
 }
