@@ -8,6 +8,7 @@ go 1.26.0
 require (
 	github.com/affordances/affordances-go v0.0.0
 	github.com/danielgtaylor/huma/v2 v2.37.2
+	golang.org/x/time v0.16.0
 )
 
 require (
@@ -15,7 +16,6 @@ require (
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
 	golang.org/x/net v0.62.0 // indirect
 	golang.org/x/text v0.44.0 // indirect
-	golang.org/x/time v0.16.0 // indirect
 )
 
 replace github.com/affordances/affordances-go => ../
