@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -43,7 +44,7 @@ func TestIdentical(t *testing.T) {
 						t.Fatalf("request %d: answered %d\n%s\nthe library %d\n%s", i, got.Status, got.Body, want.Status, want.Body)
 					}
 					for _, h := range compared {
-						if g, w := got.Header.Values(h), want.Header.Values(h); !equal(g, w) {
+						if g, w := got.Header.Values(h), want.Header.Values(h); !slices.Equal(g, w) {
 							t.Errorf("request %d: %s: %q, the library's %q", i, h, g, w)
 						}
 					}
@@ -51,18 +52,6 @@ func TestIdentical(t *testing.T) {
 			})
 		}
 	}
-}
-
-func equal(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TestRefusesBadInput checks that each baseline bounds addToCart's input,
