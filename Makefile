@@ -4,7 +4,7 @@
 GO       ?= go
 PKGS     ?= ./...
 
-.PHONY: check deps test fmt vet staticcheck race unraced postgres fuzz others generate bench demo screenshots
+.PHONY: check deps test fmt vet staticcheck race unraced postgres fuzz perf others generate bench demo screenshots
 
 # Under make check no test may skip for want of a tool: they fail instead.
 # The race detector's run and the others (unraced, postgres, fuzz, one
@@ -35,7 +35,7 @@ check: deps fmt vet staticcheck
 	echo "make check: all passed"
 
 others:
-	@$(MAKE) --no-print-directory unraced && $(MAKE) --no-print-directory postgres && $(MAKE) --no-print-directory fuzz
+	@$(MAKE) --no-print-directory unraced && $(MAKE) --no-print-directory postgres && $(MAKE) --no-print-directory fuzz && $(MAKE) --no-print-directory perf
 
 # What the tests need beyond Go, installed from Debian's packages when missing
 # (a package is there when its command is, or dpkg knows it): curl for the
@@ -158,6 +158,18 @@ fuzz:
 	$(call FUZZ,FuzzInputLine,20000x,./internal/display) && \
 	echo "fuzz: $$(( $$(date +%s) - start )) s"
 
+# The perf module (perf/, a module of its own so that the library's users
+# never download huma): the bench shop written by hand, hand-tuned and in
+# huma, make bench's yardsticks. vet, then its tests (TestIdentical: each
+# answers the bench's requests with the library's status, body and
+# headers), then each of its benchmarks once (-benchtime 1x), so that they
+# cannot rot between runs of make bench; their figures are not looked at.
+perf:
+	@start=$$(date +%s); cd perf && \
+	$(GO) vet ./... && \
+	{ out=$$($(GO) test $(TESTFLAGS) -bench . -benchtime 1x -cpu 1 ./... 2>&1) || { echo "$$out"; false; }; } && \
+	echo "perf: $$(( $$(date +%s) - start )) s"
+
 # Regenerate schemas/ from the Go types (a test fails when they drift).
 generate:
 	$(GO) generate ./...
@@ -166,9 +178,13 @@ generate:
 # same bytes, interleaved in one run, in process and over loopback HTTP by
 # the server's CPU time, the demo shop against a file server; the table at
 # the end has the ratios (docs/performance.md has the method and figures).
-# One package at a time (-p 1), one core for the Go code (-cpu 1).
+# One package at a time (-p 1), one core for the Go code (-cpu 1). Then
+# the perf module's: the library against the bench shop written by hand,
+# hand-tuned and in huma, the same way; the second table has their ratios
+# beside the static ones.
 bench:
-	$(GO) test -p 1 -run '^$$' -bench . -cpu 1 -count 3 . ./internal/loadtest 2>&1 | $(GO) run ./internal/loadtest/benchtable
+	{ $(GO) test -p 1 -run '^$$' -bench . -cpu 1 -count 3 . ./internal/loadtest 2>&1; \
+	  cd perf && $(GO) test -run '^$$' -bench . -cpu 1 -count 3 . 2>&1; } | $(GO) run ./internal/loadtest/benchtable
 
 demo:
 	$(GO) run ./cmd/affordances demo

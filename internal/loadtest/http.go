@@ -43,6 +43,15 @@ var sourceBlocks atomic.Int64
 // static-cpu-ns/req, the baseline's, and x-static, their ratio.
 func Servers(b *testing.B, base, subject *Server, next func(i int) *http.Request, load Load) {
 	b.Helper()
+	ServersAgainst(b, "static", base, subject, next, load)
+}
+
+// ServersAgainst is [Servers] against another baseline than a static
+// server: another implementation of the subject's site, by the name given.
+// It reports cpu-ns/req, name-cpu-ns/req and x-name (the baseline's CPU
+// time per request over the subject's: above 1, the subject is cheaper).
+func ServersAgainst(b *testing.B, name string, base, subject *Server, next func(i int) *http.Request, load Load) {
+	b.Helper()
 	if load.Conns <= 0 {
 		load.Conns = 4
 	}
@@ -98,8 +107,8 @@ func Servers(b *testing.B, base, subject *Server, next func(i int) *http.Request
 	static := float64(after[0]-before[0]) / float64(b.N)
 	subj := float64(after[1]-before[1]) / float64(b.N)
 	b.ReportMetric(subj, "cpu-ns/req")
-	b.ReportMetric(static, "static-cpu-ns/req")
-	b.ReportMetric(static/subj, "x-static")
+	b.ReportMetric(static, name+"-cpu-ns/req")
+	b.ReportMetric(static/subj, "x-"+name)
 }
 
 // clients are the HTTP clients of a load: one per source address.

@@ -12,7 +12,9 @@
 // Each benchmark reports x-static, the subject's speed as a fraction of
 // the baseline's (the baseline's cost per request over the subject's), and
 // budget-x, the lowest x-static its budget allows; cmd benchtable prints
-// them as a table.
+// them as a table. [Against] and [ServersAgainst] measure the subject the
+// same way against another implementation of its site, and report x-<its
+// name>.
 package loadtest
 
 import (
@@ -91,15 +93,25 @@ const batch = 8
 // after the timed loop.
 func Handlers(b *testing.B, base, subject http.Handler, next func(i int) *http.Request) {
 	b.Helper()
+	Against(b, "static", base, subject, next)
+}
+
+// Against is [Handlers] against another baseline than a static handler:
+// another implementation of the subject's site, by the name given. It
+// reports cpu-ns/req, name-cpu-ns/req, x-name (the baseline's time per
+// request over the subject's: above 1, the subject is cheaper), and the
+// allocations of each.
+func Against(b *testing.B, name string, base, subject http.Handler, next func(i int) *http.Request) {
+	b.Helper()
 	static, subj := interleave(b, base, subject, next)
 	b.StopTimer()
 	b.ReportMetric(subj, "cpu-ns/req")
-	b.ReportMetric(static, "static-cpu-ns/req")
-	b.ReportMetric(static/subj, "x-static")
-	for side, name := range []string{"static-", ""} {
+	b.ReportMetric(static, name+"-cpu-ns/req")
+	b.ReportMetric(static/subj, "x-"+name)
+	for side, prefix := range []string{name + "-", ""} {
 		allocs, bytes := allocations([]http.Handler{base, subject}[side], next, b.N)
-		b.ReportMetric(allocs, name+"allocs/req")
-		b.ReportMetric(bytes, name+"B/req")
+		b.ReportMetric(allocs, prefix+"allocs/req")
+		b.ReportMetric(bytes, prefix+"B/req")
 	}
 }
 

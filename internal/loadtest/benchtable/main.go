@@ -3,7 +3,11 @@
 // reports x-static (package loadtest), its ratios to the static baseline,
 // their median over the runs (-count), its budget (budget-x), and when it
 // reports one, the ratio of the application's own code alone (app-x), the
-// most any library could reach on that site:
+// most any library could reach on that site. Then, for the benchmarks
+// that compare the subject with other implementations of its site
+// (loadtest.Against: x-<name>, in a sub-benchmark <name> of the row's),
+// one table of their medians beside the static baseline's and app-x, a
+// column for each implementation:
 //
 //	go test -run '^$' -bench . -count 3 ./... | go run ./internal/loadtest/benchtable
 //
@@ -23,20 +27,45 @@ import (
 )
 
 func main() {
-	rows, failed, err := read(os.Stdin, os.Stdout)
+	rows, compared, failed, err := read(os.Stdin, os.Stdout)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "benchtable:", err)
 		os.Exit(1)
 	}
-	if len(rows) == 0 {
-		fmt.Fprintln(os.Stderr, "benchtable: no benchmark reported x-static")
+	if len(rows) == 0 && len(compared.names) == 0 {
+		fmt.Fprintln(os.Stderr, "benchtable: no benchmark reported x-static or x-<name>")
 		os.Exit(1)
 	}
-	printTable(os.Stdout, rows)
+	if len(rows) > 0 {
+		printTable(os.Stdout, rows)
+	}
+	printOthers(os.Stdout, rows, compared)
 	if failed {
 		fmt.Fprintln(os.Stderr, "benchtable: a test or benchmark failed (above)")
 		os.Exit(1)
 	}
+}
+
+// others are the ratios of a subject to other implementations of its
+// site: by benchmark name (as a row's, the implementation's sub-benchmark
+// removed), then implementation, in the order they first appear.
+type others struct {
+	names, impls []string
+	ratios       map[[2]string][]float64
+}
+
+func (o *others) add(name, impl string, ratio float64) {
+	if o.ratios == nil {
+		o.ratios = map[[2]string][]float64{}
+	}
+	if !slices.Contains(o.names, name) {
+		o.names = append(o.names, name)
+	}
+	if !slices.Contains(o.impls, impl) {
+		o.impls = append(o.impls, impl)
+	}
+	k := [2]string{name, impl}
+	o.ratios[k] = append(o.ratios[k], ratio)
 }
 
 // A row is one benchmark's ratios over the runs.
@@ -51,9 +80,11 @@ type row struct {
 var cpuSuffix = regexp.MustCompile(`-\d+$`)
 
 // read copies in to out and collects the rows, in the order they first
-// appear, and whether a failure was reported.
-func read(in io.Reader, out io.Writer) ([]*row, bool, error) {
+// appear, the ratios to other implementations, and whether a failure was
+// reported.
+func read(in io.Reader, out io.Writer) ([]*row, *others, bool, error) {
 	var rows []*row
+	o := &others{}
 	byName := map[string]*row{}
 	pkg, pending, failed := "", "", false
 	sc := bufio.NewScanner(in)
@@ -87,6 +118,11 @@ func read(in io.Reader, out io.Writer) ([]*row, bool, error) {
 		}
 		name := cpuSuffix.ReplaceAllString(strings.TrimPrefix(pending, "Benchmark"), "")
 		pending = ""
+		for unit, v := range metrics {
+			if impl, ok := strings.CutPrefix(unit, "x-"); ok && impl != "static" {
+				o.add(strings.TrimSuffix(name, "/"+impl), impl, v)
+			}
+		}
 		ratio, ok := metrics["x-static"]
 		if !ok {
 			continue
@@ -107,7 +143,7 @@ func read(in io.Reader, out io.Writer) ([]*row, bool, error) {
 			r.alone = append(r.alone, v)
 		}
 	}
-	return rows, failed, sc.Err()
+	return rows, o, failed, sc.Err()
 }
 
 // parse reads the results of a benchmark: the iterations, then values and
@@ -171,5 +207,43 @@ func printTable(out io.Writer, rows []*row) {
 			alone = fmt.Sprintf("%.2f", median(r.alone))
 		}
 		fmt.Fprintf(out, "  %-28s %7.2f  %-22s %7s %-5s  %9s  %s\n", r.name, m, strings.Join(runs, " "), budget, verdict, alone, cost)
+	}
+}
+
+// printOthers prints the medians of the ratios to other implementations,
+// a row for each benchmark, beside its ratio to the static baseline and
+// app-x when a row of rows has its name (in any package).
+func printOthers(out io.Writer, rows []*row, o *others) {
+	if len(o.names) == 0 {
+		return
+	}
+	byName := map[string]*row{}
+	for _, r := range rows {
+		byName[r.name] = r
+	}
+	fmt.Fprintln(out)
+	fmt.Fprintln(out, "Ratio to other implementations of the site (x-<name>: their cost per request over the subject's; above 1, the subject is cheaper), medians:")
+	fmt.Fprintf(out, "  %-28s %7s %9s", "benchmark", "static", "app alone")
+	for _, impl := range o.impls {
+		fmt.Fprintf(out, " %10s", impl)
+	}
+	fmt.Fprintln(out)
+	for _, name := range o.names {
+		static, alone := "", ""
+		if r := byName[name]; r != nil {
+			static = fmt.Sprintf("%.2f", median(r.ratios))
+			if len(r.alone) > 0 {
+				alone = fmt.Sprintf("%.2f", median(r.alone))
+			}
+		}
+		fmt.Fprintf(out, "  %-28s %7s %9s", name, static, alone)
+		for _, impl := range o.impls {
+			cell := ""
+			if v := o.ratios[[2]string{name, impl}]; len(v) > 0 {
+				cell = fmt.Sprintf("%.2f", median(v))
+			}
+			fmt.Fprintf(out, " %10s", cell)
+		}
+		fmt.Fprintln(out)
 	}
 }
