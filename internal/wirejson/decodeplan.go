@@ -8,58 +8,98 @@ import (
 	"unicode/utf8"
 )
 
-// An action's input is most often a flat struct of strings, numbers and
-// booleans. For those, a DecodePlan fills the struct from the validated
-// input as encoding/json would, without its reflection per call. It takes
-// only the plain case: an object whose every name is a field's own name,
-// each value of its field's JSON type and in range. On anything else (a
-// name in another case, an unknown one, null, a number with a fraction
-// for an int) it gives up, and encoding/json decodes the input
-// (decodeplan_test.go compares the two).
+// An action's input is most often a struct of strings, numbers and
+// booleans, and lists of them or of such structs. For those, a DecodePlan
+// fills the struct from the validated input as encoding/json would,
+// without its reflection per call. It takes only the plain case: an
+// object whose every name is a field's own name, each value of its field's
+// JSON type and in range, a list an array. On anything else (a name in
+// another case, an unknown one, null, a number with a fraction for an int)
+// it gives up, and encoding/json decodes the input (decodeplan_test.go
+// compares the two).
 
 // A DecodePlan holds the fields of a struct type it can fill; nil is no
 // plan. It is never changed once made: one may decode in any number of
 // goroutines.
 type DecodePlan []decodedField
 
-// A decodedField is a field of a DecodePlan: its JSON name and index.
+// A decodedField is a field of a DecodePlan: its JSON name and index, and
+// how its value is filled.
 type decodedField struct {
 	name  string
 	index int
-	kind  reflect.Kind
+	typ   *decodedType
+}
+
+// A decodedType is how a plan fills a value of one Go type: a string,
+// boolean or number by its kind; a slice element by element (elem); a
+// struct by its own plan (fields).
+type decodedType struct {
+	kind   reflect.Kind
+	t      reflect.Type
+	elem   *decodedType
+	fields DecodePlan
 }
 
 var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
 var textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
 
+// maxPlanDepth bounds how deep a plan's structs and slices nest: a type
+// that holds itself (a tree) has no plan.
+const maxPlanDepth = 8
+
 // DecodePlanOf returns the plan of the struct type t, nil when it has none
-// (any field not a string, bool or number, embedded, with the string
-// option, an unmarshaler). It makes a new plan on each call.
+// (a field not a string, bool, number, slice or struct of those; embedded;
+// with the string option; an unmarshaler; a []byte, which JSON spells in
+// base64; a type that holds itself). It makes a new plan on each call.
 func DecodePlanOf(t reflect.Type) DecodePlan {
-	if t.Kind() != reflect.Struct || unmarshals(t) {
+	dt := decodedTypeOf(t, 0)
+	if dt == nil || dt.kind != reflect.Struct {
 		return nil
 	}
-	plan := DecodePlan{}
-	for i := range t.NumField() {
-		f := t.Field(i)
-		jf, skip, ok := jsonFieldOf(f)
-		switch {
-		case skip:
-			continue
-		case !ok || unmarshals(f.Type) || plan.field(jf.name) != nil:
-			return nil
-		}
-		name := jf.name
-		switch k := f.Type.Kind(); k {
-		case reflect.String, reflect.Bool, reflect.Float32, reflect.Float64,
-			reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-			plan = append(plan, decodedField{name: name, index: i, kind: k})
-		default:
-			return nil
-		}
+	return dt.fields
+}
+
+// decodedTypeOf returns how a plan fills a t, nil when it cannot, at depth
+// depth of the input's type.
+func decodedTypeOf(t reflect.Type, depth int) *decodedType {
+	if depth > maxPlanDepth || unmarshals(t) {
+		return nil
 	}
-	return plan
+	dt := &decodedType{kind: t.Kind(), t: t}
+	switch dt.kind {
+	case reflect.String, reflect.Bool, reflect.Float32, reflect.Float64,
+		reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return dt
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return nil // base64 in JSON
+		}
+		if dt.elem = decodedTypeOf(t.Elem(), depth+1); dt.elem == nil {
+			return nil
+		}
+		return dt
+	case reflect.Struct:
+		dt.fields = DecodePlan{}
+		for i := range t.NumField() {
+			f := t.Field(i)
+			jf, skip, ok := jsonFieldOf(f)
+			switch {
+			case skip:
+				continue
+			case !ok || dt.fields.field(jf.name) != nil:
+				return nil
+			}
+			ft := decodedTypeOf(f.Type, depth+1)
+			if ft == nil {
+				return nil
+			}
+			dt.fields = append(dt.fields, decodedField{name: jf.name, index: i, typ: ft})
+		}
+		return dt
+	}
+	return nil
 }
 
 func unmarshals(t reflect.Type) bool {
@@ -75,6 +115,13 @@ func unmarshals(t reflect.Type) bool {
 func (p DecodePlan) Decode(input []byte, v reflect.Value) bool {
 	s := callScan{b: input}
 	s.space()
+	return s.decodeObject(p, v) && s.end()
+}
+
+// decodeObject fills v, a struct of p's type, from the object at s.i, as
+// encoding/json does: a name twice sets its field twice, the second time
+// over the first (a nested struct's fields one by one).
+func (s *callScan) decodeObject(p DecodePlan, v reflect.Value) bool {
 	if s.i == len(s.b) || s.b[s.i] != '{' {
 		return false
 	}
@@ -82,7 +129,7 @@ func (p DecodePlan) Decode(input []byte, v reflect.Value) bool {
 	s.space()
 	if s.i < len(s.b) && s.b[s.i] == '}' {
 		s.i++
-		return s.end()
+		return true
 	}
 	for {
 		if s.i == len(s.b) || s.b[s.i] != '"' {
@@ -102,7 +149,7 @@ func (p DecodePlan) Decode(input []byte, v reflect.Value) bool {
 		}
 		s.i++
 		s.space()
-		if !s.fill(v.Field(f.index), f.kind) {
+		if !s.fill(v.Field(f.index), f.typ) {
 			return false
 		}
 		s.space()
@@ -115,7 +162,45 @@ func (p DecodePlan) Decode(input []byte, v reflect.Value) bool {
 			s.space()
 		case '}':
 			s.i++
-			return s.end()
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// decodeArray sets f, a slice of dt's type, to the array at s.i, as
+// encoding/json does: a new slice of its elements, an empty one for [].
+func (s *callScan) decodeArray(f reflect.Value, dt *decodedType) bool {
+	if s.i == len(s.b) || s.b[s.i] != '[' {
+		return false
+	}
+	s.i++
+	s.space()
+	list := reflect.MakeSlice(dt.t, 0, 4)
+	if s.i < len(s.b) && s.b[s.i] == ']' {
+		s.i++
+		f.Set(list)
+		return true
+	}
+	zero := reflect.Zero(dt.t.Elem())
+	for {
+		list = reflect.Append(list, zero)
+		if !s.fill(list.Index(list.Len()-1), dt.elem) {
+			return false
+		}
+		s.space()
+		if s.i == len(s.b) {
+			return false
+		}
+		switch s.b[s.i] {
+		case ',':
+			s.i++
+			s.space()
+		case ']':
+			s.i++
+			f.Set(list)
+			return true
 		default:
 			return false
 		}
@@ -138,13 +223,18 @@ func (s *callScan) end() bool {
 	return s.i == len(s.b)
 }
 
-// fill sets f, of kind k, from the value at s.i when it is of f's JSON type
-// and fits it.
-func (s *callScan) fill(f reflect.Value, k reflect.Kind) bool {
+// fill sets f, of dt's type, from the value at s.i when it is of f's JSON
+// type and fits it.
+func (s *callScan) fill(f reflect.Value, dt *decodedType) bool {
 	if s.i == len(s.b) {
 		return false
 	}
+	k := dt.kind
 	switch k {
+	case reflect.Struct:
+		return s.decodeObject(dt.fields, f)
+	case reflect.Slice:
+		return s.decodeArray(f, dt)
 	case reflect.String:
 		if s.b[s.i] != '"' {
 			return false

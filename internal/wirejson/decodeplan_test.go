@@ -23,7 +23,25 @@ type (
 		//lint:ignore SA5008 "-," names a field "-", as encoding/json documents: the case is tested
 		Dash string `json:"-,"`
 	}
-	decodeNested struct{ Lines []string }
+	decodeLists struct {
+		Tags  []string  `json:"tags"`
+		Qty   []int8    `json:"qty"`
+		Grid  [][]bool  `json:"grid"`
+		Lines []decLine `json:"lines"`
+		Ship  decAddr   `json:"ship"`
+	}
+	decLine struct {
+		SKU string  `json:"sku"`
+		N   int     `json:"n"`
+		At  decAddr `json:"at"`
+	}
+	decAddr  struct{ City, Zip string }
+	decBytes struct{ B []byte }
+	decTree  struct{ Kids []decTree }
+	decPtr   struct{ P *string }
+	decMap   struct{ M map[string]string }
+	decArray struct{ A [2]int }
+	decAnys  struct{ L []any }
 	decodeString struct {
 		N int `json:"n,string"`
 	}
@@ -36,17 +54,17 @@ type (
 	}
 )
 
-// TestDecodePlanTypes: the plan takes flat structs of strings, booleans and
-// numbers, and no other type.
+// TestDecodePlanTypes: the plan takes structs of strings, booleans and
+// numbers, and slices and structs of those, and no other type.
 func TestDecodePlanTypes(t *testing.T) {
-	if DecodePlanOf(reflect.TypeFor[decodeFlat]()) == nil {
-		t.Error("decodeFlat has no plan")
-	}
-	if DecodePlanOf(reflect.TypeFor[struct{}]()) == nil {
-		t.Error("struct{} has no plan")
+	for _, typ := range []reflect.Type{reflect.TypeFor[decodeFlat](), reflect.TypeFor[struct{}](), reflect.TypeFor[decodeLists]()} {
+		if DecodePlanOf(typ) == nil {
+			t.Errorf("%v has no plan", typ)
+		}
 	}
 	for _, typ := range []reflect.Type{
-		reflect.TypeFor[decodeNested](), reflect.TypeFor[decodeString](), reflect.TypeFor[decodeTime](),
+		reflect.TypeFor[decBytes](), reflect.TypeFor[decTree](), reflect.TypeFor[decPtr](), reflect.TypeFor[decMap](),
+		reflect.TypeFor[decArray](), reflect.TypeFor[decAnys](), reflect.TypeFor[decodeString](), reflect.TypeFor[decodeTime](),
 		reflect.TypeFor[decodeEmbed](), reflect.TypeFor[decodeAnyVal](), reflect.TypeFor[decodeDupName](),
 		reflect.TypeFor[map[string]string](), reflect.TypeFor[string](), reflect.TypeFor[json.RawMessage](),
 	} {
@@ -59,7 +77,7 @@ func TestDecodePlanTypes(t *testing.T) {
 // decodeBoth decodes input into a T by the plan, and by encoding/json, and
 // fails t when the plan took the input and the two differ; it reports
 // whether the plan took it.
-func decodeBoth[T comparable](t *testing.T, input string) bool {
+func decodeBoth[T any](t *testing.T, input string) bool {
 	t.Helper()
 	var byPlan, byJSON T
 	if !DecodePlanOf(reflect.TypeFor[T]()).Decode([]byte(input), reflect.ValueOf(&byPlan).Elem()) {
@@ -68,7 +86,7 @@ func decodeBoth[T comparable](t *testing.T, input string) bool {
 	if err := json.Unmarshal([]byte(input), &byJSON); err != nil {
 		t.Fatalf("the plan took %s, which encoding/json refuses: %v", input, err)
 	}
-	if byPlan != byJSON {
+	if !reflect.DeepEqual(byPlan, byJSON) {
 		t.Fatalf("%s: the plan decoded %+v, encoding/json %+v", input, byPlan, byJSON)
 	}
 	return true
@@ -103,15 +121,43 @@ func TestDecodePlanMatchesUnmarshal(t *testing.T) {
 	}
 }
 
+// TestDecodePlanLists: lists and nested structs decode as encoding/json
+// decodes them: [] an empty slice, a name twice the second array in place
+// of the first and a nested struct's fields merged; null, a list of
+// another type or a nested unknown name go to encoding/json.
+func TestDecodePlanLists(t *testing.T) {
+	for _, in := range []string{
+		`{"tags":[],"qty":[ ],"grid":[[],[true,false]],"lines":[]}`,
+		`{"tags":["a","b\u00e9"],"qty":[1,-128,127],"lines":[{"sku":"mug","n":2,"at":{"City":"Oxford"}},{"n":1}],"ship":{"City":"Bath","Zip":"BA1"}}`,
+		`{"tags":["a"],"tags":["b","c"]}`,
+		`{"ship":{"City":"Bath"},"ship":{"Zip":"BA1"}}`,
+		` { "lines" : [ { "sku" : "x" } , { } ] } `,
+	} {
+		if !decodeBoth[decodeLists](t, in) {
+			t.Errorf("the plan left %s to encoding/json", in)
+		}
+	}
+	for _, in := range []string{
+		`{"tags":null}`, `{"tags":[null]}`, `{"tags":[1]}`, `{"qty":[128]}`, `{"tags":"a"}`, `{"ship":[]}`,
+		`{"lines":[{"sku":"x","other":1}]}`, `{"ship":{"city":"Bath"}}`, `{"tags":["a",]}`, `{"tags":["a"}`, `{"grid":[[1]]}`,
+	} {
+		if decodeBoth[decodeLists](t, in) {
+			t.Errorf("the plan took %s", in)
+		}
+	}
+}
+
 // FuzzDecodePlan holds the plan to encoding/json on any input: whatever it
 // takes, encoding/json takes too, into the same value.
 func FuzzDecodePlan(f *testing.F) {
 	for _, s := range []string{`{}`, `{"sku":"mug","quantity":2,"gift":true,"weight":1.5,"ratio":2,"small":1,"count":3}`,
 		`{"sku":"\u00e9\ud83d\ude00","Plain":"\n"}`, `{"quantity":-9223372036854775808}`, `{"count":0}`,
-		`{"sku":"tee\ud800"}`, `{"sku":"\ude00\ud83d"}`} {
+		`{"sku":"tee\ud800"}`, `{"sku":"\ude00\ud83d"}`,
+		`{"tags":["a"],"qty":[1,2],"grid":[[true]],"lines":[{"sku":"m","n":1,"at":{"Zip":"z"}}],"ship":{"City":"c"}}`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, input string) {
 		decodeBoth[decodeFlat](t, input)
+		decodeBoth[decodeLists](t, input)
 	})
 }
