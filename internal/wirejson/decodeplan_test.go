@@ -35,13 +35,13 @@ type (
 		N   int     `json:"n"`
 		At  decAddr `json:"at"`
 	}
-	decAddr  struct{ City, Zip string }
-	decBytes struct{ B []byte }
-	decTree  struct{ Kids []decTree }
-	decPtr   struct{ P *string }
-	decMap   struct{ M map[string]string }
-	decArray struct{ A [2]int }
-	decAnys  struct{ L []any }
+	decAddr      struct{ City, Zip string }
+	decBytes     struct{ B []byte }
+	decTree      struct{ Kids []decTree }
+	decPtr       struct{ P *string }
+	decMap       struct{ M map[string]string }
+	decArray     struct{ A [2]int }
+	decAnys      struct{ L []any }
 	decodeString struct {
 		N int `json:"n,string"`
 	}
