@@ -84,7 +84,8 @@ staticcheck:
 # bad-input matrices (TestBadInput*, 200-odd refused requests) check
 # verdicts, not concurrency: under -race they cost a minute and more of
 # SQLite in pure Go under checkptr, so they run without it, and every other
-# test with it. So do the exhaustive checks of pure functions (aal's
+# test with it. So do the demos' realistic seeds (TestRealisticSeed*,
+# thousands of inserts in one goroutine). So do the exhaustive checks of pure functions (aal's
 # mixed-script words over the Basic Multilingual Plane, the schema fast
 # path against the library on 3,000 random schemas), which run in one
 # goroutine; the shop's several-instance tests, whose concurrency is
@@ -99,7 +100,7 @@ staticcheck:
 # they reach are raced in their own packages' tests, and the CLI's own
 # waiting in TestPlaceOrderApproval and TestApprovalPage. And the test
 # that kills a test binary to see its servers go with it.
-UNRACED := ^(TestMutants|TestBadInput.*|TestMixedScriptWords|TestFastPathAgrees|TestScreenshots|TestBrowserJourney|TestBrowserForgery|TestWebMCPTools|TestWebMCPCalls|TestWebMCPOtherOrigin|TestWebMCPDeclarative|TestWebMCPDraft|TestPagesLogNoErrors|TestRacingCheckouts|TestKilledInstance|TestInstancesShare|TestApprovalInBrowser|TestDenyInBrowser|TestApprovalPageRefusesOthers|TestREADMETour|TestREADMEAgents|TestREADMEPlain|TestCallPlain|TestGolden|TestServersDieWithTestBinary)$$
+UNRACED := ^(TestMutants|TestRealisticSeed|TestRealisticSeedIsFixed|TestBadInput.*|TestMixedScriptWords|TestFastPathAgrees|TestScreenshots|TestBrowserJourney|TestBrowserForgery|TestWebMCPTools|TestWebMCPCalls|TestWebMCPOtherOrigin|TestWebMCPDeclarative|TestWebMCPDraft|TestPagesLogNoErrors|TestRacingCheckouts|TestKilledInstance|TestInstancesShare|TestApprovalInBrowser|TestDenyInBrowser|TestApprovalPageRefusesOthers|TestREADMETour|TestREADMEAgents|TestREADMEPlain|TestCallPlain|TestGolden|TestServersDieWithTestBinary)$$
 # The shop first: its tests in Chromium are the longest of them.
 UNRACED_PKGS := ./examples/shop ./examples/board ./cmd/affordances ./conformance ./aal ./internal/schema ./internal/pdeathsig
 

@@ -15,9 +15,9 @@ import (
 	"github.com/affordances/affordances-go/internal/node"
 )
 
-// TestBench runs two tasks, one on each site, end to end in every mode
-// at both sizes: each verified, each observation on disk, report.json as
-// the issue has it (with each run's size and per-request tokens). The
+// TestBench runs two tasks, one on each site, end to end in every mode at
+// demo size: each verified, each observation on disk, report.json as the
+// issue has it (with each run's size and per-request tokens). The
 // browser modes are left out only on a machine without Chromium (or Node
 // and the npm packages make deps installs, for axtree and playwright-mcp)
 // and outside make check.
@@ -47,13 +47,13 @@ func TestBench(t *testing.T) {
 	}
 	out := t.TempDir()
 	rep, err := bench.Run(context.Background(), &bench.Options{
-		Tasks: []string{"shop-checkout", "board-delete-task-declined"}, Modes: modes, Out: out, Progress: testWriter{t},
-		AXTree: &bench.AXTreeOptions{Packages: packages},
+		Tasks: []string{"shop-checkout", "board-delete-task-declined"}, Modes: modes, Sizes: []bench.Size{bench.DemoSize},
+		Out: out, Progress: testWriter{t}, AXTree: &bench.AXTreeOptions{Packages: packages},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := len(rep.Runs), 2*2*len(modes); got != want {
+	if got, want := len(rep.Runs), 2*len(modes); got != want {
 		t.Fatalf("got %d runs, want %d", got, want)
 	}
 	for _, r := range rep.Runs {
@@ -121,6 +121,35 @@ func TestBench(t *testing.T) {
 		if md, err := os.ReadFile(filepath.Join(out, "report.md")); err != nil || !strings.Contains(string(md), "with "+version+" ("+exe+")") {
 			t.Errorf("report.md: got %v, want it to say it ran with %s (%s)", err, version, exe)
 		}
+	}
+}
+
+// TestRealisticSize: the same two tasks at realistic size, through the
+// bridge and in screenshots, are verified, and what the model reads is
+// the realistic seed's, a page of it.
+func TestRealisticSize(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: starts the demos and a browser (make check runs it)")
+	}
+	out := t.TempDir()
+	rep, err := bench.Run(context.Background(), &bench.Options{
+		Tasks: []string{"shop-checkout", "board-delete-task-declined"}, Modes: []string{"mcp", "screenshot"},
+		Sizes: []bench.Size{bench.Realistic}, Out: out, Progress: testWriter{t},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rep.Runs {
+		if !r.Verified || r.Size != bench.Realistic {
+			t.Errorf("%s %s: got size %s, verified %v: %s", r.Task, r.Mode, r.Size, r.Verified, r.Error)
+		}
+	}
+	board, err := os.ReadFile(filepath.Join(out, "realistic", "board-delete-task-declined", "mcp", "00-graph.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(board), "tasks: 20,") {
+		t.Errorf("the model read the team offsite board without its realistic 20 tasks:\n%s", board)
 	}
 }
 
