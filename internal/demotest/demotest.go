@@ -12,6 +12,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -19,6 +20,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -214,24 +216,46 @@ func StartBoard(t testing.TB, env []string, args ...string) *Process {
 
 func start(t testing.TB, bin func() (string, error), env, args []string) *Process {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	p := &Process{URL: "http://" + addr, t: t, bin: bin,
-		args: append(args, "--addr", addr),
-		env:  append(append(os.Environ(), "HOME="+t.TempDir()), env...)}
-	p.Restart()
+	p := &Process{t: t, bin: bin, env: append(append(os.Environ(), "HOME="+t.TempDir()), env...)}
 	t.Cleanup(p.Kill)
-	return p
+	// The port is free when picked, but another process may take it before
+	// the demo listens on it (a browser, another test's server): then the
+	// demo tries another, up to five times.
+	for try := 1; ; try++ {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := l.Addr().String()
+		l.Close()
+		p.URL, p.args = "http://"+addr, append(slices.Clone(args), "--addr", addr)
+		err = p.launch()
+		if err == nil {
+			return p
+		}
+		if !errors.Is(err, errAddrInUse) || try == 5 {
+			t.Fatal(err)
+		}
+	}
 }
+
+// errAddrInUse is what launch's error wraps when the process could not
+// listen on its port: another process has it.
+var errAddrInUse = errors.New("the port was taken")
 
 // Restart starts the process again, with the same arguments, after
 // [Process.Kill], and returns once it listens.
 func (p *Process) Restart() {
 	p.t.Helper()
+	if err := p.launch(); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+// launch starts the process and returns once it listens, or why it does
+// not: it exited (wrapping errAddrInUse when its port was taken), or it
+// did not listen within a minute.
+func (p *Process) launch() error {
 	bin := built(p.t, p.bin)
 	p.cmd = exec.Command(bin, p.args...)
 	pdeathsig.Set(p.cmd)
@@ -240,10 +264,10 @@ func (p *Process) Restart() {
 	p.cmd.Stderr = &stderr
 	out, err := p.cmd.StdoutPipe()
 	if err != nil {
-		p.t.Fatal(err)
+		return err
 	}
 	if err := p.cmd.Start(); err != nil {
-		p.t.Fatal(err)
+		return err
 	}
 	p.done = make(chan struct{})
 	listening := make(chan bool, 1)
@@ -267,11 +291,17 @@ func (p *Process) Restart() {
 	case ok := <-listening:
 		if !ok {
 			<-p.done
-			p.t.Fatalf("%s %s exited: %s", filepath.Base(bin), strings.Join(p.args, " "), stderr.String())
+			p.cmd = nil
+			err := fmt.Errorf("%s %s exited: %s", filepath.Base(bin), strings.Join(p.args, " "), stderr.String())
+			if strings.Contains(stderr.String(), "address already in use") {
+				err = fmt.Errorf("%w: %w", errAddrInUse, err)
+			}
+			return err
 		}
 	case <-time.After(time.Minute):
-		p.t.Fatalf("%s %s did not listen within a minute: %s", filepath.Base(bin), strings.Join(p.args, " "), stderr.String())
+		return fmt.Errorf("%s %s did not listen within a minute: %s", filepath.Base(bin), strings.Join(p.args, " "), stderr.String())
 	}
+	return nil
 }
 
 // Kill ends the process with SIGKILL: no shutdown, no flush. It does
