@@ -49,7 +49,8 @@ type Options struct {
 	Width, Height int
 
 	// Timeout bounds how long Start waits for Chromium to answer. Zero:
-	// 30 seconds.
+	// a minute, which a Chromium started beside a dozen others on two busy
+	// cores has needed more than half of.
 	Timeout time.Duration
 
 	// Logger receives chromedp's complaints about the protocol. Nil is
@@ -99,7 +100,7 @@ func Start(ctx context.Context, opts *Options) (*Browser, error) {
 		o.Height = 900
 	}
 	if o.Timeout == 0 {
-		o.Timeout = 30 * time.Second
+		o.Timeout = time.Minute
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
