@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/affordances/affordances-go/store"
@@ -70,7 +71,7 @@ func (s *Site) confirmed(ctx context.Context, c *call, req *Request, input json.
 	// confirm first, then confirms what the person approved, or reads the
 	// denial. A denial stands until the approval expires.
 	ap, err := s.appr.Request(ctx, &store.Approval{ID: store.NewApprovalID(), Call: key, Principal: req.Principal.ID, Page: s.full(req.Page),
-		Action: a.Name, Input: input, Summary: summary, State: store.ApprovalPending, Expires: time.Now().Add(store.ApprovalTTL)})
+		Action: a.Name, Input: slices.Clone(input), Summary: summary, State: store.ApprovalPending, Expires: time.Now().Add(store.ApprovalTTL)})
 	if err != nil {
 		return s.failure(fmt.Errorf("affordances: approvals store: %w", err), "call")
 	}

@@ -63,18 +63,25 @@ type response struct {
 
 // serveCall is the agents' front door: it reads and decodes the JSON body,
 // resolves the action (step 1), and writes what [Site.answer] answers.
+// The body is read into a pooled buffer, put back once the answer is
+// written: nothing of the call outlives it but copies (the decoded input's
+// strings, the input an approval keeps).
 func (s *Site) serveCall(w http.ResponseWriter, r *http.Request, next http.Handler) {
-	s.writeResponse(w, r, s.agentCall(w, r, next))
+	buf := buffers.Get().(*[]byte)
+	s.writeResponse(w, r, s.agentCall(w, r, next, buf))
+	putBuffer(buf)
 }
 
-func (s *Site) agentCall(w http.ResponseWriter, r *http.Request, next http.Handler) *response {
+// agentCall answers the call r carries, its body read into *buf.
+func (s *Site) agentCall(w http.ResponseWriter, r *http.Request, next http.Handler, buf *[]byte) *response {
 	// A bad Idempotency-Key is refused before anything else is read or
 	// runs (CLARIFICATIONS 10).
 	keys := r.Header[IdempotencyHeader]
 	if keys != nil && (len(keys) != 1 || !validIdempotencyKey(keys[0])) {
 		return s.failure(errBadIdempotencyKey, "call")
 	}
-	body, err := wirejson.ReadBody(http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes), min(r.ContentLength, s.opts.MaxBodyBytes))
+	body, err := wirejson.ReadBody(*buf, http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes), min(r.ContentLength, s.opts.MaxBodyBytes))
+	*buf = body
 	if err != nil {
 		return s.failure(s.bodyError(err), "call")
 	}
@@ -289,9 +296,7 @@ func decodeCall(body []byte) (Call, error) {
 			return c, libError(InvalidInput, phrase("confirm must be true or false.")).withIssues([]issue{{"/confirm", phrase("must be a boolean")}})
 		}
 	}
-	if m.Input != nil {
-		c.Input = slices.Clone(m.Input)
-	}
+	c.Input = m.Input // of body: what keeps it beyond the call keeps a copy
 	return c, nil
 }
 

@@ -338,3 +338,50 @@ func TestHumanVerifiedForm(t *testing.T) {
 		t.Errorf("alice's confirmed form: got %d, %d runs; want 303 and one run", got, runs.Load())
 	}
 }
+
+// TestApprovalKeepsItsInput: the input an approval keeps is its own copy,
+// not the call's body, whose buffer the next calls are read into: the
+// approval page shows, and the approved call runs, what was asked. The
+// calls are served one after the other in this goroutine, so the next
+// ones are read into the same buffer.
+func TestApprovalKeepsItsInput(t *testing.T) {
+	mem := store.NewMemoryApprovals(nil)
+	var kept []*store.Approval
+	srv, _ := verifiedSite(t, recordingApprovals{mem, &kept})
+	call := func(who, input string, confirm bool) {
+		body := `{"action":"pay","input":` + input + `,"confirm":` + fmt.Sprint(confirm) + `}`
+		req := httptest.NewRequest(http.MethodPost, "/pay", strings.NewReader(body))
+		req.Header.Set("Content-Type", affordances.MediaType)
+		req.Header.Set("Authorization", "Bearer "+who+"-token")
+		srv.Config.Handler.ServeHTTP(httptest.NewRecorder(), req)
+	}
+	const asked = `{"amount":5,"to":"bob"}`
+	call("alice", asked, true)
+	for i := range 50 {
+		call("carol", fmt.Sprintf(`{"amount":%d,"to":"%s"}`, 100+i, strings.Repeat("z", 9)), false)
+	}
+	alices := 0
+	for _, a := range kept {
+		if a.Principal == "alice" {
+			alices++
+			if string(a.Input) != asked {
+				t.Errorf("alice's approval kept %s, want %s", a.Input, asked)
+			}
+		}
+	}
+	if alices != 1 {
+		t.Errorf("alice's call asked for %d approvals, want 1", alices)
+	}
+}
+
+// recordingApprovals is an approvals store that keeps what it was given to
+// keep, as a store that holds the given slices would.
+type recordingApprovals struct {
+	store.Approvals
+	kept *[]*store.Approval
+}
+
+func (r recordingApprovals) Request(ctx context.Context, a *store.Approval) (*store.Approval, error) {
+	*r.kept = append(*r.kept, a)
+	return r.Approvals.Request(ctx, a)
+}

@@ -11,13 +11,15 @@ import (
 	"unicode/utf8"
 )
 
-// ReadBody reads r to its end, as io.ReadAll does, into a slice of room
-// for size bytes and one more, when size (the request's Content-Length,
-// bounded) is known: a call is read in one allocation of its size.
-func ReadBody(r io.Reader, size int64) ([]byte, error) {
-	b := make([]byte, 0, 512)
-	if size > 0 {
-		b = make([]byte, 0, size+1)
+// ReadBody reads r to its end, as io.ReadAll does, appending to dst[:0]
+// (a pooled buffer) when it has room for size bytes and one more, size
+// being the request's Content-Length, bounded, when known; else into a
+// new slice of that room: a call is read in one pass, with no allocation
+// when dst has room.
+func ReadBody(dst []byte, r io.Reader, size int64) ([]byte, error) {
+	b := dst[:0]
+	if room := max(size+1, 512); int64(cap(b)) < room {
+		b = make([]byte, 0, room)
 	}
 	for {
 		n, err := r.Read(b[len(b):cap(b)])
