@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -64,7 +65,8 @@ func (MCPMode) Run(ctx context.Context, t *Task, d *Demo, rec *Recorder) error {
 }
 
 // ToolDefinitions returns tools as a model API takes them: an array of
-// name, description and input schema, in JSON.
+// name, description and input schema, in JSON (with <, > and & as they
+// are: an API sends the text, not HTML-safe escapes).
 func ToolDefinitions(tools []*mcp.Tool) ([]byte, error) {
 	type def struct {
 		Name        string `json:"name"`
@@ -75,11 +77,13 @@ func ToolDefinitions(tools []*mcp.Tool) ([]byte, error) {
 	for _, t := range tools {
 		defs = append(defs, def{t.Name, t.Description, t.InputSchema})
 	}
-	b, err := json.Marshal(defs)
-	if err != nil {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(defs); err != nil {
 		return nil, fmt.Errorf("bench: tool definitions: %w", err)
 	}
-	return b, nil
+	return bytes.TrimSpace(b.Bytes()), nil
 }
 
 // mcpAgent is one run of the mcp mode: its client session with the

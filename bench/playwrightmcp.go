@@ -223,28 +223,21 @@ func storageState(d *Demo) ([]byte, error) {
 	return json.Marshal(state)
 }
 
-// recordTools records the server's tools as a model API takes them: name,
-// description and input schema each, in JSON.
+// recordTools records the server's tools as a model API takes them
+// ([ToolDefinitions]).
 func recordTools(ctx context.Context, s *mcp.ClientSession, rec *Recorder) error {
-	type tool struct {
-		Name        string `json:"name"`
-		Description string `json:"description"`
-		InputSchema any    `json:"input_schema"`
-	}
-	var tools []tool
+	var tools []*mcp.Tool
 	for t, err := range s.Tools(ctx, nil) {
 		if err != nil {
 			return fmt.Errorf("bench: the Playwright MCP server's tools/list: %w", err)
 		}
-		tools = append(tools, tool{t.Name, t.Description, t.InputSchema})
+		tools = append(tools, t)
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(tools); err != nil {
-		return fmt.Errorf("bench: %w", err)
+	defs, err := ToolDefinitions(tools)
+	if err != nil {
+		return err
 	}
-	return rec.ToolDefinitions(bytes.TrimSpace(b.Bytes()))
+	return rec.ToolDefinitions(defs)
 }
 
 // mcpDriver is the playwright-mcp mode's browser: a Playwright MCP
@@ -365,13 +358,7 @@ func (w *mcpDriver) call(ctx context.Context, name string, args map[string]any, 
 	}
 	step := w.step
 	w.step++
-	var texts []string
-	for _, c := range r.Content {
-		if t, ok := c.(*mcp.TextContent); ok {
-			texts = append(texts, t.Text)
-		}
-	}
-	text := strings.Join(texts, "\n")
+	text := resultText(r)
 	if err := w.rec.Text(step, "result", what, []byte(text), "md"); err != nil {
 		return "", err
 	}
@@ -401,12 +388,7 @@ func (w *mcpDriver) oracle(ctx context.Context, code string, out any) error {
 	if err != nil {
 		return fmt.Errorf("bench: the oracle's browser_run_code_unsafe: %w", err)
 	}
-	var text string
-	for _, c := range r.Content {
-		if t, ok := c.(*mcp.TextContent); ok {
-			text += t.Text
-		}
-	}
+	text := resultText(r)
 	if r.IsError {
 		return fmt.Errorf("bench: the oracle's browser_run_code_unsafe: %.500s", text)
 	}
