@@ -107,7 +107,10 @@ func Summarize[In any](fn func(ctx context.Context, r *Request, in In) (string, 
 		panic("affordances: Summarize: nil function")
 	}
 	return &Summarizer{in: reflect.TypeFor[In](), fn: func(ctx context.Context, r *Request, in any) (string, error) {
-		v, _ := in.(In) // AddAction checked the type; a nil interface is In's zero value
+		var v In // AddAction checked the type; a nil interface is In's zero value
+		if p, ok := in.(*In); ok {
+			v = *p
+		}
 		return fn(ctx, r, v)
 	}}
 }
@@ -127,7 +130,7 @@ type action struct {
 	aal           *publishedAffordance
 	input         *schema.Schema
 	form          *formSchema                                        // how a person's form reads into input
-	decode        func(input json.RawMessage) (any, error)           // into an In
+	decode        func(input json.RawMessage) (any, error)           // into a *In
 	run           func(ctx context.Context, r *Request) (any, error) // with r.input from decode
 	// unknownEffects are the Effects found missing from the state, each
 	// logged once.
@@ -233,22 +236,22 @@ func AddAction[In, Out any](rt *Route, a *Action, fn func(ctx context.Context, r
 			Expose: a.Expose, Guard: a.GuardText, Effects: a.Effects, ReadOnly: a.ReadOnly,
 		},
 		decode: func(input json.RawMessage) (any, error) {
-			var v In
-			if plan != nil && plan.Decode(input, reflect.ValueOf(&v).Elem()) {
+			v := new(In)
+			if plan != nil && plan.Decode(input, reflect.ValueOf(v).Elem()) {
 				return v, nil
 			}
-			v = *new(In)
-			err := json.Unmarshal(input, &v)
+			*v = *new(In)
+			err := json.Unmarshal(input, v)
 			return v, err
 		},
 	}
 	act.Consent = slices.Clone(a.Consent)
 	act.run = func(ctx context.Context, r *Request) (any, error) {
-		v, ok := r.input.(In)
+		v, ok := r.input.(*In)
 		if !ok {
 			return nil, fmt.Errorf("affordances: input of %q not decoded", a.Name)
 		}
-		return fn(ctx, r, v)
+		return fn(ctx, r, *v)
 	}
 	if act.aal, err = affordanceOf(a, out); err != nil {
 		panic(fmt.Sprintf("%s: AAL: %v", where, err))

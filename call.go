@@ -239,12 +239,11 @@ func (s *Site) runAction(ctx context.Context, a *action, req *Request, before []
 	if req.principal != nil {
 		req.Principal = *req.principal
 	}
-	delta := &Delta{OK: true, Output: out, Redirect: s.full(req.redirect), Message: req.message}
-	header := req.header // nil when the action set none
+	res = answered(http.StatusOK, req.header, Delta{OK: true, Output: out, Redirect: s.full(req.redirect), Message: req.message})
 	if a.ReadOnly && req.principal == nil {
 		// It changed nothing, so the page is as it was: no reload, and
 		// nothing changed to say.
-		return &response{status: http.StatusOK, header: header, delta: delta}, false
+		return res, false
 	}
 	if err := s.loadState(ctx, req); err != nil {
 		if CodeOf(err) != NotFound {
@@ -256,7 +255,7 @@ func (s *Site) runAction(ctx context.Context, a *action, req *Request, before []
 	}
 	var room [8]listed
 	after := req.route.appendListing(room[:0], ctx, req)
-	if delta.Changed, err = changed(a.Effects, beforeEntities, req.State.Entities); err != nil {
+	if res.delta.Changed, err = changed(a.Effects, beforeEntities, req.State.Entities); err != nil {
 		return fail(err, "delta of "+a.Name), false
 	}
 	for _, k := range a.Effects {
@@ -268,8 +267,19 @@ func (s *Site) runAction(ctx context.Context, a *action, req *Request, before []
 				"action", a.Name, "effect", k, "fix", "name in Effects only keys of the route's State.Entities")
 		}
 	}
-	delta.ActionsAdded, delta.ActionsRemoved = actionChanges(before, after)
-	return &response{status: http.StatusOK, header: header, delta: delta}, false
+	res.delta.ActionsAdded, res.delta.ActionsRemoved = actionChanges(before, after)
+	return res, false
+}
+
+// answered returns the response of status with header and the delta d,
+// the two in one allocation.
+func answered(status int, header http.Header, d Delta) *response {
+	both := &struct {
+		res   response
+		delta Delta
+	}{response{status: status, header: header}, d}
+	both.res.delta = &both.delta
+	return &both.res
 }
 
 // decodeCall reads a call's body: the JSON and the bounds [wirejson.ScanCall]

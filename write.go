@@ -61,7 +61,7 @@ func (s *Site) writeError(w http.ResponseWriter, r *http.Request, err error) {
 // (CLARIFICATIONS 2), and Retry-After for rate_limited, in whole seconds.
 func (s *Site) failure(err error, where string) *response {
 	e := s.public(err, where)
-	res := &response{status: e.HTTPStatus(), delta: &Delta{Error: e}}
+	res := answered(e.HTTPStatus(), nil, Delta{Error: e})
 	if e.Code == RateLimited || e.RetryAfter > 0 {
 		res.header = http.Header{"Retry-After": {strconv.Itoa(retrySeconds(e.RetryAfter))}}
 	}

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"container/list"
 	"context"
 	"crypto/sha256"
 	"net/http"
@@ -92,27 +91,22 @@ func NewMemoryIdempotency(opts *MemoryOptions) Idempotency {
 func newMemoryIdempotency(opts *MemoryOptions) *memoryIdempotency {
 	o := opts.withDefaults(10_000)
 	return &memoryIdempotency{
-		max:     o.Max,
 		now:     o.Now,
 		running: map[idempotencyKey][sha256.Size]byte{},
-		kept:    map[idempotencyKey]*list.Element{},
-		lru:     list.New(),
+		kept:    newLRU[idempotencyKey, keptEntry](o.Max),
 	}
 }
 
 type memoryIdempotency struct {
 	mu      sync.Mutex
-	max     int
 	now     func() time.Time
 	running map[idempotencyKey][sha256.Size]byte // claims: the body hash of each running call
-	kept    map[idempotencyKey]*list.Element     // of *keptEntry, in lru
-	lru     *list.List                           // most recently used first
+	kept    *lru[idempotencyKey, keptEntry]
 }
 
 type idempotencyKey struct{ scope, key string }
 
 type keptEntry struct {
-	id      idempotencyKey
 	call    KeptCall
 	expires time.Time
 }
@@ -124,17 +118,15 @@ func (m *memoryIdempotency) Begin(_ context.Context, scope, key string, bodyHash
 	defer m.mu.Unlock()
 	// Expired answers at the back go first; each is removed once, so the
 	// cost stays constant over time.
-	for el := m.lru.Back(); el != nil && !now.Before(el.Value.(*keptEntry).expires); el = m.lru.Back() {
-		m.remove(el)
+	for e := m.kept.oldest(); e != nil && !now.Before(e.expires); e = m.kept.oldest() {
+		m.kept.dropOldest()
 	}
-	if el := m.kept[id]; el != nil {
-		e := el.Value.(*keptEntry)
+	if e := m.kept.get(id); e != nil {
 		if now.Before(e.expires) {
-			m.lru.MoveToFront(el)
 			kc := e.call
 			return &kc, nil
 		}
-		m.remove(el)
+		m.kept.remove(id)
 	}
 	if h, ok := m.running[id]; ok {
 		return &KeptCall{BodyHash: h}, nil
@@ -153,13 +145,7 @@ func (m *memoryIdempotency) Finish(_ context.Context, scope, key string, res *Ke
 		return nil // not claimed here: nothing to keep
 	}
 	delete(m.running, id)
-	if el := m.kept[id]; el != nil {
-		m.remove(el)
-	}
-	for m.lru.Len() >= m.max {
-		m.remove(m.lru.Back())
-	}
-	m.kept[id] = m.lru.PushFront(&keptEntry{id: id, call: KeptCall{BodyHash: h, Delta: res}, expires: now.Add(IdempotencyTTL)})
+	m.kept.put(id, keptEntry{call: KeptCall{BodyHash: h, Delta: res}, expires: now.Add(IdempotencyTTL)})
 	return nil
 }
 
@@ -168,9 +154,4 @@ func (m *memoryIdempotency) Release(_ context.Context, scope, key string) error 
 	defer m.mu.Unlock()
 	delete(m.running, idempotencyKey{scope, key})
 	return nil
-}
-
-func (m *memoryIdempotency) remove(el *list.Element) {
-	m.lru.Remove(el)
-	delete(m.kept, el.Value.(*keptEntry).id)
 }

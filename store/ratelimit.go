@@ -36,57 +36,36 @@ type RateLimiter interface {
 // forgotten key starts again with a full bucket.
 func NewMemoryRateLimiter(opts *MemoryOptions) RateLimiter {
 	o := opts.withDefaults(100_000)
-	return &memoryLimiter{max: o.Max, now: o.Now, buckets: map[string]*bucket{}}
+	return &memoryLimiter{now: o.Now, buckets: newLRU[string, bucket](o.Max)}
 }
 
-// memoryLimiter keeps a bucket a key, in a map and in a list from the most
-// recently used (head) to the least (tail), which it forgets first; the
-// bucket it forgets holds the next new key, so a full limiter allocates
-// nothing for it.
+// memoryLimiter keeps a bucket a key.
 type memoryLimiter struct {
-	mu         sync.Mutex
-	max        int
-	now        func() time.Time
-	buckets    map[string]*bucket
-	head, tail *bucket
+	mu      sync.Mutex
+	now     func() time.Time
+	buckets *lru[string, bucket]
 }
 
 // A bucket is a key's budget: tokens calls left as of at (Unix
 // nanoseconds), at most the limit's Burst.
 type bucket struct {
-	key        string
-	tokens     float64
-	at         int64
-	prev, next *bucket // in the limiter's list
+	tokens float64
+	at     int64
 }
 
 func (m *memoryLimiter) Allow(_ context.Context, key string, l Limit) (bool, time.Duration, error) {
 	now := m.now().UnixNano()
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	b := m.buckets[key]
-	switch {
-	case b != nil:
-		m.unlink(b)
+	b := m.buckets.get(key)
+	if b == nil {
+		b = m.buckets.put(key, bucket{tokens: float64(l.Burst), at: now})
+	} else if elapsed := now - b.at; elapsed > 0 {
 		// Refill for the time since: Calls each Per, up to Burst. A clock
 		// that went back adds nothing.
-		if elapsed := now - b.at; elapsed > 0 {
-			b.tokens = min(float64(l.Burst), b.tokens+float64(elapsed)*float64(l.Calls)/float64(l.Per))
-			b.at = now
-		}
-	case len(m.buckets) >= m.max:
-		b = m.tail
-		m.unlink(b)
-		delete(m.buckets, b.key)
-		fallthrough
-	default:
-		if b == nil {
-			b = &bucket{}
-		}
-		b.key, b.tokens, b.at = key, float64(l.Burst), now
-		m.buckets[key] = b
+		b.tokens = min(float64(l.Burst), b.tokens+float64(elapsed)*float64(l.Calls)/float64(l.Per))
+		b.at = now
 	}
-	m.pushFront(b)
 	if b.tokens >= 1 {
 		b.tokens--
 		return true, 0, nil
@@ -94,31 +73,4 @@ func (m *memoryLimiter) Allow(_ context.Context, key string, l Limit) (bool, tim
 	// How long until one call fits; the refused call is not counted.
 	wait := math.Ceil((1 - b.tokens) * float64(l.Per) / float64(l.Calls))
 	return false, time.Duration(wait), nil
-}
-
-// unlink takes b out of the list.
-func (m *memoryLimiter) unlink(b *bucket) {
-	if b.prev != nil {
-		b.prev.next = b.next
-	} else {
-		m.head = b.next
-	}
-	if b.next != nil {
-		b.next.prev = b.prev
-	} else {
-		m.tail = b.prev
-	}
-	b.prev, b.next = nil, nil
-}
-
-// pushFront puts b at the head of the list, as the most recently used.
-func (m *memoryLimiter) pushFront(b *bucket) {
-	b.next = m.head
-	if m.head != nil {
-		m.head.prev = b
-	}
-	m.head = b
-	if m.tail == nil {
-		m.tail = b
-	}
 }
