@@ -182,7 +182,7 @@ generate:
 # One package at a time (-p 1), one core for the Go code (-cpu 1). Then
 # the perf module's: the library against the bench shop written by hand,
 # hand-tuned and in huma, the same way; the second table has their ratios
-# beside the static ones.
+# beside the static ones, each marked when below issue 29's budget.
 bench:
 	{ $(GO) test -p 1 -run '^$$' -bench . -cpu 1 -count 3 . ./internal/loadtest 2>&1; \
 	  cd perf && $(GO) test -run '^$$' -bench . -cpu 1 -count 3 . 2>&1; } | $(GO) run ./internal/loadtest/benchtable

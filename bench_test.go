@@ -50,6 +50,15 @@ func budgets(c benchshop.Case) (handler, overHTTP float64) {
 	return 0.6, 0.85
 }
 
+// appShare is the least share of what the app alone allows (app-x) that
+// a case's x-static must reach in process (issue 29).
+func appShare(c benchshop.Case) float64 {
+	if c.Call {
+		return 0.65
+	}
+	return 0.75
+}
+
 func BenchmarkHandler(b *testing.B) {
 	for _, c := range benchshop.Cases {
 		b.Run(c.Name, func(b *testing.B) {
@@ -60,6 +69,7 @@ func BenchmarkHandler(b *testing.B) {
 			loadtest.Handlers(b, static, site, c.Request)
 			loadtest.Budget(b, budget)
 			loadtest.Ceiling(b, static, shop.Alone(c, static), c.Request)
+			loadtest.BudgetApp(b, appShare(c))
 		})
 	}
 }

@@ -23,6 +23,10 @@ import (
 //   - BenchmarkHTTP/<case>/<baseline>: over loopback HTTP, each in a server
 //     process of its own on one core, by the server's CPU time per request
 //     (loadtest.ServersAgainst).
+//
+// Each reports its budget (issue 29), budget-x-<baseline>: in process, the
+// library is cheaper than each baseline (1); over HTTP, by the baseline's
+// margin (overHTTP).
 
 func TestMain(m *testing.M) { os.Exit(loadtest.Main(m, serve)) }
 
@@ -31,6 +35,7 @@ func BenchmarkHandler(b *testing.B) {
 		for _, o := range baselines {
 			b.Run(c.Name+"/"+o.name, func(b *testing.B) {
 				loadtest.Against(b, o.name, o.new(benchshop.New()), benchshop.New().Handler(), c.Request)
+				loadtest.BudgetAgainst(b, o.name, 1)
 			})
 		}
 	}
@@ -41,6 +46,7 @@ func BenchmarkHTTP(b *testing.B) {
 		for _, o := range baselines {
 			b.Run(c.Name+"/"+o.name, func(b *testing.B) {
 				loadtest.ServersAgainst(b, o.name, server(b, o.name), server(b, "library"), c.Request, loadtest.Load{})
+				loadtest.BudgetAgainst(b, o.name, o.overHTTP)
 			})
 		}
 	}

@@ -195,3 +195,11 @@ func allocations(h http.Handler, next func(i int) *http.Request, from int) (allo
 // Budget reports budget-x: the lowest x-static the benchmark's budget
 // allows (docs/performance.md).
 func Budget(b *testing.B, x float64) { b.ReportMetric(x, "budget-x") }
+
+// BudgetAgainst reports budget-x-<name>: the lowest x-<name> ([Against],
+// [ServersAgainst]) the benchmark's budget allows.
+func BudgetAgainst(b *testing.B, name string, x float64) { b.ReportMetric(x, "budget-x-"+name) }
+
+// BudgetApp reports budget-app: the lowest share of app-x ([Ceiling]) the
+// subject's x-static may be.
+func BudgetApp(b *testing.B, share float64) { b.ReportMetric(share, "budget-app") }

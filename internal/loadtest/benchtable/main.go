@@ -6,8 +6,10 @@
 // most any library could reach on that site. Then, for the benchmarks
 // that compare the subject with other implementations of its site
 // (loadtest.Against: x-<name>, in a sub-benchmark <name> of the row's),
-// one table of their medians beside the static baseline's and app-x, a
-// column for each implementation:
+// one table of their medians beside the static baseline's, app-x and the
+// share of app-x the subject reaches, a column for each implementation;
+// a cell below its budget (budget-x-<name>, budget-app) says so, "<" and
+// the budget, and a last line counts the budgets met:
 //
 //	go test -run '^$' -bench . -count 3 ./... | go run ./internal/loadtest/benchtable
 //
@@ -52,11 +54,12 @@ func main() {
 type others struct {
 	names, impls []string
 	ratios       map[[2]string][]float64
+	budgets      map[[2]string]float64 // budget-x-<impl>
 }
 
 func (o *others) add(name, impl string, ratio float64) {
 	if o.ratios == nil {
-		o.ratios = map[[2]string][]float64{}
+		o.ratios, o.budgets = map[[2]string][]float64{}, map[[2]string]float64{}
 	}
 	if !slices.Contains(o.names, name) {
 		o.names = append(o.names, name)
@@ -75,6 +78,7 @@ type row struct {
 	cost      []float64 // the subject's cpu-ns/req
 	alone     []float64 // app-x
 	budget    float64   // 0: none
+	appShare  float64   // budget-app; 0: none
 }
 
 var cpuSuffix = regexp.MustCompile(`-\d+$`)
@@ -121,6 +125,9 @@ func read(in io.Reader, out io.Writer) ([]*row, *others, bool, error) {
 		for unit, v := range metrics {
 			if impl, ok := strings.CutPrefix(unit, "x-"); ok && impl != "static" {
 				o.add(strings.TrimSuffix(name, "/"+impl), impl, v)
+				if b, ok := metrics["budget-x-"+impl]; ok {
+					o.budgets[[2]string{strings.TrimSuffix(name, "/"+impl), impl}] = b
+				}
 			}
 		}
 		ratio, ok := metrics["x-static"]
@@ -135,7 +142,7 @@ func read(in io.Reader, out io.Writer) ([]*row, *others, bool, error) {
 			rows = append(rows, r)
 		}
 		r.ratios = append(r.ratios, ratio)
-		r.budget = metrics["budget-x"]
+		r.budget, r.appShare = metrics["budget-x"], metrics["budget-app"]
 		if v, ok := metrics["cpu-ns/req"]; ok {
 			r.cost = append(r.cost, v)
 		}
@@ -211,8 +218,10 @@ func printTable(out io.Writer, rows []*row) {
 }
 
 // printOthers prints the medians of the ratios to other implementations,
-// a row for each benchmark, beside its ratio to the static baseline and
-// app-x when a row of rows has its name (in any package).
+// a row for each benchmark, beside its ratio to the static baseline,
+// app-x and their quotient (the share of app-x reached) when a row of rows
+// has its name (in any package); each cell below its budget is marked,
+// and the last line counts the budgets met.
 func printOthers(out io.Writer, rows []*row, o *others) {
 	if len(o.names) == 0 {
 		return
@@ -221,29 +230,46 @@ func printOthers(out io.Writer, rows []*row, o *others) {
 	for _, r := range rows {
 		byName[r.name] = r
 	}
+	met, budgets := 0, 0
+	// cell is v to two places, with "<" and the budget when below it.
+	cell := func(v, budget float64) string {
+		if budget == 0 {
+			return fmt.Sprintf("%.2f", v)
+		}
+		budgets++
+		if v >= budget {
+			met++
+			return fmt.Sprintf("%.2f", v)
+		}
+		return fmt.Sprintf("%.2f <%.2f", v, budget)
+	}
 	fmt.Fprintln(out)
-	fmt.Fprintln(out, "Ratio to other implementations of the site (x-<name>: their cost per request over the subject's; above 1, the subject is cheaper), medians:")
-	fmt.Fprintf(out, "  %-28s %7s %9s", "benchmark", "static", "app alone")
+	fmt.Fprintln(out, "Ratio to other implementations of the site (x-<name>: their cost per request over the subject's; above 1, the subject is cheaper), medians; \"of app\" is x-static over app-x; \"<\" marks a median below its budget:")
+	fmt.Fprintf(out, "  %-28s %7s %9s %12s", "benchmark", "static", "app alone", "of app")
 	for _, impl := range o.impls {
-		fmt.Fprintf(out, " %10s", impl)
+		fmt.Fprintf(out, " %12s", impl)
 	}
 	fmt.Fprintln(out)
 	for _, name := range o.names {
-		static, alone := "", ""
+		static, alone, share := "", "", ""
 		if r := byName[name]; r != nil {
 			static = fmt.Sprintf("%.2f", median(r.ratios))
 			if len(r.alone) > 0 {
 				alone = fmt.Sprintf("%.2f", median(r.alone))
+				share = cell(median(r.ratios)/median(r.alone), r.appShare)
 			}
 		}
-		fmt.Fprintf(out, "  %-28s %7s %9s", name, static, alone)
+		fmt.Fprintf(out, "  %-28s %7s %9s %12s", name, static, alone, share)
 		for _, impl := range o.impls {
-			cell := ""
+			c := ""
 			if v := o.ratios[[2]string{name, impl}]; len(v) > 0 {
-				cell = fmt.Sprintf("%.2f", median(v))
+				c = cell(median(v), o.budgets[[2]string{name, impl}])
 			}
-			fmt.Fprintf(out, " %10s", cell)
+			fmt.Fprintf(out, " %12s", c)
 		}
 		fmt.Fprintln(out)
+	}
+	if budgets > 0 {
+		fmt.Fprintf(out, "Budgets of this table met: %d of %d.\n", met, budgets)
 	}
 }
