@@ -259,6 +259,9 @@ func (s *Site) runAction(ctx context.Context, a *action, req *Request, before []
 		return fail(err, "delta of "+a.Name), false
 	}
 	for _, k := range a.Effects {
+		if req.route.effectsSeen.Load() {
+			break
+		}
 		if _, seen := req.route.entities.Load(k); seen {
 			continue
 		}

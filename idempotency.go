@@ -133,11 +133,14 @@ func (cl *claim) release(ctx context.Context) {
 // rate limit counts it, then the page's path. The quoting keeps distinct
 // callers and pages apart whatever their IDs hold.
 func idempotencyScope(r *http.Request, p Principal) string {
-	who := "p:" + strconv.Quote(p.ID)
+	var room [128]byte // written in one string
+	scope := append(room[:0], "p:"...)
 	if p.Anonymous() {
-		who = "a:" + strconv.Quote(clientNetwork(r.RemoteAddr))
+		scope = strconv.AppendQuote(append(scope[:0], "a:"...), clientNetwork(r.RemoteAddr))
+	} else {
+		scope = strconv.AppendQuote(scope, p.ID)
 	}
-	return who + " " + r.URL.Path
+	return string(append(append(scope, ' '), r.URL.Path...))
 }
 
 // keep encodes res as the answer a retry will get: its status, body and

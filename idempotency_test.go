@@ -2,6 +2,8 @@ package affordances
 
 import (
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 )
 
@@ -25,6 +27,26 @@ func TestValidIdempotencyKey(t *testing.T) {
 	} {
 		if got := validIdempotencyKey(tc.key); got != tc.want {
 			t.Errorf("validIdempotencyKey(%q): got %v, want %v", tc.key, got, tc.want)
+		}
+	}
+}
+
+// TestIdempotencyScope: the scope of a kept answer names its caller,
+// quoted, and its page, as stores already hold it: a change would lose
+// every kept answer of a running site at its upgrade.
+func TestIdempotencyScope(t *testing.T) {
+	r := httptest.NewRequest(http.MethodPost, "/cart?x=1", nil)
+	r.RemoteAddr = "192.0.2.7:4711"
+	for _, tc := range []struct {
+		p    Principal
+		want string
+	}{
+		{Principal{ID: "alice"}, `p:"alice" /cart`},
+		{Principal{ID: `a "b" c`}, `p:"a \"b\" c" /cart`},
+		{Principal{}, `a:"192.0.2.7" /cart`},
+	} {
+		if got := idempotencyScope(r, tc.p); got != tc.want {
+			t.Errorf("%+v: got %s, want %s", tc.p, got, tc.want)
 		}
 	}
 }

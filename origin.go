@@ -17,10 +17,14 @@ const (
 )
 
 func kindOf(r *http.Request) callKind {
-	if scheme, _, ok := strings.Cut(r.Header.Get("Authorization"), " "); ok && strings.EqualFold(scheme, "Bearer") {
-		return bearerCall
+	// The keys are canonical: the map is read as Header.Get and
+	// Header.Values read it, without canonicalising them again.
+	if v := r.Header["Authorization"]; len(v) > 0 {
+		if scheme, _, ok := strings.Cut(v[0], " "); ok && strings.EqualFold(scheme, "Bearer") {
+			return bearerCall
+		}
 	}
-	for _, c := range r.Header.Values("Cookie") {
+	for _, c := range r.Header["Cookie"] {
 		if strings.TrimSpace(c) != "" {
 			return cookieCall
 		}

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/affordances/affordances-go/aal"
 	"github.com/affordances/affordances-go/internal/weborigin"
@@ -217,16 +218,18 @@ type State struct {
 // state loader and actions.
 type Route struct {
 	// entities are the entity keys the route's states have had, for the
-	// check of Effects; kept only when an action declares Effects.
-	entities   sync.Map
-	hasEffects bool
-	site       *Site
-	pattern    string    // the wire form, with [param] segments and SiteOptions.Prefix
-	segments   []segment // none for "/"
-	literals   int
-	opts       RouteOptions
-	actions    []*action
-	byName     map[string]*action
+	// check of Effects; kept only when an action declares Effects, until
+	// every key an Effects names has been seen (effectsSeen).
+	entities    sync.Map
+	hasEffects  bool
+	effectsSeen atomic.Bool
+	site        *Site
+	pattern     string    // the wire form, with [param] segments and SiteOptions.Prefix
+	segments    []segment // none for "/"
+	literals    int
+	opts        RouteOptions
+	actions     []*action
+	byName      map[string]*action
 	// lastAnonymous is the route's last anonymous graph, for its ETag.
 	lastAnonymous lastGraph
 }

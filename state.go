@@ -30,13 +30,33 @@ func (s *Site) loadState(ctx context.Context, req *Request) (err error) {
 	if st == nil {
 		st = &State{}
 	}
-	if rt.hasEffects {
-		for k := range st.Entities {
-			if _, ok := rt.entities.Load(k); !ok {
-				rt.entities.Store(k, true)
-			}
-		}
+	if rt.hasEffects && !rt.effectsSeen.Load() {
+		rt.noteEntities(st.Entities)
 	}
 	req.State = st
 	return nil
+}
+
+// noteEntities records the keys of entities, a state's, and once every
+// key that an action's Effects names has been seen, says so: the route
+// stops recording, and calls stop checking their Effects (runAction).
+func (rt *Route) noteEntities(entities map[string]any) {
+	added := false
+	for k := range entities {
+		if _, ok := rt.entities.Load(k); !ok {
+			rt.entities.Store(k, true)
+			added = true
+		}
+	}
+	if !added {
+		return
+	}
+	for _, a := range rt.actions {
+		for _, k := range a.Effects {
+			if _, ok := rt.entities.Load(k); !ok {
+				return
+			}
+		}
+	}
+	rt.effectsSeen.Store(true)
 }
