@@ -37,17 +37,14 @@ func (AffordancesMode) Run(ctx context.Context, t *Task, d *Demo, rec *Recorder)
 	if _, err := a.graph(ctx, t.Start, "start "+t.Start); err != nil {
 		return err
 	}
-	for i, s := range t.Plan {
+	return eachStep(ctx, t, d, func(s Step) error {
 		if _, seen := a.graphs[s.Page]; !seen {
 			if _, err := a.graph(ctx, s.Page, "open "+s.Page); err != nil {
 				return err
 			}
 		}
-		if err := a.step(ctx, s); err != nil {
-			return fmt.Errorf("step %d (%s on %s): %w", i+1, s.Action, s.Page, err)
-		}
-	}
-	return nil
+		return a.step(ctx, s)
+	})
 }
 
 // apiAgent is one run of the affordances mode: its cookies, what it has
@@ -164,11 +161,6 @@ func (a *apiAgent) do(req *http.Request) ([]byte, int, error) {
 
 // step performs one step of a plan on a page whose graph the agent read.
 func (a *apiAgent) step(ctx context.Context, s Step) error {
-	in, err := s.InputOn(ctx, a.d)
-	if err != nil {
-		return err
-	}
-	s.Input = in
 	g := a.graphs[s.Page]
 	desc, ok := descriptor(g, s.Action)
 	if !ok {

@@ -82,6 +82,23 @@ func (s Step) InputOn(ctx context.Context, d *Demo) (map[string]any, error) {
 	return in, nil
 }
 
+// eachStep runs step on each step of t's plan in turn, its input as the
+// demo d has it when the step runs ([Step.InputOn]), and says which step
+// failed.
+func eachStep(ctx context.Context, t *Task, d *Demo, step func(Step) error) error {
+	for i, s := range t.Plan {
+		in, err := s.InputOn(ctx, d)
+		if err == nil {
+			s.Input = in
+			err = step(s)
+		}
+		if err != nil {
+			return fmt.Errorf("step %d (%s on %s): %w", i+1, s.Action, s.Page, err)
+		}
+	}
+	return nil
+}
+
 // An Outcome is what a step of a plan comes to.
 type Outcome string
 

@@ -51,17 +51,14 @@ func (MCPMode) Run(ctx context.Context, t *Task, d *Demo, rec *Recorder) error {
 	if err := a.fetch(ctx, t.Start, "start "+t.Start); err != nil {
 		return err
 	}
-	for i, s := range t.Plan {
+	return eachStep(ctx, t, d, func(s Step) error {
 		if _, seen := a.pages[s.Page]; !seen {
 			if err := a.fetch(ctx, s.Page, "open "+s.Page); err != nil {
 				return err
 			}
 		}
-		if err := a.step(ctx, s); err != nil {
-			return fmt.Errorf("step %d (%s on %s): %w", i+1, s.Action, s.Page, err)
-		}
-	}
-	return nil
+		return a.step(ctx, s)
+	})
 }
 
 // ToolDefinitions returns tools as a model API takes them: an array of
@@ -210,11 +207,6 @@ func (a *mcpAgent) execute(ctx context.Context, page, action string, input map[s
 
 // step performs one step of a plan on a page the agent read.
 func (a *mcpAgent) step(ctx context.Context, s Step) error {
-	in, err := s.InputOn(ctx, a.d)
-	if err != nil {
-		return err
-	}
-	s.Input = in
 	var act *mcpbridge.Action
 	for i, x := range a.pages[s.Page].Actions {
 		if x.Name == s.Action {

@@ -293,12 +293,7 @@ func runUI(ctx context.Context, t *Task, d *Demo, drv uiDriver) error {
 		// A read of the start page: the agent reads its main content.
 		return u.reveal(ctx, "main")
 	}
-	for i, s := range t.Plan {
-		if err := u.step(ctx, s); err != nil {
-			return fmt.Errorf("step %d (%s on %s): %w", i+1, s.Action, s.Page, err)
-		}
-	}
-	return nil
+	return eachStep(ctx, t, d, func(s Step) error { return u.step(ctx, s) })
 }
 
 // uiRun is one run of a browser agent: how many interactions it made.
@@ -326,11 +321,6 @@ func (u *uiRun) seen(ctx context.Context) func(what string) error {
 }
 
 func (u *uiRun) step(ctx context.Context, s Step) error {
-	in, err := s.InputOn(ctx, u.d)
-	if err != nil {
-		return err
-	}
-	s.Input = in
 	here, err := u.drv.location(ctx)
 	if err != nil {
 		return err

@@ -94,12 +94,7 @@ func (m *WebMCPMode) Run(ctx context.Context, t *Task, d *Demo, rec *Recorder) e
 	if err := a.open(ctx, t.Start); err != nil {
 		return fmt.Errorf("bench: start %s: %w", t.Start, err)
 	}
-	for i, s := range t.Plan {
-		if err := a.step(ctx, s); err != nil {
-			return fmt.Errorf("step %d (%s on %s): %w", i+1, s.Action, s.Page, err)
-		}
-	}
-	return nil
+	return eachStep(ctx, t, d, func(s Step) error { return a.step(ctx, s) })
 }
 
 // inPageAgent is one run of the webmcp mode.
@@ -171,11 +166,6 @@ func (a *inPageAgent) tool(name string) (browser.Tool, bool) {
 }
 
 func (a *inPageAgent) step(ctx context.Context, s Step) error {
-	in, err := s.InputOn(ctx, a.d)
-	if err != nil {
-		return err
-	}
-	s.Input = in
 	if s.Page != a.page {
 		if err := a.open(ctx, s.Page); err != nil {
 			return err
