@@ -18,7 +18,8 @@ import (
 // else the client's address), and the replay of a call with an
 // Idempotency-Key already answered for the same requester (the same
 // body: the kept answer, with Idempotent-Replayed; another body: 422).
-// Kept answers last a day. Unlike the library's, a call is not held while
+// Kept answers last a day, at most keptMax of them, as the library's
+// memory store keeps them. Unlike the library's, a call is not held while
 // it runs: two concurrent calls with the same key both run.
 func calls(next http.Handler) http.Handler {
 	c := &callState{limiters: map[string]*rate.Limiter{}, kept: map[string]*keptAnswer{}}
@@ -115,10 +116,22 @@ func (c *callState) answer(scope string) *keptAnswer {
 	return nil
 }
 
-// keep keeps k under scope, and once a minute forgets the expired answers.
+// keptMax bounds the kept answers, as the library's memory store bounds
+// its own (store.NewMemoryIdempotency): a bench's run of calls, each with a
+// new key, would otherwise grow the heap a baseline's collector scans.
+const keptMax = 10_000
+
+// keep keeps k under scope, forgetting another answer, any one, when
+// keptMax are kept, and once a minute forgets the expired answers.
 func (c *callState) keep(scope string, k *keptAnswer) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if _, ok := c.kept[scope]; !ok && len(c.kept) >= keptMax {
+		for s := range c.kept {
+			delete(c.kept, s)
+			break
+		}
+	}
 	c.kept[scope] = k
 	if now := time.Now(); now.Sub(c.swept) > time.Minute {
 		c.swept = now

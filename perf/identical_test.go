@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -99,5 +100,18 @@ func TestReplaysAsLibrary(t *testing.T) {
 				t.Errorf("%s: %s again: %s %q, the library's %q", b.name, retry, affordances.IdempotentReplayedHeader, g, w)
 			}
 		}
+	}
+}
+
+// TestKeptBounded: the baselines keep at most keptMax answers, as the
+// library's memory store does, and a key kept again is not counted twice.
+func TestKeptBounded(t *testing.T) {
+	c := &callState{kept: map[string]*keptAnswer{}}
+	for i := range keptMax + 5 {
+		c.keep(strconv.Itoa(i), &keptAnswer{status: http.StatusOK})
+		c.keep(strconv.Itoa(i), &keptAnswer{status: http.StatusOK})
+	}
+	if len(c.kept) != keptMax {
+		t.Errorf("kept %d answers, want %d", len(c.kept), keptMax)
 	}
 }

@@ -241,7 +241,7 @@ func printOthers(out io.Writer, rows []*row, o *others) {
 			met++
 			return fmt.Sprintf("%.2f", v)
 		}
-		return fmt.Sprintf("%.2f <%.2f", v, budget)
+		return fmt.Sprintf("%.3f <%.2f", v, budget) // 1.196 is below 1.20
 	}
 	fmt.Fprintln(out)
 	fmt.Fprintln(out, "Ratio to other implementations of the site (x-<name>: their cost per request over the subject's; above 1, the subject is cheaper), medians; \"of app\" is x-static over app-x; \"<\" marks a median below its budget:")

@@ -28,8 +28,8 @@ BenchmarkHandler/call/tuned-1 	 100	 1.30 x-tuned	 1 budget-x-tuned
 	printOthers(&out, rows, o)
 	for _, want := range []string{
 		"Handler/call                    0.22  0.20 0.30 0.22         >= 0.35 BELOW       0.40  5.0 µs",
-		"Handler/call                    0.22      0.40   0.55 <0.65         1.30",
-		"HTTP/call                                                     1.05 <1.10",
+		"Handler/call                    0.22      0.40  0.550 <0.65         1.30",
+		"HTTP/call                                                    1.050 <1.10",
 		"Budgets of this table met: 1 of 3.",
 	} {
 		if !strings.Contains(out.String(), want) {
