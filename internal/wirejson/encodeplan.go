@@ -141,7 +141,11 @@ type plannedField struct {
 	index     int
 	key       []byte // a comma, its name quoted, and a colon
 	omitEmpty bool
-	write     planned
+	// kind is String, Bool or Int for a field of one of those kinds, which
+	// the struct's plan writes itself, without a call of write; else
+	// Invalid.
+	kind  reflect.Kind
+	write planned
 }
 
 // structPlan returns the plan of a struct type, nil when it has none.
@@ -163,17 +167,47 @@ func structPlan(t reflect.Type, outer map[reflect.Type]bool) planned {
 		if write == nil {
 			return nil
 		}
-		fields = append(fields, plannedField{index: i, key: append(AppendString([]byte{','}, name), ':'), omitEmpty: omitEmpty, write: write})
+		pf := plannedField{index: i, key: append(AppendString([]byte{','}, name), ':'), omitEmpty: omitEmpty, write: write}
+		switch k := f.Type.Kind(); k {
+		case reflect.String, reflect.Bool:
+			pf.kind = k
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+			pf.kind = reflect.Int
+		}
+		fields = append(fields, pf)
 	}
 	return func(dst []byte, v reflect.Value) []byte {
 		dst = append(dst, '{')
 		skip := 1 // the comma before the first key
 		for i := range fields {
 			f := &fields[i]
-			if fv := v.Field(f.index); !f.omitEmpty || !emptyValue(fv) {
+			fv := v.Field(f.index)
+			switch f.kind {
+			case reflect.String:
+				s := fv.String()
+				if f.omitEmpty && s == "" {
+					continue
+				}
+				dst = AppendString(append(dst, f.key[skip:]...), s)
+			case reflect.Bool:
+				b := fv.Bool()
+				if f.omitEmpty && !b {
+					continue
+				}
+				dst = strconv.AppendBool(append(dst, f.key[skip:]...), b)
+			case reflect.Int:
+				n := fv.Int()
+				if f.omitEmpty && n == 0 {
+					continue
+				}
+				dst = strconv.AppendInt(append(dst, f.key[skip:]...), n, 10)
+			default:
+				if f.omitEmpty && emptyValue(fv) {
+					continue
+				}
 				dst = f.write(append(dst, f.key[skip:]...), fv)
-				skip = 0
 			}
+			skip = 0
 		}
 		return append(dst, '}')
 	}

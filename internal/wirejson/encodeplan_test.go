@@ -23,6 +23,7 @@ type (
 		Dash  string    `json:"-,"`
 		Count uint64    `json:",omitempty"`
 		Label planLabel `json:"label,omitempty"`
+		Level int8      `json:"level,omitempty"`
 	}
 	planCart struct {
 		Lines []planLine           `json:"lines"`
@@ -137,7 +138,7 @@ func FuzzPlanMatchesMarshal(f *testing.F) {
 		}
 		cart := planCart{Total: i, ByKey: map[string]*planLine{}}
 		for k := range n {
-			l := planLine{SKU: s1, Quantity: int(i) + k, Gift: b, Count: u, Tags: []string{s2}, Attrs: map[string]uint16{s1: uint16(u), s2: uint16(k)}}
+			l := planLine{SKU: s1, Quantity: int(i) + k, Gift: b, Count: u, Tags: []string{s2}, Attrs: map[string]uint16{s1: uint16(u), s2: uint16(k)}, Label: planLabel(s2), Level: int8(i) + int8(k)}
 			if k%2 == 1 {
 				l.Note = &s2
 			}
