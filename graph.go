@@ -193,12 +193,11 @@ func (s *Site) serveGraph(w http.ResponseWriter, r *http.Request, next http.Hand
 			rt.lastAnonymous.put(body, etag)
 		}
 	}
-	w.Header()["Etag"] = []string{etag} // Set's canonical key
-	if etagMatches(r.Header.Values("If-None-Match"), etag) {
-		s.writeBody(w, &http.Request{Method: http.MethodHead}, http.StatusNotModified, nil)
+	if etagMatches(r.Header["If-None-Match"], etag) { // the canonical key, as Header.Values reads it
+		s.writeBody(w, &http.Request{Method: http.MethodHead}, http.StatusNotModified, nil, etag)
 		return
 	}
-	s.writeBody(w, r, http.StatusOK, body)
+	s.writeBody(w, r, http.StatusOK, body, etag)
 }
 
 // etagMatches reports whether an If-None-Match header lists etag, or is

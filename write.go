@@ -17,20 +17,23 @@ func (s *Site) writeDocument(w http.ResponseWriter, r *http.Request, status int,
 		s.writeError(w, r, fmt.Errorf("affordances: encoding a document: %w", err))
 		return
 	}
-	s.writeBody(w, r, status, body)
+	s.writeBody(w, r, status, body, "")
 }
 
 // writeBody writes an encoded Affordances document, with its length when
 // there is one (body not nil; a HEAD gets the length its GET would): the
 // client knows where the document ends without chunked framing, whatever
 // its size (net/http sets Content-Length itself only for a body under 2
-// kB written at once).
-func (s *Site) writeBody(w http.ResponseWriter, r *http.Request, status int, body []byte) {
+// kB written at once); and its ETag, unless etag is "".
+func (s *Site) writeBody(w http.ResponseWriter, r *http.Request, status int, body []byte, etag string) {
 	// What Set and Add would store, without their canonicalisation and a
 	// slice per header: the response's own values, in one array, each
 	// slice capped at its one value so that an Add copies it.
-	vals := [...]string{MediaType, "Accept", "private, no-store", "nosniff", ""}
+	vals := [...]string{MediaType, "Accept", "private, no-store", "nosniff", "", etag}
 	h := w.Header()
+	if etag != "" {
+		h["Etag"] = vals[5:6:6]
+	}
 	h["Content-Type"] = vals[0:1:1]
 	if vary, ok := h["Vary"]; ok {
 		h["Vary"] = append(vary, "Accept")
@@ -104,7 +107,7 @@ func (s *Site) writeResponse(w http.ResponseWriter, r *http.Request, res *respon
 	}
 	addHeader(w.Header(), res.header)
 	challenge(w.Header(), res.status)
-	s.writeBody(w, r, res.status, body)
+	s.writeBody(w, r, res.status, body, "")
 }
 
 // addHeader adds every value of from to h.
