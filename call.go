@@ -258,16 +258,15 @@ func (s *Site) runAction(ctx context.Context, a *action, req *Request, before []
 	if res.delta.Changed, err = changed(a.Effects, beforeEntities, req.State.Entities); err != nil {
 		return fail(err, "delta of "+a.Name), false
 	}
-	for _, k := range a.Effects {
-		if req.route.effectsSeen.Load() {
-			break
-		}
-		if _, seen := req.route.entities.Load(k); seen {
-			continue
-		}
-		if _, told := a.unknownEffects.LoadOrStore(k, true); !told {
-			s.logger.Error("affordances: Effects names an entity no state of the route has had yet: a mistake, unless it appears later", "route", req.route.pattern,
-				"action", a.Name, "effect", k, "fix", "name in Effects only keys of the route's State.Entities")
+	if !req.route.effectsSeen.Load() {
+		for _, k := range a.Effects {
+			if _, seen := req.route.entities.Load(k); seen {
+				continue
+			}
+			if _, told := a.unknownEffects.LoadOrStore(k, true); !told {
+				s.logger.Error("affordances: Effects names an entity no state of the route has had yet: a mistake, unless it appears later", "route", req.route.pattern,
+					"action", a.Name, "effect", k, "fix", "name in Effects only keys of the route's State.Entities")
+			}
 		}
 	}
 	res.delta.ActionsAdded, res.delta.ActionsRemoved = actionChanges(before, after)
