@@ -42,21 +42,14 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(loadtest.Main(m, serveBench)) }
 
-// budgets returns the budgets of a case: in process and over HTTP.
-func budgets(c benchshop.Case) (handler, overHTTP float64) {
+// budgets returns the budgets of a case: its x-static in process and
+// over HTTP, and the least share of what the app alone allows (app-x)
+// its x-static must reach in process (issue 29).
+func budgets(c benchshop.Case) (handler, overHTTP, appShare float64) {
 	if c.Call {
-		return 0.35, 0.6
+		return 0.35, 0.6, 0.65
 	}
-	return 0.6, 0.85
-}
-
-// appShare is the least share of what the app alone allows (app-x) that
-// a case's x-static must reach in process (issue 29).
-func appShare(c benchshop.Case) float64 {
-	if c.Call {
-		return 0.65
-	}
-	return 0.75
+	return 0.6, 0.85, 0.75
 }
 
 func BenchmarkHandler(b *testing.B) {
@@ -65,11 +58,11 @@ func BenchmarkHandler(b *testing.B) {
 			shop := benchshop.New()
 			site := shop.Handler()
 			static := loadtest.Static(loadtest.Capture(site, c.Request(0)))
-			budget, _ := budgets(c)
+			budget, _, share := budgets(c)
 			loadtest.Handlers(b, static, site, c.Request)
 			loadtest.Budget(b, budget)
 			loadtest.Ceiling(b, static, shop.Alone(c, static), c.Request)
-			loadtest.BudgetApp(b, appShare(c))
+			loadtest.BudgetApp(b, share)
 		})
 	}
 }
@@ -78,7 +71,7 @@ func BenchmarkHTTP(b *testing.B) {
 	for _, c := range benchshop.Cases {
 		b.Run(c.Name, func(b *testing.B) {
 			site, static := benchServer(b, "site"), benchServer(b, "static "+c.Name)
-			_, budget := budgets(c)
+			_, budget, _ := budgets(c)
 			loadtest.Servers(b, static, site, c.Request, loadtest.Load{})
 			loadtest.Budget(b, budget)
 		})

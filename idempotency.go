@@ -134,11 +134,11 @@ func (cl *claim) release(ctx context.Context) {
 // callers and pages apart whatever their IDs hold.
 func idempotencyScope(r *http.Request, p Principal) string {
 	var room [128]byte // written in one string
-	scope := append(room[:0], "p:"...)
+	scope := room[:0]
 	if p.Anonymous() {
-		scope = strconv.AppendQuote(append(scope[:0], "a:"...), clientNetwork(r.RemoteAddr))
+		scope = strconv.AppendQuote(append(scope, "a:"...), clientNetwork(r.RemoteAddr))
 	} else {
-		scope = strconv.AppendQuote(scope, p.ID)
+		scope = strconv.AppendQuote(append(scope, "p:"...), p.ID)
 	}
 	return string(append(append(scope, ' '), r.URL.Path...))
 }

@@ -42,8 +42,7 @@ func (l *lru[K, V]) put(key K, v V) *V {
 		l.unlink(e)
 	case len(l.entries) >= l.max:
 		e = l.tail
-		l.unlink(e)
-		delete(l.entries, e.key)
+		l.drop(e)
 		fallthrough
 	default:
 		if e == nil {
@@ -68,17 +67,21 @@ func (l *lru[K, V]) oldest() *V {
 // dropOldest forgets the value used longest ago, if any.
 func (l *lru[K, V]) dropOldest() {
 	if e := l.tail; e != nil {
-		l.unlink(e)
-		delete(l.entries, e.key)
+		l.drop(e)
 	}
 }
 
 // remove forgets key.
 func (l *lru[K, V]) remove(key K) {
 	if e := l.entries[key]; e != nil {
-		l.unlink(e)
-		delete(l.entries, key)
+		l.drop(e)
 	}
+}
+
+// drop forgets e: out of the list and the map.
+func (l *lru[K, V]) drop(e *entry[K, V]) {
+	l.unlink(e)
+	delete(l.entries, e.key)
 }
 
 // unlink takes e out of the list.

@@ -124,9 +124,10 @@ func read(in io.Reader, out io.Writer) ([]*row, *others, bool, error) {
 		pending = ""
 		for unit, v := range metrics {
 			if impl, ok := strings.CutPrefix(unit, "x-"); ok && impl != "static" {
-				o.add(strings.TrimSuffix(name, "/"+impl), impl, v)
+				row := strings.TrimSuffix(name, "/"+impl)
+				o.add(row, impl, v)
 				if b, ok := metrics["budget-x-"+impl]; ok {
-					o.budgets[[2]string{strings.TrimSuffix(name, "/"+impl), impl}] = b
+					o.budgets[[2]string{row, impl}] = b
 				}
 			}
 		}
