@@ -130,8 +130,12 @@ type action struct {
 	aal           *publishedAffordance
 	input         *schema.Schema
 	form          *formSchema                                        // how a person's form reads into input
-	decode        func(input json.RawMessage) (any, error)           // into a *In
+	decode        func(input json.RawMessage) (any, error)           // a valid input into a *In
 	run           func(ctx context.Context, r *Request) (any, error) // with r.input from decode
+	// decodeValid decodes an input not validated yet into a *In, checking
+	// it against the input schema's fast path as it reads it, and reports
+	// false when it cannot say the input is valid (see Site.validate).
+	decodeValid func(input json.RawMessage) (any, bool)
 	// unknownEffects are the Effects found missing from the state, each
 	// logged once.
 	unknownEffects sync.Map
@@ -227,6 +231,7 @@ func AddAction[In, Out any](rt *Route, a *Action, fn func(ctx context.Context, r
 		out = compact(out)
 	}
 	plan := wirejson.DecodePlanOf(reflect.TypeFor[In]())
+	rule, fast := compiled.Rule()
 	act := &action{
 		Action: *a,
 		input:  compiled,
@@ -243,6 +248,13 @@ func AddAction[In, Out any](rt *Route, a *Action, fn func(ctx context.Context, r
 			*v = *new(In)
 			err := json.Unmarshal(input, v)
 			return v, err
+		},
+		decodeValid: func(input json.RawMessage) (any, bool) {
+			if plan == nil || !fast {
+				return nil, false
+			}
+			v := new(In)
+			return v, plan.DecodeChecked(input, reflect.ValueOf(v).Elem(), rule)
 		},
 	}
 	act.Consent = slices.Clone(a.Consent)

@@ -21,6 +21,13 @@ func (s *Site) validate(c *call, req *Request) (json.RawMessage, error) {
 	if len(input) == 0 || string(input) == "null" {
 		input = json.RawMessage("{}")
 	}
+	if len(issues) == 0 {
+		// One pass, for the input's validity and its value together.
+		if v, ok := a.decodeValid(input); ok {
+			req.input = v
+			return input, nil
+		}
+	}
 	found, err := a.input.Validate(input)
 	if err != nil {
 		return nil, libError(InvalidInput, phrase("The input is not JSON."))

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/big"
 	"regexp"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 )
@@ -41,8 +42,15 @@ const (
 	kAll = kNull | kBool | kObject | kArray | kString | kInteger | kNumber
 )
 
-// A node is the fast validator of one schema.
-type node struct {
+// A Rule is the fast validator of one schema. Its exported methods answer
+// for one value each, so that a decoder may check each value as it reads
+// it (wirejson.DecodePlan) and read the input once, while the schema's
+// rules stay here; the scanner below asks them the same questions. Each
+// answers as the fast path does: true only when the library would accept
+// the value too, false when it would not or the fast path is not sure. A
+// nil Rule accepts any value: that of a member no property and no
+// additionalProperties speaks of.
+type Rule struct {
 	unsure bool // a keyword it does not understand: defer to the library
 	never  bool // the false schema
 	types  int
@@ -57,11 +65,11 @@ type node struct {
 
 	enums []*valueSet // enum and const: the value must be in each
 
-	props      map[string]*node
+	props      map[string]*Rule
 	required   []string
-	additional *node // nil: any other property is allowed
+	additional *Rule // nil: any other property is allowed
 
-	items              *node // nil: any item
+	items              *Rule // nil: any item
 	minItems, maxItems int   // -1 for none
 }
 
@@ -80,7 +88,7 @@ const draft2020 = "https://json-schema.org/draft/2020-12/schema"
 
 // compileFast returns the fast validator of doc, a schema decoded with
 // numbers as json.Number, or nil when its root is beyond the subset.
-func compileFast(doc any) *node {
+func compileFast(doc any) *Rule {
 	n := fastNode(doc)
 	if n.unsure {
 		return nil
@@ -88,10 +96,10 @@ func compileFast(doc any) *node {
 	return n
 }
 
-var unsure = &node{unsure: true}
+var unsure = &Rule{unsure: true}
 
-func fastNode(doc any) *node {
-	n := &node{types: kAll, minLen: -1, maxLen: -1, minItems: -1, maxItems: -1, lo: math.MinInt64, hi: math.MaxInt64}
+func fastNode(doc any) *Rule {
+	n := &Rule{types: kAll, minLen: -1, maxLen: -1, minItems: -1, maxItems: -1, lo: math.MinInt64, hi: math.MaxInt64}
 	switch doc := doc.(type) {
 	case bool:
 		n.never = !doc
@@ -108,7 +116,7 @@ func fastNode(doc any) *node {
 }
 
 // keyword applies the keyword k with value v to n, or says it cannot.
-func (n *node) keyword(k string, v any) bool {
+func (n *Rule) keyword(k string, v any) bool {
 	switch k {
 	case "title", "description", "default", "examples", "$comment", "deprecated", "readOnly", "writeOnly", "$id", "$defs":
 		return true
@@ -219,7 +227,7 @@ func (n *node) keyword(k string, v any) bool {
 		if !ok {
 			return false
 		}
-		n.props = make(map[string]*node, len(props))
+		n.props = make(map[string]*Rule, len(props))
 		for name, p := range props {
 			n.props[name] = fastNode(p)
 		}
@@ -262,7 +270,7 @@ func b2i(b bool) int {
 }
 
 // valid says doc is well-formed JSON that n accepts; false is "not sure".
-func (n *node) valid(doc []byte) bool {
+func (n *Rule) valid(doc []byte) bool {
 	sc := scanner{b: doc}
 	if !sc.value(n, 0) {
 		return false
@@ -290,10 +298,9 @@ func (sc *scanner) space() {
 	}
 }
 
-// value reads one value and says whether n (nil: any schema) surely
-// accepts it.
-func (sc *scanner) value(n *node, depth int) bool {
-	if n != nil && (n.unsure || n.never) || depth > maxDepth {
+// value reads one value and says whether n surely accepts it.
+func (sc *scanner) value(n *Rule, depth int) bool {
+	if depth > maxDepth {
 		return false
 	}
 	sc.space()
@@ -307,12 +314,12 @@ func (sc *scanner) value(n *node, depth int) bool {
 		return sc.array(n, depth)
 	case c == '"':
 		s, ok := sc.str()
-		return ok && n.acceptsString(s)
+		return ok && n.String(s)
 	case c == 't' || c == 'f' || c == 'n':
 		for _, lit := range [...]string{"true", "false", "null"} {
 			if len(sc.b)-sc.i >= len(lit) && string(sc.b[sc.i:sc.i+len(lit)]) == lit {
 				sc.i += len(lit)
-				return n.acceptsLiteral(lit)
+				return n.Literal(lit)
 			}
 		}
 		return false
@@ -322,8 +329,8 @@ func (sc *scanner) value(n *node, depth int) bool {
 	return false
 }
 
-func (sc *scanner) object(n *node, depth int) bool {
-	if n != nil && n.types&kObject == 0 {
+func (sc *scanner) object(n *Rule, depth int) bool {
+	if !n.Object() {
 		return false
 	}
 	sc.i++ // {
@@ -353,14 +360,7 @@ func (sc *scanner) object(n *node, depth int) bool {
 				return false
 			}
 			sc.i++
-			var child *node
-			if n != nil {
-				var known bool
-				if child, known = n.props[string(key)]; !known {
-					child = n.additional
-				}
-			}
-			if !sc.value(child, depth+1) {
+			if !sc.value(n.Member(key), depth+1) {
 				return false
 			}
 			sc.space()
@@ -376,37 +376,23 @@ func (sc *scanner) object(n *node, depth int) bool {
 			}
 		}
 	}
-	if n == nil {
-		return true
-	}
-required:
-	for _, r := range n.required {
-		for _, k := range keys {
-			if string(k) == r {
-				continue required
-			}
-		}
-		return false
-	}
-	return n.enums == nil
+	return n.Complete(func(name string) bool {
+		return slices.ContainsFunc(keys, func(k []byte) bool { return string(k) == name })
+	})
 }
 
-func (sc *scanner) array(n *node, depth int) bool {
-	if n != nil && n.types&kArray == 0 {
+func (sc *scanner) array(n *Rule, depth int) bool {
+	if !n.Array() {
 		return false
 	}
 	sc.i++ // [
-	var items *node
-	if n != nil {
-		items = n.items
-	}
 	count := 0
 	sc.space()
 	if sc.i < len(sc.b) && sc.b[sc.i] == ']' {
 		sc.i++
 	} else {
 		for {
-			if !sc.value(items, depth+1) {
+			if !sc.value(n.Items(), depth+1) {
 				return false
 			}
 			count++
@@ -423,7 +409,7 @@ func (sc *scanner) array(n *node, depth int) bool {
 			}
 		}
 	}
-	return n == nil || n.enums == nil && count >= n.minItems && (n.maxItems < 0 || count <= n.maxItems)
+	return n.Count(count)
 }
 
 // str reads a string and returns its value as encoding/json decodes it.
@@ -459,7 +445,7 @@ func (sc *scanner) str() ([]byte, bool) {
 // number reads a number: a small integer (at most 18 digits, no fraction
 // or exponent) n checks exactly; any other only when n asks nothing of it
 // but to be a number.
-func (sc *scanner) number(n *node) bool {
+func (sc *scanner) number(n *Rule) bool {
 	start := sc.i
 	if sc.b[sc.i] == '-' {
 		sc.i++
@@ -496,6 +482,9 @@ func (sc *scanner) number(n *node) bool {
 	if n == nil {
 		return true
 	}
+	if !n.admits() {
+		return false
+	}
 	if !integer || intDigits > 18 {
 		return n.types&kNumber != 0 && !n.bounded && n.enums == nil
 	}
@@ -504,22 +493,32 @@ func (sc *scanner) number(n *node) bool {
 		return false
 	}
 	for _, set := range n.enums {
-		found := false
-		for _, e := range set.ints {
-			found = found || e == v
-		}
-		if !found {
+		if !slices.Contains(set.ints, v) {
 			return false
 		}
 	}
 	return true
 }
 
-func (n *node) acceptsString(s []byte) bool {
+// admits says n asks nothing the fast path cannot answer of a value, and
+// is not the false schema.
+func (n *Rule) admits() bool { return n == nil || !n.unsure && !n.never }
+
+// Number says n accepts the number written raw, as JSON spells it.
+func (n *Rule) Number(raw []byte) bool {
+	if len(raw) == 0 {
+		return false
+	}
+	sc := scanner{b: raw}
+	return sc.number(n) && sc.i == len(raw)
+}
+
+// String says n accepts the string s, decoded.
+func (n *Rule) String(s []byte) bool {
 	if n == nil {
 		return true
 	}
-	if n.types&kString == 0 {
+	if !n.admits() || n.types&kString == 0 {
 		return false
 	}
 	if n.minLen >= 0 || n.maxLen >= 0 {
@@ -532,18 +531,15 @@ func (n *node) acceptsString(s []byte) bool {
 		return false
 	}
 	for _, set := range n.enums {
-		found := false
-		for _, e := range set.strs {
-			found = found || e == string(s)
-		}
-		if !found {
+		if !slices.Contains(set.strs, string(s)) {
 			return false
 		}
 	}
 	return true
 }
 
-func (n *node) acceptsLiteral(lit string) bool {
+// Literal says n accepts lit: true, false or null.
+func (n *Rule) Literal(lit string) bool {
 	if n == nil {
 		return true
 	}
@@ -551,7 +547,7 @@ func (n *node) acceptsLiteral(lit string) bool {
 	if lit == "null" {
 		kind = kNull
 	}
-	if n.types&kind == 0 {
+	if !n.admits() || n.types&kind == 0 {
 		return false
 	}
 	for _, set := range n.enums {
@@ -560,4 +556,50 @@ func (n *node) acceptsLiteral(lit string) bool {
 		}
 	}
 	return true
+}
+
+// Object says n may accept an object: its members are asked of
+// [Rule.Member], and the whole of [Rule.Complete].
+func (n *Rule) Object() bool { return n == nil || n.admits() && n.types&kObject != 0 }
+
+// Member returns the rule of an object's member called name.
+func (n *Rule) Member(name []byte) *Rule {
+	if n == nil {
+		return nil
+	}
+	if m, ok := n.props[string(name)]; ok {
+		return m
+	}
+	return n.additional
+}
+
+// Complete says n accepts an object whose members, each accepted, are
+// those that has reports, each named once.
+func (n *Rule) Complete(has func(name string) bool) bool {
+	if n == nil {
+		return true
+	}
+	for _, r := range n.required {
+		if !has(r) {
+			return false
+		}
+	}
+	return n.enums == nil
+}
+
+// Array says n may accept an array: its items are asked of [Rule.Items],
+// their count of [Rule.Count].
+func (n *Rule) Array() bool { return n == nil || n.admits() && n.types&kArray != 0 }
+
+// Items returns the rule of an array's items.
+func (n *Rule) Items() *Rule {
+	if n == nil {
+		return nil
+	}
+	return n.items
+}
+
+// Count says n accepts an array of count items, each accepted.
+func (n *Rule) Count(count int) bool {
+	return n == nil || n.enums == nil && count >= n.minItems && (n.maxItems < 0 || count <= n.maxItems)
 }

@@ -34,7 +34,7 @@ import (
 // A Schema is a compiled JSON Schema. It is safe for concurrent use.
 type Schema struct {
 	s    *sjs.Schema
-	fast *node // the fast path of Validate (see fast.go), nil when beyond it
+	fast *Rule // the fast path of Validate (see fast.go), nil when beyond it
 }
 
 // Compile compiles a JSON Schema given as JSON, as 2020-12 when it names no
@@ -130,6 +130,10 @@ func (s *Schema) Validate(doc json.RawMessage) ([]Issue, error) {
 	}
 	return s.ValidateValue(v), nil
 }
+
+// Rule returns the fast path of s, for a decoder that checks each value
+// as it reads it ([Rule]), and false when s is beyond the fast path.
+func (s *Schema) Rule() (*Rule, bool) { return s.fast, s.fast != nil }
 
 // ValidateValue checks a value decoded by [Decode] against s.
 func (s *Schema) ValidateValue(v any) []Issue {

@@ -111,6 +111,8 @@ type callScan struct {
 	names [][]byte
 	err   *Error
 
+	checked bool // a DecodePlan's: it asks the schema's rules, each name once
+
 	tops                   int  // top-level values read
 	object                 bool // the first of them is an object
 	action, input, confirm []byte

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/affordances/affordances-go/internal/schema"
 )
 
 // An action's input is most often a struct of strings, numbers and
@@ -17,6 +19,10 @@ import (
 // another case, an unknown one, null, a number with a fraction for an int)
 // it gives up, and encoding/json decodes the input (decodeplan_test.go
 // compares the two).
+//
+// A plan may also check the input as it decodes it, against the fast path
+// of its schema ([DecodePlan.DecodeChecked]): then a call's input is read
+// once, for its validity and its value together.
 
 // A DecodePlan holds the fields of a struct type it can fill; nil is no
 // plan. It is never changed once made: one may decode in any number of
@@ -88,7 +94,7 @@ func decodedTypeOf(t reflect.Type, depth int) *decodedType {
 			switch {
 			case skip:
 				continue
-			case !ok || dt.fields.field(jf.name) != nil:
+			case !ok || dt.fields.field(jf.name) >= 0:
 				return nil
 			}
 			ft := decodedTypeOf(f.Type, depth+1)
@@ -115,21 +121,41 @@ func unmarshals(t reflect.Type) bool {
 func (p DecodePlan) Decode(input []byte, v reflect.Value) bool {
 	s := callScan{b: input}
 	s.space()
-	return s.decodeObject(p, v) && s.end()
+	return s.decodeObject(p, v, nil) && s.end()
+}
+
+// DecodeChecked is Decode of an input not validated yet: it asks r, the
+// fast path of the input's schema ([schema.Schema.Rule]), of each value
+// as it reads it, and reports true only when r accepts the whole input,
+// each name once. False says nothing of the input's validity: validate
+// it, and decode it, the usual way.
+func (p DecodePlan) DecodeChecked(input []byte, v reflect.Value, r *schema.Rule) bool {
+	s := callScan{b: input, checked: true}
+	s.space()
+	return s.decodeObject(p, v, r) && s.end()
 }
 
 // decodeObject fills v, a struct of p's type, from the object at s.i, as
 // encoding/json does: a name twice sets its field twice, the second time
-// over the first (a nested struct's fields one by one).
-func (s *callScan) decodeObject(p DecodePlan, v reflect.Value) bool {
-	if s.i == len(s.b) || s.b[s.i] != '{' {
+// over the first (a nested struct's fields one by one). Checked, it asks r
+// of the object and each member's rule of its value, and refuses a name
+// twice, as the fast path does.
+func (s *callScan) decodeObject(p DecodePlan, v reflect.Value, r *schema.Rule) bool {
+	if s.i == len(s.b) || s.b[s.i] != '{' || s.checked && (!r.Object() || len(p) > 64) {
 		return false
+	}
+	var seen uint64 // checked: the plan's fields read, by their place in p
+	complete := func() bool {
+		return !s.checked || r.Complete(func(name string) bool {
+			i := p.field(name)
+			return i >= 0 && seen&(1<<i) != 0
+		})
 	}
 	s.i++
 	s.space()
 	if s.i < len(s.b) && s.b[s.i] == '}' {
 		s.i++
-		return true
+		return complete()
 	}
 	for {
 		if s.i == len(s.b) || s.b[s.i] != '"' {
@@ -139,17 +165,18 @@ func (s *callScan) decodeObject(p DecodePlan, v reflect.Value) bool {
 		if err != nil {
 			return false
 		}
-		f := p.field(string(name)) // inlined: the conversion does not allocate
-		if f == nil {
+		i := p.field(string(name)) // inlined: the conversion does not allocate
+		if i < 0 || s.checked && seen&(1<<i) != 0 {
 			return false // another case, or unknown: encoding/json's rules
 		}
+		seen |= 1 << i
 		s.space()
 		if s.i == len(s.b) || s.b[s.i] != ':' {
 			return false
 		}
 		s.i++
 		s.space()
-		if !s.fill(v.Field(f.index), f.typ) {
+		if !s.fill(v.Field(p[i].index), p[i].typ, r.Member(name)) {
 			return false
 		}
 		s.space()
@@ -162,7 +189,7 @@ func (s *callScan) decodeObject(p DecodePlan, v reflect.Value) bool {
 			s.space()
 		case '}':
 			s.i++
-			return true
+			return complete()
 		default:
 			return false
 		}
@@ -171,8 +198,9 @@ func (s *callScan) decodeObject(p DecodePlan, v reflect.Value) bool {
 
 // decodeArray sets f, a slice of dt's type, to the array at s.i, as
 // encoding/json does: a new slice of its elements, an empty one for [].
-func (s *callScan) decodeArray(f reflect.Value, dt *decodedType) bool {
-	if s.i == len(s.b) || s.b[s.i] != '[' {
+// Checked, it asks r of the array, and r's items' rule of each item.
+func (s *callScan) decodeArray(f reflect.Value, dt *decodedType, r *schema.Rule) bool {
+	if s.i == len(s.b) || s.b[s.i] != '[' || s.checked && !r.Array() {
 		return false
 	}
 	s.i++
@@ -181,12 +209,12 @@ func (s *callScan) decodeArray(f reflect.Value, dt *decodedType) bool {
 	if s.i < len(s.b) && s.b[s.i] == ']' {
 		s.i++
 		f.Set(list)
-		return true
+		return !s.checked || r.Count(0)
 	}
 	zero := reflect.Zero(dt.t.Elem())
 	for {
 		list = reflect.Append(list, zero)
-		if !s.fill(list.Index(list.Len()-1), dt.elem) {
+		if !s.fill(list.Index(list.Len()-1), dt.elem, r.Items()) {
 			return false
 		}
 		s.space()
@@ -200,21 +228,21 @@ func (s *callScan) decodeArray(f reflect.Value, dt *decodedType) bool {
 		case ']':
 			s.i++
 			f.Set(list)
-			return true
+			return !s.checked || r.Count(list.Len())
 		default:
 			return false
 		}
 	}
 }
 
-// field returns the plan's field of the JSON name, or nil.
-func (p DecodePlan) field(name string) *decodedField {
+// field returns the place in p of the field of the JSON name, or -1.
+func (p DecodePlan) field(name string) int {
 	for i := range p {
 		if p[i].name == name {
-			return &p[i]
+			return i
 		}
 	}
-	return nil
+	return -1
 }
 
 // end reports whether nothing but space follows.
@@ -224,23 +252,23 @@ func (s *callScan) end() bool {
 }
 
 // fill sets f, of dt's type, from the value at s.i when it is of f's JSON
-// type and fits it.
-func (s *callScan) fill(f reflect.Value, dt *decodedType) bool {
+// type and fits it, and, checked, r accepts it.
+func (s *callScan) fill(f reflect.Value, dt *decodedType, r *schema.Rule) bool {
 	if s.i == len(s.b) {
 		return false
 	}
 	k := dt.kind
 	switch k {
 	case reflect.Struct:
-		return s.decodeObject(dt.fields, f)
+		return s.decodeObject(dt.fields, f, r)
 	case reflect.Slice:
-		return s.decodeArray(f, dt)
+		return s.decodeArray(f, dt, r)
 	case reflect.String:
 		if s.b[s.i] != '"' {
 			return false
 		}
 		v, err := s.str()
-		if err != nil || !utf8.Valid(v) { // encoding/json would write U+FFFD
+		if err != nil || !utf8.Valid(v) || s.checked && !r.String(v) { // encoding/json would write U+FFFD
 			return false
 		}
 		f.SetString(string(v))
@@ -250,13 +278,13 @@ func (s *callScan) fill(f reflect.Value, dt *decodedType) bool {
 			if len(s.b)-s.i >= len(lit) && string(s.b[s.i:s.i+len(lit)]) == lit {
 				s.i += len(lit)
 				f.SetBool(lit == "true")
-				return true
+				return !s.checked || r.Literal(lit)
 			}
 		}
 		return false
 	}
 	start := s.i
-	if c := s.b[s.i]; c != '-' && (c < '0' || c > '9') || !s.number() {
+	if c := s.b[s.i]; c != '-' && (c < '0' || c > '9') || !s.number() || s.checked && !r.Number(s.b[start:s.i]) {
 		return false
 	}
 	n := string(s.b[start:s.i])

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/affordances/affordances-go/internal/schema"
 )
 
 type (
@@ -92,6 +94,86 @@ func decodeBoth[T any](t *testing.T, input string) bool {
 	return true
 }
 
+// The schemas of decodeFlat and decodeLists that the checked plan asks,
+// with a rule of each kind the fast path knows.
+var (
+	flatSchema = mustCompile(`{"type":"object","required":["sku"],"additionalProperties":false,"properties":{
+		"sku":{"type":"string","minLength":1,"maxLength":8,"pattern":"^[a-zé \"]+$"},
+		"quantity":{"type":"integer","minimum":-10,"maximum":99},"small":{"enum":[-128,1,2]},
+		"count":{"type":"integer"},"gift":{"const":true},"weight":{"type":"number"},"ratio":{"type":"number","maximum":1},
+		"Plain":{"type":"string"},"-":{"type":"string","enum":["dash","x"]}}}`)
+	listsSchema = mustCompile(`{"type":"object","properties":{
+		"tags":{"type":"array","items":{"type":"string","maxLength":3},"maxItems":2},"qty":{"type":"array","minItems":1},
+		"lines":{"type":"array","items":{"type":"object","required":["n"],"properties":{"n":{"type":"integer","minimum":1}},
+			"additionalProperties":{"type":["string","object"]}}},
+		"ship":{"type":"object","properties":{"Zip":false}}}}`)
+)
+
+func mustCompile(doc string) *schema.Schema {
+	s, err := schema.Compile(json.RawMessage(doc))
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// decodeChecked decodes input into a T by the plan checked against s, and
+// fails t when the plan took the input and s refuses it, or encoding/json
+// decodes another value; it reports whether the plan took it.
+func decodeChecked[T any](t *testing.T, s *schema.Schema, input string) bool {
+	t.Helper()
+	var byPlan, byJSON T
+	r, _ := s.Rule()
+	if !DecodePlanOf(reflect.TypeFor[T]()).DecodeChecked([]byte(input), reflect.ValueOf(&byPlan).Elem(), r) {
+		return false
+	}
+	if issues, err := s.Validate(json.RawMessage(input)); err != nil || len(issues) > 0 {
+		t.Fatalf("the checked plan took %s, which the schema refuses: %v %v", input, err, issues)
+	}
+	if err := json.Unmarshal([]byte(input), &byJSON); err != nil || !reflect.DeepEqual(byPlan, byJSON) {
+		t.Fatalf("%s: the checked plan decoded %+v, encoding/json %+v (%v)", input, byPlan, byJSON, err)
+	}
+	return true
+}
+
+// TestDecodeChecked: the checked plan takes what its schema's fast path
+// accepts and the plan decodes, and leaves the rest, each rule broken in
+// turn, a name twice and what the plan leaves, to the library's validation.
+func TestDecodeChecked(t *testing.T) {
+	for _, in := range []string{
+		`{"sku":"mug"}`, ` {"sku":"caf\u00e9 \"m\"", "quantity":-10, "small":2, "count":65535, "gift":true, "weight":1e3, "Plain":"", "-":"dash"} `,
+	} {
+		if !decodeChecked[decodeFlat](t, flatSchema, in) {
+			t.Errorf("the checked plan left %s", in)
+		}
+	}
+	for _, in := range []string{
+		`{}`, `{"quantity":1}`, `{"sku":""}`, `{"sku":"abcdefghi"}`, `{"sku":"MUG"}`, `{"sku":"a","quantity":100}`,
+		`{"sku":"a","quantity":-11}`, `{"sku":"a","small":3}`, `{"sku":"a","gift":false}`, `{"sku":"a","ratio":1.5}`,
+		`{"sku":"a","ratio":0.5}`, // a bound on a number not an integer: the fast path is not sure
+		`{"sku":"a","-":"y"}`, `{"sku":"a","sku":"b"}`, `{"sku":"a","quantity":1.0}`, `{"sku":"a","other":1}`, `[]`,
+	} {
+		if decodeChecked[decodeFlat](t, flatSchema, in) {
+			t.Errorf("the checked plan took %s", in)
+		}
+	}
+	for _, in := range []string{
+		`{}`, `{"tags":["a","abc"],"qty":[1],"lines":[{"n":1,"sku":"x","at":{}}],"ship":{"City":"Bath"}}`, `{"tags":[]}`,
+	} {
+		if !decodeChecked[decodeLists](t, listsSchema, in) {
+			t.Errorf("the checked plan left %s", in)
+		}
+	}
+	for _, in := range []string{
+		`{"tags":["abcd"]}`, `{"tags":["a","b","c"]}`, `{"qty":[]}`, `{"lines":[{}]}`, `{"lines":[{"n":0}]}`,
+		`{"ship":{"Zip":"BA1"}}`, `{"ship":{"City":"a","City":"b"}}`, `{"tags":["a"],"tags":["b"]}`,
+	} {
+		if decodeChecked[decodeLists](t, listsSchema, in) {
+			t.Errorf("the checked plan took %s", in)
+		}
+	}
+}
+
 // TestDecodePlanMatchesUnmarshal: what the plan takes it decodes as
 // encoding/json does, and what it leaves (other cases of a name, unknown
 // names, null, numbers that do not fit) goes to encoding/json.
@@ -148,7 +230,8 @@ func TestDecodePlanLists(t *testing.T) {
 }
 
 // FuzzDecodePlan holds the plan to encoding/json on any input: whatever it
-// takes, encoding/json takes too, into the same value.
+// takes, encoding/json takes too, into the same value; and the checked
+// plan to its schema: whatever it takes, the schema accepts.
 func FuzzDecodePlan(f *testing.F) {
 	for _, s := range []string{`{}`, `{"sku":"mug","quantity":2,"gift":true,"weight":1.5,"ratio":2,"small":1,"count":3}`,
 		`{"sku":"\u00e9\ud83d\ude00","Plain":"\n"}`, `{"quantity":-9223372036854775808}`, `{"count":0}`,
@@ -159,5 +242,7 @@ func FuzzDecodePlan(f *testing.F) {
 	f.Fuzz(func(t *testing.T, input string) {
 		decodeBoth[decodeFlat](t, input)
 		decodeBoth[decodeLists](t, input)
+		decodeChecked[decodeFlat](t, flatSchema, input)
+		decodeChecked[decodeLists](t, listsSchema, input)
 	})
 }
