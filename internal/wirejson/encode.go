@@ -70,34 +70,14 @@ func AppendString(dst []byte, s string) []byte {
 }
 
 // plainPrefix returns the length of the longest prefix of s that a JSON
-// string holds as it is. It reads s eight bytes at a time while none of
-// them needs a look ([special]), then byte by byte.
+// string holds as it is.
 func plainPrefix(s string) int {
-	i := 0
-	for ; i+8 <= len(s); i += 8 {
-		// One load: the compiler joins the eight.
-		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-		if special(w) {
-			break
-		}
-	}
-	for ; i < len(s); i++ {
+	for i := 0; i < len(s); i++ {
 		if !plain[s[i]] {
 			return i
 		}
 	}
 	return len(s)
-}
-
-// special reports whether one of the eight bytes of w is not [plain]: at
-// or above 0x80, below the space, or one of " \ < > &. Each test is exact
-// in saying whether some byte is one (a borrow only marks bytes above it).
-func special(w uint64) bool {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	zero := func(x uint64) uint64 { return (x - ones) & ^x & highs } // some byte of x is 0
-	return (w&highs)|(w-' '*ones)&^w&highs|
-		zero(w^'"'*ones)|zero(w^'\\'*ones)|zero(w^'<'*ones)|zero(w^'>'*ones)|zero(w^'&'*ones) != 0
 }
 
 // plain says which bytes a JSON string holds as they are: the ASCII ones

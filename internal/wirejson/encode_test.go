@@ -30,31 +30,6 @@ func FuzzAppendString(f *testing.F) {
 	})
 }
 
-// TestPlainPrefix: read eight bytes at a time, plainPrefix finds the first
-// byte a JSON string escapes wherever it is in a word, whatever its value
-// and what follows it, as the byte-by-byte reading does.
-func TestPlainPrefix(t *testing.T) {
-	slow := func(s string) int {
-		for i := range len(s) {
-			if !plain[s[i]] {
-				return i
-			}
-		}
-		return len(s)
-	}
-	for at := range 20 {
-		for b := range 256 {
-			for _, after := range []byte{'a', 0, '"', 0xff, 0x1f} {
-				in := []byte("abcdefghijklmnopqrstuvwx")
-				in[at], in[at+1] = byte(b), after
-				if got, want := plainPrefix(string(in)), slow(string(in)); got != want {
-					t.Fatalf("plainPrefix(%q) = %d, want %d", in, got, want)
-				}
-			}
-		}
-	}
-}
-
 func TestAppendStringMatchesMarshal(t *testing.T) {
 	all := append([]string(nil), awkward...)
 	for b := range 256 { // every byte alone, and amid plain text
