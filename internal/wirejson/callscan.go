@@ -361,7 +361,16 @@ func (s *callScan) str() ([]byte, *Error) {
 	escaped := false
 	lone := -1 // where the first half without its other half is
 	for s.i < len(s.b) {
-		switch c := s.b[s.i]; {
+		// The bytes a string holds as they are, in locals: a loop on s.i
+		// reads and writes memory on each byte.
+		b, i := s.b, s.i
+		for i < len(b) && inString[b[i]] {
+			i++
+		}
+		if s.i = i; i == len(b) {
+			break
+		}
+		switch c := b[i]; {
 		case c == '"':
 			s.i++
 			switch {
@@ -400,14 +409,21 @@ func (s *callScan) str() ([]byte, *Error) {
 			default:
 				return nil, notCall()
 			}
-		case c < 0x20:
+		default: // a control character
 			return nil, notCall()
-		default:
-			s.i++
 		}
 	}
 	return nil, notCall()
 }
+
+// inString says which bytes a JSON string holds as they are: all but ",
+// \ and the control characters below the space.
+var inString = func() (in [256]bool) {
+	for c := range in {
+		in[c] = c >= 0x20 && c != '"' && c != '\\'
+	}
+	return in
+}()
 
 // escapedRune reads the escape \uXXXX at i and reports whether there is one.
 func (s *callScan) escapedRune(i int) (rune, bool) {
