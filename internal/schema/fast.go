@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -65,12 +66,18 @@ type Rule struct {
 
 	enums []*valueSet // enum and const: the value must be in each
 
-	props      map[string]*Rule
+	props      []property // sorted by name
 	required   []string
 	additional *Rule // nil: any other property is allowed
 
 	items              *Rule // nil: any item
 	minItems, maxItems int   // -1 for none
+}
+
+// A property is the rule of an object's member of a name.
+type property struct {
+	name string
+	rule *Rule
 }
 
 // A valueSet is the values of an enum or a const that a small integer,
@@ -227,10 +234,11 @@ func (n *Rule) keyword(k string, v any) bool {
 		if !ok {
 			return false
 		}
-		n.props = make(map[string]*Rule, len(props))
+		n.props = make([]property, 0, len(props))
 		for name, p := range props {
-			n.props[name] = fastNode(p)
+			n.props = append(n.props, property{name, fastNode(p)})
 		}
+		slices.SortFunc(n.props, func(a, b property) int { return strings.Compare(a.name, b.name) })
 		return true
 	case "required":
 		names, ok := v.([]any)
@@ -489,7 +497,16 @@ func (sc *scanner) number(n *Rule) bool {
 		return n.types&kNumber != 0 && !n.bounded && n.enums == nil
 	}
 	v, err := strconv.ParseInt(string(sc.b[start:sc.i]), 10, 64)
-	if err != nil || n.types&kInteger == 0 || v < n.lo || v > n.hi {
+	return err == nil && n.Integer(v)
+}
+
+// Integer says n accepts the integer v, written in JSON as an integer of
+// at most 18 digits: no fraction, no exponent.
+func (n *Rule) Integer(v int64) bool {
+	if n == nil {
+		return true
+	}
+	if !n.admits() || n.types&kInteger == 0 || v < n.lo || v > n.hi {
 		return false
 	}
 	for _, set := range n.enums {
@@ -567,8 +584,19 @@ func (n *Rule) Member(name []byte) *Rule {
 	if n == nil {
 		return nil
 	}
-	if m, ok := n.props[string(name)]; ok {
-		return m
+	// A binary search: fewer instructions than a map's hash on the few
+	// short names of most inputs, and as few on many.
+	lo, hi := 0, len(n.props)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if n.props[mid].name < string(name) {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	if lo < len(n.props) && n.props[lo].name == string(name) {
+		return n.props[lo].rule
 	}
 	return n.additional
 }

@@ -94,7 +94,7 @@ func decodedTypeOf(t reflect.Type, depth int) *decodedType {
 			switch {
 			case skip:
 				continue
-			case !ok || dt.fields.field(jf.name) >= 0:
+			case !ok || dt.fields.field([]byte(jf.name)) >= 0:
 				return nil
 			}
 			ft := decodedTypeOf(f.Type, depth+1)
@@ -119,9 +119,7 @@ func unmarshals(t reflect.Type) bool {
 // and in range. False leaves v partly filled; encoding/json decodes the
 // input then, into a zero value.
 func (p DecodePlan) Decode(input []byte, v reflect.Value) bool {
-	s := callScan{b: input}
-	s.space()
-	return s.decodeObject(p, v, nil) && s.end()
+	return p.decode(input, v, nil, false)
 }
 
 // DecodeChecked is Decode of an input not validated yet: it asks r, the
@@ -130,7 +128,17 @@ func (p DecodePlan) Decode(input []byte, v reflect.Value) bool {
 // each name once. False says nothing of the input's validity: validate
 // it, and decode it, the usual way.
 func (p DecodePlan) DecodeChecked(input []byte, v reflect.Value, r *schema.Rule) bool {
-	s := callScan{b: input, checked: true}
+	return p.decode(input, v, r, true)
+}
+
+// decode is Decode, or checked, DecodeChecked. Invalid UTF-8, which
+// encoding/json would read as U+FFFD, is left to it: the input is looked
+// at once for it, not each string.
+func (p DecodePlan) decode(input []byte, v reflect.Value, r *schema.Rule, checked bool) bool {
+	if !utf8.Valid(input) {
+		return false
+	}
+	s := callScan{b: input, checked: checked}
 	s.space()
 	return s.decodeObject(p, v, r) && s.end()
 }
@@ -147,7 +155,7 @@ func (s *callScan) decodeObject(p DecodePlan, v reflect.Value, r *schema.Rule) b
 	var seen uint64 // checked: the plan's fields read, by their place in p
 	complete := func() bool {
 		return !s.checked || r.Complete(func(name string) bool {
-			i := p.field(name)
+			i := p.field([]byte(name))
 			return i >= 0 && seen&(1<<i) != 0
 		})
 	}
@@ -165,7 +173,7 @@ func (s *callScan) decodeObject(p DecodePlan, v reflect.Value, r *schema.Rule) b
 		if err != nil {
 			return false
 		}
-		i := p.field(string(name)) // inlined: the conversion does not allocate
+		i := p.field(name)
 		if i < 0 || s.checked && seen&(1<<i) != 0 {
 			return false // another case, or unknown: encoding/json's rules
 		}
@@ -236,9 +244,9 @@ func (s *callScan) decodeArray(f reflect.Value, dt *decodedType, r *schema.Rule)
 }
 
 // field returns the place in p of the field of the JSON name, or -1.
-func (p DecodePlan) field(name string) int {
+func (p DecodePlan) field(name []byte) int {
 	for i := range p {
-		if p[i].name == name {
+		if p[i].name == string(name) {
 			return i
 		}
 	}
@@ -268,7 +276,7 @@ func (s *callScan) fill(f reflect.Value, dt *decodedType, r *schema.Rule) bool {
 			return false
 		}
 		v, err := s.str()
-		if err != nil || !utf8.Valid(v) || s.checked && !r.String(v) { // encoding/json would write U+FFFD
+		if err != nil || s.checked && !r.String(v) {
 			return false
 		}
 		f.SetString(string(v))
@@ -284,26 +292,34 @@ func (s *callScan) fill(f reflect.Value, dt *decodedType, r *schema.Rule) bool {
 		return false
 	}
 	start := s.i
-	if c := s.b[s.i]; c != '-' && (c < '0' || c > '9') || !s.number() || s.checked && !r.Number(s.b[start:s.i]) {
+	if c := s.b[s.i]; c != '-' && (c < '0' || c > '9') || !s.number() {
 		return false
 	}
-	n := string(s.b[start:s.i])
+	raw := s.b[start:s.i]
+	n := string(raw)
+	// An integer of at most 18 digits is checked by its value, parsed
+	// once; any other number by what it says.
+	digits := len(raw)
+	if raw[0] == '-' {
+		digits--
+	}
+	small := digits <= 18
 	switch k {
 	case reflect.Float32, reflect.Float64:
 		x, err := strconv.ParseFloat(n, f.Type().Bits())
-		if err != nil || f.OverflowFloat(x) {
+		if err != nil || f.OverflowFloat(x) || s.checked && !r.Number(raw) {
 			return false
 		}
 		f.SetFloat(x)
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		x, err := strconv.ParseUint(n, 10, 64)
-		if err != nil || f.OverflowUint(x) {
+		if err != nil || f.OverflowUint(x) || s.checked && !(small && r.Integer(int64(x)) || !small && r.Number(raw)) {
 			return false
 		}
 		f.SetUint(x)
 	default:
 		x, err := strconv.ParseInt(n, 10, 64)
-		if err != nil || f.OverflowInt(x) {
+		if err != nil || f.OverflowInt(x) || s.checked && !(small && r.Integer(x) || !small && r.Number(raw)) {
 			return false
 		}
 		f.SetInt(x)
