@@ -136,6 +136,9 @@ type action struct {
 	// it against the input schema's fast path as it reads it, and reports
 	// false when it cannot say the input is valid (see Site.validate).
 	decodeValid func(input json.RawMessage) (any, bool)
+	// effects are Effects sorted, each once: the keys of its deltas'
+	// changed.
+	effects []string
 	// unknownEffects are the Effects found missing from the state, each
 	// logged once.
 	unknownEffects sync.Map
@@ -258,6 +261,9 @@ func AddAction[In, Out any](rt *Route, a *Action, fn func(ctx context.Context, r
 		},
 	}
 	act.Consent = slices.Clone(a.Consent)
+	act.effects = slices.Clone(a.Effects) // nil stays nil: no effects declared
+	slices.Sort(act.effects)
+	act.effects = slices.Compact(act.effects)
 	act.run = func(ctx context.Context, r *Request) (any, error) {
 		v, ok := r.input.(*In)
 		if !ok {

@@ -59,6 +59,17 @@ type response struct {
 	// page's state as last loaded: for a person's form, the page shown
 	// again, without authenticating or loading once more.
 	req *Request
+	// changed is the delta's changed, when the call ran an action: it is
+	// encoded from where the values are, not a map of them.
+	changed changeSet
+}
+
+// A changeSet is a delta's changed (CLARIFICATIONS 5) as a call finds it:
+// the keys, sorted and each once, and the entities they are read from (a
+// key absent there is gone: null).
+type changeSet struct {
+	keys []string
+	in   map[string]any
 }
 
 // serveCall is the agents' front door: it reads and decodes the JSON body,
@@ -255,7 +266,7 @@ func (s *Site) runAction(ctx context.Context, a *action, req *Request, before []
 	}
 	var room [8]listed
 	after := req.route.appendListing(room[:0], ctx, req)
-	if res.delta.Changed, err = changed(a.Effects, beforeEntities, req.State.Entities); err != nil {
+	if res.changed, err = changed(a.effects, beforeEntities, req.State.Entities); err != nil {
 		return fail(err, "delta of "+a.Name), false
 	}
 	if !req.route.effectsSeen.Load() {
@@ -326,35 +337,31 @@ func (s *Site) run(ctx context.Context, a *action, req *Request) (out any, err e
 	return out, nil
 }
 
-// changed computes the delta's changed (CLARIFICATIONS 5): with effects,
-// the new value of each effect key (nil when gone); without, every entity
-// whose JSON differs from before, gone ones as nil.
-func changed(effects []string, before map[string][]byte, after map[string]any) (map[string]any, error) {
-	out := map[string]any{}
+// changed computes the delta's changed (CLARIFICATIONS 5), read from
+// after: with effects (sorted, each once), the new value of each effect key
+// (null when gone); without, every entity whose JSON differs from before,
+// gone ones as null.
+func changed(effects []string, before map[string][]byte, after map[string]any) (changeSet, error) {
 	if effects != nil {
-		for _, k := range effects {
-			out[k] = after[k]
-		}
-		return out, nil
+		return changeSet{effects, after}, nil
 	}
+	var keys []string
 	for k, v := range after {
 		now, err := json.Marshal(v)
 		if err != nil {
-			return nil, fmt.Errorf("affordances: entity %q: %w", k, err)
+			return changeSet{}, fmt.Errorf("affordances: entity %q: %w", k, err)
 		}
 		if old, ok := before[k]; !ok || !bytes.Equal(old, now) {
-			out[k] = v
+			keys = append(keys, k)
 		}
 	}
 	for k := range before {
 		if _, ok := after[k]; !ok {
-			out[k] = nil
+			keys = append(keys, k)
 		}
 	}
-	if len(out) == 0 {
-		return nil, nil
-	}
-	return out, nil
+	slices.Sort(keys)
+	return changeSet{keys, after}, nil
 }
 
 // encodeEach encodes each entity on its own.

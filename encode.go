@@ -33,8 +33,9 @@ func appendNav(dst []byte, nav []NavLink, s *Site) []byte {
 	return append(dst, ']')
 }
 
-// encodeDelta appends json.Marshal(d) to dst.
-func encodeDelta(dst []byte, d *Delta) ([]byte, error) {
+// encodeDelta appends json.Marshal(d) to dst, with cs for its changed
+// when d has none.
+func encodeDelta(dst []byte, d *Delta, cs changeSet) ([]byte, error) {
 	var err error
 	dst = append(dst, `{"ok":`...)
 	dst = strconv.AppendBool(dst, d.OK)
@@ -43,6 +44,18 @@ func encodeDelta(dst []byte, d *Delta) ([]byte, error) {
 		if dst, err = wirejson.AppendObject(dst, d.Changed); err != nil {
 			return nil, err
 		}
+	} else if len(cs.keys) > 0 {
+		dst = append(dst, `,"changed":{`...)
+		for i, k := range cs.keys {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(wirejson.AppendString(dst, k), ':')
+			if dst, err = wirejson.AppendValue(dst, cs.in[k]); err != nil {
+				return nil, err
+			}
+		}
+		dst = append(dst, '}')
 	}
 	if d.Output != nil {
 		dst = append(dst, `,"output":`...)

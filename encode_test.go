@@ -8,7 +8,8 @@ import (
 )
 
 // TestEncodeDeltaMatchesMarshal: every field of a Delta, present and
-// omitted, comes out as json.Marshal writes it.
+// omitted, comes out as json.Marshal writes it, and so does a call's
+// changed written from its entities (changeSet), gone keys as null.
 func TestEncodeDeltaMatchesMarshal(t *testing.T) {
 	descriptor := ActionDescriptor{ActionSummary: ActionSummary{Name: "a", Description: "<d>", Input: json.RawMessage(`{"type":"object"}`), Expose: ExposePublic}, Reason: "r"}
 	for _, d := range []Delta{
@@ -24,12 +25,25 @@ func TestEncodeDeltaMatchesMarshal(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := encodeDelta(nil, &d)
+		got, err := encodeDelta(nil, &d, changeSet{})
 		if err != nil || string(got) != string(want) {
 			t.Errorf("encodeDelta:\n got %s, %v\nwant %s", got, err, want)
 		}
 	}
-	if _, err := encodeDelta(nil, &Delta{OK: true, Output: math.Inf(1)}); err == nil {
+	// A call's changed, read from its entities: as the map of its keys.
+	in := map[string]any{"cart": map[string]int{"n": 2}, "other": "<x>", "user": struct{ Name string }{"Ada"}}
+	for _, keys := range [][]string{{"cart"}, {"cart", "gone", "user"}, {"a&b", "cart"}} {
+		d := Delta{OK: true, Changed: map[string]any{}, Message: "m"}
+		for _, k := range keys {
+			d.Changed[k] = in[k]
+		}
+		want, _ := json.Marshal(d)
+		d.Changed = nil
+		if got, err := encodeDelta(nil, &d, changeSet{keys, in}); err != nil || string(got) != string(want) {
+			t.Errorf("encodeDelta of changed %v:\n got %s, %v\nwant %s", keys, got, err, want)
+		}
+	}
+	if _, err := encodeDelta(nil, &Delta{OK: true, Output: math.Inf(1)}, changeSet{}); err == nil {
 		t.Error("encodeDelta of an output json.Marshal refuses: no error")
 	}
 }

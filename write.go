@@ -74,11 +74,11 @@ func (s *Site) failure(err error, where string) *response {
 // encode appends the encoding of res's delta to dst; a delta that cannot
 // be encoded becomes internal, and so does res.status.
 func (s *Site) encode(dst []byte, res *response) []byte {
-	body, err := encodeDelta(dst, res.delta)
+	body, err := encodeDelta(dst, res.delta, res.changed)
 	if err != nil {
 		s.logger.Error("affordances: encoding a delta", "err", err)
 		res.status = http.StatusInternalServerError
-		body, _ = encodeDelta(dst[:0], &Delta{Error: internalError})
+		body, _ = encodeDelta(dst[:0], &Delta{Error: internalError}, changeSet{})
 	}
 	return body
 }
