@@ -8,7 +8,7 @@ import "net/http"
 // known, is the call's for the steps that follow; nil if no one was
 // authenticated.
 func (s *Site) admit(r *http.Request, c *call) (*Request, error) {
-	if err := c.origin(r); err != nil {
+	if err := c.origin(s, r); err != nil {
 		return nil, err
 	}
 	p, err := s.authenticate(r)

@@ -24,7 +24,7 @@ type call struct {
 	confirm bool
 	// origin is step 2's origin rule: CLARIFICATIONS 4 for agents, the
 	// browser's for forms.
-	origin func(*http.Request) error
+	origin func(*Site, *http.Request) error
 	// input is the input step 4 validates, as an agent's call carries it;
 	// a person's form sets decode instead, which returns it, or the
 	// issues of an input that could not be decoded (a form's "two" for an
@@ -104,7 +104,7 @@ func (s *Site) agentCall(w http.ResponseWriter, r *http.Request, next http.Handl
 	if err != nil {
 		return s.failure(err, "call")
 	}
-	cl := &call{route: rt, params: params, action: a, confirm: c.Confirm, origin: s.checkOrigin, body: body, next: next, input: c.Input}
+	cl := &call{route: rt, params: params, action: a, confirm: c.Confirm, origin: (*Site).checkOrigin, body: body, next: next, input: c.Input}
 	if keys != nil {
 		cl.key = keys[0]
 	}

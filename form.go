@@ -197,7 +197,7 @@ func (s *Site) serveForm(w http.ResponseWriter, r *http.Request, next http.Handl
 	}
 	c := &call{
 		route: rt, params: params, action: a, confirm: r.PostForm.Get(FormConfirmField) == "yes",
-		origin: s.checkFormOrigin, form: true, consent: r.PostForm.Get(FormConsentField), next: next,
+		origin: (*Site).checkFormOrigin, form: true, consent: r.PostForm.Get(FormConsentField), next: next,
 		decode: func() (json.RawMessage, []issue) { return a.form.decode(r.PostForm) },
 	}
 	if key := r.PostForm.Get(FormKeyField); validIdempotencyKey(key) {
