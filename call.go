@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"reflect"
 	"slices"
@@ -91,7 +92,13 @@ func (s *Site) agentCall(w http.ResponseWriter, r *http.Request, next http.Handl
 	if keys != nil && (len(keys) != 1 || !validIdempotencyKey(keys[0])) {
 		return s.failure(errBadIdempotencyKey, "call")
 	}
-	body, err := wirejson.ReadBody(*buf, http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes), min(r.ContentLength, s.opts.MaxBodyBytes))
+	limit, in := s.opts.MaxBodyBytes, io.Reader(r.Body)
+	if r.ContentLength < 0 || r.ContentLength > limit {
+		// A body that may be too large: refused, the server closes the
+		// connection rather than read the rest.
+		in = http.MaxBytesReader(w, r.Body, limit)
+	}
+	body, err := wirejson.ReadBody(*buf, in, min(r.ContentLength, limit), limit)
 	*buf = body
 	if err != nil {
 		return s.failure(s.bodyError(err), "call")
@@ -114,8 +121,8 @@ func (s *Site) agentCall(w http.ResponseWriter, r *http.Request, next http.Handl
 // bodyError is the refusal of a body that could not be read: too large
 // (413), or cut short.
 func (s *Site) bodyError(err error) *Error {
-	if tooBig, ok := errors.AsType[*http.MaxBytesError](err); ok {
-		return tooLarge(phrase("The call is larger than %d bytes.", tooBig.Limit))
+	if _, ok := errors.AsType[*http.MaxBytesError](err); ok || errors.Is(err, wirejson.ErrTooLarge) {
+		return tooLarge(phrase("The call is larger than %d bytes.", s.opts.MaxBodyBytes))
 	}
 	return libError(InvalidInput, phrase("The call's body could not be read."))
 }

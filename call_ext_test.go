@@ -324,6 +324,15 @@ func TestLimits(t *testing.T) {
 	if res := do(t, h, post("/", big)); res.status != 413 || res.code() != affordances.InvalidInput {
 		t.Errorf("body over the limit: got %d %q, want 413 invalid_input", res.status, res.code())
 	}
+	// The limit holds whatever the request says of its length: nothing
+	// (chunked), or less than it sends.
+	for _, length := range []int64{-1, 10, 1024} {
+		r := post("/", big)
+		r.ContentLength = length
+		if res := do(t, h, r); res.status != 413 || !strings.Contains(res.delta.Error.Message, "larger than 1024 bytes") {
+			t.Errorf("body over the limit, Content-Length %d: got %d %s, want 413 naming the limit", length, res.status, res.body)
+		}
+	}
 	nest := func(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
 	// The Call object is level 1 and the pad array starts level 2.
 	if res := do(t, h, post("/", `{"action":"ping","pad":`+nest(63)+`}`)); res.status != 200 {

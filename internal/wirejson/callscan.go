@@ -3,6 +3,7 @@ package wirejson
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -11,12 +12,13 @@ import (
 	"unicode/utf8"
 )
 
-// ReadBody reads r to its end, as io.ReadAll does, appending to dst[:0]
-// (a pooled buffer) when it has room for size bytes and one more, size
+// ReadBody reads r to its end, as io.ReadAll does, but no more than limit
+// bytes: past them it returns [ErrTooLarge]. It appends to dst[:0] (a
+// pooled buffer) when that has room for size bytes and one more, size
 // being the request's Content-Length, bounded, when known; else into a
 // new slice of that room: a call is read in one pass, with no allocation
 // when dst has room.
-func ReadBody(dst []byte, r io.Reader, size int64) ([]byte, error) {
+func ReadBody(dst []byte, r io.Reader, size, limit int64) ([]byte, error) {
 	b := dst[:0]
 	if room := max(size+1, 512); int64(cap(b)) < room {
 		b = make([]byte, 0, room)
@@ -24,6 +26,9 @@ func ReadBody(dst []byte, r io.Reader, size int64) ([]byte, error) {
 	for {
 		n, err := r.Read(b[len(b):cap(b)])
 		b = b[:len(b)+n]
+		if int64(len(b)) > limit {
+			return b, ErrTooLarge
+		}
 		if err != nil {
 			if err == io.EOF {
 				err = nil
@@ -35,6 +40,9 @@ func ReadBody(dst []byte, r io.Reader, size int64) ([]byte, error) {
 		}
 	}
 }
+
+// ErrTooLarge is [ReadBody]'s error for a body past its limit.
+var ErrTooLarge = errors.New("wirejson: the body is larger than its limit")
 
 // Bounds on a call's body beyond its size (CLARIFICATIONS 2): validating
 // costs time in the number of values and in the size of numbers, so both
