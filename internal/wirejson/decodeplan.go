@@ -175,7 +175,7 @@ func (s *callScan) decodeObject(p DecodePlan, v reflect.Value, r *schema.Rule) b
 		}
 		i := p.field(name)
 		if i < 0 || s.checked && seen&(1<<i) != 0 {
-			return false // another case, or unknown: encoding/json's rules
+			return false // another case, unknown, or checked and twice: the usual way
 		}
 		seen |= 1 << i
 		s.space()
