@@ -5,8 +5,8 @@ import "net/http"
 // admit is step 2 of a call (seed 000): the origin rule of its front door,
 // who asks ([Site.authenticate]), and the action's expose against them
 // (CLARIFICATIONS 1). The Request it returns, from when the caller is
-// known, is the call's for the steps that follow; nil if no one was
-// authenticated.
+// known, is the call's for the steps that follow, made with the call's
+// answer (call.ans) in one allocation; nil if no one was authenticated.
 func (s *Site) admit(r *http.Request, c *call) (*Request, error) {
 	if err := c.origin(s, r); err != nil {
 		return nil, err
@@ -15,7 +15,12 @@ func (s *Site) admit(r *http.Request, c *call) (*Request, error) {
 	if err != nil {
 		return nil, err
 	}
-	req := &Request{HTTP: r, Principal: p, Page: r.URL.Path, route: c.route, params: c.params, next: c.next}
+	both := &struct {
+		req Request
+		ans answer
+	}{req: Request{HTTP: r, Principal: p, Page: r.URL.Path, route: c.route, params: c.params, next: c.next}}
+	req := &both.req
+	c.ans = &both.ans
 	a := c.action
 	if a.Expose != ExposePublic && p.Anonymous() {
 		return req, s.signIn()

@@ -43,6 +43,9 @@ type call struct {
 	consent string
 	// next is the app's handler the site wraps, which [Post] runs.
 	next http.Handler
+	// ans is where step 7 writes its response: step 2 makes it with the
+	// call's Request, in one allocation.
+	ans *answer
 }
 
 // A response is a call's answer, fresh or replayed: the status, the
@@ -204,7 +207,7 @@ func (s *Site) answer(ctx context.Context, r *http.Request, c *call) (res *respo
 	// An action that found, where it writes, that what the person
 	// confirmed changed has undone what it wrote: they are asked again
 	// about the page as it is now, and nothing ran.
-	res, changed := s.runAction(ctx, a, req, before)
+	res, changed := s.runAction(ctx, c, req, before)
 	if changed {
 		if err := s.loadState(ctx, req); err != nil {
 			return s.failure(err, "call")
@@ -221,7 +224,8 @@ func (s *Site) answer(ctx context.Context, r *http.Request, c *call) (res *respo
 // requester is now, and answers with the delta (CLARIFICATIONS 5). When
 // the action refused to run because what the person confirmed changed
 // ([Request.Consented]), it answers nothing and changed is true.
-func (s *Site) runAction(ctx context.Context, a *action, req *Request, before []listed) (res *response, consentChanged bool) {
+func (s *Site) runAction(ctx context.Context, c *call, req *Request, before []listed) (res *response, consentChanged bool) {
+	a := c.action
 	// Without effects the delta compares entities; encode them now, as the
 	// action may change values the loader shared with it.
 	var beforeEntities map[string][]byte
@@ -257,7 +261,7 @@ func (s *Site) runAction(ctx context.Context, a *action, req *Request, before []
 	if req.principal != nil {
 		req.Principal = *req.principal
 	}
-	res = answered(http.StatusOK, req.header, Delta{OK: true, Output: out, Redirect: s.full(req.redirect), Message: req.message})
+	res = c.ans.set(http.StatusOK, req.header, Delta{OK: true, Output: out, Redirect: s.full(req.redirect), Message: req.message})
 	if a.ReadOnly && req.principal == nil {
 		// It changed nothing, so the page is as it was: no reload, and
 		// nothing changed to say.
@@ -291,15 +295,23 @@ func (s *Site) runAction(ctx context.Context, a *action, req *Request, before []
 	return res, false
 }
 
-// answered returns the response of status with header and the delta d,
-// the two in one allocation.
+// An answer is a response and its delta, in one allocation.
+type answer struct {
+	res   response
+	delta Delta
+}
+
+// answered returns the response of status with header and the delta d.
 func answered(status int, header http.Header, d Delta) *response {
-	both := &struct {
-		res   response
-		delta Delta
-	}{response{status: status, header: header}, d}
-	both.res.delta = &both.delta
-	return &both.res
+	return new(answer).set(status, header, d)
+}
+
+// set writes into an the response of status, with header and the delta
+// d, and returns that response.
+func (an *answer) set(status int, header http.Header, d Delta) *response {
+	*an = answer{response{status: status, header: header}, d}
+	an.res.delta = &an.delta
+	return &an.res
 }
 
 // decodeCall reads a call's body: the JSON and the bounds [wirejson.ScanCall]

@@ -212,7 +212,9 @@ func (s *callScan) value(depth int) bool {
 		if !s.count() {
 			return false
 		}
-		if n := s.b[start:s.i]; len(n) > MaxNumberLen || !fitsFloat(n) {
+		// An integer of at most MaxNumberLen digits fits: only a fraction
+		// or an exponent can take a number past a 64-bit float.
+		if n := s.b[start:s.i]; len(n) > MaxNumberLen || bytes.ContainsAny(n, ".eE") && !fitsFloat(n) {
 			return s.fail(refusal("The call holds a number that does not fit a 64-bit float in %d characters.", MaxNumberLen))
 		}
 		return true
