@@ -96,7 +96,7 @@ const draft2020 = "https://json-schema.org/draft/2020-12/schema"
 // compileFast returns the fast validator of doc, a schema decoded with
 // numbers as json.Number, or nil when its root is beyond the subset.
 func compileFast(doc any) *Rule {
-	n := fastNode(doc)
+	n := ruleOf(doc)
 	if n.unsure {
 		return nil
 	}
@@ -105,7 +105,9 @@ func compileFast(doc any) *Rule {
 
 var unsure = &Rule{unsure: true}
 
-func fastNode(doc any) *Rule {
+// ruleOf returns the rule of doc, a schema decoded with numbers as
+// json.Number: unsure when it holds a keyword beyond the subset.
+func ruleOf(doc any) *Rule {
 	n := &Rule{types: kAll, minLen: -1, maxLen: -1, minItems: -1, maxItems: -1, lo: math.MinInt64, hi: math.MaxInt64}
 	switch doc := doc.(type) {
 	case bool:
@@ -236,7 +238,7 @@ func (n *Rule) keyword(k string, v any) bool {
 		}
 		n.props = make([]property, 0, len(props))
 		for name, p := range props {
-			n.props = append(n.props, property{name, fastNode(p)})
+			n.props = append(n.props, property{name, ruleOf(p)})
 		}
 		slices.SortFunc(n.props, func(a, b property) int { return strings.Compare(a.name, b.name) })
 		return true
@@ -251,10 +253,10 @@ func (n *Rule) keyword(k string, v any) bool {
 		}
 		return ok
 	case "additionalProperties":
-		n.additional = fastNode(v)
+		n.additional = ruleOf(v)
 		return true
 	case "items":
-		n.items = fastNode(v)
+		n.items = ruleOf(v)
 		return true
 	}
 	return false
