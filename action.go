@@ -234,7 +234,7 @@ func AddAction[In, Out any](rt *Route, a *Action, fn func(ctx context.Context, r
 		out = compact(out)
 	}
 	plan := wirejson.DecodePlanOf(reflect.TypeFor[In]())
-	rule, fast := compiled.Rule()
+	rule := compiled.Rule()
 	act := &action{
 		Action: *a,
 		input:  compiled,
@@ -253,7 +253,7 @@ func AddAction[In, Out any](rt *Route, a *Action, fn func(ctx context.Context, r
 			return v, err
 		},
 		decodeValid: func(input json.RawMessage) (any, bool) {
-			if plan == nil || !fast {
+			if plan == nil {
 				return nil, false
 			}
 			v := new(In)

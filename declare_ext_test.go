@@ -139,6 +139,14 @@ func TestBadDeclarationsPanic(t *testing.T) {
 		}()
 		affordances.NewSite(&affordances.SiteOptions{Origin: "shop.example"})
 	})
+	t.Run("negative body limit", func(t *testing.T) {
+		defer func() {
+			if msg, _ := recover().(string); !strings.Contains(msg, "SiteOptions.MaxBodyBytes -1") {
+				t.Errorf("panic: got %q", msg)
+			}
+		}()
+		affordances.NewSite(&affordances.SiteOptions{MaxBodyBytes: -1})
+	})
 }
 
 // TestTagsTakeTheFieldsType: an enum tag lists values of the field's JSON

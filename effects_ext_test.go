@@ -45,3 +45,38 @@ func TestEffectsNamingNoEntity(t *testing.T) {
 		t.Errorf("nosuch was logged %d times, want once, and count never:\n%s", n, log.String())
 	}
 }
+
+// TestEffectsShapeTheDelta: a delta's changed carries the keys an
+// action's Effects name, in order and once each, however they were
+// written; Effects that name none carry no changed at all; no Effects,
+// every entity whose value changed (CLARIFICATIONS 5).
+func TestEffectsShapeTheDelta(t *testing.T) {
+	site := affordances.NewSite(nil)
+	n := 0
+	rt := site.Route("/", &affordances.RouteOptions{State: func(context.Context, *affordances.Request) (*affordances.State, error) {
+		return &affordances.State{Entities: map[string]any{"b": "x", "a": n, "c": true}}, nil
+	}})
+	bump := func(context.Context, *affordances.Request, struct{}) (struct{}, error) {
+		n++
+		return struct{}{}, nil
+	}
+	for name, effects := range map[string][]string{"named": {"c", "a", "c"}, "none": {}, "diff": nil} {
+		affordances.AddAction(rt, &affordances.Action{Name: name, Description: "Bump", Expose: affordances.ExposePublic, Effects: effects}, bump)
+	}
+	h := site.Handler(nil)
+	for _, c := range []struct{ name, want string }{
+		{"named", `"changed":{"a":1,"c":true}`}, {"none", ""}, {"diff", `"changed":{"a":3}`},
+	} {
+		name, want := c.name, c.want
+		res := do(t, h, post("/", `{"action":"`+name+`"}`))
+		got := string(res.body)
+		if i := strings.Index(got, `"changed":`); i >= 0 {
+			got = got[i : i+strings.Index(got[i:], "}")+1]
+		} else {
+			got = ""
+		}
+		if res.status != 200 || got != want {
+			t.Errorf("%s: got %d %s, want changed %q", name, res.status, res.body, want)
+		}
+	}
+}

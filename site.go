@@ -81,7 +81,7 @@ type SiteOptions struct {
 	VerifyConfirm bool
 
 	// MaxBodyBytes bounds the body of a call or form; a larger one gets
-	// invalid_input (413). Zero: 1 MiB.
+	// invalid_input (413). Zero: 1 MiB; NewSite panics on a negative one.
 	MaxBodyBytes int64
 
 	// SignInReason is the reason an action needing a session shows an
@@ -164,8 +164,11 @@ func NewSite(opts *SiteOptions) *Site {
 		s.opts.Limit = defaultLimit()
 	}
 	mustValidLimit(s.opts.Limit, "SiteOptions.Limit")
-	if s.opts.MaxBodyBytes == 0 {
+	switch {
+	case s.opts.MaxBodyBytes == 0:
 		s.opts.MaxBodyBytes = 1 << 20
+	case s.opts.MaxBodyBytes < 0:
+		panic(fmt.Sprintf("affordances: SiteOptions.MaxBodyBytes %d: a number of bytes, or 0 for 1 MiB", s.opts.MaxBodyBytes))
 	}
 	s.lang = newLanguages(s.opts.Languages)
 	s.limiter = s.opts.RateLimiter

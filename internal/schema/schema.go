@@ -132,8 +132,14 @@ func (s *Schema) Validate(doc json.RawMessage) ([]Issue, error) {
 }
 
 // Rule returns the fast path of s, for a decoder that checks each value
-// as it reads it ([Rule]), and false when s is beyond the fast path.
-func (s *Schema) Rule() (*Rule, bool) { return s.fast, s.fast != nil }
+// as it reads it ([Rule]); when s is beyond the fast path, a rule sure of
+// no value, so that nothing is taken for valid by mistake.
+func (s *Schema) Rule() *Rule {
+	if s.fast == nil {
+		return unsure
+	}
+	return s.fast
+}
 
 // ValidateValue checks a value decoded by [Decode] against s.
 func (s *Schema) ValidateValue(v any) []Issue {

@@ -123,8 +123,7 @@ func mustCompile(doc string) *schema.Schema {
 func decodeChecked[T any](t *testing.T, s *schema.Schema, input string) bool {
 	t.Helper()
 	var byPlan, byJSON T
-	r, _ := s.Rule()
-	if !DecodePlanOf(reflect.TypeFor[T]()).DecodeChecked([]byte(input), reflect.ValueOf(&byPlan).Elem(), r) {
+	if !DecodePlanOf(reflect.TypeFor[T]()).DecodeChecked([]byte(input), reflect.ValueOf(&byPlan).Elem(), s.Rule()) {
 		return false
 	}
 	if issues, err := s.Validate(json.RawMessage(input)); err != nil || len(issues) > 0 {
@@ -171,6 +170,10 @@ func TestDecodeChecked(t *testing.T) {
 		if decodeChecked[decodeLists](t, listsSchema, in) {
 			t.Errorf("the checked plan took %s", in)
 		}
+	}
+	// A schema beyond the fast path (format) has a rule sure of nothing.
+	if beyond := mustCompile(`{"type":"object","properties":{"sku":{"type":"string","format":"email"}}}`); decodeChecked[decodeFlat](t, beyond, `{"sku":"mug"}`) {
+		t.Error("the checked plan took an input whose schema is beyond the fast path")
 	}
 }
 
