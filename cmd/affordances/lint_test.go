@@ -13,6 +13,7 @@ import (
 
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/aal"
+	"github.com/affordances/affordances-go/internal/demotest"
 )
 
 // TestLintFiles: lint reads AAL documents and seed 000 documents from
@@ -172,31 +173,11 @@ func TestLintItems(t *testing.T) {
 	}
 }
 
-// entriesSite serves one page whose entity "entries" lists n entries.
-func entriesSite(t *testing.T, n int) string {
-	site := affordances.NewSite(&affordances.SiteOptions{Name: "Reader"})
-	site.Route("/", &affordances.RouteOptions{
-		Description: "Unread entries",
-		State: func(context.Context, *affordances.Request) (*affordances.State, error) {
-			entries := make([]map[string]any, n)
-			for i := range entries {
-				entries[i] = map[string]any{"id": i + 1, "title": "Entry " + strconv.Itoa(i+1) + " of the feed, with a title of some words"}
-			}
-			return &affordances.State{Entities: map[string]any{"entries": entries, "unread": n}}, nil
-		},
-	})
-	srv := httptest.NewServer(site.Handler(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		io.WriteString(w, `<!doctype html><html lang="en"><head><title>Unread</title></head><body><h1>Unread entries</h1></body></html>`)
-	})))
-	t.Cleanup(srv.Close)
-	return srv.URL
-}
-
 // TestLintSize: a graph over about 2,000 o200k tokens, of a site or a
 // file, is a warning naming the entity that weighs most, and leaves the
 // exit status at 0; a small one says nothing (issue 28).
 func TestLintSize(t *testing.T) {
-	big, small := entriesSite(t, 300), entriesSite(t, 5)
+	big, small := demotest.Entries(t, 300), demotest.Entries(t, 5)
 	file := filepath.Join(t.TempDir(), "graph.json")
 	res, err := http.Get(big + "/?affordances=1")
 	if err != nil {

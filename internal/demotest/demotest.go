@@ -5,7 +5,7 @@
 // ([Start]) or the task board, examples/board ([StartBoard]). [ShopData]
 // gives a copy of the shop's database seeded once per test binary, as
 // [Shop] uses. [Parallel] bounds how many tests that start demos run at
-// once.
+// once. [Entries] serves a one-page site whose graph is as large as asked.
 package demotest
 
 import (
