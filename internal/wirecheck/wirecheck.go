@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -150,14 +151,26 @@ func truncate(s string, n int) string {
 
 // ApprovalPage reports whether path is a path the approval of a
 // human-verified call may have (CLARIFICATIONS 10): ApprovalsPath and an
-// id, after the path prefix of a site under one (CLARIFICATIONS 13), with
-// no query, fragment, backslash or dot segment, so that a client's
-// credentials follow it only to a page of the site's own.
+// id of the shape store.NewApprovalID makes (26 characters of lowercase
+// base32), after the path prefix of a site under one (CLARIFICATIONS 13),
+// and nothing after. The prefix is segments of a URL path's own characters
+// (RFC 3986), with no dot segment and no /.well-known: a client's
+// credentials follow the path only to a page of the site's own, and a
+// client can show it as one word.
 func ApprovalPage(path string) bool {
-	i := strings.Index(path, affordances.ApprovalsPath)
-	if i < 0 || len(path) == i+len(affordances.ApprovalsPath) || strings.ContainsAny(path, "?#\\") || strings.Contains(path, "..") {
+	m := approvalPage.FindStringSubmatch(path)
+	if m == nil {
 		return false
 	}
-	prefix := path[:i]
-	return prefix == "" || (strings.HasPrefix(prefix, "/") && !strings.HasPrefix(prefix, "//") && !strings.Contains(prefix, "/.well-known"))
+	for seg := range strings.SplitSeq(m[1], "/") {
+		if seg == "." || seg == ".." || seg == ".well-known" {
+			return false
+		}
+	}
+	return true
 }
+
+// approvalPage is the shape [ApprovalPage] accepts; its group is the
+// site's prefix.
+var approvalPage = regexp.MustCompile(`^((?:/(?:[A-Za-z0-9\-._~!$&'()*+,;=:@]|%[0-9A-Fa-f]{2})+)*)` +
+	regexp.QuoteMeta(affordances.ApprovalsPath) + `[a-z2-7]{26}$`)

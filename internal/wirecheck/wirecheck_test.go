@@ -23,20 +23,39 @@ func TestHugeNumbersDoNotCrash(t *testing.T) {
 
 // TestApprovalPage: an approval's URL is a path of the site under
 // ApprovalsPath, after a site's path prefix (CLARIFICATIONS 10 and 13),
-// and nothing a client's credentials should not follow.
+// with an id of the shape store.NewApprovalID makes and nothing after: no
+// more a client's credentials should not follow, and nothing that could
+// write on the line a client shows it on (issue 36).
 func TestApprovalPage(t *testing.T) {
+	const id = "abcdefghijklmnopqrstuvwxyz" // 26 of store.NewApprovalID's characters
 	for path, want := range map[string]bool{
-		"/.well-known/affordances/approvals/abc":                   true,
-		"/app/.well-known/affordances/approvals/abc":               true,
-		"/.well-known/affordances/approvals/":                      false,
-		"https://evil.example/.well-known/affordances/approvals/x": false,
-		"//evil.example/.well-known/affordances/approvals/x":       false,
-		"/.well-known/affordances/approvals/x?y":                   false,
-		"/.well-known/affordances/approvals/../../x":               false,
-		"/a\\b/.well-known/affordances/approvals/x":                false,
-		"/x/.well-known/y/.well-known/affordances/approvals/x":     false,
-		"app/.well-known/affordances/approvals/x":                  false,
-		"/approvals/x": false,
+		"/.well-known/affordances/approvals/" + id:                                                    true,
+		"/.well-known/affordances/approvals/234567abcdefghijklmnopqrst":                               true,
+		"/app/.well-known/affordances/approvals/" + id:                                                true,
+		"/a-b/c_d.e~f/.well-known/affordances/approvals/" + id:                                        true,
+		"/sh%C3%B6p/.well-known/affordances/approvals/" + id:                                          true,
+		"/.well-known/affordances/approvals/":                                                         false,
+		"/.well-known/affordances/approvals/abc":                                                      false,
+		"/.well-known/affordances/approvals/" + id + "a":                                              false,
+		"/.well-known/affordances/approvals/ABCDEFGHIJKLMNOPQRSTUVWXYZ":                               false,
+		"/.well-known/affordances/approvals/abcdefghijklmnopqrstuvwxy1":                               false,
+		"/.well-known/affordances/approvals/" + id + "  state approved  expires 2099-01-01T00:00:00Z": false,
+		"/.well-known/affordances/approvals/" + id + "/":                                              false,
+		"/.well-known/affordances/approvals/" + id + "\n":                                             false,
+		"/a  state approved/.well-known/affordances/approvals/" + id:                                  false,
+		"/a\"b/.well-known/affordances/approvals/" + id:                                               false,
+		"/sh%zz/.well-known/affordances/approvals/" + id:                                              false,
+		"https://evil.example/.well-known/affordances/approvals/" + id:                                false,
+		"//evil.example/.well-known/affordances/approvals/" + id:                                      false,
+		"/.well-known/affordances/approvals/" + id + "?y":                                             false,
+		"/.well-known/affordances/approvals/" + id + "#y":                                             false,
+		"/.well-known/affordances/approvals/../../" + id:                                              false,
+		"/x/../.well-known/affordances/approvals/" + id:                                               false,
+		"/x/./.well-known/affordances/approvals/" + id:                                                false,
+		"/a\\b/.well-known/affordances/approvals/" + id:                                               false,
+		"/x/.well-known/y/.well-known/affordances/approvals/" + id:                                    false,
+		"app/.well-known/affordances/approvals/" + id:                                                 false,
+		"/approvals/" + id: false,
 	} {
 		if got := ApprovalPage(path); got != want {
 			t.Errorf("ApprovalPage(%q) = %v, want %v", path, got, want)
