@@ -142,11 +142,23 @@ func New(hc *http.Client, baseURL string, opts *Options) (*Client, error) {
 // Origin returns the site's origin, as the gate and the origin rule see it.
 func (c *Client) Origin() string { return c.origin }
 
-// Index fetches the site index (seed 000, "Site index").
+// Index fetches the site index (seed 000, "Site index"). A site without
+// one is a not_found [*affordances.Error], in the site's words when its 404
+// is an error delta.
 func (c *Client) Index(ctx context.Context) (*affordances.SiteIndex, error) {
-	var idx affordances.SiteIndex
-	if _, err := c.getJSON(ctx, affordances.IndexPath, affordances.MediaType, &idx); err != nil {
+	body, found, err := c.get(ctx, affordances.IndexPath, affordances.MediaType)
+	if err != nil {
 		return nil, err
+	}
+	if !found {
+		if de := errorDelta(body); de != nil {
+			return nil, de
+		}
+		return nil, affordances.NewError(affordances.NotFound, "The site publishes no Affordances site index.")
+	}
+	var idx affordances.SiteIndex
+	if err := json.Unmarshal(body, &idx); err != nil {
+		return nil, fmt.Errorf("%w: %s is not JSON: %v", ErrProtocol, affordances.IndexPath, err)
 	}
 	if err := checkVersion(idx.V, affordances.IndexPath); err != nil {
 		return nil, err
@@ -190,7 +202,10 @@ type Page struct {
 }
 
 // Page loads the graph at path ("/products/canvas-tote", a query allowed)
-// and, when the site publishes AAL, the page's fragment.
+// and, when the site publishes AAL, the page's fragment. A page the site
+// does not have is its not_found [*affordances.Error], with the message as
+// the site wrote it ("No such product."); the client's own ("This page has
+// no Affordances graph.") only when the site's 404 says nothing.
 func (c *Client) Page(ctx context.Context, path string) (*Page, error) {
 	p := &Page{client: c}
 	if err := p.load(ctx, path); err != nil {
@@ -206,13 +221,20 @@ func (p *Page) load(ctx context.Context, path string) error {
 	if !strings.HasPrefix(path, "/") || strings.HasPrefix(path, "//") {
 		return fmt.Errorf("agent: a page path starts with one /: %q", path)
 	}
-	var g affordances.Graph
-	found, err := p.client.getJSON(ctx, path, affordances.MediaType, &g)
+	body, found, err := p.client.get(ctx, path, affordances.MediaType)
 	if err != nil {
 		return err
 	}
 	if !found {
+		// The site's own words ("No such product."), when its 404 says any.
+		if de := errorDelta(body); de != nil {
+			return de
+		}
 		return affordances.NewError(affordances.NotFound, "This page has no Affordances graph.")
+	}
+	var g affordances.Graph
+	if err := json.Unmarshal(body, &g); err != nil {
+		return fmt.Errorf("%w: %s is not JSON: %v", ErrProtocol, path, err)
 	}
 	if err := checkVersion(g.V, path); err != nil {
 		return err
@@ -657,8 +679,9 @@ func (c *Client) getJSON(ctx context.Context, path, accept string, v any) (found
 	return true, nil
 }
 
-// get GETs path asking for accept; found is false on a 404. Another error
-// status with an error delta returns that delta's [*affordances.Error].
+// get GETs path asking for accept; found is false on a 404, body then the
+// 404's (see [errorDelta]). Another error status with an error delta
+// returns that delta's [*affordances.Error].
 func (c *Client) get(ctx context.Context, path, accept string) (body []byte, found bool, err error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.resolve(path), nil)
 	if err != nil {
@@ -682,13 +705,25 @@ func (c *Client) get(ctx context.Context, path, accept string) (body []byte, fou
 		}
 		return body, true, nil
 	case res.StatusCode == http.StatusNotFound:
-		return nil, false, nil
+		if !mediatype.Is(res.Header.Get("Content-Type"), affordances.MediaType) {
+			body = nil
+		}
+		return body, false, nil
 	}
-	var d affordances.Delta
-	if mediatype.Is(res.Header.Get("Content-Type"), affordances.MediaType) && json.Unmarshal(body, &d) == nil && d.Error != nil {
-		return nil, false, d.Error
+	if de := errorDelta(body); de != nil && mediatype.Is(res.Header.Get("Content-Type"), affordances.MediaType) {
+		return nil, false, de
 	}
 	return nil, false, fmt.Errorf("%w: GET %s answered %s", ErrProtocol, path, res.Status)
+}
+
+// errorDelta returns the error of body, an Affordances document, when it
+// is an error delta; nil otherwise.
+func errorDelta(body []byte) *affordances.Error {
+	var d affordances.Delta
+	if json.Unmarshal(body, &d) != nil || d.Error == nil {
+		return nil
+	}
+	return d.Error
 }
 
 func (c *Client) authorize(req *http.Request) {

@@ -334,3 +334,42 @@ func TestCallSucceedsWhenItsFragmentDoesNot(t *testing.T) {
 		t.Errorf("got %+v, %v, fragment %v, want an ok delta, no error and no fragment", d, err, p.Fragment)
 	}
 }
+
+// TestClientKeepsTheSitesNotFound: a page or a site index the site does
+// not have is its not_found error in its own words ("No such product."),
+// never the client's; a 404 that says nothing is not_found in the client's
+// (issue 36).
+func TestClientKeepsTheSitesNotFound(t *testing.T) {
+	site := affordances.NewSite(nil)
+	site.Route("/products/[slug]", &affordances.RouteOptions{
+		State: func(context.Context, *affordances.Request) (*affordances.State, error) {
+			return nil, affordances.NewError(affordances.NotFound, "No such product.")
+		},
+	})
+	srv := httptest.NewServer(site.Handler(nil))
+	t.Cleanup(srv.Close)
+	silent := httptest.NewServer(http.NotFoundHandler())
+	t.Cleanup(silent.Close)
+	ctx := t.Context()
+
+	for _, tc := range []struct {
+		name, base string
+		load       func(*agent.Client) error
+		want       string
+	}{
+		{"a missing product", srv.URL, func(c *agent.Client) error { _, err := c.Page(ctx, "/products/nope"); return err }, "No such product."},
+		{"a plain 404 page", silent.URL, func(c *agent.Client) error { _, err := c.Page(ctx, "/products/nope"); return err }, "This page has no Affordances graph."},
+		{"a plain 404 index", silent.URL, func(c *agent.Client) error { _, err := c.Index(ctx); return err }, "The site publishes no Affordances site index."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := agent.New(nil, tc.base, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var de *affordances.Error
+			if err := tc.load(c); !errors.As(err, &de) || de.Code != affordances.NotFound || de.Message != tc.want {
+				t.Errorf("got %v, want not_found %q", err, tc.want)
+			}
+		})
+	}
+}
