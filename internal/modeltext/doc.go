@@ -31,6 +31,16 @@
 //	md:
 //	  LINE
 //
+// A NAME (an action's, an effect, an EXPOSE, an auth METHOD, an error
+// CODE, a type) is one word: bare when it is letters, digits, _, . and -
+// (as the protocol's action names are), "quoted" otherwise, and "none"
+// always quoted ([Name]). A PATH (a page, a ROUTE, a nav TO, a redirect,
+// the mcp endpoint, an approval URL) is one word too: bare when it has no
+// space, quote, comma or backslash, "quoted" otherwise ([Path]). So no
+// name or path of the site adds a word, a tag, a link, a label or a line
+// of the text's own; free text (a description, a guard, a label, a reason,
+// a message) is quoted or is the rest of its line.
+//
 // A VALUE is null, true, false, a number as the site wrote it, a string
 // bare when nothing could misread it and "quoted" otherwise (\" a quote;
 // \\ a backslash and \u200b an invisible character, from [aal.Visible]),

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
+	"unicode"
 
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/aal"
@@ -16,9 +18,9 @@ import (
 // gate out.
 func Graph(g *affordances.Graph, verdict func(action string) aal.Verdict) string {
 	var b strings.Builder
-	b.WriteString("page " + str(g.Page))
+	b.WriteString("page " + Path(g.Page))
 	if g.Route != "" && g.Route != g.Page {
-		b.WriteString(" (route " + str(g.Route) + ")")
+		b.WriteString(" (route " + Path(g.Route) + ")")
 	}
 	b.WriteString("\n")
 	writeEntities(&b, "entities", g.Entities)
@@ -31,7 +33,7 @@ func Graph(g *affordances.Graph, verdict func(action string) aal.Verdict) string
 	if len(g.Nav) > 0 {
 		links := make([]string, len(g.Nav))
 		for i, n := range g.Nav {
-			links[i] = str(n.To)
+			links[i] = Path(n.To)
 			if n.Label != "" {
 				links[i] += " " + quote(n.Label)
 			}
@@ -55,7 +57,7 @@ func Delta(d *affordances.Delta) string {
 	case d.OK:
 		b.WriteString("ok\n")
 	case d.Error != nil:
-		b.WriteString("error " + str(string(d.Error.Code)) + ": " + str(d.Error.Message) + "\n")
+		b.WriteString("error " + Name(string(d.Error.Code)) + ": " + str(d.Error.Message) + "\n")
 		for _, is := range d.Error.Issues {
 			b.WriteString("  at " + quote(is.Path) + ": " + str(is.Message) + "\n")
 		}
@@ -76,13 +78,13 @@ func Delta(d *affordances.Delta) string {
 		writeActions(&b, d.ActionsAdded, nil)
 	}
 	if len(d.ActionsRemoved) > 0 {
-		b.WriteString("actions removed: " + strings.Join(strs(d.ActionsRemoved), ", ") + "\n")
+		b.WriteString("actions removed: " + strings.Join(names(d.ActionsRemoved), ", ") + "\n")
 	}
 	if d.Redirect != "" {
-		b.WriteString("redirect: " + str(d.Redirect) + "\n")
+		b.WriteString("redirect: " + Path(d.Redirect) + "\n")
 	}
 	if d.Approval != nil {
-		b.WriteString("approval: a person approves on " + str(d.Approval.URL) + " until " + d.Approval.Expires.UTC().Format("2006-01-02T15:04:05Z07:00") + "\n")
+		b.WriteString("approval: a person approves on " + Path(d.Approval.URL) + " until " + d.Approval.Expires.UTC().Format("2006-01-02T15:04:05Z07:00") + "\n")
 	}
 	return b.String()
 }
@@ -96,18 +98,18 @@ func Index(ix *affordances.SiteIndex) string {
 	}
 	auth := make([]string, len(ix.Auth))
 	for i, a := range ix.Auth {
-		auth[i] = str(string(a))
+		auth[i] = Name(string(a))
 	}
 	if len(auth) == 0 {
 		auth = []string{"none"}
 	}
 	b.WriteString("  auth: " + strings.Join(auth, ", "))
 	if ix.MCP != "" {
-		b.WriteString("  mcp: " + str(ix.MCP))
+		b.WriteString("  mcp: " + Path(ix.MCP))
 	}
 	b.WriteString("\n")
 	for _, r := range ix.Routes {
-		b.WriteString("route " + str(r.Route))
+		b.WriteString("route " + Path(r.Route))
 		if r.Description != "" {
 			b.WriteString(" # " + str(r.Description))
 		}
@@ -226,7 +228,7 @@ func writeActions(b *strings.Builder, actions []affordances.ActionDescriptor, ve
 			if _, ok := unavailable[a.Reason]; !ok {
 				reasons = append(reasons, a.Reason)
 			}
-			unavailable[a.Reason] = append(unavailable[a.Reason], str(a.Name))
+			unavailable[a.Reason] = append(unavailable[a.Reason], Name(a.Name))
 			continue
 		}
 		var v *aal.Verdict
@@ -244,7 +246,7 @@ func writeActions(b *strings.Builder, actions []affordances.ActionDescriptor, ve
 					out = strings.ReplaceAll(out, o[1], "("+o[0]+"'s output)")
 				}
 			}
-			outputs = append(outputs, [2]string{str(a.Name), full})
+			outputs = append(outputs, [2]string{Name(a.Name), full})
 		}
 		writeAction(b, "  ", a, out, v)
 	}
@@ -267,11 +269,11 @@ const minShared = 40
 // description on the next. v, when not nil, is the gate's verdict, left
 // out when the gate allows the action.
 func writeAction(b *strings.Builder, indent string, a affordances.ActionDescriptor, output string, v *aal.Verdict) {
-	b.WriteString(indent + str(a.Name) + Signature(a.Input))
+	b.WriteString(indent + Name(a.Name) + Signature(a.Input))
 	if output != "" {
 		b.WriteString(" -> " + output)
 	}
-	tags := []string{str(string(a.Expose))}
+	tags := []string{Name(string(a.Expose))}
 	if a.ReadOnly {
 		tags = append(tags, "read-only")
 	}
@@ -279,7 +281,7 @@ func writeAction(b *strings.Builder, indent string, a affordances.ActionDescript
 	if a.Effects != nil {
 		e := "none"
 		if len(a.Effects) > 0 {
-			e = strings.Join(strs(a.Effects), ", ")
+			e = strings.Join(names(a.Effects), ", ")
 		}
 		b.WriteString("  effects: " + e)
 	}
@@ -346,10 +348,36 @@ func quote(s string) string {
 	return `"` + strings.ReplaceAll(aal.Visible(s), `"`, `\"`) + `"`
 }
 
-func strs(ss []string) []string {
+// Name writes a name a site gives (an action's, an effect, an expose, an
+// auth method, an error code, an AAL id) as one word: bare when it is
+// letters, digits, _, . and - (the protocol's action names and AAL's ids
+// are), quoted otherwise, and "none" quoted, so that no name can add a
+// word, a tag or a line of the text's own.
+func Name(s string) string {
+	if s != "none" && plainName.MatchString(s) {
+		return s
+	}
+	return quote(s)
+}
+
+var plainName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`)
+
+// Path writes a path or URL a site gives (a page, a route, a nav target, a
+// redirect, an approval page) as one word: bare when it has no space,
+// quote, comma or backslash and nothing [aal.Visible] changes, quoted
+// otherwise, so that no path can add a word, a link or a label of the
+// text's own.
+func Path(s string) string {
+	if s == "" || aal.Visible(s) != s || strings.ContainsAny(s, "\",\\") || strings.ContainsFunc(s, unicode.IsSpace) {
+		return quote(s)
+	}
+	return s
+}
+
+func names(ss []string) []string {
 	out := make([]string, len(ss))
 	for i, s := range ss {
-		out[i] = str(s)
+		out[i] = Name(s)
 	}
 	return out
 }

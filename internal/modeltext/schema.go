@@ -280,12 +280,12 @@ func schemaText(v any) string {
 func typeNames(o *obj) []string {
 	switch t := o.m["type"].(type) {
 	case string:
-		return []string{str(t)}
+		return []string{Name(t)}
 	case []any:
 		var out []string
 		for _, x := range t {
 			if s, ok := x.(string); ok {
-				out = append(out, str(s))
+				out = append(out, Name(s))
 			}
 		}
 		return out
