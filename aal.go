@@ -100,17 +100,28 @@ var currency = regexp.MustCompile(`^[A-Z]{3}$`)
 func (s *Site) fragment(req *Request, ls []listed) (*aal.Fragment, error) {
 	f := &aal.Fragment{AAL: aal.Version, Page: s.full(req.Page), Flow: req.route.opts.Flow, Affordances: make([]aal.Affordance, 0, len(ls))}
 	for _, l := range ls {
-		a := l.a.aal.Affordance
-		if l.a.aal.cost != nil {
-			c := l.a.aal.cost(req.State.Entities)
-			if c != nil && (!currency.MatchString(c.Currency) || !(c.Amount >= 0 && c.Amount <= 1e9)) {
-				return nil, fmt.Errorf("affordances: the AAL cost of %s is %+v: want a currency like USD and an amount from 0 to 1e9", l.a.Name, *c)
-			}
-			a.Cost = c
+		a, err := l.a.affordance(req.State.Entities)
+		if err != nil {
+			return nil, err
 		}
 		f.Affordances = append(f.Affordances, a)
 	}
 	return f, nil
+}
+
+// affordance returns the AAL affordance of a on a page whose state holds
+// entities: what was fixed at declaration, and the cost they make.
+func (a *action) affordance(entities map[string]any) (aal.Affordance, error) {
+	aff := a.aal.Affordance
+	if a.aal.cost == nil {
+		return aff, nil
+	}
+	c := a.aal.cost(entities)
+	if c != nil && (!currency.MatchString(c.Currency) || !(c.Amount >= 0 && c.Amount <= 1e9)) {
+		return aff, fmt.Errorf("affordances: the AAL cost of %s is %+v: want a currency like USD and an amount from 0 to 1e9", a.Name, *c)
+	}
+	aff.Cost = c
+	return aff, nil
 }
 
 // pageOfFragment is the inverse of [aal.FragmentPath].

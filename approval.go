@@ -54,7 +54,12 @@ func (s *Site) confirmed(ctx context.Context, c *call, req *Request, input json.
 		res.consent = consent
 		return res
 	}
-	key := approvalKey(req, a.Name, input, summary, consent)
+	aff, err := a.affordance(req.State.Entities)
+	if err != nil {
+		return s.failure(err, "cost of "+a.Name)
+	}
+	cost := costOf(aff)
+	key := approvalKey(req, a.Name, input, summary, consent, cost)
 	if c.confirm {
 		taken, err := s.appr.Take(ctx, key)
 		switch {
@@ -71,7 +76,8 @@ func (s *Site) confirmed(ctx context.Context, c *call, req *Request, input json.
 	// confirm first, then confirms what the person approved, or reads the
 	// denial. A denial stands until the approval expires.
 	ap, err := s.appr.Request(ctx, &store.Approval{ID: store.NewApprovalID(), Call: key, Principal: req.Principal.ID, Page: s.full(req.Page),
-		Action: a.Name, Input: slices.Clone(input), Summary: summary, State: store.ApprovalPending, Expires: time.Now().Add(store.ApprovalTTL)})
+		Action: a.Name, Input: slices.Clone(input), Summary: summary, Consent: consent, Cost: cost, State: store.ApprovalPending,
+		Expires: time.Now().Add(store.ApprovalTTL)})
 	if err != nil {
 		return s.failure(fmt.Errorf("affordances: approvals store: %w", err), "call")
 	}
@@ -95,12 +101,13 @@ func byPerson(req *Request) bool {
 // approvalKey names one call for [store.Approvals]: its caller, page, action
 // and input, the input in canonical form (object keys sorted, no spaces),
 // so the same input approves the same call however it is written; the
-// summary the person read, and the digest of the state it describes
-// ([Action.Consent]), so that a call whose page changed since (another
-// cart, another recipient) is not the call they approved.
-func approvalKey(req *Request, action string, input json.RawMessage, summary, consent string) string {
+// summary and cost the person read, and the digest of the state they
+// describe ([Action.Consent]), so that a call whose page changed since
+// (another cart, another recipient, another price) is not the call they
+// approved.
+func approvalKey(req *Request, action string, input json.RawMessage, summary, consent, cost string) string {
 	h := sha256.New()
-	for _, part := range []string{req.Principal.ID, req.Page, action, string(canonicalJSON(input)), summary, consent} {
+	for _, part := range []string{req.Principal.ID, req.Page, action, string(canonicalJSON(input)), summary, consent, cost} {
 		fmt.Fprintf(h, "%d:%s", len(part), part)
 	}
 	return hex.EncodeToString(h.Sum(nil))

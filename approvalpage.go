@@ -2,6 +2,7 @@ package affordances
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -50,7 +51,7 @@ func (s *Site) serveApproval(w http.ResponseWriter, r *http.Request) {
 			s.writeResponse(w, r, s.failure(e, "approval"))
 			return
 		}
-		s.renderApproval(w, r, e.HTTPStatus(), &approvalPage{Site: s.opts.Name, Error: s.localize(r, e).Message})
+		s.renderApproval(w, r, e.HTTPStatus(), &approvalPage{Site: s.opts.Name, Host: hostOf(s.origin(r)), Error: s.localize(r, e).Message})
 	}
 	p, err := s.authenticate(r)
 	if err != nil {
@@ -83,6 +84,14 @@ func (s *Site) serveApproval(w http.ResponseWriter, r *http.Request) {
 			fail(libError(InvalidInput, phrase("Choose Approve or Deny.")))
 			return
 		}
+		if page := s.approvalPage(ctx, r, p, ap); decision == "approve" && page.Changed {
+			if asJSON {
+				fail(libError(Unavailable, changedSince))
+				return
+			}
+			s.renderApproval(w, r, http.StatusConflict, page)
+			return
+		}
 		if ap, err = s.appr.Decide(ctx, id, decision == "approve"); err != nil {
 			if errors.Is(err, store.ErrApprovalClosed) {
 				fail(libError(Unavailable, phrase("This call was decided already, or its approval expired.")))
@@ -105,61 +114,128 @@ func (s *Site) serveApproval(w http.ResponseWriter, r *http.Request) {
 	s.renderApproval(w, r, http.StatusOK, s.approvalPage(ctx, r, p, ap))
 }
 
-// approvalPage is what the approval page shows of ap: the text that came
-// from the call or the site's state (the summary, the page, the label, the
-// input) with every character a person could not see made visible, as
-// [aal.Visible] writes it; the input stays JSON, escaping them as JSON does.
+// changedSince is what the approval page says of a call whose page no
+// longer holds what its summary was written from.
+var changedSince = phrase("This has changed since your agent asked, so there is nothing to approve here: what the page shows now is not what you read above. Nothing ran. Ask your agent to try again.")
+
+// approvalPage is what the approval page shows of ap: the figures of the
+// call as they were when it was asked for (its summary, its cost, its
+// input), never the page's state of the moment, which only says whether
+// they still hold: while ap is pending and the state its summary was
+// written from ([Action.Consent]) or its cost is not what it was, the
+// page says so (Changed) and offers nothing to approve. Text that came
+// from the call or the site has every character a person could not see
+// made visible, as [aal.Visible] writes it.
 func (s *Site) approvalPage(ctx context.Context, r *http.Request, p Principal, ap *store.Approval) *approvalPage {
-	page := &approvalPage{Site: s.opts.Name, Summary: aal.Visible(ap.Summary), Page: aal.Visible(ap.Page), State: ap.State,
-		Label: aal.Visible(ap.Action), Input: aal.Visible(string(ap.Input)), Expires: when(ap.Expires)}
-	var pretty bytes.Buffer
-	if json.Indent(&pretty, ap.Input, "", "  ") == nil {
-		page.Input = display.EscapeHidden(pretty.String())
-	}
+	page := &approvalPage{Site: s.opts.Name, Host: hostOf(s.origin(r)), Summary: aal.Visible(ap.Summary), Page: aal.Visible(ap.Page),
+		State: ap.State, Label: aal.Visible(ap.Action), Cost: aal.Visible(ap.Cost), Input: inputFields(ap.Input), Expires: when(ap.Expires)}
 	own, _ := s.own(ap.Page)
 	rt, params := s.lookup((&url.URL{Path: own}).EscapedPath())
-	if rt == nil {
-		return page
+	var a *action
+	if rt != nil {
+		a = rt.byName[ap.Action]
 	}
-	a := rt.byName[ap.Action]
-	if a == nil {
+	if a == nil { // the site no longer has the call's action
+		page.Changed = ap.State == store.ApprovalPending
 		return page
 	}
 	page.Description = a.Description
 	aff := a.aal.Affordance
-	if a.aal.cost != nil {
-		// The cost as the page's state says now, loaded as the person.
-		if req, err := s.load(ctx, withURL(r, func(u *url.URL) { u.Path, u.RawPath, u.RawQuery = own, "", "" }), rt, params, p); err == nil {
-			aff.Cost = a.aal.cost(req.State.Entities)
-		}
-	}
 	if aff.Label != "" {
 		page.Label = aal.Visible(aff.Label)
 	}
 	as := aal.Classify(aff, string(a.Expose))
 	for _, c := range as.Classes {
-		page.Classes = append(page.Classes, class(c))
+		if c != aal.ClassConfirm { // every call on this page is one
+			page.Risks = append(page.Risks, risk(c))
+		}
 	}
 	if !as.Reversible {
-		page.Classes = append(page.Classes, phrase("cannot be undone"))
+		page.Risks = append(page.Risks, phrase("It cannot be undone."))
 	}
-	if as.Amount != nil {
-		page.Cost = as.Amount.String()
+	if ap.State == store.ApprovalPending && (len(a.Consent) > 0 || a.aal.cost != nil) {
+		// The state as the person would find it now, loaded as them.
+		req, err := s.load(ctx, withURL(r, func(u *url.URL) { u.Path, u.RawPath, u.RawQuery = own, "", "" }), rt, params, p)
+		page.Changed = err != nil || !holds(a, req.State.Entities, ap)
 	}
 	return page
 }
 
-// class names an AAL class for a person.
-func class(c aal.Class) text {
+// holds reports whether entities, a page's state, are still what ap's
+// summary was written from: the same digest of a's Consent, the same cost.
+func holds(a *action, entities map[string]any, ap *store.Approval) bool {
+	consent, err := consentDigest(a.Consent, entities)
+	if err != nil || consent != ap.Consent {
+		return false
+	}
+	aff, err := a.affordance(entities)
+	return err == nil && costOf(aff) == ap.Cost
+}
+
+// costOf is the cost of aff as a person is shown it ("USD 96.00"), or ""
+// when it charges nothing.
+func costOf(aff aal.Affordance) string {
+	if aff.Cost == nil || !(aff.Cost.Amount > 0) {
+		return ""
+	}
+	return aff.Cost.String()
+}
+
+// hostOf returns the host of an origin, for a person: "shop.example".
+func hostOf(origin string) string {
+	if u, err := url.Parse(origin); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return origin
+}
+
+// An inputField is one member of a call's input, for a person: its name,
+// and its value as a string (bare) or as JSON.
+type inputField struct{ Name, Value string }
+
+// inputFields returns the members of input, a JSON object, in its order,
+// made visible; none for an empty object; one unnamed field holding
+// input whole when it is not an object.
+func inputFields(input json.RawMessage) []inputField {
+	d := json.NewDecoder(bytes.NewReader(input))
+	d.UseNumber()
+	var fields []inputField
+	if t, err := d.Token(); err != nil || t != json.Delim('{') {
+		return whole(input)
+	}
+	for d.More() {
+		name, err := d.Token()
+		var v json.RawMessage
+		if err != nil || d.Decode(&v) != nil {
+			return whole(input)
+		}
+		value := string(v)
+		var str string
+		if json.Unmarshal(v, &str) == nil {
+			value = str
+		}
+		fields = append(fields, inputField{aal.Visible(name.(string)), aal.Visible(value)})
+	}
+	return fields
+}
+
+// whole is input shown as one unnamed field, or none when it is empty.
+func whole(input json.RawMessage) []inputField {
+	if len(bytes.TrimSpace(input)) == 0 {
+		return nil
+	}
+	return []inputField{{Value: display.EscapeHidden(string(input))}}
+}
+
+// risk says what a call of an AAL class does, for a person.
+func risk(c aal.Class) text {
 	switch c {
 	case aal.ClassDestructive:
-		return phrase("destructive")
+		return phrase("It deletes or overwrites something.")
 	case aal.ClassFinancial:
-		return phrase("financial")
+		return phrase("It spends money.")
 	case aal.ClassAdmin:
-		return phrase("admin")
-	case aal.ClassConfirm:
-		return phrase("confirm")
+		return phrase("It uses an administrator's powers.")
 	}
 	return text{format: strings.ReplaceAll(string(c), "%", "%%")} // a class this version does not know, as it is
 }
@@ -178,21 +254,29 @@ var months = [...]text{
 // An approvalPage is the data of approvalTemplate: the text it shows, made
 // visible, and the language it speaks.
 type approvalPage struct {
-	Site        string
+	Site        string // the site's name, or empty
+	Host        string // the site's host, shown plainly
 	Error       string // the page is a refusal
-	Summary     string
+	Summary     string // the site's words for the call
 	Page        string
 	State       store.ApprovalState
+	Changed     bool   // pending, but the page no longer holds what Summary describes
 	Label       string // the action's AAL label, or its name
 	Description string
-	Input       string // indented JSON
-	Classes     []text
+	Input       []inputField
+	Risks       []text
 	Cost        string
 	Expires     text
 
 	Lang string            // its BCP 47 tag
 	msgs map[string]string // its messages (i18n.go)
 }
+
+// Name is the site as the page names it: its name, else its host.
+func (p *approvalPage) Name() string { return cmp.Or(p.Site, p.Host) }
+
+// ChangedSince is what the page says when Changed.
+func (p *approvalPage) ChangedSince() text { return changedSince }
 
 // T says the template's text format, a key of the catalogue, with args.
 func (p *approvalPage) T(format string, args ...any) template.HTML { return p.Say(text{format, args}) }
@@ -226,32 +310,41 @@ func (s *Site) renderApproval(w http.ResponseWriter, r *http.Request, status int
 // framed, so no other page can trick a click on Approve.
 var approvalTemplate = template.Must(template.New("approval").Parse(`<!doctype html>
 <html lang="{{.Lang}}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{{if .Error}}{{$.T "Approval"}}{{else}}{{$.T "Approve: %s" .Label}}{{end}}{{with .Site}} · {{.}}{{end}}</title>
+<title>{{if .Error}}{{$.T "Approval"}}{{else}}{{$.T "Approve: %s" .Label}}{{end}} · {{.Name}}</title>
 <style>
-body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;color:#1d232a}
-h1{font-size:1.4rem;margin:0 0 .25rem}.site{color:#5b6570;margin:0 0 1.5rem}
-.summary{font-size:1.15rem;background:#f4f6f8;border-left:4px solid #2f6fde;padding:.75rem 1rem;margin:1rem 0}
-dl{display:grid;grid-template-columns:8rem 1fr;gap:.4rem 1rem;margin:1rem 0}dt{color:#5b6570}dd{margin:0}
-pre{background:#f4f6f8;padding:.75rem;overflow:auto;font-size:.9rem;margin:0}
-.classes span{display:inline-block;background:#fdecea;color:#8a1c12;border-radius:1rem;padding:0 .6rem;margin:0 .3rem .3rem 0;font-size:.9rem}
+body{font:16px/1.5 system-ui,sans-serif;margin:0;color:#1d232a}
+.bar{background:#1d232a;color:#fff;padding:.75rem 1rem}.bar div{max-width:40rem;margin:0 auto;display:flex;flex-wrap:wrap;gap:.25rem 1rem;align-items:baseline}
+.bar strong{font-size:1.1rem}.bar span{color:#c9d1d9;overflow-wrap:anywhere}
+main{max-width:40rem;margin:1.5rem auto;padding:0 1rem}
+.ask{color:#5b6570;margin:0}h1{font-size:1.5rem;margin:.1rem 0 1rem}
+.summary{font-size:1.15rem;background:#f4f6f8;border-left:4px solid #2f6fde;padding:.75rem 1rem;margin:1rem 0;overflow-wrap:anywhere}
+.cost{font-size:1.25rem;font-weight:600;margin:1rem 0}
+.risks{margin:1rem 0;padding:0;list-style:none}.risks li{color:#8a1c12;margin:.2rem 0}.risks li::before{content:"⚠ "}
+dl{display:grid;grid-template-columns:minmax(6rem,max-content) 1fr;gap:.4rem 1rem;margin:1rem 0}dt{color:#5b6570}dd{margin:0;overflow-wrap:anywhere}
+dl dl{margin:0}
 .buttons{display:flex;gap:1rem;margin-top:1.5rem}.buttons form{margin:0}
 button{font:inherit;padding:.6rem 1.4rem;border-radius:.4rem;border:1px solid #1d232a;background:#fff;cursor:pointer}
 button.approve{background:#1f7a3d;border-color:#1f7a3d;color:#fff}
-.state{font-size:1.15rem;font-weight:600}.approved{color:#1f7a3d}.denied{color:#8a1c12}.error{color:#8a1c12}
-</style></head><body><main>
-{{if .Error}}<h1>{{$.T "Approval"}}</h1>{{with .Site}}<p class="site">{{.}}</p>{{end}}<p class="error">{{.Error}}</p>
+.state{font-size:1.15rem;font-weight:600}.approved{color:#1f7a3d}.denied,.error,.changed{color:#8a1c12}
+.changed{font-weight:600;border:2px solid #8a1c12;border-radius:.4rem;padding:.75rem 1rem}
+</style></head><body>
+<header class="bar"><div><strong>{{.Name}}</strong>{{if .Site}}<span>{{.Host}}</span>{{end}}</div></header>
+<main>
+{{if .Error}}<h1>{{$.T "Approval"}}</h1><p class="error">{{.Error}}</p>
 {{else}}
-<h1>{{$.T "Approve: %s" .Label}}</h1>{{with .Site}}<p class="site">{{$.T "%s asks you to approve a call your agent made." .}}</p>{{end}}
+<p class="ask">{{$.T "Your agent asks you to approve this on %s:" .Name}}</p>
+<h1>{{.Label}}</h1>
 <p class="summary">{{.Summary}}</p>
+{{with .Cost}}<p class="cost">{{$.T "Cost: %s" .}}</p>{{end}}
+{{with .Risks}}<ul class="risks">{{range .}}<li>{{$.Say .}}</li>{{end}}</ul>{{end}}
 <dl>
-<dt>{{$.T "Action"}}</dt><dd>{{.Label}}{{with .Description}} — {{.}}{{end}}</dd>
+{{with .Description}}<dt>{{$.T "What it does"}}</dt><dd>{{.}}</dd>{{end}}
+{{with .Input}}<dt>{{$.T "Details"}}</dt><dd><dl>{{range .}}{{with .Name}}<dt>{{.}}</dt>{{end}}<dd>{{.Value}}</dd>{{end}}</dl></dd>{{end}}
 <dt>{{$.T "Page"}}</dt><dd>{{.Page}}</dd>
-{{with .Cost}}<dt>{{$.T "Cost"}}</dt><dd>{{.}}</dd>{{end}}
-{{with .Classes}}<dt>{{$.T "Risk"}}</dt><dd class="classes">{{range .}}<span>{{$.Say .}}</span>{{end}}</dd>{{end}}
-<dt>{{$.T "Input"}}</dt><dd><pre>{{.Input}}</pre></dd>
-<dt>{{$.T "Expires"}}</dt><dd>{{$.Say .Expires}}</dd>
+<dt>{{$.T "Link expires"}}</dt><dd>{{$.Say .Expires}}</dd>
 </dl>
-{{if eq (print .State) "pending"}}
+{{if .Changed}}<p class="changed" role="alert">{{$.Say .ChangedSince}}</p>
+{{else if eq (print .State) "pending"}}
 <p>{{$.T "Nothing has happened yet. Approve to let your agent's call run once; deny and it never runs."}}</p>
 <div class="buttons">
 <form method="post"><input type="hidden" name="decision" value="approve"><button class="approve" type="submit">{{$.T "Approve"}}</button></form>

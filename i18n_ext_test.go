@@ -247,11 +247,11 @@ func TestApprovalInFrench(t *testing.T) {
 		want                 []string
 	}{
 		{"the page in French", "who=alice", "fr", "fr", []string{`<html lang="fr">`, "<title>Approuver\u00a0: Payer · Banque &lt;i&gt;</title>",
-			"Banque &lt;i&gt; vous demande d'approuver un appel fait par votre agent.", "<dt>Risque</dt>",
-			"<span>financière</span>", "<span>irréversible</span>", "<dt>Entrée</dt>", " UTC</dd>",
+			"Votre agent vous demande d'approuver ceci sur Banque &lt;i&gt;\u00a0:", "<dt>Détails</dt>",
+			"<li>Cela dépense de l'argent.</li>", "<li>C'est irréversible.</li>", "<dt>Le lien expire</dt>", " UTC</dd>",
 			"Rien ne s'est encore passé.", ">Approuver</button>", ">Refuser</button>"}},
 		{"the page in English", "who=alice", "", "en", []string{`<html lang="en">`, "<title>Approve: Payer · Banque &lt;i&gt;</title>",
-			"<span>financial</span>", "<span>cannot be undone</span>", ">Approve</button>", ">Deny</button>"}},
+			"<li>It spends money.</li>", "<li>It cannot be undone.</li>", ">Approve</button>", ">Deny</button>"}},
 		{"the refusal in French", "", "fr", "fr", []string{`<html lang="fr">`, "<title>Approbation · Banque &lt;i&gt;</title>",
 			"Connectez-vous à ce site dans ce navigateur, avec le compte qui a fait l&#39;appel, puis ouvrez à nouveau ce lien."}},
 	} {

@@ -152,7 +152,7 @@ func TestHumanVerifiedConfirmation(t *testing.T) {
 	n, _ := resp.Body.Read(buf)
 	page.Write(buf[:n])
 	resp.Body.Close()
-	for _, want := range []string{"Pay Bob $18.", "/pay", "financial", "cannot be undone", "&#34;amount&#34;: 18", `value="approve"`, `value="deny"`} {
+	for _, want := range []string{"Pay Bob $18.", "/pay", "It spends money.", "It cannot be undone.", "<dt>amount</dt><dd>18</dd>", `value="approve"`, `value="deny"`} {
 		if !strings.Contains(page.String(), want) {
 			t.Errorf("the approval page lacks %q:\n%s", want, page.String())
 		}
@@ -190,7 +190,8 @@ func TestHumanVerifiedConfirmation(t *testing.T) {
 // label and the input with every invisible and direction character made
 // visible, as aal.Visible writes them (CLARIFICATIONS 8): the person
 // approving sees "Bob\u202e", never text a right-to-left override turned
-// around. The input stays JSON, its characters escaped as JSON does.
+// around. The input's members read as names and values, made visible
+// the same way.
 func TestApprovalPageShowsHidden(t *testing.T) {
 	srv, _ := verifiedSite(t, nil)
 	status, d := verifiedCall(t, srv, "alice", "{\"amount\":18,\"to\":\"Bob\u202e\u2066\u200b\\\\u202e\"}", false)
@@ -211,8 +212,8 @@ func TestApprovalPageShowsHidden(t *testing.T) {
 	page := string(b)
 	for _, tc := range []struct{ where, want string }{
 		{"summary", `<p class="summary">Pay Bob\u202e\u2066\u200b\\u202e $18.</p>`},
-		{"label", `<h1>Approve: Pay</h1>`},
-		{"input", `&#34;to&#34;: &#34;Bob\u202e\u2066\u200b\\u202e&#34;`},
+		{"label", `<h1>Pay</h1>`},
+		{"input", `<dt>to</dt><dd>Bob\u202e\u2066\u200b\\u202e</dd>`},
 	} {
 		if !strings.Contains(page, tc.want) {
 			t.Errorf("%s: got a page without %s:\n%s", tc.where, tc.want, page)

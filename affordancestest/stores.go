@@ -174,6 +174,8 @@ func TestApprovalStore(t *testing.T, newStore func(t *testing.T) store.Approvals
 			Action:    "cancel_order",
 			Input:     json.RawMessage(`{"n":12345678901234567890,"reason":"late \u00e9 \"x\""}`),
 			Summary:   "Cancel order 7 (€ 12.50) — \"late\"",
+			Consent:   "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+			Cost:      "EUR 12.50",
 			State:     store.ApprovalPending,
 			Expires:   time.Now().Add(store.ApprovalTTL).Truncate(time.Millisecond),
 		}
@@ -181,7 +183,8 @@ func TestApprovalStore(t *testing.T, newStore func(t *testing.T) store.Approvals
 	same := func(got, want *store.Approval) bool {
 		return got != nil && got.ID == want.ID && got.Call == want.Call && got.Principal == want.Principal &&
 			got.Page == want.Page && got.Action == want.Action && string(got.Input) == string(want.Input) &&
-			got.Summary == want.Summary && got.State == want.State && got.Expires.Equal(want.Expires)
+			got.Summary == want.Summary && got.Consent == want.Consent && got.Cost == want.Cost &&
+			got.State == want.State && got.Expires.Equal(want.Expires)
 	}
 	request := func(t *testing.T, s store.Approvals, a *store.Approval) *store.Approval {
 		t.Helper()

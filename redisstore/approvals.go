@@ -39,9 +39,9 @@ func (s *approvalStore) idKey(id string) string     { return s.prefix + "id:" + 
 // The scripts answer an approval as its fields in this order (HMGET), or
 // false (nil) for none. The hash also holds "index", the name of the id's
 // key, so that Take can delete it.
-var approvalFields = []string{"id", "call", "principal", "page", "action", "input", "summary", "state", "expires"}
+var approvalFields = []string{"id", "call", "principal", "page", "action", "input", "summary", "state", "expires", "consent", "cost"}
 
-const hmget = `'id', 'call', 'principal', 'page', 'action', 'input', 'summary', 'state', 'expires'`
+const hmget = `'id', 'call', 'principal', 'page', 'action', 'input', 'summary', 'state', 'expires', 'consent', 'cost'`
 
 // requestApproval answers the approval held under KEYS[1] (the call's
 // key); with none it keeps the one in ARGV (the fields in order) and makes
@@ -54,7 +54,8 @@ if redis.call('EXISTS', KEYS[2]) == 1 then
   return redis.error_reply('the approval id is held for another call')
 end
 redis.call('HSET', KEYS[1], 'id', ARGV[1], 'call', ARGV[2], 'principal', ARGV[3], 'page', ARGV[4],
-  'action', ARGV[5], 'input', ARGV[6], 'summary', ARGV[7], 'state', ARGV[8], 'expires', ARGV[9], 'index', KEYS[2])
+  'action', ARGV[5], 'input', ARGV[6], 'summary', ARGV[7], 'state', ARGV[8], 'expires', ARGV[9],
+  'consent', ARGV[10], 'cost', ARGV[11], 'index', KEYS[2])
 redis.call('SET', KEYS[2], KEYS[1])
 redis.call('PEXPIREAT', KEYS[1], ARGV[9])
 redis.call('PEXPIREAT', KEYS[2], ARGV[9])
@@ -101,7 +102,7 @@ return a
 // Request keeps a under its call unless one is held, in one script.
 func (s *approvalStore) Request(ctx context.Context, a *store.Approval) (*store.Approval, error) {
 	return s.run(ctx, "request", requestApproval, []string{s.callKey(a.Call), s.idKey(a.ID)},
-		a.ID, a.Call, a.Principal, a.Page, a.Action, string(a.Input), a.Summary, string(a.State), a.Expires.UnixMilli())
+		a.ID, a.Call, a.Principal, a.Page, a.Action, string(a.Input), a.Summary, string(a.State), a.Expires.UnixMilli(), a.Consent, a.Cost)
 }
 
 // Get returns the live approval with the given id, or nil, nil.
@@ -150,9 +151,12 @@ func decodeApproval(res []any) (*store.Approval, error) {
 	if len(res) != len(approvalFields) {
 		return nil, fmt.Errorf("the script answered %d fields, want %d", len(res), len(approvalFields))
 	}
-	var f [9]string
+	var f [11]string
 	for i, v := range res {
 		s, ok := v.(string)
+		if v == nil && i >= 9 {
+			continue // kept by a version without the field
+		}
 		if !ok {
 			return nil, fmt.Errorf("an approval that is not ours: field %s is %T", approvalFields[i], v)
 		}
@@ -164,7 +168,7 @@ func decodeApproval(res []any) (*store.Approval, error) {
 	}
 	a := &store.Approval{
 		ID: f[0], Call: f[1], Principal: f[2], Page: f[3], Action: f[4], Summary: f[6],
-		State: store.ApprovalState(f[7]), Expires: time.UnixMilli(ms),
+		State: store.ApprovalState(f[7]), Expires: time.UnixMilli(ms), Consent: f[9], Cost: f[10],
 	}
 	if f[5] != "" {
 		a.Input = []byte(f[5])

@@ -39,15 +39,23 @@ func NewApprovals(ctx context.Context, db *sql.DB, opts *Options) (store.Approva
 		input TEXT NOT NULL,
 		summary TEXT NOT NULL,
 		state TEXT NOT NULL,
-		expires_at BIGINT NOT NULL)`); err != nil {
+		expires_at BIGINT NOT NULL,
+		consent TEXT NOT NULL DEFAULT '',
+		cost TEXT NOT NULL DEFAULT '')`); err != nil {
 		return nil, fmt.Errorf("sqlstore: approvals: %w", err)
 	}
-	const cols = `id, call_key, principal, page, action_name, input, summary, state, expires_at`
+	// A table made by an earlier version lacks the last two columns.
+	for _, col := range []string{"consent", "cost"} {
+		if err := addColumn(ctx, db, o.Table, col, `TEXT NOT NULL DEFAULT ''`); err != nil {
+			return nil, fmt.Errorf("sqlstore: approvals: %w", err)
+		}
+	}
+	const cols = `id, call_key, principal, page, action_name, input, summary, state, expires_at, consent, cost`
 	s := &sqlApprovals{now: time.Now}
 	err := prepare(ctx, db, o.Table, map[**sql.Stmt]string{
 		&s.sweep:  `DELETE FROM TABLE WHERE expires_at <= $1`,
 		&s.expire: `DELETE FROM TABLE WHERE call_key = $1 AND expires_at <= $2`,
-		&s.insert: `INSERT INTO TABLE (` + cols + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (call_key) DO NOTHING`,
+		&s.insert: `INSERT INTO TABLE (` + cols + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (call_key) DO NOTHING`,
 		&s.held:   `SELECT ` + cols + ` FROM TABLE WHERE call_key = $1`,
 		&s.live:   `SELECT ` + cols + ` FROM TABLE WHERE call_key = $1 AND expires_at > $2`,
 		&s.byID:   `SELECT ` + cols + ` FROM TABLE WHERE id = $1 AND expires_at > $2`,
@@ -75,7 +83,7 @@ func scanApproval(row interface{ Scan(...any) error }) (*store.Approval, error) 
 	var input string
 	var state string
 	var expires int64
-	err := row.Scan(&a.ID, &a.Call, &a.Principal, &a.Page, &a.Action, &input, &a.Summary, &state, &expires)
+	err := row.Scan(&a.ID, &a.Call, &a.Principal, &a.Page, &a.Action, &input, &a.Summary, &state, &expires, &a.Consent, &a.Cost)
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +109,7 @@ func (s *sqlApprovals) Request(ctx context.Context, a *store.Approval) (*store.A
 			return nil, fmt.Errorf("sqlstore: approvals: %w", err)
 		}
 		res, err := s.insert.ExecContext(ctx, a.ID, a.Call, a.Principal, a.Page, a.Action,
-			string(a.Input), a.Summary, string(a.State), a.Expires.UnixMilli())
+			string(a.Input), a.Summary, string(a.State), a.Expires.UnixMilli(), a.Consent, a.Cost)
 		if err != nil {
 			return nil, fmt.Errorf("sqlstore: approvals: %w", err)
 		}

@@ -71,3 +71,45 @@ func TestApprovalsSurviveARestart(t *testing.T) {
 		t.Errorf("Take on another store of the same database: got %+v, %v; want nil, taken once", got, err)
 	}
 }
+
+// TestApprovalsTableOfAnEarlierVersion: a table made before approvals kept
+// their consent digest and cost gains the two columns, and keeps them,
+// on SQLite and on PostgreSQL.
+func TestApprovalsTableOfAnEarlierVersion(t *testing.T) {
+	dbs := map[string]func(t *testing.T) *sql.DB{
+		"sqlite": func(t *testing.T) *sql.DB { return sqliteDB(t, filepath.Join(t.TempDir(), "app.db")) },
+		"postgres": func(t *testing.T) *sql.DB {
+			db, err := sql.Open("pgx", servicetest.SharedPostgres(t).NewDatabase(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { db.Close() })
+			return db
+		},
+	}
+	for name, open := range dbs {
+		t.Run(name, func(t *testing.T) {
+			db := open(t)
+			if _, err := db.ExecContext(t.Context(), `CREATE TABLE affordances_approvals (
+				id TEXT PRIMARY KEY, call_key TEXT NOT NULL UNIQUE, principal TEXT NOT NULL,
+				page TEXT NOT NULL, action_name TEXT NOT NULL, input TEXT NOT NULL,
+				summary TEXT NOT NULL, state TEXT NOT NULL, expires_at BIGINT NOT NULL)`); err != nil {
+				t.Fatal(err)
+			}
+			for range 2 { // the second finds the columns there
+				s, err := sqlstore.NewApprovals(t.Context(), db, nil)
+				if err != nil {
+					t.Fatalf("NewApprovals on a table of an earlier version: %v", err)
+				}
+				a := &store.Approval{ID: store.NewApprovalID(), Call: store.NewApprovalID(), Principal: "u1", Page: "/checkout", Action: "placeOrder",
+					Input: []byte(`{}`), Summary: "3 tees, $96", Consent: "d1", Cost: "USD 96.00", State: store.ApprovalPending, Expires: time.Now().Add(store.ApprovalTTL)}
+				if _, err := s.Request(t.Context(), a); err != nil {
+					t.Fatal(err)
+				}
+				if got, err := s.Get(t.Context(), a.ID); err != nil || got == nil || got.Consent != "d1" || got.Cost != "USD 96.00" {
+					t.Errorf("Get: got %+v, %v; want the consent d1 and the cost USD 96.00 kept", got, err)
+				}
+			}
+		})
+	}
+}

@@ -26,6 +26,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"regexp"
 	"strings"
 	"time"
@@ -68,6 +69,27 @@ func createTable(ctx context.Context, db *sql.DB, ddl string) error {
 		}
 	}
 	return err
+}
+
+// addColumn adds the column col, of type typ, to table unless it has it:
+// what a table made by an earlier version of this package lacks. When
+// several processes add it at once, one adds it and the others find it.
+func addColumn(ctx context.Context, db *sql.DB, table, col, typ string) error {
+	has := func() bool {
+		rows, err := db.QueryContext(ctx, `SELECT `+col+` FROM `+table+` WHERE 1 = 0`)
+		if err != nil {
+			return false
+		}
+		rows.Close()
+		return true
+	}
+	if has() {
+		return nil
+	}
+	if _, err := db.ExecContext(ctx, `ALTER TABLE `+table+` ADD COLUMN `+col+` `+typ); err != nil && !has() {
+		return fmt.Errorf("adding the column %s to %s: %w", col, table, err)
+	}
+	return nil
 }
 
 // prepare prepares each statement, TABLE in its text naming table, and

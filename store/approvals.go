@@ -47,6 +47,14 @@ type Approval struct {
 	Input json.RawMessage
 	// Summary is the site's summary of the call, for the person.
 	Summary string
+	// Consent is the digest of the page's state the summary was written
+	// from (the action's Consent), empty when it declares none: the
+	// approval page offers the call for approval only while the state
+	// still has it.
+	Consent string
+	// Cost is what the call charges as the person is shown it ("USD
+	// 96.00"), computed when it was asked for, or empty.
+	Cost string
 	// State is where the approval stands.
 	State ApprovalState
 	// Expires is when the approval is forgotten. A store keeps it to the

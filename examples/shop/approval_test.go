@@ -108,7 +108,8 @@ func wantOrdered(t *testing.T, s *shop.Shop, orders int) {
 }
 
 // readApproval is alice reading the approval page of the pending order
-// ap: the summary of the delta, the cost of her cart, the risk of paying,
+// ap: whose site asks (its name and host), the summary of the delta, the
+// cost of her cart, the risks of paying in sentences, no empty input,
 // and a button to approve and one to deny, on a page with a title and
 // headings a screen reader can follow, that logs nothing wrong.
 func readApproval(t *testing.T, x *person, ap *affordances.PendingApproval, summary string) {
@@ -119,9 +120,14 @@ func readApproval(t *testing.T, x *person, ap *affordances.PendingApproval, summ
 	}
 	x.see(".summary", summary)
 	x.see(".summary", "total $18.00", "card ending 4242")
-	x.see("dl", "Cost "+(aal.Cost{Currency: "USD", Amount: 18}).String())
-	x.see(".classes", string(aal.ClassFinancial), string(aal.ClassDestructive), "cannot be undone")
-	x.see("dl", "Action Place order — Order the cart", "Page /checkout")
+	x.see(".bar", "Demo Shop", strings.TrimPrefix(x.base, "http://"))
+	x.see("h1", "Place order")
+	x.see(".cost", "Cost: "+(aal.Cost{Currency: "USD", Amount: 18}).String())
+	x.see(".risks", "It spends money.", "It deletes or overwrites something.", "It cannot be undone.")
+	x.see("dl", "What it does Order the cart", "Page /checkout")
+	if n := x.count("dl dl"); n != 0 {
+		t.Errorf("the approval page of placeOrder, whose input is empty, lists %d inputs, want none", n)
+	}
 
 	var title string
 	if err := x.p.Eval(t.Context(), "document.title", &title); err != nil {
@@ -206,6 +212,22 @@ func TestApprovalInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("wrote %s (%dx%d, %d KB)", file, size.X, size.Y, len(shot)/1024)
+
+	// And on a phone, where it fits the width.
+	if err := alice.p.SetViewport(t.Context(), 390, 844); err != nil {
+		t.Fatal(err)
+	}
+	if w, _, err := alice.p.ContentSize(t.Context()); err != nil {
+		t.Fatal(err)
+	} else if w > 390 {
+		t.Errorf("the approval page at 390px is %dpx wide, a person must scroll sideways", w)
+	}
+	if shot, err = alice.p.Screenshot(t.Context(), 390, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "approval-phone.png"), shot, 0o644); err != nil {
+		t.Fatal(err)
+	}
 
 	alice.click(".buttons button.approve")
 	alice.at(ap.URL)

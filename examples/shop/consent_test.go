@@ -180,3 +180,43 @@ func mallory(t *testing.T, bot *agent) string {
 	t.Fatalf("addAddress: got %v, want Mallory's address", d.Changed)
 	return ""
 }
+
+// TestApprovalPageShowsTheCall: alice's agent asks to order three totes
+// ($54), then lowers the cart to one ($18) and sends her to the approval
+// page. The page shows the call's own figures ($54, never the $18 of the
+// cart as it is now), says the cart changed since, and offers nothing to
+// approve; an approval posted anyway is refused. Once the cart is three
+// totes again, the page offers the $54 call. (Before issue 36 the page
+// read "Cost: USD 18.00" beside the $54 summary, and took the approval,
+// which confirm: true then spent on $54.)
+func TestApprovalPageShowsTheCall(t *testing.T) {
+	_, bot, alice := consentShop(t)
+	callOK(t, bot, "/cart", "updateQuantity", map[string]any{"sku": toteSKU, "quantity": 3})
+	ap, summary := wantApproval(t, bot, "placeOrder without confirm", false)
+	if !strings.Contains(summary, "total $54.00") {
+		t.Fatalf("the summary: got %q, want three totes, $54.00", summary)
+	}
+	callOK(t, bot, "/cart", "updateQuantity", map[string]any{"sku": toteSKU, "quantity": 1})
+
+	resp, page := alice.page(ap.URL)
+	if resp == nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("the approval page: got %v, want 200", resp)
+	}
+	if !strings.Contains(page, "USD 54.00") || strings.Contains(page, "USD 18.00") {
+		t.Errorf("the approval page of the $54 call, the cart now $18: want USD 54.00 alone, got\n%s", page)
+	}
+	if !strings.Contains(page, "has changed since") || strings.Contains(page, `value="approve"`) {
+		t.Errorf("the approval page after the cart changed: want it to say so and offer no Approve, got\n%s", page)
+	}
+	if resp := alice.form(ap.URL, url.Values{"decision": {"approve"}}, nil); resp == nil || resp.StatusCode != http.StatusConflict {
+		t.Errorf("approving after the cart changed: got %v, want 409", resp)
+	}
+	if got := approvalState(t, bot, ap.URL); got != store.ApprovalPending {
+		t.Errorf("the approval after a refused approve: got %q, want pending", got)
+	}
+
+	callOK(t, bot, "/cart", "updateQuantity", map[string]any{"sku": toteSKU, "quantity": 3})
+	if _, page = alice.page(ap.URL); !strings.Contains(page, "USD 54.00") || !strings.Contains(page, `value="approve"`) {
+		t.Errorf("the approval page with the cart as asked again: want USD 54.00 and Approve, got\n%s", page)
+	}
+}
