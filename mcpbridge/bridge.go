@@ -736,7 +736,7 @@ func (b *bridge) onPage(ctx context.Context, a *approver, p *agent.Page, in Exec
 	case err == nil:
 		a.complete(ctx, b.opts.Logger)
 		page.State = approvalApproved
-	case a.pending != nil && errors.Is(err, agent.ErrApprovalTimeout):
+	case a.pending != nil && (errors.Is(err, agent.ErrApprovalTimeout) || errors.Is(err, errAsking)):
 		// Not approved yet: send the person to the page; the SDK retries
 		// this call with their answer.
 		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{a.pendingID: a.pending}}, ExecuteOutput{}, nil
@@ -748,6 +748,10 @@ func (b *bridge) onPage(ctx context.Context, a *approver, p *agent.Page, in Exec
 		page.Next = "The person declined to open the site's approval page. Nothing was done. If they change their mind, they can " + open + "." + retry
 	case errors.Is(err, agent.ErrApprovalTimeout) && a.waited:
 		page.Next = "The person has not approved this call on the site's approval page yet. Nothing was done. They can still " + open + "." + retry
+	case errors.Is(err, errAsking) && !a.configured && !a.canURL:
+		page.Next = "A person must approve this call on the site's own page, and this site is not one the person configured: its page's word is not taken for theirs, " +
+			"and this MCP client cannot send them there (URL elicitation). Nothing was done, and calling again changes nothing. " +
+			"It can run once the person configures the site in the bridge, or through a client that can send them to the page."
 	case errors.Is(err, agent.ErrApprovalTimeout), errors.Is(err, errAsking):
 		page.Next = "A person must approve this call on the site's own page; you cannot approve it. Nothing was done. Ask the person to " + open + "." + retry
 		if !a.canURL {
@@ -822,6 +826,9 @@ func (b *bridge) target(req *mcp.CallToolRequest, raw string, a *approver) (*tar
 				token = tok
 			}
 		}
+	}
+	if a != nil {
+		a.configured = configured
 	}
 	if !configured {
 		anon := *hc
@@ -931,16 +938,21 @@ func siteErr(err error, creds string) error {
 // input and message).
 //
 // When the site wants the person to approve on its own page (the request
-// has a URL), the approver never approves: the page does. It has the
-// client check the page once; if it is not approved yet, the question
-// sends the person there (URL elicitation), and their accept ("I went
-// there") has the client wait for their decision on the page.
+// has a URL), the approver never approves: the page does. On a site the
+// person configured, it has the client check the page once; if it is not
+// approved yet, the question sends the person there (URL elicitation),
+// and their accept ("I went there") has the client wait for their
+// decision on the page. On any other site the page is the site's word
+// alone: the client reads it only after the person's accept.
 type approver struct {
 	ctx context.Context // the tool call's, for its progress notifications
 	req *mcp.CallToolRequest
 	// canForm and canURL are the client's elicitation modes; answered
 	// says this run of the tool carries the client's answers.
 	canForm, canURL, answered bool
+	// configured says the call goes to a site the person configured,
+	// whose approval page speaks for them.
+	configured bool
 
 	pending   *mcp.ElicitParams
 	pendingID string
@@ -1015,8 +1027,9 @@ func (a *approver) Approve(_ context.Context, r *agent.ApprovalRequest) (bool, e
 }
 
 // onPage is Approve for a call approved on the site's page: true lets the
-// client check the page (once, or, after the person's accept, until
-// they decide); it never approves by itself. A form is never offered.
+// client check the page (once, on a configured site, or, after the
+// person's accept, until they decide); it never approves by itself. A
+// form is never offered.
 func (a *approver) onPage(r *agent.ApprovalRequest, id string, answer *mcp.ElicitResult) (bool, error) {
 	a.page = r
 	switch {
@@ -1035,6 +1048,10 @@ func (a *approver) onPage(r *agent.ApprovalRequest, id string, answer *mcp.Elici
 			a.pending = &mcp.ElicitParams{Mode: "url", Message: describePage(r), URL: u.String(), ElicitationID: id}
 			a.pendingID = id
 		}
+	}
+	if !a.configured {
+		// The site's page answering "approved" is no person's answer.
+		return false, errAsking
 	}
 	a.looked = true
 	return true, nil

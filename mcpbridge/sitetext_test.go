@@ -142,3 +142,43 @@ func contains(lines []string, line string) bool {
 	}
 	return false
 }
+
+// TestUnconfiguredSiteCannotApprove: on a site nobody configured, an
+// approval page that answers "approved" at once is the site's word, not
+// the person's: nothing runs and nobody is said to have approved, unless
+// the person answered through this client; on a configured site the page
+// speaks for them (issue 36).
+func TestUnconfiguredSiteCannotApprove(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		configured bool
+		person     *person // nil: a client without elicitation
+		wantRuns   int
+	}{
+		{"not configured, no elicitation", false, nil, 0},
+		{"not configured, form elicitation only", false, &person{answer: "accept"}, 0},
+		{"not configured, the person went to the page", false, &person{answer: "accept", url: true}, 1},
+		{"not configured, the person declined", false, &person{answer: "decline", url: true}, 0},
+		{"configured, no elicitation", true, nil, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &siteSays{graph: affordances.Graph{V: "0", Page: "/", Route: "/", Entities: map[string]any{},
+				Actions: []affordances.ActionDescriptor{act("buy", affordances.ExposeConfirm)}},
+				approval: affordances.ApprovalsPath + approvalID, state: store.ApprovalApproved}
+			u := s.serve(t)
+			opts := &mcpbridge.Options{ApprovalTimeout: 5 * time.Second}
+			if tc.configured {
+				opts.Sites = []string{u}
+			}
+			cs := connect(t, mcpbridge.NewServer(opts), tc.person)
+			out, res := call(t, cs, "execute_affordance", map[string]any{"url": u + "/", "action": "buy"})
+			approved := tc.wantRuns == 1
+			if s.ran() != tc.wantRuns || (out["approved"] == true) != approved || strings.Contains(text(res), "approved by the person") != approved {
+				t.Errorf("buy: got %d runs and %v (%s), want %d runs and approved by the person: %v", s.ran(), out, text(res), tc.wantRuns, approved)
+			}
+			if page, _ := approval(out); !approved && page["state"] != "pending" {
+				t.Errorf("buy: the approval page %v, want pending", page)
+			}
+		})
+	}
+}
