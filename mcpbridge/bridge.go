@@ -611,6 +611,8 @@ func (b *bridge) execute(ctx context.Context, req *mcp.CallToolRequest, in Execu
 		return nil, ExecuteOutput{}, fmt.Errorf("mcpbridge: the person did not approve %s on %s; nothing was done (credentials %s)", aal.Visible(in.Action), aal.Visible(p.Graph.Page), creds)
 	case errors.Is(err, agent.ErrRefused):
 		return nil, ExecuteOutput{}, fmt.Errorf("mcpbridge: the person's gate refused %s on %s; nothing was sent: %s (credentials %s)", aal.Visible(in.Action), aal.Visible(p.Graph.Page), aal.Visible(strings.TrimPrefix(err.Error(), agent.ErrRefused.Error()+": ")), creds)
+	case errors.Is(err, errNotPath):
+		return nil, ExecuteOutput{}, fmt.Errorf("mcpbridge: the site gives %q as the page of %s, which is not a path: no person is asked about it, and nothing was done (credentials %s)", aal.Visible(p.Graph.Page), aal.Visible(in.Action), creds)
 	}
 	return result(p, in, d, err, a.approved, creds)
 }
@@ -989,6 +991,9 @@ var errAsking = errors.New("mcpbridge: asking the person")
 const approveField = "approve"
 
 func (a *approver) Approve(_ context.Context, r *agent.ApprovalRequest) (bool, error) {
+	if _, err := callURL(r); err != nil {
+		return false, err
+	}
 	id := questionID(r)
 	var answer *mcp.ElicitResult
 	if a.req.Params != nil {
@@ -1092,10 +1097,12 @@ func (a *approver) complete(ctx context.Context, logger *slog.Logger) {
 // describe is what the person reads: who asks what, verbatim, with every
 // character they could not see made visible (the client has passed the
 // label, the message and the reasons through [aal.Visible]; the rest is
-// passed here).
+// passed here), the action one word as in the model's text. Approve has
+// refused a request whose page is not a path.
 func describe(r *agent.ApprovalRequest) string {
+	where, _ := callURL(r)
 	var b strings.Builder
-	fmt.Fprintf(&b, "Approve %s on %s%s?", aal.Visible(r.Action), aal.Visible(r.Origin), aal.Visible(r.Page))
+	fmt.Fprintf(&b, "Approve %s on %s?", modeltext.Name(r.Action), aal.Visible(where))
 	if r.Label != "" {
 		fmt.Fprintf(&b, "\nAction: %s", r.Label)
 	}
@@ -1119,6 +1126,25 @@ func describe(r *agent.ApprovalRequest) string {
 func describePage(r *agent.ApprovalRequest) string {
 	return describe(r) + "\nDecide on the site's own page: open it in your browser, signed in to " + aal.Visible(r.Origin) +
 		" as yourself, and choose Approve or Deny there. Nothing runs unless you approve on that page."
+}
+
+// errNotPath: the page a site gives for a call is not a path.
+var errNotPath = errors.New("mcpbridge: the site's page is not a path")
+
+// callURL returns the URL of the page of r, built as a URL on the origin
+// the call is sent to, so that the question names that origin whatever
+// the site's page says; a page that is not a path (/x, not //x, @x or
+// x) is [errNotPath].
+func callURL(r *agent.ApprovalRequest) (string, error) {
+	origin, err := url.Parse(r.Origin)
+	if err != nil {
+		return "", fmt.Errorf("mcpbridge: the origin %q: %w", aal.Visible(r.Origin), err)
+	}
+	page, err := url.Parse(r.Page)
+	if err != nil || !strings.HasPrefix(r.Page, "/") || strings.HasPrefix(r.Page, "//") || strings.Contains(r.Page, "\\") {
+		return "", fmt.Errorf("%w: %q", errNotPath, aal.Visible(r.Page))
+	}
+	return origin.ResolveReference(page).String(), nil
 }
 
 // questionID names one question: the answer to it approves nothing else.

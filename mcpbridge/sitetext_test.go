@@ -182,3 +182,41 @@ func TestUnconfiguredSiteCannotApprove(t *testing.T) {
 		})
 	}
 }
+
+// TestApprovalQuestionNamesTheOrigin: the question a person reads names
+// the origin the call goes to, whatever the site's page says; a page that
+// is not a path is refused, with nobody asked (issue 36).
+func TestApprovalQuestionNamesTheOrigin(t *testing.T) {
+	for _, tc := range []struct {
+		page string
+		want string // the question's first line; "" none asked
+	}{
+		{"/pay", "Approve buy on %s/pay?"},
+		{"/pay?x=@bank.example", "Approve buy on %s/pay?x=@bank.example?"},
+		{"@bank.example/pay", ""},
+		{"//bank.example/pay", ""},
+		{"https://bank.example/pay", ""},
+		{`/\bank.example/pay`, ""},
+	} {
+		t.Run(tc.page, func(t *testing.T) {
+			s := &siteSays{graph: affordances.Graph{V: "0", Page: tc.page, Route: "/pay", Entities: map[string]any{},
+				Actions: []affordances.ActionDescriptor{act("buy", affordances.ExposeConfirm)}}}
+			u := s.serve(t)
+			p := &person{answer: "decline"}
+			cs := connect(t, mcpbridge.NewServer(nil), p)
+			_, res := call(t, cs, "execute_affordance", map[string]any{"url": u + "/pay", "action": "buy"})
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			if tc.want == "" {
+				if len(p.read) != 0 || !res.IsError || !strings.Contains(text(res), "not a path") || s.ran() != 0 {
+					t.Errorf("got %q asked and %s, want nobody asked, an error saying the page is not a path, nothing run", p.read, text(res))
+				}
+				return
+			}
+			want := strings.Replace(tc.want, "%s", u, 1)
+			if len(p.read) != 1 || !strings.HasPrefix(p.read[0], want+"\n") {
+				t.Errorf("the person read %q, want %q first", p.read, want)
+			}
+		})
+	}
+}
