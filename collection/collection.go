@@ -4,13 +4,16 @@
 //
 // A state loader reads the page its URL asks for with [Paginate], puts
 // that page's items (and the [Page] itself, which says which page it is)
-// in its entities, and adds [Page.Nav] to its nav. The HTML page is
+// in its entities, and adds [Page.Nav] to its nav. A loader that reads
+// the page from a database before it knows the count asks [Offset] first,
+// so that its query never sees a page number no collection has. The HTML page is
 // rendered from the same state, so it pages the same way: its template
 // links [Page.Prev] and [Page.Next].
 package collection
 
 import (
 	"fmt"
+	"math"
 	"net/url"
 	"strconv"
 
@@ -51,8 +54,8 @@ func Paginate(u *url.URL, total, size int, noun string) (Page, error) {
 	p := Page{Number: 1, Pages: max(1, (total+size-1)/size), Total: max(total, 0), Size: size, noun: noun}
 	q := u.Query()
 	if v := q.Get(Param); q.Has(Param) {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > p.Pages {
+		n, ok := number(v, size)
+		if !ok || n > p.Pages {
 			return Page{}, affordances.NewError(affordances.NotFound,
 				fmt.Sprintf("There is no page %q of %s: pages 1 to %d.", v, noun, p.Pages))
 		}
@@ -76,6 +79,40 @@ func Paginate(u *url.URL, total, size int, noun string) (Page, error) {
 		p.Prev = at(p.Number - 1)
 	}
 	return p, nil
+}
+
+// Offset returns the offset of the first item of the page that the query
+// parameter Param of u asks for, size a page, before the collection is
+// counted: a database reads LIMIT size OFFSET it, then [Paginate], with
+// the count, checks the page against it. A value that cannot be a page of
+// any collection (0, -1, "two", or one so large that its offset overflows
+// an int) is the [affordances.NotFound] error, so no query is made with
+// it; a page past the end is Paginate's to refuse. A size below 1 is an
+// error.
+func Offset(u *url.URL, size int, noun string) (int, error) {
+	if size < 1 {
+		return 0, fmt.Errorf("collection: a page of %s holds at least one item, not %d", noun, size)
+	}
+	q := u.Query()
+	if !q.Has(Param) {
+		return 0, nil
+	}
+	v := q.Get(Param)
+	n, ok := number(v, size)
+	if !ok {
+		return 0, affordances.NewError(affordances.NotFound, fmt.Sprintf("There is no page %q of %s.", v, noun))
+	}
+	return (n - 1) * size, nil
+}
+
+// number reads v as a page number, size items a page: a whole number from
+// 1 whose items' offsets, to the end of the page, fit an int.
+func number(v string, size int) (int, bool) {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > math.MaxInt/size {
+		return 0, false
+	}
+	return n, true
 }
 
 // Start and End bound the page's items in the whole collection, from 0:

@@ -168,3 +168,41 @@ func TestItems(t *testing.T) {
 		t.Errorf("a short slice: got %v, want none", got)
 	}
 }
+
+// TestOffset: the offset a database query starts at, checked before the
+// collection is counted; a page number no collection has is not_found,
+// so the query never sees it (on PostgreSQL, ?page=9223372036854775807
+// once made an OFFSET below zero, a 500).
+func TestOffset(t *testing.T) {
+	for _, tc := range []struct {
+		query string
+		want  int
+		ok    bool
+	}{
+		{"", 0, true},
+		{"page=1", 0, true},
+		{"page=3", 48, true},
+		{"page=9999", 9998 * 24, true}, // past the end: Paginate's to refuse, with the count
+		{"page=0", 0, false},
+		{"page=-1", 0, false},
+		{"page=two", 0, false},
+		{"page=", 0, false},
+		{"page=9223372036854775807", 0, false},
+		{"page=384307168202282325", 384307168202282324 * 24, true}, // its last item's offset fits
+		{"page=384307168202282326", 0, false},                      // its end, × 24, overflows
+		{"page=99999999999999999999", 0, false},
+	} {
+		t.Run(tc.query, func(t *testing.T) {
+			got, err := collection.Offset(&url.URL{Path: "/", RawQuery: tc.query}, 24, "products")
+			if tc.ok && (err != nil || got != tc.want) {
+				t.Errorf("got %d, %v; want %d", got, err, tc.want)
+			}
+			if !tc.ok && (affordances.CodeOf(err) != affordances.NotFound || got != 0) {
+				t.Errorf("got %d, %v; want not_found", got, err)
+			}
+		})
+	}
+	if _, err := collection.Offset(&url.URL{Path: "/"}, 0, "products"); err == nil || affordances.CodeOf(err) != affordances.Internal {
+		t.Errorf("a page of 0 items: got %v, want an error of the app's", err)
+	}
+}

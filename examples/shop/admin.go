@@ -13,6 +13,7 @@ import (
 
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/aal"
+	"github.com/affordances/affordances-go/collection"
 	"github.com/affordances/affordances-go/internal/sqldb"
 )
 
@@ -66,7 +67,7 @@ func (s *Shop) declareAdmin() {
 	products := s.site.Route(routeAdmin, &affordances.RouteOptions{
 		Description: "Admin: prices and stock (admins only)",
 		State: func(ctx context.Context, r *affordances.Request) (*affordances.State, error) {
-			return s.adminState(ctx, r.Principal, pageOf(r.HTTP.URL.Query()))
+			return s.adminState(ctx, r.Principal, r.HTTP.URL)
 		},
 	})
 	affordances.AddAction(products, &affordances.Action{
@@ -89,7 +90,7 @@ func (s *Shop) declareAdmin() {
 	users := s.site.Route(routeAdminUsers, &affordances.RouteOptions{
 		Description: "Admin: customers and their accounts (admins only)",
 		State: func(ctx context.Context, r *affordances.Request) (*affordances.State, error) {
-			return s.adminUsersState(ctx, r.Principal, pageOf(r.HTTP.URL.Query()))
+			return s.adminUsersState(ctx, r.Principal, r.HTTP.URL)
 		},
 	})
 	affordances.AddAction(users, &affordances.Action{
@@ -127,14 +128,6 @@ func (s *Shop) declareAdmin() {
 		}),
 		AAL: &aal.Meta{Action: aal.Delete, Trust: aal.TrustAdmin, Destructive: true, Label: "Delete user"},
 	}, s.deleteUserAction)
-}
-
-// pageOf reads the page number of a listing's query: 1 unless it says more.
-func pageOf(q url.Values) int {
-	if n, err := strconv.Atoi(q.Get("page")); err == nil && n > 1 {
-		return n
-	}
-	return 1
 }
 
 // Entities of the admin pages.
@@ -198,8 +191,9 @@ func pageURL(base string, n int) string {
 }
 
 // adminState loads the products admin page: counts of what the shop holds,
-// and one page of products with their prices and the stock of each variant.
-func (s *Shop) adminState(ctx context.Context, p affordances.Principal, page int) (*affordances.State, error) {
+// and the page of products u asks for, with their prices and the stock of
+// each variant.
+func (s *Shop) adminState(ctx context.Context, p affordances.Principal, u *url.URL) (*affordances.State, error) {
 	if !isAdmin(p) {
 		return nil, errNoAdminPage
 	}
@@ -207,7 +201,11 @@ func (s *Shop) adminState(ctx context.Context, p affordances.Principal, page int
 	if err != nil {
 		return nil, err
 	}
-	products, err := s.store.adminProducts(ctx, page)
+	page, err := collection.Paginate(u, counts.Products, adminProductsPerPage, "products")
+	if err != nil {
+		return nil, err
+	}
+	products, err := s.store.adminProducts(ctx, page.Start())
 	if err != nil {
 		return nil, err
 	}
@@ -216,17 +214,25 @@ func (s *Shop) adminState(ctx context.Context, p affordances.Principal, page int
 		return nil, err
 	}
 	e := map[string]any{"counts": counts, "products": products}
-	links := listing(e, []affordances.NavLink{{To: routeAdminUsers, Label: "Users"}}, routeAdmin, page, counts.Products, adminProductsPerPage)
+	links := listing(e, []affordances.NavLink{{To: routeAdminUsers, Label: "Users"}}, routeAdmin, page.Number, counts.Products, adminProductsPerPage)
 	return &affordances.State{Entities: e, Nav: nav(p, routeAdmin, cartCount, links...)}, nil
 }
 
 // adminUsersState loads the users admin page: counts, and one page of
 // accounts with their role and whether they are disabled.
-func (s *Shop) adminUsersState(ctx context.Context, p affordances.Principal, page int) (*affordances.State, error) {
+func (s *Shop) adminUsersState(ctx context.Context, p affordances.Principal, u *url.URL) (*affordances.State, error) {
 	if !isAdmin(p) {
 		return nil, errNoAdminPage
 	}
-	counts, users, err := s.store.adminUsers(ctx, page)
+	offset, err := collection.Offset(u, adminUsersPerPage, "users")
+	if err != nil {
+		return nil, err
+	}
+	counts, users, err := s.store.adminUsers(ctx, offset)
+	if err != nil {
+		return nil, err
+	}
+	page, err := collection.Paginate(u, counts.Users, adminUsersPerPage, "users")
 	if err != nil {
 		return nil, err
 	}
@@ -235,7 +241,7 @@ func (s *Shop) adminUsersState(ctx context.Context, p affordances.Principal, pag
 		return nil, err
 	}
 	e := map[string]any{"counts": counts, "users": users}
-	links := listing(e, []affordances.NavLink{{To: routeAdmin, Label: "Products"}}, routeAdminUsers, page, counts.Users, adminUsersPerPage)
+	links := listing(e, []affordances.NavLink{{To: routeAdmin, Label: "Products"}}, routeAdminUsers, page.Number, counts.Users, adminUsersPerPage)
 	return &affordances.State{Entities: e, Nav: nav(p, routeAdminUsers, cartCount, links...)}, nil
 }
 
@@ -369,14 +375,14 @@ func (st *store) adminCounts(ctx context.Context) (adminCounts, error) {
 	return c, nil
 }
 
-// adminProducts returns one page (from 1) of the products in shop order,
-// with every variant's stock.
-func (st *store) adminProducts(ctx context.Context, page int) ([]adminProduct, error) {
+// adminProducts returns a page of the products in shop order, from the
+// offset-th, with every variant's stock.
+func (st *store) adminProducts(ctx context.Context, offset int) ([]adminProduct, error) {
 	rows, err := st.db.Query(ctx, `
 		SELECT p.slug, p.name, p.price, v.sku, v.label, v.stock
 		FROM (SELECT * FROM products ORDER BY position, id LIMIT $1 OFFSET $2) p
 		JOIN variants v ON v.product_id = p.id ORDER BY p.position, p.id, v.position`,
-		adminProductsPerPage, (max(page, 1)-1)*adminProductsPerPage)
+		adminProductsPerPage, offset)
 	if err != nil {
 		return nil, fmt.Errorf("shop: admin products: %w", err)
 	}
@@ -401,9 +407,9 @@ func (st *store) adminProducts(ctx context.Context, page int) ([]adminProduct, e
 	return ps, rows.Err()
 }
 
-// adminUsers counts the accounts and returns one page (from 1) of them,
-// oldest first.
-func (st *store) adminUsers(ctx context.Context, page int) (adminUserCounts, []adminUser, error) {
+// adminUsers counts the accounts and returns a page of them, oldest first,
+// from the offset-th.
+func (st *store) adminUsers(ctx context.Context, offset int) (adminUserCounts, []adminUser, error) {
 	var c adminUserCounts
 	err := st.db.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE is_admin != 0), count(*) FILTER (WHERE disabled != 0) FROM users`).
 		Scan(&c.Users, &c.Admins, &c.Disabled)
@@ -411,7 +417,7 @@ func (st *store) adminUsers(ctx context.Context, page int) (adminUserCounts, []a
 		return c, nil, fmt.Errorf("shop: admin users: %w", err)
 	}
 	rows, err := st.db.Query(ctx, `SELECT email, name, is_admin, disabled FROM users ORDER BY id LIMIT $1 OFFSET $2`,
-		adminUsersPerPage, (max(page, 1)-1)*adminUsersPerPage)
+		adminUsersPerPage, offset)
 	if err != nil {
 		return c, nil, fmt.Errorf("shop: admin users: %w", err)
 	}

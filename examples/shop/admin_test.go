@@ -455,3 +455,24 @@ func TestAdminPages(t *testing.T) {
 		}
 	}
 }
+
+// TestPageNumbers: a page number no listing has (0, a word, one whose
+// offset overflows) is 404 on every paged list, the catalog and the admin
+// pages included, before any query sees it: on PostgreSQL,
+// ?page=9223372036854775807 was a 500, "OFFSET must not be negative".
+func TestPageNumbers(t *testing.T) {
+	_, srv := newShop(t)
+	admin := newBrowser(t, srv)
+	admin.signIn(shop.AdminEmail, shop.AdminPassword)
+	for _, path := range []string{"/", "/?q=tote", "/orders", "/products/canvas-tote/reviews", "/admin", "/admin/users"} {
+		for _, page := range []string{"9223372036854775807", "384307168202282326", "99999999999999999999", "0", "-3", "two"} {
+			u := path + map[bool]string{true: "&", false: "?"}[strings.Contains(path, "?")] + "page=" + page
+			if status, _ := admin.graph(u); status != http.StatusNotFound {
+				t.Errorf("GET %s: got %d, want 404", u, status)
+			}
+			if resp, _ := admin.page(u); resp.StatusCode != http.StatusNotFound {
+				t.Errorf("GET %s as HTML: got %d, want 404", u, resp.StatusCode)
+			}
+		}
+	}
+}

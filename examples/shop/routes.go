@@ -377,7 +377,11 @@ func (c catalogQuery) url() string {
 // page it is, and the links to the pages beside it.
 func (s *Shop) catalogState(ctx context.Context, p affordances.Principal, u *url.URL) (*affordances.State, error) {
 	cq := parseCatalogQuery(u.Query())
-	results, total, err := s.store.catalog(ctx, cq.q, cq.category, cq.page)
+	offset, err := collection.Offset(u, catalogPageSize, "products")
+	if err != nil {
+		return nil, err
+	}
+	results, total, err := s.store.catalog(ctx, cq.q, cq.category, offset)
 	if err != nil {
 		return nil, err
 	}

@@ -329,11 +329,12 @@ func (c cardView) String() string { return c.Brand + ", " + payment(c.Last4) }
 // 2,000 tokens (seed 000, "Graph").
 const catalogPageSize = 24
 
-// catalog returns one page (from 1) of the products matching every word of
-// q, in category when not empty, and how many match in all. A word matches
+// catalog returns the page of the products matching every word of q, in
+// category when not empty, that starts at offset (collection.Offset), and
+// how many match in all. A word matches
 // a product whose name, description or category's name contains it, in any
 // case (the database lowers them, which SQLite does for ASCII letters only).
-func (st *store) catalog(ctx context.Context, q, category string, page int) ([]productCard, int, error) {
+func (st *store) catalog(ctx context.Context, q, category string, offset int) ([]productCard, int, error) {
 	from := "products p"
 	where := []string{"1=1"}
 	var args []any
@@ -356,12 +357,11 @@ func (st *store) catalog(ctx context.Context, q, category string, page int) ([]p
 	// Each row carries the count of all that match, so that one query (one
 	// read of the database) answers both.
 	count := `SELECT count(*) FROM ` + from + ` WHERE ` + cond
-	limit, offset := arg(catalogPageSize), arg((max(page, 1)-1)*catalogPageSize)
 	rows, err := st.db.Query(ctx, `
 		SELECT p.slug, p.name, p.price, p.tone, p.category,
 		       EXISTS (SELECT 1 FROM variants v WHERE v.product_id = p.id AND v.stock > 0),
 		       (`+count+`)
-		FROM `+from+` WHERE `+cond+` ORDER BY p.position LIMIT `+limit+` OFFSET `+offset, args...)
+		FROM `+from+` WHERE `+cond+` ORDER BY p.position LIMIT `+arg(catalogPageSize)+` OFFSET `+arg(offset), args...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("shop: catalog: %w", err)
 	}
@@ -380,7 +380,7 @@ func (st *store) catalog(ctx context.Context, q, category string, page int) ([]p
 	if err := rows.Err(); err != nil {
 		return nil, 0, fmt.Errorf("shop: catalog: %w", err)
 	}
-	if len(cards) == 0 && page > 1 { // past the last page, no row carries the count
+	if len(cards) == 0 && offset > 0 { // past the last page, no row carries the count
 		if err := st.db.QueryRow(ctx, count, args[:len(args)-2]...).Scan(&total); err != nil {
 			return nil, 0, fmt.Errorf("shop: catalog: %w", err)
 		}
