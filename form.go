@@ -350,8 +350,8 @@ func (s *Site) renderForm(w http.ResponseWriter, r *http.Request, next http.Hand
 	page.Header = r.Header.Clone()
 	page.Header.Del("Content-Type")
 	page.Header.Del("Content-Length")
-	pg.http = page
-	s.servePage(&statusWriter{ResponseWriter: w, status: res.status}, next, pg)
+	pg.http, pg.status = page, res.status
+	s.servePage(w, next, pg)
 }
 
 // statusWriter answers with status where the handler it wraps answers 200,

@@ -119,8 +119,8 @@ func withURL(r *http.Request, edit func(*url.URL)) *http.Request {
 // servePage hands pg's request, which asks for no Affordances document, to
 // next, with pg in its context; for a page of a route (a GET, or a form
 // rendered again), what became of the form the person posted (pg's, or
-// the success a flash cookie carries), and the headers the site adds to
-// the page ([pageWriter]). Nothing is authenticated or loaded here: the
+// the success a flash cookie carries), the status of a form rendered
+// again, and the headers the site adds to the page ([pageWriter]). Nothing is authenticated or loaded here: the
 // Page does it when next asks.
 func (s *Site) servePage(w http.ResponseWriter, next http.Handler, pg *Page) {
 	r := pg.http
@@ -132,6 +132,11 @@ func (s *Site) servePage(w http.ResponseWriter, next http.Handler, pg *Page) {
 			pg.form = s.takeFlash(w, r)
 		}
 		w = &pageWriter{ResponseWriter: w, page: pg, query: r.URL.RawQuery}
+	}
+	if pg.status != 0 {
+		// Outside the pageWriter, which then sees the status the page
+		// answers with: a failed form's page links no graph.
+		w = &statusWriter{ResponseWriter: w, status: pg.status}
 	}
 	pg.http = r.WithContext(context.WithValue(r.Context(), pageKey{}, pg))
 	next.ServeHTTP(w, pg.http)

@@ -28,6 +28,7 @@ type Page struct {
 	route  *Route // nil: no route matches the path
 	params []param
 	form   *Form
+	status int // a form rendered again: the status its handler's 200 becomes
 
 	who     sync.Once
 	p       Principal

@@ -77,7 +77,8 @@ func TestPageIsLazy(t *testing.T) {
 // TestPageHeaders: the site adds Vary: Accept and the Link headers to a
 // page of a route whatever the app does to the header map first (sets,
 // replaces, adds the same): merged with the app's, each once (issue 27);
-// a page that failed gets Vary but no Link; a path of no route, neither.
+// a page that failed, or a form that did, gets Vary but no Link; a path of
+// no route, neither.
 func TestPageHeaders(t *testing.T) {
 	site, _, _ := lazySite(t)
 	h := site.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -109,6 +110,28 @@ func TestPageHeaders(t *testing.T) {
 		h.ServeHTTP(rec, httptest.NewRequest("GET", tc.path, nil))
 		if vary, link := rec.Header().Values("Vary"), rec.Header().Values("Link"); !slices.Equal(vary, tc.vary) || !slices.Equal(link, tc.link) {
 			t.Errorf("%s: got Vary %q and Link %q, want %q and %q", tc.path, vary, link, tc.vary, tc.link)
+		}
+	}
+
+	// A form that failed is its page rendered again with the failure's
+	// status, where the app wrote 200: it links no graph either. (Before
+	// issue 36 the page wrapper saw the app's 200 and added the Links.)
+	for _, tc := range []struct {
+		name, form, cookie string
+		status             int
+	}{
+		{"refused at step 2", "_action=touch", "", http.StatusUnauthorized},
+	} {
+		r := httptest.NewRequest("POST", "/items/7", strings.NewReader(tc.form))
+		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		r.Header.Set("Sec-Fetch-Site", "same-origin")
+		if tc.cookie != "" {
+			r.Header.Set("Cookie", tc.cookie)
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		if vary, link := rec.Header().Values("Vary"), rec.Header().Values("Link"); rec.Code != tc.status || !slices.Equal(vary, []string{"Accept"}) || link != nil {
+			t.Errorf("a form %s: got %d, Vary %q and Link %q; want %d, Accept and no Link", tc.name, rec.Code, vary, link, tc.status)
 		}
 	}
 }
