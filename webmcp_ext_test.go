@@ -1,15 +1,20 @@
 package affordances_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/affordances/affordances-go"
+	"github.com/affordances/affordances-go/internal/browser"
+	"github.com/affordances/affordances-go/internal/browsertest"
 )
 
 // webmcpPage renders the page's WebMCP script, and its declarative form
@@ -71,17 +76,90 @@ func TestWebMCPToolsAreTheGraphsActions(t *testing.T) {
 	}
 }
 
-// TestWebMCPScriptServed: the script is the library's, small, cacheable, and
-// never runs a confirm action on its own.
+// TestWebMCPScriptServed: the script is the library's, small and
+// cacheable.
 func TestWebMCPScriptServed(t *testing.T) {
 	site, _ := testSite(t, nil)
 	res := do(t, site.Handler(nil), httptest.NewRequest("GET", "http://shop.test"+affordances.WebMCPScriptPath, nil))
 	if res.status != 200 || res.header.Get("Content-Type") != "text/javascript; charset=utf-8" || res.header.Get("X-Content-Type-Options") != "nosniff" {
 		t.Fatalf("got %d %v", res.status, res.header)
 	}
-	body := string(res.body)
-	if len(body) > 5<<10 || !strings.Contains(body, "registerTool") || strings.Contains(body, "confirm") {
-		t.Errorf("script: %d bytes, want a few KB that registers tools and never sends confirm: true", len(body))
+	if body := string(res.body); len(body) > 5<<10 || !strings.Contains(body, "registerTool") {
+		t.Errorf("script: %d bytes, want a few KB that registers tools", len(body))
+	}
+}
+
+// TestWebMCPConfirmToolOnlyAsks: in Chromium, an agent in the page of a
+// signed-in person runs the tool of reset, a confirm action without
+// Verify, which confirm: true from the person's session would run. The
+// tool returns the site's summary (confirm_required), and the site
+// received one call, without confirm: true, and ran nothing; the same call
+// with confirm: true, from the same page, would have run it.
+func TestWebMCPConfirmToolOnlyAsks(t *testing.T) {
+	site, b := testSite(t, nil)
+	h := site.Handler(webmcpPage)
+	if res := do(t, h, post("/", `{"action":"increment","input":{"by":2}}`)); !res.delta.OK {
+		t.Fatalf("increment: %s", res.body)
+	}
+	var (
+		mu    sync.Mutex
+		calls []string // the bodies of the calls the site received
+	)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			body, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			mu.Lock()
+			calls = append(calls, string(body))
+			mu.Unlock()
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	ctx := t.Context()
+	p, err := browsertest.StartWith(t, &browser.Options{Features: []string{"WebMCPTesting"}}).NewPage(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if err := p.SetCookie(ctx, srv.URL, &http.Cookie{Name: "sid", Value: "s1", Path: "/"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Navigate(ctx, srv.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+
+	out, err := p.ExecuteTool(ctx, "reset", map[string]any{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d affordances.Delta
+	if err := json.Unmarshal([]byte(out), &d); err != nil || d.OK || d.Error == nil || d.Error.Code != affordances.ConfirmRequired || d.Error.Message != "Reset the counter from 2 to 0." {
+		t.Errorf("the tool of reset returned %s (%v), want confirm_required with the site's summary", out, err)
+	}
+	mu.Lock()
+	received := slices.Clone(calls)
+	mu.Unlock()
+	for _, body := range received {
+		var c struct {
+			Action  string
+			Confirm bool
+		}
+		if err := json.Unmarshal([]byte(body), &c); err != nil || c.Action != "reset" || c.Confirm {
+			t.Errorf("the site received the call %s, want reset without confirm: true", body)
+		}
+	}
+	if len(received) != 1 {
+		t.Errorf("the site received %d calls, want the tool's one: %q", len(received), received)
+	}
+	if n, _ := b.snapshot(); n != 2 || b.runs("reset") != 0 {
+		t.Fatalf("after the tool the counter is %d and reset ran %d times, want 2 and none", n, b.runs("reset"))
+	}
+
+	var status int
+	if err := p.Eval(ctx, `fetch("/", {method: "POST", headers: {"Content-Type": "application/vnd.affordances+json"},
+  body: JSON.stringify({action: "reset", confirm: true})}).then(r => r.status)`, &status); err != nil || status != 200 || b.runs("reset") != 1 {
+		t.Errorf("reset with confirm: true from the page: got %d (%v), ran %d times; want 200 and once, as a tool sending it would", status, err, b.runs("reset"))
 	}
 }
 
