@@ -334,6 +334,7 @@ button.approve{background:#1f7a3d;border-color:#1f7a3d;color:#fff}
 {{else}}
 <p class="ask">{{$.T "Your agent asks you to approve this on %s:" .Name}}</p>
 <h1>{{.Label}}</h1>
+{{if .Changed}}<p class="changed" role="alert">{{$.Say .ChangedSince}}</p>{{end}}
 <p class="summary">{{.Summary}}</p>
 {{with .Cost}}<p class="cost">{{$.T "Cost: %s" .}}</p>{{end}}
 {{with .Risks}}<ul class="risks">{{range .}}<li>{{$.Say .}}</li>{{end}}</ul>{{end}}
@@ -343,7 +344,7 @@ button.approve{background:#1f7a3d;border-color:#1f7a3d;color:#fff}
 <dt>{{$.T "Page"}}</dt><dd>{{.Page}}</dd>
 <dt>{{$.T "Link expires"}}</dt><dd>{{$.Say .Expires}}</dd>
 </dl>
-{{if .Changed}}<p class="changed" role="alert">{{$.Say .ChangedSince}}</p>
+{{if .Changed}}
 {{else if eq (print .State) "pending"}}
 <p>{{$.T "Nothing has happened yet. Approve to let your agent's call run once; deny and it never runs."}}</p>
 <div class="buttons">
