@@ -51,9 +51,10 @@
 // boolean, null, {NAME: TYPE, ...}, []TYPE, A|B (types or enum values),
 // =VALUE (a const), (A | B) (anyOf), one of (A | B), (A & B) (allOf), ref
 // PATH; then its bounds and the rest: 1-40 chars, 1-99, >=1, <=5 items,
-// >0 and <100 (exclusive), step 0.01, unique, format email, /PATTERN/, =1
-// (default), e.g. [..] (examples), deprecated, /* TITLE */ /* DESCRIPTION
-// */. A keyword without a word of its own follows as +{KEYWORD: VALUE}.
+// >0 and <100 (exclusive), step 0.01, unique, format email, /PATTERN/
+// (/"PATTERN"/ when it holds a space or a quote), =1 (default), e.g. [..]
+// (examples), deprecated, /* TITLE */ /* DESCRIPTION */. A keyword without
+// a word of its own follows as +{KEYWORD: VALUE}.
 //
 // An OUTPUT that holds a type an earlier action's output spelled out
 // (40 characters or more) names it instead: (NAME's output).

@@ -450,6 +450,9 @@ func TestSynthetic(t *testing.T) {
 				p = map[string]any{"type": "array", "items": map[string]any{"type": "object", "properties": map[string]any{word(): map[string]any{"type": "string", "format": word()}}}, "minItems": 1}
 			case 4:
 				p["x-custom"] = word()
+				if r.IntN(2) == 0 {
+					p["pattern"] = raw()
+				}
 			}
 			props[name] = p
 			if r.IntN(2) == 0 {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+	"unicode"
 )
 
 // obj is a JSON object with its keys in the order written: a schema's
@@ -247,7 +248,11 @@ func schemaText(v any) string {
 	}
 	if x, ok := use("pattern"); ok {
 		s, _ := x.(string)
-		tail = append(tail, "/"+str(s)+"/")
+		p := str(s)
+		if strings.ContainsFunc(p, unicode.IsSpace) || strings.Contains(p, `"`) {
+			p = quote(s) // one word, whatever it holds
+		}
+		tail = append(tail, "/"+p+"/")
 	}
 	if x, ok := use("default"); ok {
 		tail = append(tail, "="+value(plain(x)))
