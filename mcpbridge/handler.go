@@ -1,6 +1,7 @@
 package mcpbridge
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"time"
@@ -18,15 +19,15 @@ var defaultHTTPClient = &http.Client{Timeout: 30 * time.Second}
 // site: a URL argument may be a path, and a URL of another origin is
 // refused. The calls reach site, the site's own handler, in process, at
 // the origin the MCP request came to and from the address of the MCP
-// client that opened the session (its request's RemoteAddr), so an
-// anonymous client is counted by its own address, as a call it made itself
-// would be (CLARIFICATIONS 5); each carries the MCP caller's bearer token
-// (its Authorization header), or else opts.Token; opts.Sites and
-// opts.Tokens are not used, the site being its own. opts may be nil;
-// its HTTPClient is not used. A request with an Origin header other than
-// the site's own (its scheme and Host: a page of another site, which a
-// browser lets post here) is refused with 403, as the MCP transport asks
-// of servers.
+// request that carries each tool call (its RemoteAddr), so an anonymous
+// client is counted by its own address, as a call it made itself would be
+// (CLARIFICATIONS 5), even when its session moves to another; each carries
+// the MCP caller's bearer token (its Authorization header), or else
+// opts.Token; opts.Sites and opts.Tokens are not used, the site being its
+// own. opts may be nil; its HTTPClient is not used. A request with an
+// Origin header other than the site's own (its scheme and Host: a page of
+// another site, which a browser lets post here) is refused with 403, as
+// the MCP transport asks of servers.
 func Handler(site http.Handler, opts *Options) http.Handler {
 	var o Options
 	if opts != nil {
@@ -35,7 +36,9 @@ func Handler(site http.Handler, opts *Options) http.Handler {
 	h := mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
 		b := &bridge{opts: o, origin: ownOrigin(r)}
 		b.opts.HTTPClient = &http.Client{Transport: inProcess{site, r.RemoteAddr}, Timeout: 30 * time.Second}
-		return b.server()
+		s := b.server()
+		s.AddReceivingMiddleware(fromCaller)
+		return s
 	}, nil)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if origins := r.Header.Values("Origin"); len(origins) > 0 {
@@ -44,8 +47,30 @@ func Handler(site http.Handler, opts *Options) http.Handler {
 				return
 			}
 		}
+		r = r.Clone(r.Context())
+		r.Header.Set(callerHeader, r.RemoteAddr) // what the client sent under this name goes
 		h.ServeHTTP(w, r)
 	})
+}
+
+// callerHeader carries, from [Handler] to [fromCaller], the RemoteAddr of
+// an MCP request: the SDK gives a method the headers of the request that
+// carried it, not its address, and makes a session's server from the
+// session's first request only.
+const callerHeader = "Affordances-Mcp-Caller"
+
+// callerKey is the context key of the address [fromCaller] read.
+type callerKey struct{}
+
+// fromCaller is the servers' middleware that gives a method, and so the
+// calls of a tool to the site, the address of the MCP request carrying it.
+func fromCaller(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if x := req.GetExtra(); x != nil && x.Header.Get(callerHeader) != "" {
+			ctx = context.WithValue(ctx, callerKey{}, x.Header.Get(callerHeader))
+		}
+		return next(ctx, method, req)
+	}
 }
 
 // ownOrigin is the origin r came to: its scheme and Host.
@@ -61,7 +86,8 @@ func ownOrigin(r *http.Request) string {
 }
 
 // inProcess is an http.RoundTripper that serves each request with a
-// handler, without a network, as if from the client address remoteAddr.
+// handler, without a network, as if from the address of the MCP request
+// whose method made it ([fromCaller]), or else from remoteAddr.
 type inProcess struct {
 	h          http.Handler
 	remoteAddr string
@@ -71,6 +97,9 @@ func (t inProcess) RoundTrip(req *http.Request) (*http.Response, error) {
 	r := req.Clone(req.Context())
 	r.RequestURI = req.URL.RequestURI()
 	r.RemoteAddr = t.remoteAddr
+	if a, ok := req.Context().Value(callerKey{}).(string); ok {
+		r.RemoteAddr = a
+	}
 	if r.Host == "" {
 		r.Host = req.URL.Host
 	}

@@ -3,9 +3,11 @@ package mcpbridge_test
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -59,38 +61,58 @@ func TestHandler(t *testing.T) {
 	}
 }
 
-// client sends every request as if from the address addr, which the
-// test's front door (fromClient) makes the request's RemoteAddr, as a
-// proxy's real-IP middleware or another machine would.
-type client struct{ addr string }
+// loopback is an HTTP client's transport whose connections come from one
+// loopback address (all of 127.0.0.0/8 is the host's on Linux); moves
+// sends its requests from then on from another.
+type loopback struct {
+	mu sync.Mutex
+	rt http.RoundTripper
+}
 
-func (c client) RoundTrip(r *http.Request) (*http.Response, error) {
+func from(ip string) *loopback {
+	l := &loopback{}
+	l.moves(ip)
+	return l
+}
+
+func (l *loopback) moves(ip string) {
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.rt = &http.Transport{DialContext: d.DialContext}
+}
+
+func (l *loopback) RoundTrip(r *http.Request) (*http.Response, error) {
+	l.mu.Lock()
+	rt := l.rt
+	l.mu.Unlock()
+	return rt.RoundTrip(r)
+}
+
+// forged sends every request with the header by which Handler passes an
+// MCP request's address on, claiming another address.
+type forged struct{ rt http.RoundTripper }
+
+func (f forged) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
-	r.Header.Set("X-Test-Client", c.addr)
-	return http.DefaultTransport.RoundTrip(r)
+	r.Header.Set("Affordances-Mcp-Caller", "127.0.0.9:40000")
+	return f.rt.RoundTrip(r)
 }
 
-func fromClient(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if a := r.Header.Get("X-Test-Client"); a != "" {
-			r.RemoteAddr = a
-		}
-		h.ServeHTTP(w, r)
-	})
-}
-
-// TestHandlerClientAddress: the calls a site's own MCP endpoint makes
-// carry the MCP client's address, so an anonymous client is counted by its
-// own address (CLARIFICATIONS 5), not as the host: two clients from two
-// addresses have a limit each, and neither spends the other's.
+// TestHandlerClientAddress: the calls a site's own MCP endpoint makes are
+// counted by the address of the MCP request that carries each, as a call
+// its client made itself would be (CLARIFICATIONS 5): two anonymous
+// clients from two addresses have a limit each, and neither spends the
+// other's; a client whose session moves to another address is counted
+// there; a client cannot claim another's.
 func TestHandlerClientAddress(t *testing.T) {
 	site := affordances.NewSite(&affordances.SiteOptions{MCP: "/mcp", Limit: affordances.Limit{Calls: 1, Per: time.Hour, Burst: 1}})
 	affordances.AddAction(site.Route("/", nil), &affordances.Action{Name: "ping", Description: "Answers pong.", Expose: affordances.ExposePublic, ReadOnly: true},
 		func(context.Context, *affordances.Request, struct{}) (struct{}, error) { return struct{}{}, nil })
-	srv := httptest.NewServer(fromClient(withMCP(site.Handler(http.NotFoundHandler()))))
+	srv := httptest.NewServer(withMCP(site.Handler(http.NotFoundHandler())))
 	t.Cleanup(srv.Close)
-	session := func(addr string) *mcp.ClientSession {
-		tr := &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp", HTTPClient: &http.Client{Transport: client{addr}}}
+	session := func(rt http.RoundTripper) *mcp.ClientSession {
+		tr := &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp", HTTPClient: &http.Client{Transport: rt}}
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil).Connect(t.Context(), tr, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -98,17 +120,27 @@ func TestHandlerClientAddress(t *testing.T) {
 		t.Cleanup(func() { cs.Close() })
 		return cs
 	}
-	a, b := session("203.0.113.1:40000"), session("203.0.113.2:40000")
+	a, b, c := from("127.0.0.2"), from("127.0.0.3"), from("127.0.0.4")
+	sa, sb, sc, sd := session(a), session(b), session(c), session(forged{from("127.0.0.2")})
 	for _, tc := range []struct {
 		name string
 		cs   *mcp.ClientSession
+		move func()
 		want string // the delta's error code; "": ok
 	}{
-		{"the first client's first call", a, ""},
-		{"the first client's second call", a, "rate_limited"},
-		{"the second client's first call", b, ""},
-		{"the second client's second call", b, "rate_limited"},
+		{"127.0.0.2's first call", sa, nil, ""},
+		{"127.0.0.2's second call", sa, nil, "rate_limited"},
+		{"127.0.0.3's first call", sb, nil, ""},
+		{"127.0.0.3's second call", sb, nil, "rate_limited"},
+		{"127.0.0.4's first call", sc, nil, ""},
+		{"its session's call from 127.0.0.5", sc, func() { c.moves("127.0.0.5") }, ""},
+		{"its session's second call from 127.0.0.5", sc, nil, "rate_limited"},
+		{"its session's call from 127.0.0.2", sc, func() { c.moves("127.0.0.2") }, "rate_limited"},
+		{"127.0.0.2 claiming another address", sd, nil, "rate_limited"},
 	} {
+		if tc.move != nil {
+			tc.move()
+		}
 		out, res := call(t, tc.cs, "execute_affordance", map[string]any{"url": "/", "action": "ping", "input": map[string]any{}})
 		got := ""
 		if out["ok"] != true {
