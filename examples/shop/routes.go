@@ -641,7 +641,7 @@ type (
 
 func (s *Shop) search(ctx context.Context, r *affordances.Request, in searchInput) (searchOutput, error) {
 	cq := catalogQuery{q: strings.TrimSpace(in.Q), category: in.Category, page: 1}
-	results, total, err := s.store.catalog(ctx, cq.q, cq.category, 1)
+	results, total, err := s.store.catalog(ctx, cq.q, cq.category, 0)
 	if err != nil {
 		return searchOutput{}, err
 	}
