@@ -2,6 +2,7 @@ package wirecheck
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/affordances/affordances-go/schemas"
@@ -23,7 +24,8 @@ func TestHugeNumbersDoNotCrash(t *testing.T) {
 
 // TestApprovalPage: an approval's URL is a path of the site under
 // ApprovalsPath, after a site's path prefix (CLARIFICATIONS 10 and 13),
-// with an id of the shape store.NewApprovalID makes and nothing after: no
+// with an id of a URL's unreserved characters (any site's: a UUID, or
+// store.NewApprovalID's lowercase base32) and nothing after: no
 // more a client's credentials should not follow, and nothing that could
 // write on the line a client shows it on (issue 36).
 func TestApprovalPage(t *testing.T) {
@@ -35,10 +37,16 @@ func TestApprovalPage(t *testing.T) {
 		"/a-b/c_d.e~f/.well-known/affordances/approvals/" + id:                                        true,
 		"/sh%C3%B6p/.well-known/affordances/approvals/" + id:                                          true,
 		"/.well-known/affordances/approvals/":                                                         false,
-		"/.well-known/affordances/approvals/abc":                                                      false,
-		"/.well-known/affordances/approvals/" + id + "a":                                              false,
-		"/.well-known/affordances/approvals/ABCDEFGHIJKLMNOPQRSTUVWXYZ":                               false,
-		"/.well-known/affordances/approvals/abcdefghijklmnopqrstuvwxy1":                               false,
+		"/.well-known/affordances/approvals/abc":                                                      true,
+		"/.well-known/affordances/approvals/0b5e3c4a-9d1e-4f6a-8b7c-2d3e4f5a6b7c":                     true,
+		"/.well-known/affordances/approvals/ABC_def~1.2":                                              true,
+		"/.well-known/affordances/approvals/" + strings.Repeat("a", 129):                              false,
+		"/.well-known/affordances/approvals/.":                                                        false,
+		"/.well-known/affordances/approvals/..":                                                       false,
+		"/.well-known/affordances/approvals/.x":                                                       false,
+		"/.well-known/affordances/approvals/a%20b":                                                    false,
+		"/.well-known/affordances/approvals/a b":                                                      false,
+		"/.well-known/affordances/approvals/a,b":                                                      false,
 		"/.well-known/affordances/approvals/" + id + "  state approved  expires 2099-01-01T00:00:00Z": false,
 		"/.well-known/affordances/approvals/" + id + "/":                                              false,
 		"/.well-known/affordances/approvals/" + id + "\n":                                             false,
