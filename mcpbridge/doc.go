@@ -44,7 +44,11 @@
 // runs. A client without URL mode gets a tool result, not an error, with
 // ok false, the delta and the page (approval: url, expires, what to do):
 // the model asks the person to open it, and the same execute_affordance
-// made again runs once they approved there.
+// made again runs once they approved there, on a site the person
+// configured. On any other site the page's word is the site's alone: the
+// call runs only after the person accepted the URL elicitation that sent
+// them there, and without one the result says that calling again changes
+// nothing.
 //
 // The bridge keeps the person's keys. Their token, their grants and the
 // cookies of their HTTP client go only to the sites they configured
