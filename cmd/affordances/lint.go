@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -46,13 +47,15 @@ Every request says who sends it, so a site can leave it out of its
 statistics: User-Agent: affordances-lint/VERSION
 (+https://github.com/affordances/affordances-go).
 
-Each problem is printed with where it is (file or URL) and a JSON Pointer;
-a note is information, not a problem, and so is a skip, a document not read
-for want of credentials. A warning is a should of the specs a document
-misses: a graph over about 2,000 o200k tokens (seed 000, "Graph"), with the
-part that weighs most ("entity 'entries' is 6,900 of 7,670 tokens"); it
-leaves the exit status alone. Exit status: 0 no problems, 1 problems (or the
-site could not be read), 2 a usage error.`,
+Each problem is printed with where it is (file or URL) and a JSON Pointer,
+or, for a document that is not JSON, the parse error and where it is
+("at line 4, column 1 (byte 34)"). A note is information, not a problem,
+and so is a skip, a document not read for want of credentials. A warning
+is a should of the specs a document misses: a graph over about 2,000 o200k
+tokens (seed 000, "Graph"), with the part that weighs most ("entity
+'entries' is 6,900 of 7,670 tokens"); it leaves the exit status alone.
+Exit status: 0 no problems, 1 problems (or the site could not be read), 2 a
+usage error.`,
 	Example: `# a file: an AAL manifest or fragment, a graph, a site index, a delta or a call
 affordances lint fragment.json
 # a site: its index and AAL manifest, then every page reachable from / through
@@ -260,7 +263,11 @@ func (l *linter) document(where, kind string, doc []byte) {
 	}
 	switch kind {
 	case "":
-		l.problem(where, "unknown", "", "not an AAL manifest or fragment, nor an Affordances graph, site index, delta or call")
+		msg := "not an AAL manifest or fragment, nor an Affordances graph, site index, delta or call"
+		if why := notJSONObject(doc); why != "" {
+			msg = why
+		}
+		l.problem(where, "unknown", "", msg)
 		return
 	case "manifest", "fragment":
 		var problems []aal.Problem
@@ -310,6 +317,43 @@ func (l *linter) weigh(where string, doc []byte) {
 var schemaOf = map[string]string{"graph": schemas.Graph, "site index": schemas.SiteIndex, "delta": schemas.Delta, "call": schemas.Call}
 
 // sniff says what a document is by its top-level properties.
+// notJSONObject says why doc is not a JSON object, and where: "not JSON:
+// invalid character '}' looking for beginning of object key string, at
+// line 4, column 1 (byte 34)"; "" when it is one.
+func notJSONObject(doc []byte) string {
+	var top map[string]json.RawMessage
+	err := json.Unmarshal(doc, &top)
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case err == nil && top == nil:
+		return "JSON, but null, not an object: a document of the protocol or of AAL is an object"
+	case err == nil:
+		return ""
+	case len(bytes.TrimSpace(doc)) == 0:
+		return "not JSON: the document is empty"
+	case errors.As(err, &syntax):
+		msg := strings.TrimPrefix(syntax.Error(), "json: ")
+		if syntax.Offset >= int64(len(doc)) {
+			return "not JSON: " + msg + ", at the end, " + position(doc, len(doc))
+		}
+		// Offset counts the bytes read, the offending one among them.
+		return "not JSON: " + msg + ", at " + position(doc, int(syntax.Offset)-1)
+	case errors.As(err, &typ):
+		return "JSON, but a JSON " + typ.Value + ", not an object: a document of the protocol or of AAL is an object"
+	}
+	return "not JSON: " + err.Error()
+}
+
+// position says where byte offset i of doc is: "line 4, column 1 (byte
+// 34)", lines and columns from 1, a column counted in bytes, and the byte
+// from 0.
+func position(doc []byte, i int) string {
+	line := 1 + bytes.Count(doc[:i], []byte("\n"))
+	col := i - bytes.LastIndexByte(doc[:i], '\n')
+	return fmt.Sprintf("line %d, column %d (byte %d)", line, col, i)
+}
+
 func sniff(doc []byte) string {
 	var top map[string]json.RawMessage
 	if json.Unmarshal(doc, &top) != nil {

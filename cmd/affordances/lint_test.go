@@ -33,6 +33,13 @@ func TestLintFiles(t *testing.T) {
 			"(fragment) /affordances/1/action:", "(fragment) /affordances/1/id:", "(fragment) /flow", "(fragment) /affordances/1/cost/currency:"}},
 		{"broken graph", []string{"lint", "testdata/lint/graph-bad.json"}, exitFail, []string{"(graph) /actions/0/available: is required", "(graph) /actions/0/expose:"}},
 		{"not a known document", []string{"lint", "testdata/lint/unknown.json"}, exitFail, []string{"(unknown)"}},
+		// Not JSON: the parse error and where it is (issue 36).
+		{"not JSON", []string{"lint", "testdata/lint/not-json.json"}, exitFail, []string{
+			`FAIL  testdata/lint/not-json.json (unknown) "": not JSON: invalid character '}' looking for beginning of object key string, at line 4, column 1 (byte 34)`}},
+		{"cut short", []string{"lint", "testdata/lint/truncated.json"}, exitFail, []string{
+			`(unknown) "": not JSON: unexpected end of JSON input, at the end, line 4, column 1 (byte 32)`}},
+		{"JSON, not an object", []string{"lint", "testdata/lint/array.json"}, exitFail, []string{
+			`(unknown) "": JSON, but a JSON array, not an object`}},
 		{"several files", []string{"lint", "testdata/lint/fragment-ok.json", "testdata/lint/graph-bad.json"}, exitFail, []string{"2 documents checked"}},
 		{"missing file is a usage error", []string{"lint", "testdata/lint/nope.json"}, exitUsage, nil},
 		{"no argument is a usage error", []string{"lint"}, exitUsage, nil},
