@@ -19,6 +19,7 @@ import (
 
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/aal"
+	"github.com/affordances/affordances-go/internal/crawl"
 	"github.com/affordances/affordances-go/internal/mediatype"
 	"github.com/affordances/affordances-go/internal/weborigin"
 	"github.com/affordances/affordances-go/internal/wirecheck"
@@ -535,7 +536,7 @@ func (c *Client) approvalState(ctx context.Context, u string) (store.ApprovalSta
 	c.authorize(hr)
 	res, err := c.hc.Do(hr)
 	if err != nil {
-		return "", fmt.Errorf("agent: checking the approval: %w", err)
+		return "", fmt.Errorf("agent: checking the approval: %w", &crawl.UnreachableError{URL: u, Err: err})
 	}
 	defer res.Body.Close()
 	if res.StatusCode == http.StatusNotFound {
@@ -620,7 +621,7 @@ func (c *Client) send(ctx context.Context, path string, call affordances.Call) (
 		res, err := c.hc.Do(req)
 		if err != nil {
 			if ctx.Err() != nil || attempt >= c.opts.MaxRetries {
-				return nil, fmt.Errorf("agent: calling %s on %s: %w", call.Action, path, err)
+				return nil, fmt.Errorf("agent: calling %s: %w", call.Action, &crawl.UnreachableError{URL: c.resolve(path), Err: err})
 			}
 			if err := sleep(ctx, backoff(attempt)); err != nil {
 				return nil, err
@@ -691,7 +692,7 @@ func (c *Client) get(ctx context.Context, path, accept string) (body []byte, fou
 	c.authorize(req)
 	res, err := c.hc.Do(req)
 	if err != nil {
-		return nil, false, fmt.Errorf("agent: GET %s: %w", path, err)
+		return nil, false, fmt.Errorf("agent: %w", &crawl.UnreachableError{URL: c.resolve(path), Err: err})
 	}
 	defer res.Body.Close()
 	body, err = io.ReadAll(io.LimitReader(res.Body, 8<<20))

@@ -77,7 +77,8 @@ type Options struct {
 	// action, and with Token one session action whose guard is true, whose
 	// AAL metadata says it is reversible and affects only the requester's
 	// own data, and whose input the suite can build from its schema. False:
-	// only calls that must be refused are sent.
+	// only calls that must be refused are sent. A write the suite finds no
+	// action for is not tested, and [Report.WritesNotTested] says so.
 	AllowWrites bool
 
 	// Cookies are the session cookies of the same test account in a
@@ -142,14 +143,27 @@ type Result struct {
 
 // A Report is the outcome of every check of one run, in the order they ran.
 type Report struct {
-	BaseURL string        `json:"baseURL"`
-	Pages   []string      `json:"pages"` // the pages discovered
-	Checks  []Result      `json:"checks"`
-	Elapsed time.Duration `json:"elapsed"`
+	BaseURL string `json:"baseURL"`
+	// Unreachable, when not empty, says in one sentence that the site
+	// could not be reached at all (no request of discovery got an answer),
+	// why, and what to try: then no check ran, and Checks is empty.
+	Unreachable string   `json:"unreachable,omitempty"`
+	Pages       []string `json:"pages"` // the pages discovered
+	Checks      []Result `json:"checks"`
+	// WritesNotTested lists, when [Options.AllowWrites] was set, each
+	// check of a write (v0.write.*) that ran none, as "id: why": a run
+	// that lists any did not test all AllowWrites asked for, whether or
+	// not it passed. Empty without AllowWrites.
+	WritesNotTested []string      `json:"writesNotTested,omitempty"`
+	Elapsed         time.Duration `json:"elapsed"`
 }
 
-// Passed reports whether every must check passed or was skipped.
+// Passed reports whether the site could be reached and every must check
+// passed or was skipped.
 func (r *Report) Passed() bool {
+	if r.Unreachable != "" {
+		return false
+	}
 	for _, c := range r.Checks {
 		if c.Level == Must && c.Outcome == Fail {
 			return false
@@ -185,7 +199,9 @@ const DefaultUserAgent = "affordances-conform (+https://github.com/affordances/a
 
 // Run runs every check against the site at baseURL ("http://127.0.0.1:8080")
 // and returns the report. It never returns nil: a site that cannot be
-// reached fails the checks that needed it. opts may be nil.
+// reached at all is a report with [Report.Unreachable] and no check; one
+// that stops answering during the run fails the checks that needed it.
+// opts may be nil.
 func Run(ctx context.Context, baseURL string, opts *Options) *Report {
 	var o Options
 	if opts != nil {
@@ -205,6 +221,12 @@ func Run(ctx context.Context, baseURL string, opts *Options) *Report {
 	s := newSuite(ctx, strings.TrimRight(baseURL, "/"), &o)
 	rep := &Report{BaseURL: s.base}
 	s.discover()
+	if !s.reached {
+		rep.Unreachable = (&crawl.UnreachableError{URL: s.base, Err: s.indexX.err}).Error()
+		rep.Pages, rep.Checks = []string{}, []Result{}
+		rep.Elapsed = time.Since(start)
+		return rep
+	}
 	rep.Pages = s.order
 	for _, p := range s.aalPages {
 		rep.Pages = append(rep.Pages, p.path)
@@ -235,17 +257,29 @@ func Run(ctx context.Context, baseURL string, opts *Options) *Report {
 		if o.Progress != nil {
 			fmt.Fprintf(o.Progress, "%-6s %-6s %s\n", res.Outcome, res.Level, res.ID)
 		}
+		if o.AllowWrites && strings.HasPrefix(res.ID, writeChecks) && res.Outcome == Skip {
+			rep.WritesNotTested = append(rep.WritesNotTested, res.ID+": "+res.Reason)
+		}
 	}
 	rep.Elapsed = time.Since(start)
 	return rep
 }
 
+// writeChecks is the prefix of the ids of the checks that run real
+// actions, under [Options.AllowWrites].
+const writeChecks = "v0.write."
+
 // Test runs the suite against baseURL and fails t once for each must that
-// failed, with its rule, reason and evidence; it logs each should that
-// failed. It returns the report.
+// failed, with its rule, reason and evidence, or once when the site could
+// not be reached; it logs each should that failed and each write
+// AllowWrites asked for and the suite could not test
+// ([Report.WritesNotTested]). It returns the report.
 func Test(t testing.TB, baseURL string, opts *Options) *Report {
 	t.Helper()
 	rep := Run(t.Context(), baseURL, opts)
+	if rep.Unreachable != "" {
+		t.Error(rep.Unreachable)
+	}
 	for _, c := range rep.Checks {
 		if c.Outcome != Fail {
 			continue
@@ -256,6 +290,9 @@ func Test(t testing.TB, baseURL string, opts *Options) *Report {
 		} else {
 			t.Log(msg)
 		}
+	}
+	for _, w := range rep.WritesNotTested {
+		t.Log("write not tested: " + w)
 	}
 	return rep
 }

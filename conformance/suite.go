@@ -180,6 +180,8 @@ type suite struct {
 	// and the AAL checks read aalPages (aalonly.go).
 	aalOnly  bool
 	aalPages []*aalPage
+	// reached is true once a request got an answer from the site.
+	reached bool
 }
 
 // A write is one real call the suite made, with the page before and after.
@@ -221,6 +223,7 @@ func (s *suite) do(method, path string, who crawl.Reader, header http.Header, bo
 		return x
 	}
 	defer res.Body.Close()
+	s.reached = true
 	x.status, x.header = res.StatusCode, res.Header
 	x.body, x.err = io.ReadAll(io.LimitReader(res.Body, 8<<20))
 	if method == http.MethodPost {

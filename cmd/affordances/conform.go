@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"net/http"
@@ -62,7 +63,21 @@ statistics: User-Agent: affordances-conform/VERSION
 
 Progress goes to stderr, one line per check; the summary table (id, level,
 outcome, reason) to stdout, or the whole report with evidence with --json.
-Exit status: 0 every must passed, 1 a must failed, 2 a usage error.`,
+With --allow-writes, a write the suite could not run (no action it may
+call, or no test account) is named in the summary, "writes: not tested",
+with why.
+
+A site that cannot be reached at all (nothing listens there, no such
+host) is one error on stderr that says why, and no check runs; with
+--json the report says it in "unreachable".
+
+Exit status:
+  0  every must passed (and with --allow-writes, every write was tested)
+  1  a must failed
+  2  usage: a missing or extra argument, a bad flag
+  4  the site could not be reached: no check ran
+  5  every must passed, but --allow-writes could not test every write:
+     the summary's "writes: not tested" says which and why`,
 	Example: `# read-only, anonymous
 affordances conform http://127.0.0.1:8080
 # everything, as the demo user (the token is in the demo's banner)
@@ -123,11 +138,16 @@ affordances conform --json http://127.0.0.1:8080 | jq '.checks[] | select(.outco
 				if err := enc.Encode(rep); err != nil {
 					return err
 				}
-			} else {
+			} else if rep.Unreachable == "" {
 				printReport(e, rep)
 			}
-			if !rep.Passed() {
+			switch {
+			case rep.Unreachable != "":
+				return &networkError{errors.New(rep.Unreachable)}
+			case !rep.Passed():
 				return errFailed
+			case len(rep.WritesNotTested) > 0:
+				return errUntested
 			}
 			return nil
 		}
@@ -170,6 +190,12 @@ func printReport(e *env, rep *conformance.Report) {
 	}
 	if len(needs) > 0 {
 		fmt.Fprintf(e.stdout, "\n%s: %s\n", plural(len(needs), "check")+" could not run in full without credentials", credentialsHint(needs))
+	}
+	if len(rep.WritesNotTested) > 0 {
+		fmt.Fprintln(e.stdout, "\nwrites: not tested, though --allow-writes asked for them:")
+		for _, w := range rep.WritesNotTested {
+			fmt.Fprintf(e.stdout, "  %s\n", w)
+		}
 	}
 }
 

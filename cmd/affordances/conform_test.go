@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	affordances "github.com/affordances/affordances-go"
 )
 
 // TestConformDemo: `affordances conform URL --allow-writes --token T`
@@ -61,11 +63,38 @@ func TestConformUsage(t *testing.T) {
 	}
 }
 
-// TestConformFails: a site that is not there fails its musts: exit 1.
+// TestConformFails: a site whose musts fail (one that answers 404 to
+// everything) exits 1.
 func TestConformFails(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	t.Cleanup(srv.Close)
 	e, out, errOut := testEnv(nil)
-	if code := run(context.Background(), e, []string{"conform", "http://127.0.0.1:1"}); code != exitFail {
+	if code := run(context.Background(), e, []string{"conform", srv.URL}); code != exitFail {
 		t.Errorf("exit %d, want 1\n%s\n%s", code, out, errOut)
+	}
+}
+
+// TestConformSaysWhatItDidNotWrite: --allow-writes on a site with no
+// action the suite may run passes its musts, says plainly which writes it
+// did not test and why, and exits 5, not 0 (issue 36).
+func TestConformSaysWhatItDidNotWrite(t *testing.T) {
+	site := affordances.NewSite(nil)
+	site.Route("/", nil)
+	srv := httptest.NewServer(site.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		io.WriteString(w, `<!doctype html><title>Home</title><link rel="alternate" type="application/vnd.affordances+json" href="/"><main>Home</main>`)
+	})))
+	t.Cleanup(srv.Close)
+	code, out, errOut := cli(t, nil, "conform", srv.URL, "--allow-writes")
+	want := "\nwrites: not tested, though --allow-writes asked for them:\n" +
+		"  v0.write.read-action: no public read-only action the suite can build an input for\n" +
+		"  v0.write.session-action: needs --token or --cookie-jar\n" +
+		"  v0.write.changed: no action ran\n"
+	if code != exitPending || !strings.HasSuffix(out, want) || !strings.Contains(out, " 0 failed") {
+		t.Errorf("exit %d, want 5 and the summary ending in\n%s\ngot:\n%s%s", code, want, out, errOut)
+	}
+	if code, out, errOut := cli(t, nil, "conform", srv.URL); code != exitOK || strings.Contains(out, "writes: not tested") {
+		t.Errorf("without --allow-writes: exit %d, want 0 and no word on writes\n%s%s", code, out, errOut)
 	}
 }
 

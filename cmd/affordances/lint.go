@@ -54,8 +54,16 @@ and so is a skip, a document not read for want of credentials. A warning
 is a should of the specs a document misses: a graph over about 2,000 o200k
 tokens (seed 000, "Graph"), with the part that weighs most ("entity
 'entries' is 6,900 of 7,670 tokens"); it leaves the exit status alone.
-Exit status: 0 no problems, 1 problems (or the site could not be read), 2 a
-usage error.`,
+
+A site that cannot be reached at all (nothing listens there, no such
+host) is one error on stderr that says why, not a problem for each
+document.
+
+Exit status:
+  0  no problems
+  1  problems, or a document of the site could not be read
+  2  usage: no URL or FILE, a bad flag, a FILE that cannot be read
+  4  the site could not be reached`,
 	Example: `# a file: an AAL manifest or fragment, a graph, a site index, a delta or a call
 affordances lint fragment.json
 # a site: its index and AAL manifest, then every page reachable from / through
@@ -394,6 +402,10 @@ func (l *linter) site(ctx context.Context, start string) error {
 	var index affordances.SiteIndex
 	indexURL := origin + affordances.IndexPath
 	indexRes, indexErr := l.get(ctx, indexURL, affordances.MediaType, crawl.Agent)
+	if ue := (*crawl.UnreachableError)(nil); errors.As(indexErr, &ue) {
+		// Nothing to lint: one error, not a problem with each document.
+		return &networkError{&crawl.UnreachableError{URL: origin, Err: ue.Err}}
+	}
 	var manifest *aal.Manifest
 	if body, ok := l.fetch(ctx, origin+aal.ManifestPath, "application/json", "manifest", crawl.Agent); ok {
 		l.document(origin+aal.ManifestPath, "manifest", body)
@@ -576,7 +588,7 @@ func (l *linter) get(ctx context.Context, u, accept string, who crawl.Reader) (*
 	r.cred = l.creds.Authorize(req.Header, who, http.MethodGet, origin)
 	res, err := l.client.Do(req)
 	if err != nil {
-		return nil, err
+		return nil, &crawl.UnreachableError{URL: u, Err: err}
 	}
 	defer res.Body.Close()
 	r.body, err = io.ReadAll(io.LimitReader(res.Body, 8<<20))

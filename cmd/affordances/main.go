@@ -23,6 +23,8 @@
 //	   the gate refused it; nothing that could run was done
 //	4  a network or protocol failure: the site could not be reached, or
 //	   answered something that is not an Affordances document
+//	5  not done yet, and not failed: every must passed but --allow-writes
+//	   could not test every write (conform)
 package main
 
 import (
@@ -43,6 +45,7 @@ const (
 	exitUsage       = 2 // the command line was wrong
 	exitNotApproved = 3 // approval needed and not given, or the gate refused
 	exitNetwork     = 4 // a network or protocol failure
+	exitPending     = 5 // not done and not failed: writes untested
 )
 
 // env is what a command may touch of the outside world, so tests can
@@ -107,6 +110,10 @@ var errFailed = errors.New("failed")
 // person's approval, or why the gate refused: exit code 3.
 var errNotApproved = errors.New("not approved")
 
+// errUntested ends a conform run that passed but tested no write that
+// --allow-writes asked for, after the summary said so: exit code 5.
+var errUntested = errors.New("writes not tested")
+
 // A networkError is a network or protocol failure: exit code 4.
 type networkError struct{ err error }
 
@@ -160,6 +167,8 @@ func run(ctx context.Context, e *env, args []string) int {
 		return exitFail
 	case errors.Is(err, errNotApproved):
 		return exitNotApproved
+	case errors.Is(err, errUntested):
+		return exitPending
 	case errors.As(err, &ue):
 		fmt.Fprintf(e.stderr, "affordances %s: %s\nRun 'affordances help %s' for usage.\n", cmd.Name, unprefixed(ue.msg), cmd.Name)
 		return exitUsage
@@ -172,14 +181,16 @@ func run(ctx context.Context, e *env, args []string) int {
 	}
 }
 
-// unprefixed drops the "affordances: " and "agent: " that the library's
-// errors start with, since the command's own "affordances NAME: " already
-// says it.
+// unprefixed drops the package names that the library's errors start with
+// ("affordances: ", "agent: ", and the internal "aalpage: "), since the
+// command's own "affordances NAME: " already says who speaks.
 func unprefixed(msg string) string {
 	for {
-		rest, ok := strings.CutPrefix(msg, "affordances: ")
-		if !ok {
-			rest, ok = strings.CutPrefix(msg, "agent: ")
+		rest, ok := msg, false
+		for _, p := range []string{"affordances: ", "agent: ", "aalpage: "} {
+			if rest, ok = strings.CutPrefix(msg, p); ok {
+				break
+			}
 		}
 		if !ok {
 			return msg

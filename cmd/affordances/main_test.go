@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -160,6 +161,38 @@ func TestErrorsSayAffordancesOnce(t *testing.T) {
 			run(context.Background(), e, args)
 			if msg := errOut.String(); !strings.HasPrefix(msg, "affordances "+args[0]+": ") || strings.Contains(msg, "affordances: ") || strings.Contains(msg, "agent: ") {
 				t.Errorf("got %q, want one affordances prefix, the command's", msg)
+			}
+		})
+	}
+}
+
+// TestUnreachableIsOneSentence: a site where nothing listens is one line
+// on stderr, what could not be reached, why and what to try, with no
+// package name, the URL once, and exit 4; conform runs no check and lint
+// lists no problem (issue 36).
+func TestUnreachableIsOneSentence(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := l.Addr().String()
+	l.Close()
+	origin := "http://" + host
+	why := " (connection refused: nothing listens at " + host + "); is the site running, at that address?\n"
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"inspect", origin + "/cart"}, "could not reach " + origin + "/cart" + why},
+		{[]string{"call", origin + "/", "search", `{"q":"tote"}`}, "could not reach " + origin + "/" + why},
+		{[]string{"index", origin}, "could not reach " + origin + "/.well-known/affordances.json" + why},
+		{[]string{"lint", origin}, "could not reach " + origin + why},
+		{[]string{"conform", origin}, "could not reach " + origin + why},
+	} {
+		t.Run(tc.args[0], func(t *testing.T) {
+			code, out, errOut := cli(t, nil, tc.args...)
+			if want := "affordances " + tc.args[0] + ": " + tc.want; code != exitNetwork || errOut != want || out != "" {
+				t.Errorf("got exit %d, stderr %q, stdout %q; want 4, stderr %q, no stdout", code, errOut, out, want)
 			}
 		})
 	}

@@ -36,6 +36,7 @@ import (
 
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/aal"
+	"github.com/affordances/affordances-go/internal/crawl"
 	"github.com/affordances/affordances-go/internal/mediatype"
 	"github.com/affordances/affordances-go/internal/weborigin"
 )
@@ -429,7 +430,7 @@ func fetch(ctx context.Context, hc *http.Client, u, accept string) (*http.Respon
 	req.Header.Set("User-Agent", "affordances-go")
 	res, err := hc.Do(req)
 	if err != nil {
-		return nil, nil, fmt.Errorf("aalpage: GET %s: %w", aal.Visible(u), err)
+		return nil, nil, fmt.Errorf("aalpage: %w", &crawl.UnreachableError{URL: aal.Visible(u), Err: err})
 	}
 	defer res.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(res.Body, maxBody))

@@ -6,7 +6,9 @@
 // and says what it finds its own way, with the credentials of a test
 // account as [Credentials] says: the agent's token for what agents read,
 // the person's session for what people read, and a redirect never
-// followed.
+// followed. A request that got no answer is an [UnreachableError], the
+// one sentence the checkers, the agent client and internal/aalpage say of
+// a site they cannot reach.
 package crawl
 
 import (
