@@ -38,8 +38,15 @@ const exitCodesHelp = `Exit status:
   3  the call needed a person's approval and did not get it (they said no,
      denied it on the site's approval page, or did not decide in time), or
      the gate refused it; nothing that could run was done
-  4  network or protocol failure: nothing listens there, or the answer is
-     not an Affordances document`
+  4  network or protocol failure: the site could not be reached (why is
+     printed), or the answer is not an Affordances document
+  5  (call) pending: the site's approval page awaits the person's decision
+     and the call did not wait; nothing was done yet, and the same call run
+     again once they approve sends it`
+
+// checkOnce is the client's ApprovalTimeout of a call that does not wait
+// on the site's approval page: it checks the page once.
+const checkOnce = time.Nanosecond
 
 // authHelp explains --token and --cookie-jar, for the commands' help.
 const authHelp = `Authentication: --token TOKEN sends a bearer token; without --token and
@@ -114,6 +121,9 @@ func (f *agentFlags) open(e *env, rawURL string, ap *approval) (*site, error) {
 	opts := &agent.Options{Token: f.token, ApprovalTimeout: f.approvalTimeout}
 	if ap != nil {
 		opts.Approver, opts.OnApprovalWait = ap, ap.waiting
+		if !ap.wait {
+			opts.ApprovalTimeout = checkOnce
+		}
 	}
 	if opts.Token == "" && f.cookieJar == "" {
 		opts.Token = e.getenv(tokenEnv)

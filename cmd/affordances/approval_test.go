@@ -181,7 +181,8 @@ func shopCounts(demo, token string) (cart, orders int, err error) {
 // Approve in their browser places it, once; a call nobody decides within
 // --approval-timeout exits 3 with nothing done, and run again after the
 // person approved, places the order; the person's Deny places nothing and
-// exits 3 (issue 14).
+// exits 3 (issue 14). With no terminal and no --approval-timeout, the call
+// does not wait: it exits 5, pending (issue 36).
 func TestApprovalPage(t *testing.T) {
 	const tok = "page-token"
 	demo := startDemo(t, tok)
@@ -208,10 +209,11 @@ func TestApprovalPage(t *testing.T) {
 		}
 	}
 
-	// Approved on the page: --approve was given, and did not approve it.
+	// Approved on the page: --approve was given, and did not approve it;
+	// with no terminal, --approval-timeout has the call wait.
 	addTotes(2)
 	e, out, errOut := testEnv(nil)
-	code, err := callWhileDeciding(e, []string{"call", "--token", tok, checkout, "placeOrder", "--approve"}, alice, tok, errOut, 2, "approve")
+	code, err := callWhileDeciding(e, []string{"call", "--token", tok, checkout, "placeOrder", "--approve", "--approval-timeout", "1m"}, alice, tok, errOut, 2, "approve")
 	if err != nil {
 		t.Fatalf("%v\n%s%s", err, out, errOut)
 	}
@@ -230,10 +232,22 @@ func TestApprovalPage(t *testing.T) {
 	contains("stdout of placeOrder approved on the page", out.String(), "ok\n", "redirect: /orders/")
 	counts("after the person approved", 0, 1)
 
+	// With no terminal and no --approval-timeout, the call does not wait
+	// for a page nobody may open: pending, exit 5, at once (issue 36).
+	addTotes(1)
+	began := time.Now()
+	code, stdout, stderr := cli(t, nil, "call", "--token", tok, checkout, "placeOrder")
+	if code != exitPending || time.Since(began) > 10*time.Second || strings.Contains(stderr, "waiting for your decision") || stdout != "" {
+		t.Fatalf("placeOrder with no terminal: exit %d after %s, want 5 at once, no wait\n%s%s", code, time.Since(began), stdout, stderr)
+	}
+	contains("stderr of placeOrder with no terminal", stderr, "\n\n  "+demo+"/.well-known/affordances/approvals/",
+		"Nothing was done yet: no terminal, so the call did not wait for the person's decision on the approval page (open until ",
+		"Once they approve there, run the same call again to send it; or run it with --approval-timeout 10m to wait for them.\n")
+	counts("after a call with no terminal", 1, 1)
+
 	// Nobody decides in time; then the person approves the same page, and
 	// the same call, run again, places the order.
-	addTotes(1)
-	code, stdout, stderr := cli(t, nil, "call", "--token", tok, "--json", "--approval-timeout", "1s", checkout, "placeOrder")
+	code, stdout, stderr = cli(t, nil, "call", "--token", tok, "--json", "--approval-timeout", "1s", checkout, "placeOrder")
 	var timedOut struct {
 		Approved     bool
 		ApprovalPage struct{ URL, Outcome string }
@@ -293,7 +307,7 @@ func TestApprovalPage(t *testing.T) {
 func TestApprovalProgress(t *testing.T) {
 	checks := []time.Duration{0, time.Second, 3 * time.Second, 7 * time.Second, 12 * time.Second, 17 * time.Second, 22 * time.Second}
 	e, _, errOut := testEnv(nil)
-	a := &approval{e: e}
+	a := &approval{e: e, wait: true}
 	for _, w := range checks {
 		a.waiting(nil, w)
 	}
@@ -305,7 +319,7 @@ func TestApprovalProgress(t *testing.T) {
 
 	e, _, errOut = testEnv(nil)
 	e.stderrIsTerminal = func() bool { return true }
-	a = &approval{e: e}
+	a = &approval{e: e, wait: true}
 	for _, w := range checks[:3] {
 		a.waiting(nil, w)
 	}

@@ -42,15 +42,21 @@ CLARIFICATIONS 10; the demo shop asks it for every order): a site may have
 the person approve a confirm call on its approval page, in their own
 browser. Then --approve, --grant and a y typed here do not approve the
 call, and nothing is asked here: the call prints the site's summary and the
-page's URL on stderr, and waits, showing how long, while the person opens
-the URL signed in as the account that made the call, and approves or
-denies. Approved, the call is sent with confirm: true and runs once.
-Denied, or not decided within --approval-timeout (by default, until the
-page expires), nothing is done and the exit status is 3. The same call run
-again finds the same page while it lasts: approved there late, it runs;
-denied, it stays denied. --unattended does not wait. With --json the
-output carries the page as "approvalPage": its url, expires and outcome
-(approved, denied, timeout, or pending when not waited for).
+page's URL on stderr, and on a terminal waits, showing how long, while the
+person opens the URL signed in as the account that made the call, and
+approves or denies. Approved, the call is sent with confirm: true and runs
+once. Denied, or not decided within --approval-timeout (by default, until
+the page expires), nothing is done and the exit status is 3.
+
+With no terminal (an agent's harness, a script) and no --approval-timeout,
+the call does not wait for a page nobody may open: it checks the page once,
+and unless the person already decided there, it prints the URL and exits
+5, pending, nothing done. Once the person approves, the same call run again
+finds the same page (while it lasts) and runs; denied, it stays denied.
+--approval-timeout 10m waits for them instead, with no terminal too.
+--unattended neither waits nor checks: exit 5. With --json the output
+carries the page as "approvalPage": its url, expires and outcome (approved,
+denied, timeout, or pending when not waited for).
 
 The delta is printed on stdout: ok or the error's code and message, each
 changed entity on one line, the output, the actions added and removed, the
@@ -87,7 +93,7 @@ affordances call --approve http://127.0.0.1:8082/notes delete-note '{"id":"n-1"}
 		var f agentFlags
 		f.declare(fs, true)
 		approve := fs.Bool("approve", false, "the person's explicit approval of this one call; never give it on a model's behalf\n(it does not approve a call the site has the person approve on its own page)")
-		fs.DurationVar(&f.approvalTimeout, "approval-timeout", 0, "how long to wait for the person's decision on a site's approval page\n(default: until the page expires, 15 minutes on sites of this library)")
+		fs.DurationVar(&f.approvalTimeout, "approval-timeout", 0, "how long to wait for the person's decision on a site's approval page\n(default: on a terminal, until the page expires, 15 minutes on sites of this library;\nwith no terminal, no wait: exit 5, pending)")
 		fs.StringVar(&f.profile, "browser-profile", "", "on a page without an Affordances graph, the person's Chromium profile `directory`\n(their sessions; not opened by another Chromium meanwhile) instead of a fresh one")
 		return func(ctx context.Context, e *env, args []string) (err error) {
 			if len(args) < 2 || len(args) > 3 {
@@ -102,7 +108,8 @@ affordances call --approve http://127.0.0.1:8082/notes delete-note '{"id":"n-1"}
 					return err
 				}
 			}
-			ap := &approval{e: e, approve: *approve, unattended: f.unattended}
+			ap := &approval{e: e, approve: *approve, unattended: f.unattended,
+				wait: !f.unattended && (e.terminal() || f.approvalTimeout > 0)}
 			s, err := f.open(e, args[0], ap)
 			if err != nil {
 				return err
@@ -130,13 +137,17 @@ affordances call --approve http://127.0.0.1:8082/notes delete-note '{"id":"n-1"}
 // person on a terminal is asked, and with neither the answer is no. A call
 // the site has the person approve on its approval page is never approved
 // here: the person is sent to the page, and the answer is "wait"
-// (unless --unattended). It keeps the request it was asked about, to print
-// it, and shows the wait ([approval.waiting]).
+// (unless --unattended), for as long as wait allows. It keeps the request
+// it was asked about, to print it, and shows the wait ([approval.waiting]).
 type approval struct {
 	e          *env
 	approve    bool
 	unattended bool
-	asked      *agent.ApprovalRequest
+	// wait says the call waits for the person's decision on an approval
+	// page (a terminal, or --approval-timeout); false: it checks the page
+	// once.
+	wait  bool
+	asked *agent.ApprovalRequest
 
 	// The progress of the wait on the approval page.
 	shown    bool          // a progress line was printed
@@ -173,12 +184,17 @@ func (a *approval) sendToPage(req *agent.ApprovalRequest) bool {
 	if !req.Expires.IsZero() {
 		fmt.Fprintf(w, "Nothing is done until you approve there. The page expires at %s.\n", clock(req.Expires))
 	}
+	// Not waiting, the client still checks the page once: the person may
+	// have approved it for an earlier run of the same call.
 	return true
 }
 
 // waiting is the client's OnApprovalWait: on a terminal one line,
 // rewritten at each check; otherwise a line at most every 10 seconds.
 func (a *approval) waiting(_ *agent.ApprovalRequest, waited time.Duration) {
+	if !a.wait {
+		return
+	}
 	line := "waiting for your decision on the approval page… " + waited.Round(time.Second).String()
 	if a.e.stderrTerminal() {
 		fmt.Fprintf(a.e.stderr, "\r%s\033[K", line)
@@ -225,6 +241,9 @@ func runCall(ctx context.Context, e *env, f *agentFlags, page *agent.Page, actio
 		return reportRefused(e, f.json, page.Graph.Page, action, "nothing was sent", verdict)
 	case onPage != nil && errors.Is(err, agent.ErrApprovalTimeout):
 		onPage.Outcome = "timeout"
+		if !ap.wait {
+			onPage.Outcome = "pending"
+		}
 		return reportNotApproved(e, f, ap, onPage)
 	case errors.Is(err, agent.ErrNotApproved):
 		if onPage != nil {
@@ -378,7 +397,7 @@ const approveHint = "Nothing was done. If the person approves this very call, ru
 
 // pageHint says, for a call the site has the person approve on its
 // approval page, why nothing was done and what may be done next.
-func pageHint(p *approvalPageJSON, timeout time.Duration) string {
+func pageHint(p *approvalPageJSON, timeout time.Duration, unattended bool) string {
 	until, open := "", ""
 	if !p.Expires.IsZero() {
 		until, open = " until "+clock(p.Expires), " (open until "+clock(p.Expires)+")"
@@ -393,22 +412,31 @@ func pageHint(p *approvalPageJSON, timeout time.Duration) string {
 		}
 		return "Nothing was done: nobody decided on the approval page before it expired. Run the call again for a new one."
 	}
+	if !unattended {
+		return "Nothing was done yet: no terminal, so the call did not wait for the person's decision on the approval page" + open +
+			". Once they approve there, run the same call again to send it; or run it with --approval-timeout 10m to wait for them."
+	}
 	return "Nothing was done. The person approves or denies on the approval page, in their browser" + open +
 		"; --approve and --grant do not approve it. Run the call without --unattended to wait for their decision."
 }
 
 // reportNotApproved prints what needed approval and returns errNotApproved
-// (exit 3). onPage, when set, is the site's approval page and the outcome
-// there.
+// (exit 3), or errPending (exit 5) when the approval page awaits the
+// person's decision. onPage, when set, is the site's approval page and the
+// outcome there.
 func reportNotApproved(e *env, f *agentFlags, ap *approval, onPage *approvalPageJSON) error {
 	req := ap.asked
 	if req == nil { // cannot happen: the call has an approver
 		fmt.Fprintln(e.stderr, "affordances call: the call needs a person's approval")
 		return errNotApproved
 	}
+	end := errNotApproved
+	if onPage != nil && onPage.Outcome == "pending" {
+		end = errPending
+	}
 	hint := approveHint
 	if onPage != nil {
-		hint = pageHint(onPage, f.approvalTimeout)
+		hint = pageHint(onPage, f.approvalTimeout, f.unattended)
 	}
 	if f.json {
 		classes := req.Classes
@@ -429,7 +457,7 @@ func reportNotApproved(e *env, f *agentFlags, ap *approval, onPage *approvalPage
 		if err := writeJSON(e.stdout, out); err != nil {
 			return err
 		}
-		return errNotApproved
+		return end
 	}
 	switch {
 	case onPage != nil && onPage.Outcome == "denied":
@@ -442,7 +470,7 @@ func reportNotApproved(e *env, f *agentFlags, ap *approval, onPage *approvalPage
 	default:
 		fmt.Fprintln(e.stderr, "Not approved: nothing was done.")
 	}
-	return errNotApproved
+	return end
 }
 
 // reportRefused prints why the gate refused the action on the page (a

@@ -23,7 +23,8 @@
 //	   the gate refused it; nothing that could run was done
 //	4  a network or protocol failure: the site could not be reached, or
 //	   answered something that is not an Affordances document
-//	5  not done yet, and not failed: every must passed but --allow-writes
+//	5  not done yet, and not failed: a call's approval page awaits the
+//	   person's decision (call), or every must passed but --allow-writes
 //	   could not test every write (conform)
 package main
 
@@ -45,7 +46,7 @@ const (
 	exitUsage       = 2 // the command line was wrong
 	exitNotApproved = 3 // approval needed and not given, or the gate refused
 	exitNetwork     = 4 // a network or protocol failure
-	exitPending     = 5 // not done and not failed: writes untested
+	exitPending     = 5 // not done and not failed: an approval pending, writes untested
 )
 
 // env is what a command may touch of the outside world, so tests can
@@ -110,6 +111,10 @@ var errFailed = errors.New("failed")
 // person's approval, or why the gate refused: exit code 3.
 var errNotApproved = errors.New("not approved")
 
+// errPending ends a command that has already printed what is left to do:
+// a call whose approval page awaits the person (exit code 5).
+var errPending = errors.New("pending")
+
 // errUntested ends a conform run that passed but tested no write that
 // --allow-writes asked for, after the summary said so: exit code 5.
 var errUntested = errors.New("writes not tested")
@@ -167,7 +172,7 @@ func run(ctx context.Context, e *env, args []string) int {
 		return exitFail
 	case errors.Is(err, errNotApproved):
 		return exitNotApproved
-	case errors.Is(err, errUntested):
+	case errors.Is(err, errPending), errors.Is(err, errUntested):
 		return exitPending
 	case errors.As(err, &ue):
 		fmt.Fprintf(e.stderr, "affordances %s: %s\nRun 'affordances help %s' for usage.\n", cmd.Name, unprefixed(ue.msg), cmd.Name)
