@@ -23,6 +23,7 @@ import (
 	"github.com/affordances/affordances-go/internal/aalbrowser"
 	"github.com/affordances/affordances-go/internal/aalpage"
 	"github.com/affordances/affordances-go/internal/browser"
+	"github.com/affordances/affordances-go/internal/crawl"
 	"github.com/affordances/affordances-go/internal/modeltext"
 	"github.com/affordances/affordances-go/internal/weborigin"
 )
@@ -928,6 +929,10 @@ func siteErr(err error, creds string) error {
 	var de *affordances.Error
 	if errors.As(err, &de) {
 		return fmt.Errorf("mcpbridge: the site answered %s: %s (credentials %s)", aal.Visible(string(de.Code)), aal.Visible(de.Message), creds)
+	}
+	var down *crawl.UnreachableError
+	if errors.As(err, &down) { // one sentence: what, why, what to try
+		err = down
 	}
 	return fmt.Errorf("mcpbridge: %s (credentials %s)", aal.Visible(err.Error()), creds)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -405,5 +406,33 @@ func TestSiteTextShownVisibly(t *testing.T) {
 	}
 	if strings.ContainsRune(text(res), '\u202e') || ran != 0 {
 		t.Errorf("execute_affordance: got %q and %d runs, want no raw U+202E and none", text(res), ran)
+	}
+}
+
+// TestUnreachableSite: a site that cannot be reached is one sentence for
+// the model, what and why and what to try, the URL once and no internal
+// package's name (issue 36: "aalpage: GET http://…: Get \"http://…\": dial
+// tcp …: connection refused").
+func TestUnreachableSite(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close() // nothing listens there now
+	cs := connect(t, mcpbridge.NewServer(nil), nil)
+	for tool, args := range map[string]map[string]any{
+		"site_index":        {"origin": "http://" + addr},
+		"fetch_affordances": {"url": "http://" + addr + "/cart"},
+	} {
+		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: tool, Arguments: args})
+		if err != nil {
+			t.Fatalf("%s: %v", tool, err)
+		}
+		got := text(res)
+		if !res.IsError || !strings.Contains(got, "could not reach http://"+addr) || strings.Contains(got, "aalpage") ||
+			strings.Count(got, addr) > 2 || strings.Contains(got, `Get "`) {
+			t.Errorf("%s of a site where nothing listens: got %q, want one sentence naming it once", tool, got)
+		}
 	}
 }
