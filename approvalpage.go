@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/affordances/affordances-go/aal"
-	"github.com/affordances/affordances-go/internal/display"
 	"github.com/affordances/affordances-go/internal/mediatype"
 	"github.com/affordances/affordances-go/store"
 )
@@ -84,13 +83,15 @@ func (s *Site) serveApproval(w http.ResponseWriter, r *http.Request) {
 			fail(libError(InvalidInput, phrase("Choose Approve or Deny.")))
 			return
 		}
-		if page := s.approvalPage(ctx, r, p, ap); decision == "approve" && page.Changed {
-			if asJSON {
-				fail(libError(Unavailable, changedSince))
+		if decision == "approve" {
+			if page := s.approvalPage(ctx, r, p, ap); page.Changed {
+				if asJSON {
+					fail(libError(Unavailable, changedSince))
+					return
+				}
+				s.renderApproval(w, r, http.StatusConflict, page)
 				return
 			}
-			s.renderApproval(w, r, http.StatusConflict, page)
-			return
 		}
 		if ap, err = s.appr.Decide(ctx, id, decision == "approve"); err != nil {
 			if errors.Is(err, store.ErrApprovalClosed) {
@@ -116,7 +117,7 @@ func (s *Site) serveApproval(w http.ResponseWriter, r *http.Request) {
 
 // changedSince is what the approval page says of a call whose page no
 // longer holds what its summary was written from.
-var changedSince = phrase("This has changed since your agent asked, so there is nothing to approve here: what the page shows now is not what you read above. Nothing ran. Ask your agent to try again.")
+var changedSince = phrase("This has changed since your agent asked, so there is nothing to approve here: the page no longer shows what this call was asked for. Nothing ran. Ask your agent to try again.")
 
 // approvalPage is what the approval page shows of ap: the figures of the
 // call as they were when it was asked for (its summary, its cost, its
@@ -155,7 +156,9 @@ func (s *Site) approvalPage(ctx context.Context, r *http.Request, p Principal, a
 	}
 	if ap.State == store.ApprovalPending && (len(a.Consent) > 0 || a.aal.cost != nil) {
 		// The state as the person would find it now, loaded as them.
-		req, err := s.load(ctx, withURL(r, func(u *url.URL) { u.Path, u.RawPath, u.RawQuery = own, "", "" }), rt, params, p)
+		get := withURL(r, func(u *url.URL) { u.Path, u.RawPath, u.RawQuery = own, "", "" })
+		get.Method, get.Body, get.ContentLength = http.MethodGet, http.NoBody, 0
+		req, err := s.load(ctx, get, rt, params, p)
 		page.Changed = err != nil || !holds(a, req.State.Entities, ap)
 	}
 	return page
@@ -224,7 +227,7 @@ func whole(input json.RawMessage) []inputField {
 	if len(bytes.TrimSpace(input)) == 0 {
 		return nil
 	}
-	return []inputField{{Value: display.EscapeHidden(string(input))}}
+	return []inputField{{Value: aal.Visible(string(input))}}
 }
 
 // risk says what a call of an AAL class does, for a person.

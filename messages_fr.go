@@ -115,7 +115,7 @@ var french = map[string]string{
 	"Deny":    "Refuser",
 	"Approved. Your agent's call will run once when it sends it again.": "Approuvé. L'appel de votre agent s'exécutera une fois quand il le renverra.",
 	"Denied. The call will not run.":                                    "Refusé. L'appel ne s'exécutera pas.",
-	"This has changed since your agent asked, so there is nothing to approve here: what the page shows now is not what you read above. Nothing ran. Ask your agent to try again.": "Cela a changé depuis la demande de votre agent, il n'y a donc rien à approuver ici\u00a0: ce que la page montre maintenant n'est pas ce que vous lisez ci-dessus. Rien n'a été exécuté. Demandez à votre agent de réessayer.",
+	"This has changed since your agent asked, so there is nothing to approve here: the page no longer shows what this call was asked for. Nothing ran. Ask your agent to try again.": "Cela a changé depuis la demande de votre agent, il n'y a donc rien à approuver ici\u00a0: la page ne montre plus ce pour quoi cet appel a été demandé. Rien n'a été exécuté. Demandez à votre agent de réessayer.",
 	"It deletes or overwrites something.": "Cela supprime ou remplace quelque chose.",
 	"It spends money.":                    "Cela dépense de l'argent.",
 	"It uses an administrator's powers.":  "Cela utilise les pouvoirs d'un administrateur.",
