@@ -240,8 +240,18 @@ func (p *Page) load(ctx context.Context, path string) error {
 	if err := checkVersion(g.V, path); err != nil {
 		return err
 	}
+	if !isPath(g.Page) {
+		return fmt.Errorf("%w: the graph of %s says its page is %q, which is not a path", ErrProtocol, path, aal.Visible(g.Page))
+	}
 	p.Graph, p.path = g, path
 	return p.refreshFragment(ctx)
+}
+
+// isPath reports whether s is a URL path of the site's own: one leading
+// slash, no backslash (which browsers read as a slash), nothing before it
+// that could name another host ("@bank.example/pay", "https://x").
+func isPath(s string) bool {
+	return strings.HasPrefix(s, "/") && !strings.HasPrefix(s, "//") && !strings.ContainsAny(s, "\\\x00\t\n\r")
 }
 
 // refreshFragment loads the page's AAL fragment through the manifest.
@@ -402,7 +412,7 @@ func (p *Page) Call(ctx context.Context, action string, input any) (*affordances
 	}
 	c := p.client
 	verdict := p.Assess(action)
-	req := &ApprovalRequest{Origin: c.origin, Page: p.Graph.Page, Action: action, Input: in,
+	req := &ApprovalRequest{Origin: c.origin, Page: p.path, Action: action, Input: in,
 		Classes: verdict.Classes, Amount: verdict.Amount, Reasons: visibleAll(verdict.Reasons)}
 	if a, ok := p.Affordance(action); ok {
 		req.Label = aal.Visible(a.Label)

@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -371,5 +372,26 @@ func TestClientKeepsTheSitesNotFound(t *testing.T) {
 				t.Errorf("got %v, want not_found %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestPageThatIsNotAPath: a graph whose page is not a path of the site
+// ("@bank.example/pay", another host) is the site's protocol error, so
+// that nothing the client shows or asks names a page it will not call
+// (issue 36).
+func TestPageThatIsNotAPath(t *testing.T) {
+	for _, page := range []string{"@bank.example/pay", "//bank.example/pay", "https://bank.example/pay", `/\bank.example`, "pay", ""} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", affordances.MediaType)
+			json.NewEncoder(w).Encode(affordances.Graph{V: "0", Page: page, Route: "/pay", Entities: map[string]any{}})
+		}))
+		c, err := agent.New(nil, srv.URL, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Page(t.Context(), "/pay"); !errors.Is(err, agent.ErrProtocol) || !strings.Contains(err.Error(), "not a path") {
+			t.Errorf("a graph whose page is %q: got %v, want a protocol error saying it is not a path", page, err)
+		}
+		srv.Close()
 	}
 }

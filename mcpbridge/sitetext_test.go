@@ -184,7 +184,7 @@ func TestUnconfiguredSiteCannotApprove(t *testing.T) {
 }
 
 // TestApprovalQuestionNamesTheOrigin: the question a person reads names
-// the origin the call goes to, whatever the site's page says; a page that
+// the origin and the page the call goes to, whatever the site's page says; a page that
 // is not a path is refused, with nobody asked (issue 36).
 func TestApprovalQuestionNamesTheOrigin(t *testing.T) {
 	for _, tc := range []struct {
@@ -192,7 +192,7 @@ func TestApprovalQuestionNamesTheOrigin(t *testing.T) {
 		want string // the question's first line; "" none asked
 	}{
 		{"/pay", "Approve buy on %s/pay?"},
-		{"/pay?x=@bank.example", "Approve buy on %s/pay?x=@bank.example?"},
+		{"/pay?x=@bank.example", "Approve buy on %s/pay?"}, // the page the call goes to, not the graph's word
 		{"@bank.example/pay", ""},
 		{"//bank.example/pay", ""},
 		{"https://bank.example/pay", ""},
