@@ -41,6 +41,10 @@ func (s *approvalStore) idKey(id string) string     { return s.prefix + "id:" + 
 // key, so that Take can delete it.
 var approvalFields = []string{"id", "call", "principal", "page", "action", "input", "summary", "state", "expires", "consent", "cost"}
 
+// firstAdded is the index in approvalFields of the first field an
+// approval kept by an earlier version may lack.
+const firstAdded = 9
+
 const hmget = `'id', 'call', 'principal', 'page', 'action', 'input', 'summary', 'state', 'expires', 'consent', 'cost'`
 
 // requestApproval answers the approval held under KEYS[1] (the call's
@@ -154,7 +158,7 @@ func decodeApproval(res []any) (*store.Approval, error) {
 	var f [11]string
 	for i, v := range res {
 		s, ok := v.(string)
-		if v == nil && i >= 9 {
+		if v == nil && i >= firstAdded {
 			continue // kept by a version without the field
 		}
 		if !ok {

@@ -83,3 +83,34 @@ func TestApprovalStoreRedisDown(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// TestApprovalKeptByAnEarlierVersion: an approval kept before approvals
+// held their consent digest and cost (a hash without those fields) reads
+// back with both empty, and is decided and taken as before.
+func TestApprovalKeptByAnEarlierVersion(t *testing.T) {
+	r := servicetest.StartRedis(t)
+	ctx := context.Background()
+	rdb := client(t, r)
+	s := redisstore.NewApprovals(rdb, &redisstore.Options{Prefix: "old:"})
+	a := &store.Approval{ID: store.NewApprovalID(), Call: "c1", Principal: "u1", Page: "/", Action: "pay", Input: []byte(`{}`),
+		Consent: "d1", Cost: "USD 5.00", State: store.ApprovalPending, Expires: time.Now().Add(store.ApprovalTTL)}
+	if _, err := s.Request(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	keys, err := rdb.Keys(ctx, "old:approval:call:*").Result()
+	if err != nil || len(keys) != 1 {
+		t.Fatalf("the approval's hash: got %q, %v; want one key", keys, err)
+	}
+	if err := rdb.HDel(ctx, keys[0], "consent", "cost").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Get(ctx, a.ID); err != nil || got == nil || got.Consent != "" || got.Cost != "" || got.Summary != a.Summary {
+		t.Fatalf("Get of a hash without consent and cost: got %+v, %v; want them empty", got, err)
+	}
+	if _, err := s.Decide(ctx, a.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Take(ctx, "c1"); err != nil || got == nil || got.State != store.ApprovalApproved {
+		t.Errorf("Take: got %+v, %v; want it approved", got, err)
+	}
+}
