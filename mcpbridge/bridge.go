@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -419,7 +418,7 @@ func aalIndex(ctx context.Context, t *target, m *aal.Manifest) (SiteIndexOutput,
 	var text strings.Builder
 	text.WriteString("site")
 	if out.Name != "" {
-		text.WriteString(" " + strconv.Quote(out.Name))
+		text.WriteString(" " + modeltext.Quote(m.Site.Name))
 	}
 	text.WriteString(" (kind aal: no Affordances graph; execute_affordance operates its pages in a browser)\n")
 	for _, r := range m.Routes {
@@ -432,7 +431,7 @@ func aalIndex(ctx context.Context, t *target, m *aal.Manifest) (SiteIndexOutput,
 					rs.Actions = append(rs.Actions, ActionSummary{Name: aal.Visible(a.ID), Description: aal.Visible(a.Label)})
 					lines.WriteString("  " + modeltext.Name(a.ID))
 					if a.Label != "" {
-						lines.WriteString(" " + strconv.Quote(aal.Visible(a.Label)))
+						lines.WriteString(" " + modeltext.Quote(a.Label))
 					}
 					lines.WriteString("\n")
 				}
@@ -525,7 +524,7 @@ func summariseAAL(p *aalpage.Page, gate *aal.Gate) (FetchOutput, string) {
 			continue
 		}
 		if act.Label != "" {
-			line += " " + strconv.Quote(act.Label)
+			line += " " + modeltext.Quote(a.Label)
 		}
 		if sends != "" {
 			line += "  sends " + sends

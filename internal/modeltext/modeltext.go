@@ -35,10 +35,10 @@ func Graph(g *affordances.Graph, verdict func(action string) aal.Verdict) string
 		for i, n := range g.Nav {
 			links[i] = Path(n.To)
 			if n.Label != "" {
-				links[i] += " " + quote(n.Label)
+				links[i] += " " + Quote(n.Label)
 			}
 			if n.When != "" {
-				links[i] += " (when " + quote(n.When) + ")"
+				links[i] += " (when " + Quote(n.When) + ")"
 			}
 		}
 		b.WriteString("nav: " + strings.Join(links, ", ") + "\n")
@@ -59,7 +59,7 @@ func Delta(d *affordances.Delta) string {
 	case d.Error != nil:
 		b.WriteString("error " + Name(string(d.Error.Code)) + ": " + str(d.Error.Message) + "\n")
 		for _, is := range d.Error.Issues {
-			b.WriteString("  at " + quote(is.Path) + ": " + str(is.Message) + "\n")
+			b.WriteString("  at " + Quote(is.Path) + ": " + str(is.Message) + "\n")
 		}
 	default:
 		b.WriteString("not ok\n")
@@ -94,7 +94,7 @@ func Index(ix *affordances.SiteIndex) string {
 	var b strings.Builder
 	b.WriteString("site")
 	if ix.Name != "" {
-		b.WriteString(" " + quote(ix.Name))
+		b.WriteString(" " + Quote(ix.Name))
 	}
 	auth := make([]string, len(ix.Auth))
 	for i, a := range ix.Auth {
@@ -253,7 +253,7 @@ func writeActions(b *strings.Builder, actions []affordances.ActionDescriptor, ve
 	for _, r := range reasons {
 		b.WriteString("  UNAVAILABLE")
 		if r != "" {
-			b.WriteString(" " + quote(r))
+			b.WriteString(" " + Quote(r))
 		}
 		b.WriteString(": " + strings.Join(unavailable[r], ", ") + "\n")
 	}
@@ -286,7 +286,7 @@ func writeAction(b *strings.Builder, indent string, a affordances.ActionDescript
 		b.WriteString("  effects: " + e)
 	}
 	if a.Guard != "" {
-		b.WriteString("  guard: " + quote(a.Guard))
+		b.WriteString("  guard: " + Quote(a.Guard))
 	}
 	if v != nil && v.Decision != aal.Allow {
 		b.WriteString("  gate: " + Verdict(*v))
@@ -342,9 +342,10 @@ func writeLines(b *strings.Builder, indent, s string) {
 // one line.
 func str(s string) string { return aal.Visible(s) }
 
-// quote is site text in double quotes, a quote in it written \" (a
-// backslash is \\ already).
-func quote(s string) string {
+// Quote writes site text in double quotes, through [aal.Visible], a
+// quote in it written \" (a backslash is \\ already): one word of the
+// text however it reads.
+func Quote(s string) string {
 	return `"` + strings.ReplaceAll(aal.Visible(s), `"`, `\"`) + `"`
 }
 
@@ -357,7 +358,7 @@ func Name(s string) string {
 	if s != "none" && plainName.MatchString(s) {
 		return s
 	}
-	return quote(s)
+	return Quote(s)
 }
 
 var plainName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`)
@@ -369,7 +370,7 @@ var plainName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`)
 // text's own.
 func Path(s string) string {
 	if s == "" || aal.Visible(s) != s || strings.ContainsAny(s, "\",\\") || strings.ContainsFunc(s, unicode.IsSpace) {
-		return quote(s)
+		return Quote(s)
 	}
 	return s
 }
@@ -387,7 +388,7 @@ func key(k string) string {
 	if bare(k) {
 		return k
 	}
-	return quote(k)
+	return Quote(k)
 }
 
 // value writes a JSON value compactly: strings bare when nothing could
@@ -407,7 +408,7 @@ func value(v any) string {
 		if bare(t) {
 			return t
 		}
-		return quote(t)
+		return Quote(t)
 	case []any:
 		parts := make([]string, len(t))
 		for i, x := range t {
@@ -421,7 +422,7 @@ func value(v any) string {
 		}
 		return "{" + strings.Join(parts, ", ") + "}"
 	}
-	return quote(fmt.Sprint(v))
+	return Quote(fmt.Sprint(v))
 }
 
 // bare says a string reads unambiguously without quotes: not empty, no

@@ -75,7 +75,7 @@ func Signature(raw json.RawMessage) string {
 	}
 	v, err := decodeOrdered(raw)
 	if err != nil {
-		return "(input: " + quote(string(raw)) + ")"
+		return "(input: " + Quote(string(raw)) + ")"
 	}
 	o, ok := v.(*obj)
 	if !ok || (o.has("type") && o.m["type"] != "object") {
@@ -93,7 +93,7 @@ func Signature(raw json.RawMessage) string {
 func outputText(raw json.RawMessage) string {
 	v, err := decodeOrdered(raw)
 	if err != nil {
-		return quote(string(raw))
+		return Quote(string(raw))
 	}
 	if o, ok := v.(*obj); ok {
 		delete(o.m, "$schema")
@@ -250,7 +250,7 @@ func schemaText(v any) string {
 		s, _ := x.(string)
 		p := str(s)
 		if strings.ContainsFunc(p, unicode.IsSpace) || strings.Contains(p, `"`) {
-			p = quote(s) // one word, whatever it holds
+			p = Quote(s) // one word, whatever it holds
 		}
 		tail = append(tail, "/"+p+"/")
 	}
@@ -270,7 +270,7 @@ func schemaText(v any) string {
 			s, _ := x.(string)
 			c := str(s)
 			if strings.Contains(c, "*/") {
-				c = quote(s) // the comment's end, quoted
+				c = Quote(s) // the comment's end, quoted
 			}
 			tail = append(tail, "/* "+c+" */")
 		}
