@@ -324,18 +324,14 @@ func flowNav(back, backLabel, next, nextLabel string, count int) []affordances.N
 	return links
 }
 
-// catalogQuery is the catalog's query: its words, category and page.
+// catalogQuery is the catalog's query: its words and category. Its page
+// is collection's to read (?page=).
 type catalogQuery struct {
 	q, category string
-	page        int
 }
 
 func parseCatalogQuery(v url.Values) catalogQuery {
-	c := catalogQuery{q: boundQuery(v.Get("q")), category: v.Get("category"), page: 1}
-	if n, err := strconv.Atoi(v.Get("page")); err == nil && n > 1 {
-		c.page = n
-	}
-	return c
+	return catalogQuery{q: boundQuery(v.Get("q")), category: v.Get("category")}
 }
 
 // boundQuery keeps a search to what the search action's schema allows: at
@@ -353,7 +349,7 @@ func boundQuery(q string) string {
 	return q
 }
 
-// url returns the catalog's URL for c.
+// url returns the URL of the catalog's first page for c.
 func (c catalogQuery) url() string {
 	v := url.Values{}
 	if c.q != "" {
@@ -361,9 +357,6 @@ func (c catalogQuery) url() string {
 	}
 	if c.category != "" {
 		v.Set("category", c.category)
-	}
-	if c.page > 1 {
-		v.Set("page", strconv.Itoa(c.page))
 	}
 	if len(v) == 0 {
 		return "/"
@@ -640,7 +633,7 @@ type (
 )
 
 func (s *Shop) search(ctx context.Context, r *affordances.Request, in searchInput) (searchOutput, error) {
-	cq := catalogQuery{q: strings.TrimSpace(in.Q), category: in.Category, page: 1}
+	cq := catalogQuery{q: strings.TrimSpace(in.Q), category: in.Category}
 	results, total, err := s.store.catalog(ctx, cq.q, cq.category, 0)
 	if err != nil {
 		return searchOutput{}, err
