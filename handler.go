@@ -118,10 +118,10 @@ func withURL(r *http.Request, edit func(*url.URL)) *http.Request {
 
 // servePage hands pg's request, which asks for no Affordances document, to
 // next, with pg in its context; for a page of a route (a GET, or a form
-// rendered again), what became of the form the person posted (pg's, or
-// the success a flash cookie carries), the status of a form rendered
-// again, and the headers the site adds to the page ([pageWriter]). Nothing is authenticated or loaded here: the
-// Page does it when next asks.
+// rendered again), what became of the form the person posted (pg's, or the
+// success a flash cookie carries), the status of a form rendered again,
+// and the headers the site adds to the page ([pageWriter]). Nothing is
+// authenticated or loaded here: the Page does it when next asks.
 func (s *Site) servePage(w http.ResponseWriter, next http.Handler, pg *Page) {
 	r := pg.http
 	if pg.route == nil {

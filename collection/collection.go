@@ -4,10 +4,10 @@
 //
 // A state loader reads the page its URL asks for with [Paginate], puts
 // that page's items (and the [Page] itself, which says which page it is)
-// in its entities, and adds [Page.Nav] to its nav. A loader that reads
-// the page from a database before it knows the count asks [Offset] first,
-// so that its query never sees a page number no collection has. The HTML page is
-// rendered from the same state, so it pages the same way: its template
+// in its entities, and adds [Page.Nav] to its nav. A loader that reads the
+// page from a database before it knows the count asks [Offset] first, so
+// that its query never sees a page number no collection has. The HTML page
+// is rendered from the same state, so it pages the same way: its template
 // links [Page.Prev] and [Page.Next].
 package collection
 

@@ -40,9 +40,12 @@ func TestNothingToCheckIsNoPass(t *testing.T) {
 	if rep.Unreachable != "" {
 		t.Fatalf("unreachable: %s", rep.Unreachable)
 	}
+	// What may pass there, each on an exchange it shows: a site with no
+	// Affordances answers a page nobody has with 404.
+	allowed := []string{"v0.status.not-found"}
 	var passed []string
 	for _, c := range rep.Checks {
-		if c.Outcome == conformance.Pass && c.Evidence == nil {
+		if c.Outcome == conformance.Pass && (c.Evidence == nil || !slices.Contains(allowed, c.ID)) {
 			passed = append(passed, c.ID+" ("+c.Reason+")")
 		}
 	}

@@ -111,6 +111,12 @@ func TestHandlerClientAddress(t *testing.T) {
 		func(context.Context, *affordances.Request, struct{}) (struct{}, error) { return struct{}{}, nil })
 	srv := httptest.NewServer(withMCP(site.Handler(http.NotFoundHandler())))
 	t.Cleanup(srv.Close)
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP("127.0.0.5")}}
+	if conn, err := d.DialContext(t.Context(), "tcp", srv.Listener.Addr().String()); err != nil {
+		t.Skipf("no loopback addresses besides 127.0.0.1 here (Linux has 127.0.0.0/8): %v", err)
+	} else {
+		conn.Close()
+	}
 	session := func(rt http.RoundTripper) *mcp.ClientSession {
 		tr := &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp", HTTPClient: &http.Client{Transport: rt}}
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil).Connect(t.Context(), tr, nil)

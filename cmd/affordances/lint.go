@@ -324,7 +324,6 @@ func (l *linter) weigh(where string, doc []byte) {
 
 var schemaOf = map[string]string{"graph": schemas.Graph, "site index": schemas.SiteIndex, "delta": schemas.Delta, "call": schemas.Call}
 
-// sniff says what a document is by its top-level properties.
 // notJSONObject says why doc is not a JSON object, and where: "not JSON:
 // invalid character '}' looking for beginning of object key string, at
 // line 4, column 1 (byte 34)"; "" when it is one.
@@ -362,6 +361,7 @@ func position(doc []byte, i int) string {
 	return fmt.Sprintf("line %d, column %d (byte %d)", line, col, i)
 }
 
+// sniff says what a document is by its top-level properties.
 func sniff(doc []byte) string {
 	var top map[string]json.RawMessage
 	if json.Unmarshal(doc, &top) != nil {
