@@ -3,8 +3,9 @@ package affordances
 import "net/http"
 
 // admit is step 2 of a call (seed 000): the origin rule of its front door,
-// who asks ([Site.authenticate]), and the action's expose against them
-// (CLARIFICATIONS 1). The Request it returns, from when the caller is
+// who asks ([Site.authenticate]), the action's expose against them
+// (CLARIFICATIONS 1), and the trust classes of their grant, if any
+// (CLARIFICATIONS 14). The Request it returns, from when the caller is
 // known, is the call's for the steps that follow, made with the call's
 // answer (call.ans) in one allocation; nil if no one was authenticated.
 func (s *Site) admit(r *http.Request, c *call) (*Request, error) {
@@ -30,6 +31,9 @@ func (s *Site) admit(r *http.Request, c *call) (*Request, error) {
 			return req, s.signIn()
 		}
 		return req, forbidden(phrase("You may not do this."))
+	}
+	if g := p.Grant; g != nil && !g.Allows(a.trust()) {
+		return req, insufficientScope(a.trust()) // grant.go
 	}
 	return req, nil
 }

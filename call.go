@@ -203,11 +203,21 @@ func (s *Site) answer(ctx context.Context, r *http.Request, c *call) (res *respo
 		}
 	}
 
+	// What the call costs, taken from what an assistant's grant may
+	// still spend, and given back if it does not run (grant.go).
+	undo, err := s.spend(ctx, req, a)
+	if err != nil {
+		return s.failure(err, "call")
+	}
+
 	// Step 7: run the action, load the page again, answer with the delta.
 	// An action that found, where it writes, that what the person
 	// confirmed changed has undone what it wrote: they are asked again
 	// about the page as it is now, and nothing ran.
 	res, changed := s.runAction(ctx, c, req, before)
+	if undo != nil && (changed || res.status >= http.StatusBadRequest) {
+		undo(context.WithoutCancel(ctx))
+	}
 	if changed {
 		if err := s.loadState(ctx, req); err != nil {
 			return s.failure(err, "call")

@@ -2,6 +2,7 @@ package affordances
 
 import (
 	"errors"
+	"github.com/affordances/affordances-go/aal"
 	"net/http"
 	"time"
 )
@@ -61,6 +62,9 @@ type Error struct {
 	// (unauthorized: 401 or 403; invalid_input: 400, 413 or 422); zero means
 	// the code's usual status.
 	status int
+	// scope is, on a refusal for want of it, the trust class a grant
+	// lacks (grant.go): the WWW-Authenticate header names it.
+	scope aal.Trust
 }
 
 // NewError returns an [*Error] with the code and a message written for a

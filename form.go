@@ -355,9 +355,11 @@ func (s *Site) renderForm(w http.ResponseWriter, r *http.Request, next http.Hand
 }
 
 // statusWriter answers with status where the handler it wraps answers 200,
-// with WWW-Authenticate: Bearer on a 401 (CLARIFICATIONS 2).
+// with WWW-Authenticate on a 401 (CLARIFICATIONS 2).
 type statusWriter struct {
 	http.ResponseWriter
+	site   *Site
+	r      *http.Request
 	status int
 	wrote  bool
 }
@@ -367,7 +369,7 @@ func (w *statusWriter) WriteHeader(code int) {
 		code = w.status
 	}
 	if !w.wrote {
-		challenge(w.Header(), code)
+		w.site.challenge(w.Header(), w.r, code, nil)
 	}
 	w.wrote = true
 	w.ResponseWriter.WriteHeader(code)

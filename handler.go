@@ -136,7 +136,7 @@ func (s *Site) servePage(w http.ResponseWriter, next http.Handler, pg *Page) {
 	if pg.status != 0 {
 		// Outside the pageWriter, which then sees the status the page
 		// answers with: a failed form's page links no graph.
-		w = &statusWriter{ResponseWriter: w, status: pg.status}
+		w = &statusWriter{ResponseWriter: w, site: s, r: r, status: pg.status}
 	}
 	pg.http = r.WithContext(context.WithValue(r.Context(), pageKey{}, pg))
 	next.ServeHTTP(w, pg.http)

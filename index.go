@@ -13,7 +13,7 @@ func (s *Site) serveIndex(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	idx := SiteIndex{V: Version, Name: s.opts.Name, Routes: []RouteSummary{}, Auth: s.opts.Auth, MCP: s.opts.MCP}
+	idx := SiteIndex{V: Version, Name: s.opts.Name, Routes: []RouteSummary{}, Auth: s.opts.Auth, MCP: s.opts.MCP, OAuth: s.opts.OAuth}
 	if idx.Auth == nil {
 		idx.Auth = []AuthMethod{}
 	}

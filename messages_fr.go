@@ -101,6 +101,13 @@ var french = map[string]string{
 	"must be a UUID":                                                 "doit être un UUID",
 	"must be a valid %s":                                             "doit être un %s valide",
 
+	// A grant's refusals (grant.go).
+	"The person did not let this assistant do this: it needs %s, which they can grant when they connect it again.": "La personne n'a pas permis cela à cet assistant\u00a0: il lui faut %s, qu'elle peut accorder en le connectant à nouveau.",
+	"ordinary changes to their account": "des modifications ordinaires de son compte",
+	"their personal data":               "ses données personnelles",
+	"spending their money":              "dépenser son argent",
+	"administration":                    "l'administration",
+
 	// The approval page (approvalpage.go).
 	"Approval":    "Approbation",
 	"Approve: %s": "Approuver\u00a0: %s",

@@ -59,6 +59,12 @@ type SiteOptions struct {
 	// MCP is the path of the site's MCP endpoint, advertised in the index.
 	MCP string
 
+	// OAuth is the URL of the site's OAuth protected resource metadata
+	// (RFC 9728) when it takes OAuth access tokens (CLARIFICATIONS 14):
+	// the index names it, and a 401 or a refusal for want of scope points
+	// to it. Empty: none.
+	OAuth string
+
 	// RateLimiter counts calls (seed 000, step 3). Nil: in memory; package
 	// redisstore shares one budget between instances.
 	RateLimiter store.RateLimiter
@@ -567,6 +573,10 @@ type Principal struct {
 	// User is the application's own record of the requester, for its
 	// loaders, guards and actions. The library never reads it.
 	User any
+	// Grant is what the person let an assistant do, for a requester with
+	// an OAuth access token; nil for anyone else, who may do all their
+	// account may.
+	Grant *Grant
 }
 
 // Anonymous reports whether the principal is nobody in particular.

@@ -105,6 +105,7 @@ type SiteIndex struct {
 	Routes []RouteSummary `json:"routes"`
 	Auth   []AuthMethod   `json:"auth" jsonschema:"the ways of authenticating the site accepts"`
 	MCP    string         `json:"mcp,omitempty" jsonschema:"the path of the site's MCP endpoint"`
+	OAuth  string         `json:"oauth,omitempty" jsonschema:"the URL of the site's OAuth protected resource metadata (RFC 9728)"`
 }
 
 // A RouteSummary is one route of a [SiteIndex].

@@ -6,6 +6,7 @@ import (
 	"math"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -83,19 +84,34 @@ func (s *Site) encode(dst []byte, res *response) []byte {
 	return body
 }
 
-// challenge sets WWW-Authenticate: Bearer on a 401 (CLARIFICATIONS 2).
-func challenge(h http.Header, status int) {
-	if status == http.StatusUnauthorized {
-		h.Set("WWW-Authenticate", "Bearer")
+// challenge sets WWW-Authenticate on a 401 (CLARIFICATIONS 2) and on a
+// refusal for want of scope (grant.go): Bearer, the scope the call needs
+// (RFC 6750, section 3.1), and the site's protected resource metadata
+// when it takes OAuth tokens (RFC 9728, section 5.1), so that an assistant
+// knows where to ask for a token or for more.
+func (s *Site) challenge(h http.Header, r *http.Request, status int, e *Error) {
+	var params []string
+	switch {
+	case e != nil && e.scope != "":
+		params = append(params, `error="insufficient_scope"`, `scope="`+string(e.scope)+`"`)
+	case status != http.StatusUnauthorized:
+		return
 	}
+	if m := s.opts.OAuth; m != "" {
+		if strings.HasPrefix(m, "/") {
+			m = s.origin(r) + m
+		}
+		params = append(params, `resource_metadata="`+m+`"`)
+	}
+	h.Set("WWW-Authenticate", strings.TrimSuffix("Bearer "+strings.Join(params, ", "), " "))
 }
 
 // retrySeconds is a Retry-After of d: whole seconds, at least 1.
 func retrySeconds(d time.Duration) int { return max(int(math.Ceil(d.Seconds())), 1) }
 
 // writeResponse writes an agent's answer: the response's headers, and
-// WWW-Authenticate: Bearer on a 401; the library's words in the language
-// of r.
+// WWW-Authenticate on a 401 or a refusal for want of scope; the library's
+// words in the language of r.
 func (s *Site) writeResponse(w http.ResponseWriter, r *http.Request, res *response) {
 	body := res.body
 	if body == nil {
@@ -106,7 +122,11 @@ func (s *Site) writeResponse(w http.ResponseWriter, r *http.Request, res *respon
 		*buf = body
 	}
 	addHeader(w.Header(), res.header)
-	challenge(w.Header(), res.status)
+	var e *Error
+	if res.delta != nil {
+		e = res.delta.Error
+	}
+	s.challenge(w.Header(), r, res.status, e)
 	s.writeBody(w, r, res.status, body, "")
 }
 
