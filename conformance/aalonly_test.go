@@ -35,6 +35,11 @@ func TestPlainPassesAsAAL(t *testing.T) {
 			t.Errorf("%s: %s (%s), want a pass", c.ID, c.Outcome, c.Reason)
 		}
 	}
+	// It has no actions to run: AllowWrites changes nothing, and no write
+	// is said to be untested (it made conform exit 5 before).
+	if rep := conformance.Run(t.Context(), srv.URL, &conformance.Options{AllowWrites: true}); !rep.Passed() || rep.WritesNotTested != nil {
+		t.Errorf("with AllowWrites: passed %v, writes not tested %q; want a pass and none", rep.Passed(), rep.WritesNotTested)
+	}
 }
 
 // aalSite serves a small site that publishes AAL only: a manifest with
