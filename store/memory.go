@@ -3,14 +3,15 @@ package store
 import "time"
 
 // MemoryOptions configures the in-memory stores: [NewMemoryRateLimiter],
-// [NewMemoryIdempotency] and [NewMemoryApprovals]. The zero value of every
+// [NewMemoryIdempotency], [NewMemoryApprovals] and [NewMemoryOAuth]. The zero value of every
 // field is a sound default; nil means the zero value. A store copies the
 // options, so changing them later has no effect.
 type MemoryOptions struct {
 	// Max bounds what the store holds: the keys of a rate limiter (0:
 	// 100,000), the kept answers of an idempotency store (0: 10,000), the
-	// live approvals of an approval store (0: 10,000). Past it, each store
-	// forgets what its constructor says.
+	// live approvals of an approval store (0: 10,000), the live tokens and
+	// the clients of an OAuth store (0: 100,000). Past it, each store
+	// forgets or refuses what its constructor says.
 	Max int
 
 	// Now is the clock the store reads to count time and expire what it
