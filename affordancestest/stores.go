@@ -6,7 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -456,4 +459,488 @@ func TestApprovalStore(t *testing.T, newStore func(t *testing.T) store.Approvals
 			t.Errorf("Request after it expired: got %+v, want the new one %s", got, b.ID)
 		}
 	})
+}
+
+// TestOAuthStore checks that the stores newStore returns keep the contract
+// of [store.OAuth]: every field comes back as it was given (times to the
+// millisecond, Request byte for byte, Trust in order) in the caller's own
+// copy; an unknown or expired token is nil; Deactivate succeeds once, for
+// exactly one of concurrent calls, and leaves the token to be found,
+// inactive; what is done to a grant's tokens of one kind leaves the other
+// kinds and grants alone; a new grant replaces the person's earlier one to
+// the same client, with all its tokens; Grants lists the newest first;
+// Spend stays within the ceiling in its currency, under concurrent calls
+// too, and changes nothing when it refuses; Used keeps the latest time;
+// RevokeGrant forgets the grant and all its tokens; a registered client
+// comes back as it was given. Each subtest gets a new store.
+func TestOAuthStore(t *testing.T, newStore func(t *testing.T) store.OAuth) {
+	ctx := context.Background()
+	now := time.Now().Truncate(time.Millisecond)
+	token := func(kind store.OAuthKind, signature, grant string) *store.OAuthToken {
+		return &store.OAuthToken{
+			Kind:      kind,
+			Signature: signature,
+			Grant:     grant,
+			Active:    true,
+			Expires:   now.Add(time.Hour),
+			Request:   []byte("{\"client_id\":\"https://host.test/c\u00e9\",\"scope\":\"read spend\"}\x00\xff\xfe"),
+		}
+	}
+	grant := func(id, subject, client string, created time.Time) *store.OAuthGrant {
+		return &store.OAuthGrant{
+			ID:         id,
+			Subject:    subject,
+			Client:     client,
+			ClientName: "Claude — \"the assistant\"",
+			Trust:      []string{"write", "read", "spend"},
+			Currency:   "EUR",
+			Ceiling:    96.99,
+			Spent:      0.01,
+			Created:    created,
+			LastUsed:   created.Add(time.Second),
+		}
+	}
+	sameToken := func(got, want *store.OAuthToken) bool {
+		return got != nil && got.Kind == want.Kind && got.Signature == want.Signature && got.Grant == want.Grant &&
+			got.Active == want.Active && got.Expires.Equal(want.Expires) && string(got.Request) == string(want.Request)
+	}
+	sameGrant := func(got, want *store.OAuthGrant) bool {
+		return got != nil && got.ID == want.ID && got.Subject == want.Subject && got.Client == want.Client &&
+			got.ClientName == want.ClientName && slices.Equal(got.Trust, want.Trust) && got.Currency == want.Currency &&
+			got.Ceiling == want.Ceiling && got.Spent == want.Spent && got.Created.Equal(want.Created) && got.LastUsed.Equal(want.LastUsed)
+	}
+	createToken := func(t *testing.T, s store.OAuth, tok *store.OAuthToken) {
+		t.Helper()
+		if err := s.CreateToken(ctx, tok); err != nil {
+			t.Fatalf("CreateToken(%s %s): %v", tok.Kind, tok.Signature, err)
+		}
+	}
+	getToken := func(t *testing.T, s store.OAuth, kind store.OAuthKind, signature string) *store.OAuthToken {
+		t.Helper()
+		got, err := s.Token(ctx, kind, signature)
+		if err != nil {
+			t.Fatalf("Token(%s %s): %v", kind, signature, err)
+		}
+		return got
+	}
+	createGrant := func(t *testing.T, s store.OAuth, g *store.OAuthGrant) {
+		t.Helper()
+		if err := s.CreateGrant(ctx, g); err != nil {
+			t.Fatalf("CreateGrant(%s): %v", g.ID, err)
+		}
+	}
+	getGrant := func(t *testing.T, s store.OAuth, id string) *store.OAuthGrant {
+		t.Helper()
+		got, err := s.Grant(ctx, id)
+		if err != nil {
+			t.Fatalf("Grant(%s): %v", id, err)
+		}
+		return got
+	}
+	// held reports which of the tokens the store still has, and whether
+	// each is active: "access a1" or "access a1 inactive".
+	held := func(t *testing.T, s store.OAuth, toks ...*store.OAuthToken) []string {
+		t.Helper()
+		var out []string
+		for _, tok := range toks {
+			if got := getToken(t, s, tok.Kind, tok.Signature); got != nil {
+				out = append(out, fmt.Sprintf("%s %s%s", got.Kind, got.Signature, map[bool]string{false: " inactive"}[got.Active]))
+			}
+		}
+		return out
+	}
+	kinds := []store.OAuthKind{store.OAuthCode, store.OAuthAccess, store.OAuthRefresh, store.OAuthPKCE}
+
+	t.Run("a token comes back as given", func(t *testing.T) {
+		s := newStore(t)
+		tok := token(store.OAuthAccess, "sig-1", "g1")
+		want := *tok
+		want.Request = slices.Clone(tok.Request)
+		createToken(t, s, tok)
+		tok.Request[0] = 'X' // the store keeps its own copy
+		got := getToken(t, s, store.OAuthAccess, "sig-1")
+		if !sameToken(got, &want) {
+			t.Fatalf("Token: got %+v, want %+v", got, want)
+		}
+		got.Request[0] = 'Y'
+		if got := getToken(t, s, store.OAuthAccess, "sig-1"); !sameToken(got, &want) {
+			t.Errorf("Token after the last one's Request was changed: got %+v, want %+v", got, want)
+		}
+		for _, k := range [][2]string{{string(store.OAuthRefresh), "sig-1"}, {string(store.OAuthAccess), "sig-2"}, {string(store.OAuthAccess), ""}} {
+			if got := getToken(t, s, store.OAuthKind(k[0]), k[1]); got != nil {
+				t.Errorf("Token(%s %q), unknown: got %+v, want nil", k[0], k[1], got)
+			}
+		}
+		if err := s.DeleteToken(ctx, store.OAuthAccess, "sig-1"); err != nil {
+			t.Fatal(err)
+		}
+		if got := getToken(t, s, store.OAuthAccess, "sig-1"); got != nil {
+			t.Errorf("Token after DeleteToken: got %+v, want nil", got)
+		}
+		if err := s.DeleteToken(ctx, store.OAuthAccess, "sig-unknown"); err != nil {
+			t.Errorf("DeleteToken of an unknown token: %v, want nil", err)
+		}
+	})
+	t.Run("an expired token is absent", func(t *testing.T) {
+		s := newStore(t)
+		old := token(store.OAuthRefresh, "old", "g1")
+		old.Expires = time.Now().Add(-2 * time.Second).Truncate(time.Millisecond)
+		createToken(t, s, old)
+		soon := token(store.OAuthCode, "soon", "g1")
+		soon.Expires = time.Now().Add(50 * time.Millisecond).Truncate(time.Millisecond)
+		createToken(t, s, soon)
+		if got := getToken(t, s, store.OAuthCode, "soon"); !sameToken(got, soon) {
+			t.Fatalf("Token before it expires: got %+v, want %+v", got, soon)
+		}
+		time.Sleep(time.Until(soon.Expires) + 30*time.Millisecond)
+		for _, tok := range []*store.OAuthToken{old, soon} {
+			if got := getToken(t, s, tok.Kind, tok.Signature); got != nil {
+				t.Errorf("Token %s, expired: got %+v, want nil", tok.Signature, got)
+			}
+			if err := s.Deactivate(ctx, tok.Kind, tok.Signature); !errors.Is(err, store.ErrInactive) {
+				t.Errorf("Deactivate %s, expired: got %v, want ErrInactive", tok.Signature, err)
+			}
+		}
+	})
+	t.Run("deactivate once", func(t *testing.T) {
+		s := newStore(t)
+		tok := token(store.OAuthCode, "code-1", "g1")
+		createToken(t, s, tok)
+		other := token(store.OAuthRefresh, "code-1", "g1") // same signature, another kind
+		createToken(t, s, other)
+		if err := s.Deactivate(ctx, store.OAuthCode, "code-1"); err != nil {
+			t.Fatalf("Deactivate: %v", err)
+		}
+		want := *tok
+		want.Active = false
+		if got := getToken(t, s, store.OAuthCode, "code-1"); !sameToken(got, &want) {
+			t.Errorf("Token after Deactivate: got %+v, want it kept, inactive: %+v", got, want)
+		}
+		if err := s.Deactivate(ctx, store.OAuthCode, "code-1"); !errors.Is(err, store.ErrInactive) {
+			t.Errorf("Deactivate again: got %v, want ErrInactive", err)
+		}
+		if got := getToken(t, s, store.OAuthRefresh, "code-1"); !sameToken(got, other) {
+			t.Errorf("the token of another kind with the same signature: got %+v, want it untouched, active", got)
+		}
+		for _, k := range [][2]string{{string(store.OAuthCode), "code-2"}, {string(store.OAuthAccess), "code-1"}} {
+			if err := s.Deactivate(ctx, store.OAuthKind(k[0]), k[1]); !errors.Is(err, store.ErrInactive) {
+				t.Errorf("Deactivate(%s %s), unknown: got %v, want ErrInactive", k[0], k[1], err)
+			}
+		}
+		inactive := token(store.OAuthRefresh, "born-inactive", "g1")
+		inactive.Active = false
+		createToken(t, s, inactive)
+		if err := s.Deactivate(ctx, store.OAuthRefresh, "born-inactive"); !errors.Is(err, store.ErrInactive) {
+			t.Errorf("Deactivate of a token created inactive: got %v, want ErrInactive", err)
+		}
+	})
+	t.Run("concurrent deactivates: one wins", func(t *testing.T) {
+		s := newStore(t)
+		createToken(t, s, token(store.OAuthRefresh, "r1", "g1"))
+		var won atomic.Int32
+		var wg sync.WaitGroup
+		for i := range 20 {
+			wg.Go(func() {
+				switch err := s.Deactivate(ctx, store.OAuthRefresh, "r1"); {
+				case err == nil:
+					won.Add(1)
+				case !errors.Is(err, store.ErrInactive):
+					t.Errorf("Deactivate %d: %v", i, err)
+				}
+			})
+		}
+		wg.Wait()
+		if n := won.Load(); n != 1 {
+			t.Errorf("concurrent Deactivates: %d succeeded, want exactly 1", n)
+		}
+		if err := s.Deactivate(ctx, store.OAuthRefresh, "r1"); !errors.Is(err, store.ErrInactive) {
+			t.Errorf("Deactivate after them: got %v, want ErrInactive", err)
+		}
+	})
+	t.Run("a grant's tokens of one kind", func(t *testing.T) {
+		s := newStore(t)
+		var toks []*store.OAuthToken
+		for _, g := range []string{"g1", "g2"} {
+			for _, k := range kinds {
+				for _, n := range []string{"a", "b"} {
+					tok := token(k, g+"-"+string(k)+"-"+n, g)
+					createToken(t, s, tok)
+					toks = append(toks, tok)
+				}
+			}
+		}
+		if err := s.DeactivateGrant(ctx, store.OAuthAccess, "g1"); err != nil {
+			t.Fatal(err)
+		}
+		want := []string{
+			"code g1-code-a", "code g1-code-b", "access g1-access-a inactive", "access g1-access-b inactive",
+			"refresh g1-refresh-a", "refresh g1-refresh-b", "pkce g1-pkce-a", "pkce g1-pkce-b",
+			"code g2-code-a", "code g2-code-b", "access g2-access-a", "access g2-access-b",
+			"refresh g2-refresh-a", "refresh g2-refresh-b", "pkce g2-pkce-a", "pkce g2-pkce-b",
+		}
+		if got := held(t, s, toks...); !slices.Equal(got, want) {
+			t.Errorf("after DeactivateGrant(access, g1): got %q, want %q", got, want)
+		}
+		if err := s.DeleteGrantTokens(ctx, store.OAuthRefresh, "g1"); err != nil {
+			t.Fatal(err)
+		}
+		want = slices.DeleteFunc(want, func(s string) bool { return strings.HasPrefix(s, "refresh g1-") })
+		if got := held(t, s, toks...); !slices.Equal(got, want) {
+			t.Errorf("after DeleteGrantTokens(refresh, g1): got %q, want %q", got, want)
+		}
+		for _, err := range []error{s.DeactivateGrant(ctx, store.OAuthAccess, "g-unknown"), s.DeleteGrantTokens(ctx, store.OAuthAccess, "g-unknown")} {
+			if err != nil {
+				t.Errorf("on an unknown grant: %v, want nil", err)
+			}
+		}
+	})
+	t.Run("a grant comes back as given", func(t *testing.T) {
+		s := newStore(t)
+		g := grant("g1", "u1", "https://claude.test/client.json", now)
+		want := *g
+		want.Trust = slices.Clone(g.Trust)
+		createGrant(t, s, g)
+		g.Trust[0] = "admin" // the store keeps its own copy
+		got := getGrant(t, s, "g1")
+		if !sameGrant(got, &want) {
+			t.Fatalf("Grant: got %+v, want %+v", got, want)
+		}
+		got.Trust[1] = "admin"
+		if got := getGrant(t, s, "g1"); !sameGrant(got, &want) {
+			t.Errorf("Grant after the last one's Trust was changed: got %+v, want %+v", got, want)
+		}
+		if got := getGrant(t, s, "g-unknown"); got != nil {
+			t.Errorf("Grant of an unknown id: got %+v, want nil", got)
+		}
+		bare := &store.OAuthGrant{ID: "g2", Subject: "u2", Client: "c2", Created: now}
+		createGrant(t, s, bare)
+		if got := getGrant(t, s, "g2"); !sameGrant(got, bare) || !got.LastUsed.IsZero() {
+			t.Errorf("Grant of no trust, currency or use: got %+v, want %+v", got, bare)
+		}
+	})
+	t.Run("a new grant replaces the client's earlier one", func(t *testing.T) {
+		s := newStore(t)
+		createGrant(t, s, grant("g1", "u1", "c1", now))
+		createGrant(t, s, grant("g-other-client", "u1", "c2", now))
+		createGrant(t, s, grant("g-other-person", "u2", "c1", now))
+		var toks []*store.OAuthToken
+		for _, g := range []string{"g1", "g-other-client", "g-other-person"} {
+			for _, k := range kinds {
+				tok := token(k, g+"-"+string(k), g)
+				createToken(t, s, tok)
+				toks = append(toks, tok)
+			}
+		}
+		g2 := grant("g2", "u1", "c1", now.Add(time.Second))
+		createGrant(t, s, g2)
+		if got := getGrant(t, s, "g1"); got != nil {
+			t.Errorf("the earlier grant: got %+v, want it forgotten", got)
+		}
+		if got := getGrant(t, s, "g2"); !sameGrant(got, g2) {
+			t.Errorf("the new grant: got %+v, want %+v", got, g2)
+		}
+		want := []string{
+			"code g-other-client-code", "access g-other-client-access", "refresh g-other-client-refresh", "pkce g-other-client-pkce",
+			"code g-other-person-code", "access g-other-person-access", "refresh g-other-person-refresh", "pkce g-other-person-pkce",
+		}
+		if got := held(t, s, toks...); !slices.Equal(got, want) {
+			t.Errorf("tokens after the new grant: got %q, want %q: the earlier grant's all gone, the others' kept", got, want)
+		}
+		grants, err := s.Grants(ctx, "u1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ids := grantIDs(grants); !slices.Equal(ids, []string{"g2", "g-other-client"}) {
+			t.Errorf("Grants(u1): got %q, want [g2 g-other-client]", ids)
+		}
+	})
+	t.Run("grants newest first", func(t *testing.T) {
+		s := newStore(t)
+		for i, id := range []string{"g-mid", "g-old", "g-new"} {
+			created := now.Add(time.Duration([]int{0, -1, 1}[i]) * time.Hour)
+			createGrant(t, s, grant(id, "u1", "client-"+id, created))
+		}
+		createGrant(t, s, grant("g-u2", "u2", "client-g-new", now))
+		grants, err := s.Grants(ctx, "u1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ids := grantIDs(grants); !slices.Equal(ids, []string{"g-new", "g-mid", "g-old"}) {
+			t.Errorf("Grants(u1): got %q, want [g-new g-mid g-old]", ids)
+		}
+		if want := grant("g-new", "u1", "client-g-new", now.Add(time.Hour)); len(grants) == 0 || !sameGrant(grants[0], want) {
+			t.Errorf("Grants(u1)[0]: got %+v, want %+v", grants[0], want)
+		}
+		if grants, err := s.Grants(ctx, "u-unknown"); err != nil || len(grants) != 0 {
+			t.Errorf("Grants of an unknown person: got %v, %v; want none", grants, err)
+		}
+	})
+	t.Run("spend within the ceiling", func(t *testing.T) {
+		s := newStore(t)
+		g := grant("g1", "u1", "c1", now)
+		g.Ceiling, g.Spent = 50, 0
+		createGrant(t, s, g)
+		spent := func(t *testing.T) float64 {
+			t.Helper()
+			got := getGrant(t, s, "g1")
+			if got == nil {
+				t.Fatal("Grant: nil, want it")
+			}
+			return got.Spent
+		}
+		for _, amount := range []float64{12.5, 30} {
+			if err := s.Spend(ctx, "g1", "EUR", amount); err != nil {
+				t.Fatalf("Spend(%v): %v", amount, err)
+			}
+		}
+		if got := spent(t); got != 42.5 {
+			t.Fatalf("Spent: got %v, want 42.5", got)
+		}
+		refused := []struct {
+			name     string
+			currency string
+			amount   float64
+		}{
+			{"over the ceiling", "EUR", 7.75},
+			{"another currency", "USD", 1},
+			{"no currency", "", 1},
+			{"not a number", "EUR", math.NaN()},
+			{"infinite", "EUR", math.Inf(1)},
+		}
+		for _, r := range refused {
+			if err := s.Spend(ctx, "g1", r.currency, r.amount); !errors.Is(err, store.ErrOverCeiling) {
+				t.Errorf("Spend %s (%s %v): got %v, want ErrOverCeiling", r.name, r.currency, r.amount, err)
+			}
+			if got := spent(t); got != 42.5 {
+				t.Errorf("Spent after Spend %s: got %v, want 42.5, unchanged", r.name, got)
+			}
+		}
+		if err := s.Spend(ctx, "g1", "EUR", 7.5); err != nil {
+			t.Errorf("Spend of what is left: %v, want nil", err)
+		}
+		if err := s.Spend(ctx, "g1", "EUR", -30); err != nil {
+			t.Errorf("Spend(-30), giving back: %v, want nil", err)
+		}
+		if got := spent(t); got != 20 {
+			t.Errorf("Spent after giving back: got %v, want 20", got)
+		}
+		if err := s.Spend(ctx, "g1", "EUR", math.NaN()); !errors.Is(err, store.ErrOverCeiling) {
+			t.Errorf("Spend(NaN) after giving back: got %v, want ErrOverCeiling", err)
+		}
+		if err := s.Spend(ctx, "g1", "EUR", 30.25); !errors.Is(err, store.ErrOverCeiling) {
+			t.Errorf("Spend(30.25) over what was given back: got %v, want ErrOverCeiling", err)
+		}
+		none := &store.OAuthGrant{ID: "g-none", Subject: "u1", Client: "c2", Ceiling: 100, Created: now}
+		createGrant(t, s, none)
+		for _, currency := range []string{"", "EUR"} {
+			if err := s.Spend(ctx, "g-none", currency, 1); !errors.Is(err, store.ErrOverCeiling) {
+				t.Errorf("Spend(%q) on a grant of no currency: got %v, want ErrOverCeiling", currency, err)
+			}
+		}
+		if err := s.Spend(ctx, "g-unknown", "EUR", 1); err == nil {
+			t.Error("Spend on an unknown grant: nil, want an error: nothing is spent on no grant")
+		}
+	})
+	t.Run("concurrent spends never go over", func(t *testing.T) {
+		s := newStore(t)
+		g := grant("g1", "u1", "c1", now)
+		g.Ceiling, g.Spent = 55, 0
+		createGrant(t, s, g)
+		var ok atomic.Int32
+		var wg sync.WaitGroup
+		for i := range 20 {
+			wg.Go(func() {
+				switch err := s.Spend(ctx, "g1", "EUR", 10); {
+				case err == nil:
+					ok.Add(1)
+				case !errors.Is(err, store.ErrOverCeiling):
+					t.Errorf("Spend %d: %v", i, err)
+				}
+			})
+		}
+		wg.Wait()
+		if n := ok.Load(); n != 5 {
+			t.Errorf("20 concurrent Spends of 10 on a ceiling of 55: %d succeeded, want exactly 5", n)
+		}
+		if got := getGrant(t, s, "g1"); got == nil || got.Spent != 50 {
+			t.Errorf("Spent: got %+v, want 50", got)
+		}
+	})
+	t.Run("used keeps the latest", func(t *testing.T) {
+		s := newStore(t)
+		createGrant(t, s, grant("g1", "u1", "c1", now))
+		later, earlier := now.Add(time.Minute), now.Add(30*time.Second)
+		for _, at := range []time.Time{later, earlier} {
+			if err := s.Used(ctx, "g1", at); err != nil {
+				t.Fatalf("Used(%v): %v", at, err)
+			}
+		}
+		if got := getGrant(t, s, "g1"); got == nil || !got.LastUsed.Equal(later) {
+			t.Errorf("LastUsed: got %+v, want %v, the latest", got, later)
+		}
+	})
+	t.Run("revoke forgets the grant and its tokens", func(t *testing.T) {
+		s := newStore(t)
+		createGrant(t, s, grant("g1", "u1", "c1", now))
+		createGrant(t, s, grant("g2", "u1", "c2", now))
+		var toks []*store.OAuthToken
+		for _, g := range []string{"g1", "g2"} {
+			for _, k := range kinds {
+				tok := token(k, g+"-"+string(k), g)
+				createToken(t, s, tok)
+				toks = append(toks, tok)
+			}
+		}
+		if err := s.Deactivate(ctx, store.OAuthCode, "g1-code"); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.RevokeGrant(ctx, "g1"); err != nil {
+			t.Fatal(err)
+		}
+		if got := getGrant(t, s, "g1"); got != nil {
+			t.Errorf("Grant after RevokeGrant: got %+v, want nil", got)
+		}
+		want := []string{"code g2-code", "access g2-access", "refresh g2-refresh", "pkce g2-pkce"}
+		if got := held(t, s, toks...); !slices.Equal(got, want) {
+			t.Errorf("tokens after RevokeGrant(g1): got %q, want %q", got, want)
+		}
+		if grants, err := s.Grants(ctx, "u1"); err != nil || !slices.Equal(grantIDs(grants), []string{"g2"}) {
+			t.Errorf("Grants(u1): got %q, %v; want [g2]", grantIDs(grants), err)
+		}
+		if err := s.RevokeGrant(ctx, "g1"); err != nil {
+			t.Errorf("RevokeGrant again: %v, want nil", err)
+		}
+		again := grant("g3", "u1", "c1", now.Add(time.Second))
+		createGrant(t, s, again)
+		if got := getGrant(t, s, "g3"); !sameGrant(got, again) {
+			t.Errorf("a new grant to the client after RevokeGrant: got %+v, want %+v", got, again)
+		}
+	})
+	t.Run("a client comes back as given", func(t *testing.T) {
+		s := newStore(t)
+		c := &store.OAuthClient{ID: "client-1", Name: "VS Code — \"dev\"", RedirectURIs: []string{"http://127.0.0.1/callback", "https://vscode.dev/redirect"}, Created: now}
+		want := *c
+		want.RedirectURIs = slices.Clone(c.RedirectURIs)
+		if err := s.CreateClient(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+		c.RedirectURIs[0] = "https://evil.test/" // the store keeps its own copy
+		got, err := s.Client(ctx, "client-1")
+		if err != nil || got == nil || got.ID != want.ID || got.Name != want.Name ||
+			!slices.Equal(got.RedirectURIs, want.RedirectURIs) || !got.Created.Equal(want.Created) {
+			t.Fatalf("Client: got %+v, %v; want %+v", got, err, want)
+		}
+		if got, err := s.Client(ctx, "client-unknown"); err != nil || got != nil {
+			t.Errorf("Client of an unknown id: got %+v, %v; want nil, nil", got, err)
+		}
+	})
+}
+
+// grantIDs returns the ids of grants, in order.
+func grantIDs(grants []*store.OAuthGrant) []string {
+	var ids []string
+	for _, g := range grants {
+		ids = append(ids, g.ID)
+	}
+	return ids
 }

@@ -101,8 +101,9 @@ type OAuth interface {
 	// Grants returns the person's grants, the newest first.
 	Grants(ctx context.Context, subject string) ([]*OAuthGrant, error)
 	// Spend adds amount to what the grant spent, if it stays within its
-	// ceiling in currency; else it returns [ErrOverCeiling]. A negative
-	// amount gives back what a call that did not run had taken.
+	// ceiling in currency; else it returns [ErrOverCeiling], as it does for
+	// an amount that is not a finite number. A negative amount gives back
+	// what a call that did not run had taken.
 	Spend(ctx context.Context, id, currency string, amount float64) error
 	// Used records that a token of the grant was accepted at t.
 	Used(ctx context.Context, id string, t time.Time) error

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"math"
 	"slices"
 	"sync"
 	"time"
@@ -166,7 +167,9 @@ func (m *memoryOAuth) Spend(_ context.Context, id, currency string, amount float
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	g := m.grants[id]
-	if g == nil || g.Currency == "" || currency != g.Currency || g.Spent+amount > g.Ceiling {
+	// NaN must not pass: added to Spent it would let every later Spend
+	// through, as no comparison with NaN is true.
+	if g == nil || g.Currency == "" || currency != g.Currency || math.IsNaN(amount) || math.IsInf(amount, 0) || g.Spent+amount > g.Ceiling {
 		return ErrOverCeiling
 	}
 	g.Spent = max(g.Spent+amount, 0)
