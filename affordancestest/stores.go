@@ -468,7 +468,8 @@ func TestApprovalStore(t *testing.T, newStore func(t *testing.T) store.Approvals
 // exactly one of concurrent calls, and leaves the token to be found,
 // inactive; what is done to a grant's tokens of one kind leaves the other
 // kinds and grants alone; a new grant replaces the person's earlier one to
-// the same client, with all its tokens; Grants lists the newest first;
+// the same client, with all its tokens, under concurrent grants too;
+// Grants lists the newest first;
 // Spend stays within the ceiling in its currency, under concurrent calls
 // too, and changes nothing when it refuses; Used keeps the latest time;
 // RevokeGrant forgets the grant and all its tokens; a registered client
@@ -752,6 +753,25 @@ func TestOAuthStore(t *testing.T, newStore func(t *testing.T) store.OAuth) {
 		}
 		if ids := grantIDs(grants); !slices.Equal(ids, []string{"g2", "g-other-client"}) {
 			t.Errorf("Grants(u1): got %q, want [g2 g-other-client]", ids)
+		}
+	})
+	t.Run("concurrent grants to one client: one stays", func(t *testing.T) {
+		s := newStore(t)
+		var wg sync.WaitGroup
+		for i := range 10 {
+			wg.Go(func() {
+				if err := s.CreateGrant(ctx, grant(fmt.Sprint("g", i), "u1", "c1", now.Add(time.Duration(i)*time.Second))); err != nil {
+					t.Errorf("CreateGrant %d: %v", i, err)
+				}
+			})
+		}
+		wg.Wait()
+		grants, err := s.Grants(ctx, "u1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(grants) != 1 {
+			t.Errorf("Grants(u1) after 10 concurrent grants to one client: got %q, want one", grantIDs(grants))
 		}
 	})
 	t.Run("grants newest first", func(t *testing.T) {
