@@ -1,8 +1,10 @@
-// Package sqlstore is for publishers: it keeps a site's Idempotency-Keys
-// and approvals in the application's own SQL database, through database/sql: a restart forgets
-// none of them (CLARIFICATIONS 10: the keys outlive a restart), and the
-// instances of a site that share a PostgreSQL database share them. Its
-// stores implement the interfaces of package store.
+// Package sqlstore is for publishers: it keeps a site's Idempotency-Keys,
+// approvals and OAuth grants and tokens in the application's own SQL
+// database, through database/sql: a restart forgets none of them
+// (CLARIFICATIONS 10: the keys outlive a restart; a restart signs no
+// assistant out), and the instances of a site that share a PostgreSQL
+// database share them. Its stores implement the interfaces of package
+// store.
 //
 //	db, err := sql.Open("pgx", dsn) // or "sqlite", with modernc.org/sqlite
 //	...
@@ -12,11 +14,16 @@
 //	...
 //	site := affordances.NewSite(&affordances.SiteOptions{Idempotency: idem, Approvals: approvals})
 //
-// Each store creates its table when missing and prepares its statements
+// [NewOAuth] keeps what a site's OAuth authorization server keeps
+// ([store.OAuth]): tokens by their signature, grants and registered
+// clients.
+//
+// Each store creates its tables when missing and prepares its statements
 // once: portable SQL with $1 placeholders, which SQLite (modernc.org/sqlite)
 // and PostgreSQL (pgx) both take. Each step that must be atomic is one
-// statement, guarded by the table's keys, so processes sharing the
-// database share the store. Expiry is by the clock of the process. When
+// statement, guarded by the table's keys, or one transaction where it
+// spans two tables (an OAuth grant and its tokens), so processes sharing
+// the database share the store. Expiry is by the clock of the process. When
 // the database fails, an operation returns the error and the site fails
 // closed, as package store says. Rate limits are not kept here: in memory
 // (package store) for one instance, in Redis (package redisstore) for
@@ -39,7 +46,9 @@ type Options struct {
 	// Table is the table the store keeps its entries in, created when
 	// missing: a plain name (letters, digits and underscores, not starting
 	// with a digit, at most 63). Empty: affordances_idempotency for
-	// [NewIdempotency], affordances_approvals for [NewApprovals].
+	// [NewIdempotency], affordances_approvals for [NewApprovals]. For
+	// [NewOAuth], which keeps three tables, it is their names' start,
+	// followed by _tokens, _grants and _clients; empty: affordances_oauth.
 	Table string
 
 	// ClaimTTL is how long a claim of an Idempotency-Key lives when the
