@@ -1,0 +1,384 @@
+package oauth
+
+import (
+	"context"
+	"fmt"
+	"html/template"
+	"net/http"
+	"net/url"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ory/fosite"
+
+	affordances "github.com/affordances/affordances-go"
+	"github.com/affordances/affordances-go/aal"
+	"github.com/affordances/affordances-go/store"
+)
+
+// crossOrigin refuses a decision posted from another site: the consent
+// page's and the assistants page's forms post only from their own page.
+var crossOrigin = http.NewCrossOriginProtection()
+
+// serveAuthorize is the authorization endpoint. A GET from the assistant
+// shows the person, signed in on the site, what the assistant asks; their
+// Allow or Deny, posted from that page, answers the assistant with a code
+// or a refusal, and the iss of RFC 9207 either way.
+func (s *Server) serveAuthorize(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	iw := issWriter{w, s.issuer}
+	ar, err := s.provider.NewAuthorizeRequest(ctx, r)
+	if err == nil {
+		err = s.resource(ar.GetRequestForm()["resource"])
+	}
+	if err == nil && (ar.GetRequestForm().Get("code_challenge") == "" || ar.GetRequestForm().Get("code_challenge_method") != "S256") {
+		// fosite refuses it too, once the person has consented: refuse it
+		// before they are asked.
+		err = fosite.ErrInvalidRequest.WithHint("PKCE is required, with code_challenge_method=S256.")
+	}
+	if err != nil {
+		s.provider.WriteAuthorizeError(ctx, iw, ar, err)
+		return
+	}
+	p, err := s.opts.Authenticate(r)
+	if err != nil {
+		s.logger.Error("oauth: authenticating the person at the consent page", "err", err)
+		http.Error(w, "Something went wrong on the server. Try again later.", http.StatusInternalServerError)
+		return
+	}
+	if p.Anonymous() {
+		if r.Method == http.MethodGet && r.Header.Get("Sec-Fetch-Site") == "cross-site" {
+			// The assistant's window sent the person here from another
+			// site, so a SameSite=Strict session cookie stayed behind:
+			// load the page again from this site, which sends it.
+			reload(w, r.URL.RequestURI())
+			return
+		}
+		http.Redirect(w, r, s.opts.SignIn+"?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
+		return
+	}
+	client, name, err := s.clients.named(ctx, ar.GetClient().GetID())
+	if err != nil {
+		s.provider.WriteAuthorizeError(ctx, iw, ar, err)
+		return
+	}
+	page := s.consentPage(ar, client.GetID(), name, p)
+	if r.Method != http.MethodPost {
+		page.render(w, http.StatusOK)
+		return
+	}
+	if err := crossOrigin.Check(r); err != nil {
+		page.Error = "This form was posted from another site, so it was refused. Nothing was granted."
+		page.render(w, http.StatusForbidden)
+		return
+	}
+	if r.PostFormValue("decision") != "allow" {
+		s.provider.WriteAuthorizeError(ctx, iw, ar, fosite.ErrAccessDenied.WithHint("The person did not allow it."))
+		return
+	}
+	g, problem := page.grant(r, ar.GetID(), client.GetID())
+	if problem != "" {
+		page.Error = problem
+		page.render(w, http.StatusBadRequest)
+		return
+	}
+	for _, t := range g.Trust {
+		ar.GrantScope(t)
+	}
+	for _, a := range ar.GetRequestForm()["resource"] {
+		ar.GrantAudience(a)
+	}
+	if len(ar.GetGrantedAudience()) == 0 {
+		ar.GrantAudience(s.issuer)
+	}
+	res, err := s.provider.NewAuthorizeResponse(ctx, ar, &fosite.DefaultSession{Subject: p.ID})
+	if err != nil {
+		s.provider.WriteAuthorizeError(ctx, iw, ar, err)
+		return
+	}
+	if err := s.st.CreateGrant(ctx, g); err != nil {
+		s.logger.Error("oauth: keeping a grant", "err", err)
+		s.provider.WriteAuthorizeError(ctx, iw, ar, fosite.ErrServerError)
+		return
+	}
+	res.AddParameter("iss", s.issuer)
+	s.provider.WriteAuthorizeResponse(ctx, w, ar, res)
+}
+
+// issWriter adds iss (RFC 9207) to the error redirects fosite writes.
+type issWriter struct {
+	http.ResponseWriter
+	iss string
+}
+
+func (w issWriter) WriteHeader(code int) {
+	if loc, err := url.Parse(w.Header().Get("Location")); err == nil && code >= 300 && code < 400 && loc.Host != "" {
+		q := loc.Query()
+		q.Set("iss", w.iss)
+		loc.RawQuery = q.Encode()
+		w.Header().Set("Location", loc.String())
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+// reload answers a page that loads to again from this site.
+func reload(w http.ResponseWriter, to string) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'")
+	reloadTemplate.Execute(w, to)
+}
+
+var reloadTemplate = template.Must(template.New("reload").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="0;url={{.}}"><title>Continue</title></head>
+<body><p><a href="{{.}}">Continue</a></p></body></html>
+`))
+
+// A consentPage is what the consent page shows: who asks, for whom, what
+// it may do, and for how long.
+type consentPage struct {
+	Site     string
+	Host     string // the site's
+	Client   string // the assistant's name, as its metadata gives it, or its host
+	From     string // where it comes from: its metadata document's host, or where it is sent back to
+	Person   string
+	Classes  []consentClass
+	Lifetime string
+	Error    string
+}
+
+// A consentClass is one trust class on the consent page.
+type consentClass struct {
+	Scope, Words string
+	Checked      bool
+	Ceiling      bool // asks for an amount
+}
+
+// classWords says what each scope lets an assistant do, for a person.
+var classWords = map[string]string{
+	"safe":      "Read what you can read on the site",
+	"user":      "Make ordinary changes to your account (a cart, a task), which can be undone",
+	"personal":  "Read and change your personal data (addresses, your profile)",
+	"financial": "Spend your money, up to the amount you set here",
+	"admin":     "Administer the site with your administrator's powers",
+}
+
+func (s *Server) consentPage(ar fosite.AuthorizeRequester, id, name string, p affordances.Principal) *consentPage {
+	page := &consentPage{Site: s.opts.Name, Host: hostOf(s.issuer), Person: p.ID,
+		Lifetime: fmt.Sprintf("It stays connected while it is used at least once every %s, until you disconnect it on %s.",
+			days(s.opts.RefreshTokenLifetime), s.issuer+AssistantsPath)}
+	if page.Site == "" {
+		page.Site = page.Host
+	}
+	page.From = hostOf(id)
+	if !strings.HasPrefix(id, "https://") {
+		page.From = "registered here, sends you back to " + hostOf(ar.GetRedirectURI().String())
+	}
+	page.Client = name
+	if page.Client == "" {
+		page.Client = hostOf(id)
+	}
+	requested := ar.GetRequestedScopes()
+	for _, sc := range Scopes {
+		asked := slices.Contains(requested, sc) || len(requested) == 0
+		if sc == "safe" || asked {
+			page.Classes = append(page.Classes, consentClass{Scope: sc, Words: classWords[sc],
+				Checked: sc == "safe" || sc == "user" || sc == "personal", Ceiling: sc == "financial"})
+		}
+	}
+	return page
+}
+
+// days says d in days: "30 days".
+func days(d time.Duration) string {
+	n := int(d.Hours() / 24)
+	if n == 1 {
+		return "day"
+	}
+	return strconv.Itoa(n) + " days"
+}
+
+// amount is a ceiling as a person writes it: 50, 50.00, 1,250.5.
+var amount = regexp.MustCompile(`^[0-9]{1,3}(,?[0-9]{3})*(\.[0-9]{1,2})?$`)
+
+// grant is the grant of the client the person's form makes, with id, or
+// what is wrong with the form. Its fields are named apart from the OAuth
+// request's own (scope, resource), which its URL carries.
+func (page *consentPage) grant(r *http.Request, id, client string) (*store.OAuthGrant, string) {
+	g := &store.OAuthGrant{ID: id, Subject: page.Person, Client: client, ClientName: page.Client, Created: time.Now()}
+	offered := map[string]bool{}
+	for _, c := range page.Classes {
+		offered[c.Scope] = true
+	}
+	for _, sc := range r.PostForm["class"] {
+		if !offered[sc] {
+			return nil, fmt.Sprintf("%q was not offered.", sc)
+		}
+		if !slices.Contains(g.Trust, sc) {
+			g.Trust = append(g.Trust, sc)
+		}
+	}
+	if !slices.Contains(g.Trust, "safe") {
+		g.Trust = append([]string{"safe"}, g.Trust...)
+	}
+	if slices.Contains(g.Trust, "financial") {
+		v := strings.TrimSpace(r.PostFormValue("ceiling"))
+		n, err := strconv.ParseFloat(strings.ReplaceAll(v, ",", ""), 64)
+		if !amount.MatchString(v) || err != nil || !(n > 0 && n <= aal.MaxAmount) {
+			return nil, "Set how much it may spend, an amount like 50 or 50.00, or untick spending."
+		}
+		g.Currency, g.Ceiling = currencyOf(r.PostFormValue("currency")), n
+	}
+	return g, ""
+}
+
+// currencyOf is the currency the form names, USD when none.
+func currencyOf(c string) string {
+	if len(c) == 3 && strings.ToUpper(c) == c {
+		return c
+	}
+	return "USD"
+}
+
+// hostOf returns the host of a URL, or the URL when it has none.
+func hostOf(s string) string {
+	if u, err := url.Parse(s); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return s
+}
+
+func (page *consentPage) render(w http.ResponseWriter, status int) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'")
+	w.Header().Set("X-Frame-Options", "DENY")
+	w.WriteHeader(status)
+	consentTemplate.Execute(w, page)
+}
+
+// style is the look of the server's pages, the approval page's.
+const style = `body{font:16px/1.5 system-ui,sans-serif;margin:0;color:#1d232a}
+.bar{background:#1d232a;color:#fff;padding:.75rem 1rem}.bar div{max-width:40rem;margin:0 auto;display:flex;flex-wrap:wrap;gap:.25rem 1rem;align-items:baseline}
+.bar strong{font-size:1.1rem}.bar span{color:#c9d1d9;overflow-wrap:anywhere}
+main{max-width:40rem;margin:1.5rem auto;padding:0 1rem}h1{font-size:1.5rem;margin:.1rem 0 1rem}
+.who{font-size:1.15rem;background:#f4f6f8;border-left:4px solid #2f6fde;padding:.75rem 1rem;margin:1rem 0;overflow-wrap:anywhere}
+fieldset{border:1px solid #c9d1d9;border-radius:.4rem;padding:.5rem 1rem;margin:1rem 0}label{display:block;margin:.4rem 0}
+.ceiling{margin:.2rem 0 .6rem 1.7rem}.ceiling input{font:inherit;width:7rem}
+.buttons{display:flex;gap:1rem;margin-top:1.5rem}button{font:inherit;padding:.6rem 1.4rem;border-radius:.4rem;border:1px solid #1d232a;background:#fff;cursor:pointer}
+button.allow{background:#1f7a3d;border-color:#1f7a3d;color:#fff}.error{color:#8a1c12;font-weight:600}.muted{color:#5b6570}
+table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:.4rem .5rem;border-bottom:1px solid #e1e4e8;vertical-align:top}`
+
+var consentTemplate = template.Must(template.New("consent").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Connect {{.Client}} · {{.Site}}</title><style>` + style + `</style></head><body>
+<header class="bar"><div><strong>{{.Site}}</strong><span>{{.Host}}</span></div></header>
+<main>
+<h1>Connect an assistant to your account</h1>
+<p class="who"><strong>{{.Client}}</strong> ({{.From}}) asks to act on {{.Site}} as you, {{.Person}}.</p>
+{{with .Error}}<p class="error" role="alert">{{.}}</p>{{end}}
+<form method="post">
+<fieldset><legend>What it may do</legend>
+{{range .Classes}}<label><input type="checkbox" name="class" value="{{.Scope}}"{{if .Checked}} checked{{end}}{{if eq .Scope "safe"}} checked disabled{{end}}> {{.Words}}</label>
+{{if eq .Scope "safe"}}<input type="hidden" name="class" value="safe">{{end}}
+{{if .Ceiling}}<div class="ceiling"><label>At most <input name="ceiling" inputmode="decimal" placeholder="50.00" aria-label="The most it may spend"> <input type="hidden" name="currency" value="USD">USD in all</label></div>{{end}}
+{{end}}</fieldset>
+<p>Whatever you grant, it never confirms an order or a deletion for you: those still ask you, on this site. {{.Lifetime}}</p>
+<div class="buttons"><button class="allow" type="submit" name="decision" value="allow">Allow</button><button type="submit" name="decision" value="deny">Deny</button></div>
+</form>
+</main></body></html>
+`))
+
+// serveAssistants is the person's page of connected assistants: each one,
+// what it may do and may still spend, when it last acted, and a button
+// that disconnects it, ending its tokens at once.
+func (s *Server) serveAssistants(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	p, err := s.opts.Authenticate(r)
+	if err != nil {
+		s.logger.Error("oauth: authenticating the person at the assistants page", "err", err)
+		http.Error(w, "Something went wrong on the server. Try again later.", http.StatusInternalServerError)
+		return
+	}
+	if p.Anonymous() {
+		http.Redirect(w, r, s.opts.SignIn+"?next="+url.QueryEscape(AssistantsPath), http.StatusSeeOther)
+		return
+	}
+	page := &assistantsPage{Site: s.opts.Name, Host: hostOf(s.issuer)}
+	if page.Site == "" {
+		page.Site = page.Host
+	}
+	status := http.StatusOK
+	if r.Method == http.MethodPost {
+		if err := crossOrigin.Check(r); err != nil {
+			page.Error, status = "This form was posted from another site, so it was refused. Nothing changed.", http.StatusForbidden
+		} else if err := s.disconnect(ctx, p.ID, r.PostFormValue("grant")); err != nil {
+			s.logger.Error("oauth: disconnecting an assistant", "err", err)
+			page.Error, status = "Something went wrong on the server. Try again later.", http.StatusInternalServerError
+		} else {
+			http.Redirect(w, r, AssistantsPath, http.StatusSeeOther)
+			return
+		}
+	}
+	grants, err := s.st.Grants(ctx, p.ID)
+	if err != nil {
+		s.logger.Error("oauth: listing a person's grants", "err", err)
+		http.Error(w, "Something went wrong on the server. Try again later.", http.StatusInternalServerError)
+		return
+	}
+	for _, g := range grants {
+		row := assistantRow{ID: g.ID, Name: g.ClientName, From: hostOf(g.Client), Trust: strings.Join(g.Trust, ", "),
+			Since: g.Created.UTC().Format("2 January 2006"), Last: "never"}
+		if row.Name == "" {
+			row.Name = row.From
+		}
+		if g.Currency != "" {
+			row.Left = (aal.Cost{Currency: g.Currency, Amount: g.Ceiling - g.Spent}).String()
+		}
+		if !g.LastUsed.IsZero() {
+			row.Last = g.LastUsed.UTC().Format("15:04 UTC, 2 January 2006")
+		}
+		page.Rows = append(page.Rows, row)
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'")
+	w.WriteHeader(status)
+	assistantsTemplate.Execute(w, page)
+}
+
+// disconnect revokes the person's grant id: another's is as unknown.
+func (s *Server) disconnect(ctx context.Context, person, id string) error {
+	g, err := s.st.Grant(ctx, id)
+	if err != nil || g == nil || g.Subject != person {
+		return err
+	}
+	return s.st.RevokeGrant(ctx, id)
+}
+
+type assistantsPage struct {
+	Site, Host, Error string
+	Rows              []assistantRow
+}
+
+type assistantRow struct {
+	ID, Name, From, Trust, Left, Since, Last string
+}
+
+var assistantsTemplate = template.Must(template.New("assistants").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Connected assistants · {{.Site}}</title><style>` + style + `</style></head><body>
+<header class="bar"><div><strong>{{.Site}}</strong><span>{{.Host}}</span></div></header>
+<main><h1>Connected assistants</h1>
+{{with .Error}}<p class="error" role="alert">{{.}}</p>{{end}}
+{{if .Rows}}<table><thead><tr><th>Assistant</th><th>May</th><th>Last acted</th><th></th></tr></thead><tbody>
+{{range .Rows}}<tr><td><strong>{{.Name}}</strong><br><span class="muted">{{.From}}, since {{.Since}}</span></td>
+<td>{{.Trust}}{{with .Left}}<br><span class="muted">may still spend {{.}}</span>{{end}}</td><td>{{.Last}}</td>
+<td><form method="post"><input type="hidden" name="grant" value="{{.ID}}"><button type="submit">Disconnect</button></form></td></tr>
+{{end}}</tbody></table>
+{{else}}<p>No assistant is connected to your account.</p>{{end}}
+</main></body></html>
+`))
