@@ -5,8 +5,10 @@
 // ([store.RateLimiter]) whose budget every instance spends, an idempotency
 // store ([store.Idempotency]) where a retry that lands on another instance
 // gets the first answer, and a call still running on one instance is
-// refused as running on all, and an approval store ([store.Approvals])
-// where a person's decision on one instance is taken by the call on any.
+// refused as running on all, an approval store ([store.Approvals])
+// where a person's decision on one instance is taken by the call on any,
+// and an OAuth store ([store.OAuth], [NewOAuth]) where a token issued by
+// one instance is accepted, used once and revoked on all.
 //
 //	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379"})
 //	site := affordances.NewSite(&affordances.SiteOptions{
@@ -15,8 +17,8 @@
 //		Approvals:   redisstore.NewApprovals(rdb, nil),
 //	})
 //
-// Each operation is one round trip, atomic in Redis (a Lua script or a SET
-// with NX and GET). When Redis cannot be reached the operation returns the
+// Each operation is one round trip, atomic in Redis (a Lua script, a SET
+// with NX and GET, or one read). When Redis cannot be reached the operation returns the
 // error: the site then answers the call with internal and logs why, and
 // runs nothing, never a call without its limit, its idempotency or its
 // approval; calls succeed again as soon as Redis answers.
