@@ -1,8 +1,10 @@
 // Package store defines where an Affordances site keeps what outlives one
 // call: rate limits ([RateLimiter]), the answers of calls made with an
-// Idempotency-Key ([Idempotency]) and the approvals of human-verified calls
-// ([Approvals]); with the records they keep, and the in-memory stores a
-// site uses when it is given none.
+// Idempotency-Key ([Idempotency]), the approvals of human-verified calls
+// ([Approvals]) and what the site's OAuth authorization server keeps
+// ([OAuth]: registered assistants, what a person granted each, and the
+// tokens issued for a grant); with the records they keep, and the
+// in-memory stores a site uses when it is given none.
 //
 // Most code should use package affordances; this is for those who write a
 // store, as database/sql/driver is for those who write a database driver.
@@ -33,8 +35,15 @@
 //   - An [Approvals] store keeps one approval per call, lets the person
 //     decide it once, and lets the call take the decision once, so that one
 //     approval lets one call run, once; a decision lives [ApprovalTTL].
+//   - An [OAuth] store keeps each token under its signature, never the
+//     token, and lets exactly one of concurrent uses deactivate a token
+//     that may be used once; it keeps one grant per person and assistant,
+//     lets the assistant spend within the grant's ceiling, under
+//     concurrent calls too, and forgets a revoked grant with all its
+//     tokens at once.
 //
 // Package affordancestest checks a store against these contracts
-// (TestRateLimiter, TestIdempotencyStore, TestApprovalStore); the stores of
-// this package, sqlstore and redisstore pass them.
+// (TestRateLimiter, TestIdempotencyStore, TestApprovalStore,
+// TestOAuthStore); the stores of this package, sqlstore and redisstore
+// pass them.
 package store
