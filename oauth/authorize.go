@@ -32,7 +32,7 @@ func (s *Server) serveAuthorize(w http.ResponseWriter, r *http.Request) {
 	iw := issWriter{w, s.issuer}
 	ar, err := s.provider.NewAuthorizeRequest(ctx, r)
 	if err == nil {
-		err = s.resource(ar.GetRequestForm()["resource"])
+		err = s.checkResource(ar.GetRequestForm()["resource"])
 	}
 	if err == nil && (ar.GetRequestForm().Get("code_challenge") == "" || ar.GetRequestForm().Get("code_challenge_method") != "S256") {
 		// fosite refuses it too, once the person has consented: refuse it
@@ -144,7 +144,8 @@ type consentPage struct {
 	Host     string // the site's
 	Client   string // the assistant's name, as its metadata gives it, or its host
 	From     string // where it comes from: its metadata document's host, or where it is sent back to
-	Person   string
+	Person   string // as the application names them
+	Subject  string // their Principal.ID
 	Classes  []consentClass
 	Lifetime string
 	Error    string
@@ -167,11 +168,14 @@ var classWords = map[string]string{
 }
 
 func (s *Server) consentPage(ar fosite.AuthorizeRequester, id, name string, p affordances.Principal) *consentPage {
-	page := &consentPage{Site: s.opts.Name, Host: hostOf(s.issuer), Person: p.ID,
+	page := &consentPage{Site: s.opts.Name, Host: hostOf(s.issuer), Person: p.ID, Subject: p.ID,
 		Lifetime: fmt.Sprintf("It stays connected while it is used at least once every %s, until you disconnect it on %s.",
 			days(s.opts.RefreshTokenLifetime), s.issuer+AssistantsPath)}
 	if page.Site == "" {
 		page.Site = page.Host
+	}
+	if n, ok := p.User.(fmt.Stringer); ok && n.String() != "" {
+		page.Person = n.String()
 	}
 	page.From = hostOf(id)
 	if !strings.HasPrefix(id, "https://") {
@@ -208,7 +212,7 @@ var amount = regexp.MustCompile(`^[0-9]{1,3}(,?[0-9]{3})*(\.[0-9]{1,2})?$`)
 // what is wrong with the form. Its fields are named apart from the OAuth
 // request's own (scope, resource), which its URL carries.
 func (page *consentPage) grant(r *http.Request, id, client string) (*store.OAuthGrant, string) {
-	g := &store.OAuthGrant{ID: id, Subject: page.Person, Client: client, ClientName: page.Client, Created: time.Now()}
+	g := &store.OAuthGrant{ID: id, Subject: page.Subject, Client: client, ClientName: page.Client, Created: time.Now()}
 	offered := map[string]bool{}
 	for _, c := range page.Classes {
 		offered[c.Scope] = true

@@ -49,7 +49,9 @@ type Options struct {
 	Name string
 	// Authenticate is the application's own sign-in, as the site's
 	// (affordances.SiteOptions.Authenticate): it says who the person at
-	// the consent page is, from their browser session.
+	// the consent page is, from their browser session. The page names
+	// them by their Principal.User when it is a fmt.Stringer (an email),
+	// else by their ID.
 	Authenticate func(*http.Request) (affordances.Principal, error)
 	// Principal returns the account a token acts for, by its ID: the
 	// application's record of it, as Authenticate would. An
@@ -91,13 +93,13 @@ type Options struct {
 // only, refresh tokens rotated on each use, revocation. It is safe for
 // concurrent use.
 type Server struct {
-	opts      Options
-	issuer    string
-	provider  fosite.OAuth2Provider
-	st        store.OAuth
-	clients   *clients
-	audiences []string // the resource indicators of this site (RFC 8707)
-	logger    *slog.Logger
+	*resourceServer
+	opts     Options
+	issuer   string
+	provider fosite.OAuth2Provider
+	st       store.OAuth
+	clients  *clients
+	logger   *slog.Logger
 
 	mu   sync.Mutex
 	used map[string]time.Time // when a grant's last use was recorded
@@ -140,8 +142,9 @@ func New(opts *Options) (*Server, error) {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	s := &Server{opts: o, issuer: issuer, st: o.Store, logger: o.Logger, used: map[string]time.Time{},
-		audiences: []string{issuer, issuer + "/", issuer + "/mcp"}}
+	s := &Server{resourceServer: newResourceServer(issuer, issuer, o.Name), opts: o, issuer: issuer, st: o.Store, logger: o.Logger,
+		used: map[string]time.Time{}}
+	s.verify = s.principal
 	s.clients = &clients{st: o.Store, resource: s.audiences, hc: o.MetadataClient, cached: map[string]cachedClient{}}
 	cfg := &fosite.Config{
 		AccessTokenLifespan:   o.AccessTokenLifetime,
@@ -179,8 +182,7 @@ func New(opts *Options) (*Server, error) {
 func (s *Server) Handler(next http.Handler) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET "+AuthorizationServerMetadataPath, s.serveMetadata)
-	mux.HandleFunc("GET "+ProtectedResourceMetadataPath, s.serveResourceMetadata)
-	mux.HandleFunc("GET "+ProtectedResourceMetadataPath+"/mcp", s.serveResourceMetadata)
+	s.handle(mux)
 	mux.HandleFunc(AuthorizePath, s.serveAuthorize)
 	mux.HandleFunc("POST "+TokenPath, s.serveToken)
 	mux.HandleFunc("POST "+RevokePath, s.serveRevoke)
@@ -217,24 +219,9 @@ func (s *Server) serveMetadata(w http.ResponseWriter, _ *http.Request) {
 	})
 }
 
-// serveResourceMetadata answers the site's protected resource metadata
-// (RFC 9728): the resource its tokens are for, at the origin or, in the
-// path form, its /mcp.
-func (s *Server) serveResourceMetadata(w http.ResponseWriter, r *http.Request) {
-	resource := s.issuer + strings.TrimPrefix(r.URL.Path, ProtectedResourceMetadataPath)
-	name := s.opts.Name
-	writeJSON(w, http.StatusOK, &oauthex.ProtectedResourceMetadata{
-		Resource:               resource,
-		AuthorizationServers:   []string{s.issuer},
-		ScopesSupported:        Scopes,
-		BearerMethodsSupported: []string{"header"},
-		ResourceName:           name,
-	})
-}
-
-// resource checks the resource indicators of a request (RFC 8707): none,
+// checkResource checks the resource indicators of a request (RFC 8707): none,
 // or one of this site's. Another resource gets no token.
-func (s *Server) resource(values []string) error {
+func (s *Server) checkResource(values []string) error {
 	for _, v := range values {
 		if !slices.Contains(s.audiences, v) {
 			return errInvalidTarget
@@ -255,7 +242,7 @@ func (s *Server) serveToken(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	ar, err := s.provider.NewAccessRequest(ctx, r, new(fosite.DefaultSession))
 	if err == nil {
-		err = s.resource(r.PostForm["resource"])
+		err = s.checkResource(r.PostForm["resource"])
 	}
 	if err != nil {
 		s.provider.WriteAccessError(ctx, w, ar, err)
@@ -303,76 +290,52 @@ func (s *Server) serveRegister(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// challenge is the WWW-Authenticate of a request to the site's resources
-// without a token (RFC 9728, section 5.1).
-func (s *Server) challenge() string {
-	return `Bearer resource_metadata="` + s.issuer + ProtectedResourceMetadataPath + `"`
-}
-
-// Protect answers a request without an Authorization header with 401 and
-// the challenge that starts an MCP host's sign-in, and hands the others
-// to h: the site's /mcp, which then calls the site with that token.
-func (s *Server) Protect(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Authorization") == "" {
-			w.Header().Set("WWW-Authenticate", s.challenge())
-			http.Error(w, "Unauthorized: sign in with OAuth; the WWW-Authenticate header says where", http.StatusUnauthorized)
-			return
-		}
-		h.ServeHTTP(w, r)
-	})
-}
-
-// ResourceMetadata is the URL of the site's protected resource metadata,
-// for affordances.SiteOptions.OAuth.
-func (s *Server) ResourceMetadata() string { return s.issuer + ProtectedResourceMetadataPath }
-
-// tokenPrefix begins every access token this server issues (fosite's
-// HMAC strategy), which tells them apart from the application's own.
-const tokenPrefix = "ory_at_"
-
 // Authenticate returns the site's authenticator: a bearer token this
 // server issued is the account it acts for, with the [affordances.Grant]
 // the person gave; anything else is app's to say (a browser session, the
 // application's own tokens). Pass it as affordances.SiteOptions.Authenticate.
 func (s *Server) Authenticate(app func(*http.Request) (affordances.Principal, error)) func(*http.Request) (affordances.Principal, error) {
-	return func(r *http.Request) (affordances.Principal, error) {
-		tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if !ok || !strings.HasPrefix(tok, tokenPrefix) {
-			return app(r)
-		}
-		return s.principal(r.Context(), tok)
-	}
+	return s.authenticate(app)
 }
 
-// principal returns who the access token acts for, and their grant.
-func (s *Server) principal(ctx context.Context, tok string) (affordances.Principal, error) {
+// Protect answers a request without an Authorization header with 401 and
+// the challenge that starts an MCP host's sign-in, and hands the others
+// to h: the site's /mcp, which then calls the site with that token.
+func (s *Server) Protect(h http.Handler) http.Handler { return s.protect(h) }
+
+// ResourceMetadata is the URL of the site's protected resource metadata,
+// for affordances.SiteOptions.OAuth.
+func (s *Server) ResourceMetadata() string { return s.metadata() }
+
+// tokenPrefix begins every access token this server issues (fosite's
+// HMAC strategy), which tells them apart from the application's own.
+const tokenPrefix = "ory_at_"
+
+// principal returns who one of this server's access tokens acts for, and
+// their grant; ok false for any other token.
+func (s *Server) principal(ctx context.Context, tok string) (affordances.Principal, bool, error) {
+	if !strings.HasPrefix(tok, tokenPrefix) {
+		return affordances.Principal{}, false, nil
+	}
 	use, ar, err := s.provider.IntrospectToken(ctx, tok, fosite.AccessToken, new(fosite.DefaultSession))
 	switch {
 	case err != nil && (errors.Is(err, fosite.ErrServerError) || errors.Is(err, fosite.ErrTemporarilyUnavailable)):
-		return affordances.Principal{}, fmt.Errorf("oauth: checking a token: %w", err)
+		return affordances.Principal{}, true, fmt.Errorf("oauth: checking a token: %w", err)
 	case err != nil || use != fosite.AccessToken || !s.ours(ar.GetGrantedAudience()):
-		return affordances.Principal{}, affordances.ErrInvalidToken
+		return affordances.Principal{}, true, affordances.ErrInvalidToken
 	}
 	g, err := s.st.Grant(ctx, ar.GetID())
 	if err != nil {
-		return affordances.Principal{}, fmt.Errorf("oauth: the grant of a token: %w", err)
+		return affordances.Principal{}, true, fmt.Errorf("oauth: the grant of a token: %w", err)
 	}
 	if g == nil {
-		return affordances.Principal{}, affordances.ErrInvalidToken // revoked
+		return affordances.Principal{}, true, affordances.ErrInvalidToken // revoked
 	}
-	p, err := s.opts.Principal(ctx, g.Subject)
+	p, err := account(ctx, s.opts.Principal, g.Subject)
 	if err != nil {
-		return affordances.Principal{}, err
+		return affordances.Principal{}, true, err
 	}
-	if p.ID != g.Subject {
-		return affordances.Principal{}, affordances.ErrInvalidToken
-	}
-	p.Method = affordances.AuthBearer
-	p.Grant = &affordances.Grant{Client: g.Client}
-	for _, t := range g.Trust {
-		p.Grant.Trust = append(p.Grant.Trust, aal.Trust(t))
-	}
+	p.Grant = &affordances.Grant{Client: g.Client, Trust: trust(g.Trust)}
 	if g.Currency != "" {
 		id := g.ID
 		p.Grant.Spend = func(ctx context.Context, cost aal.Cost) (func(context.Context), error) {
@@ -389,17 +352,22 @@ func (s *Server) principal(ctx context.Context, tok string) (affordances.Princip
 		}
 	}
 	s.noteUse(ctx, g.ID)
-	return p, nil
+	return p, true, nil
 }
 
-// ours reports whether audiences name this site.
-func (s *Server) ours(audiences []string) bool {
-	for _, a := range audiences {
-		if slices.Contains(s.audiences, a) {
-			return true
-		}
+// account returns the account of subject, as principal says it, signed
+// in by bearer token; a principal that is not the subject's ends the
+// token.
+func account(ctx context.Context, principal func(context.Context, string) (affordances.Principal, error), subject string) (affordances.Principal, error) {
+	p, err := principal(ctx, subject)
+	if err != nil {
+		return affordances.Principal{}, err
 	}
-	return false
+	if subject == "" || p.ID != subject {
+		return affordances.Principal{}, affordances.ErrInvalidToken
+	}
+	p.Method = affordances.AuthBearer
+	return p, nil
 }
 
 // noteUse records a grant's use, at most once a minute for each.
