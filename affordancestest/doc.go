@@ -21,7 +21,7 @@
 // check fails only on a missing required field, a wrong type, an unknown
 // enumeration value or a broken constraint.
 //
-// [TestRateLimiter], [TestIdempotencyStore] and [TestApprovalStore] check
+// [TestRateLimiter], [TestIdempotencyStore], [TestApprovalStore] and [TestOAuthStore] check
 // a store of one's own against the contract of its interface in package
 // store, as the stores of packages store, sqlstore and redisstore are
 // checked.
