@@ -31,6 +31,14 @@
 //
 // Accounts: /signup creates one; /account holds the profile and the
 // shipping addresses, /account/tokens the bearer tokens of one's agents.
+//
+// A shop that knows its origin ([Options.Origin]) is also an OAuth 2.1
+// authorization server (package oauth): the assistants people run connect
+// to its /mcp, the person signs in on /login and grants them AAL's trust
+// classes on the consent page, and sees them on /oauth/assistants, linked
+// from /account. Its tokens and grants live in the shop's database (or in
+// Redis, [Options.Redis]), signed with a key kept there, so a restart
+// signs no assistant out.
 // The administrator, admin@example.com (password "admin"), also sees /admin
 // (prices and stock) and /admin/users (accounts), not found for anyone
 // else.
@@ -49,7 +57,9 @@ package shop
 
 import (
 	"context"
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
 	"database/sql"
 	"encoding/base64"
 	"errors"
@@ -58,10 +68,12 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/internal/sqldb"
+	"github.com/affordances/affordances-go/oauth"
 	"github.com/affordances/affordances-go/redisstore"
 	"github.com/affordances/affordances-go/sqlstore"
 	"github.com/redis/go-redis/v9"
@@ -95,9 +107,16 @@ type Options struct {
 	Logger *slog.Logger
 
 	// Origin is the site's origin ("https://shop.example"), the only Origin
-	// a cookie call or a form post may carry. Empty: derived from each
-	// request's scheme and Host.
+	// a cookie call or a form post may carry, and the issuer of the shop's
+	// OAuth authorization server ([Shop.OAuth]). Empty: derived from each
+	// request's scheme and Host, and no OAuth.
 	Origin string
+
+	// OAuthMetadataClient fetches the metadata documents OAuth clients
+	// name themselves by (oauth.Options.MetadataClient). Nil: one that
+	// reaches public addresses only; a test that serves a document on
+	// loopback passes its server's client.
+	OAuthMetadataClient *http.Client
 
 	// Redis, when set, keeps the site's rate limits and Idempotency-Keys, so
 	// several instances of the shop share them. Nil: the keys are kept in
@@ -125,6 +144,9 @@ type Options struct {
 	MCP string
 }
 
+// siteName is the shop's name, in its site index and on its consent page.
+const siteName = "Demo Shop"
+
 // A Shop is the demo shop: its database, its Affordances site and its HTML
 // pages. It is safe for concurrent use.
 type Shop struct {
@@ -137,7 +159,9 @@ type Shop struct {
 	secure  bool   // cookies get the Secure attribute
 	// noApproval is Options.NoApproval.
 	noApproval bool
-	views      *views
+	// oauth is the shop's authorization server, nil without an Origin.
+	oauth *oauth.Server
+	views *views
 	// now is the clock of order cancelling (the 30 minutes); tests set
 	// it.
 	now func() time.Time
@@ -190,15 +214,24 @@ func Open(ctx context.Context, opts *Options) (*Shop, error) {
 		s.Close()
 		return nil, err
 	}
+	authenticate, resourceMetadata := s.authenticate, ""
+	if o.Origin != "" {
+		if s.oauth, err = s.authorizationServer(ctx, &o, secret); err != nil {
+			s.Close()
+			return nil, err
+		}
+		authenticate, resourceMetadata = s.oauth.Authenticate(s.authenticate), s.oauth.ResourceMetadata()
+	}
 	siteOpts := &affordances.SiteOptions{
-		Name:         "Demo Shop",
+		Name:         siteName,
 		Description:  "A small demo shop of clothes, bags and homeware: search the catalog, fill a cart, check out with a card on file, review what you bought.",
 		Origin:       o.Origin,
 		SigningKey:   secret,
-		Authenticate: s.authenticate,
+		Authenticate: authenticate,
 		SignInReason: signInReason,
 		Logger:       s.logger,
 		MCP:          o.MCP,
+		OAuth:        resourceMetadata,
 	}
 	if err := stores(ctx, o.Redis, st.db.Pool(), siteOpts); err != nil {
 		s.Close()
@@ -206,9 +239,63 @@ func Open(ctx context.Context, opts *Options) (*Shop, error) {
 	}
 	s.site = affordances.NewSite(siteOpts)
 	s.declare()
-	s.handler = withHeaders(s.site.Handler(s.pages()))
+	s.handler = s.site.Handler(s.pages())
+	if s.oauth != nil {
+		s.handler = s.oauth.Handler(s.handler)
+	}
+	s.handler = withHeaders(s.handler)
 	return s, nil
 }
+
+// authorizationServer returns the shop's OAuth authorization server: the
+// person signs in with the shop's own sign-in, a token acts for an
+// account while it is enabled, and tokens are signed with a key derived
+// from the shop's secret and kept where the site keeps its approvals.
+func (s *Shop) authorizationServer(ctx context.Context, o *Options, secret []byte) (*oauth.Server, error) {
+	key := hmac.New(sha256.New, secret)
+	key.Write([]byte("affordances-go shop: OAuth tokens"))
+	opts := &oauth.Options{
+		Issuer:         o.Origin,
+		Name:           siteName,
+		Authenticate:   s.authenticate,
+		Principal:      s.accountPrincipal,
+		SignIn:         routeLogin,
+		Secret:         key.Sum(nil),
+		MetadataClient: o.OAuthMetadataClient,
+		Logger:         s.logger,
+	}
+	if o.Redis != nil {
+		opts.Store = redisstore.NewOAuth(o.Redis, nil)
+	} else {
+		var err error
+		if opts.Store, err = sqlstore.NewOAuth(ctx, s.store.db.Pool(), nil); err != nil {
+			return nil, fmt.Errorf("shop: %w", err)
+		}
+	}
+	return oauth.New(opts)
+}
+
+// accountPrincipal is the account with the id an OAuth token acts for; a
+// disabled or deleted one ends the token.
+func (s *Shop) accountPrincipal(ctx context.Context, id string) (affordances.Principal, error) {
+	n, err := strconv.ParseInt(id, 10, 64)
+	if err != nil {
+		return affordances.Principal{}, affordances.ErrInvalidToken
+	}
+	u, err := s.store.user(ctx, n)
+	if err != nil {
+		return affordances.Principal{}, err
+	}
+	if u == nil {
+		return affordances.Principal{}, affordances.ErrInvalidToken
+	}
+	return principal(u, affordances.AuthBearer), nil
+}
+
+// OAuth returns the shop's OAuth authorization server, nil when
+// [Options.Origin] is empty. The caller mounts the shop's /mcp behind its
+// Protect, so that an assistant without a token is told where to sign in.
+func (s *Shop) OAuth() *oauth.Server { return s.oauth }
 
 // source returns where the shop's data lives: o.Database, or the SQLite
 // file in o.DataDir (a temporary directory when empty, which Close removes).

@@ -233,6 +233,10 @@ type User struct {
 	Admin bool // sees /admin and may use its actions
 }
 
+// String is the user's email, as pages name them (the consent page says
+// whom an assistant acts for).
+func (u *User) String() string { return u.Email }
+
 // Entities, as graphs and pages show them. Money is always integer cents.
 type (
 	productCard struct {
@@ -1002,6 +1006,11 @@ func (st *store) userBy(ctx context.Context, query string, args ...any) (*User, 
 // tokenUser returns the user of a bearer token, or nil.
 func (st *store) tokenUser(ctx context.Context, token string) (*User, error) {
 	return st.userBy(ctx, `SELECT u.id, u.email, u.name, u.is_admin FROM tokens t JOIN users u ON u.id = t.user_id WHERE t.hash = $1 AND u.disabled = 0`, hashSecret(token))
+}
+
+// user returns the enabled account with id, or nil.
+func (st *store) user(ctx context.Context, id int64) (*User, error) {
+	return st.userBy(ctx, `SELECT u.id, u.email, u.name, u.is_admin FROM users u WHERE u.id = $1 AND u.disabled = 0`, id)
 }
 
 // sessionUser returns the user of a live session, or nil.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	affordances "github.com/affordances/affordances-go"
+	"github.com/affordances/affordances-go/oauth"
 )
 
 //go:embed templates/*.html static/shop.css
@@ -96,6 +97,7 @@ type pageData struct {
 	NextURL    string         // admin
 	PrevURL    string         // admin
 	NewToken   string         // account tokens: the token just created, shown once
+	Assistants string         // account: the page of connected assistants, "" without OAuth
 }
 
 // Unavailable returns why the page's action is unavailable to the person,
@@ -282,6 +284,9 @@ func (s *Shop) productPage(d *pageData, r *http.Request) {
 // in the header.
 func (s *Shop) data(ctx context.Context, p affordances.Principal, st *affordances.State) *pageData {
 	d := &pageData{User: userOf(p)}
+	if s.oauth != nil {
+		d.Assistants = oauth.AssistantsPath
+	}
 	if st != nil {
 		d.E = st.Entities
 		switch c := st.Entities["cart"].(type) {
