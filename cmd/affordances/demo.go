@@ -39,6 +39,13 @@ restart only with persistence (redis-server --appendonly yes). It prints
 where it listens, who can sign in and alice's bearer token
 ($` + demoTokenEnv + ` fixes it).
 
+Its /mcp is for the assistants people run (Claude, ChatGPT, VS Code): one
+that comes without a token is answered 401 with where to sign in, and the
+shop is the OAuth authorization server it signs in with; the person signs
+in on the shop and grants it what it may do. Alice's bearer token works
+there too. The shop's origin is http://ADDR, or --origin when people reach
+it by another name (behind a proxy, or with --addr 0.0.0.0:8080).
+
 --seed realistic seeds a new shop with a catalog of the size a small real
 shop has: about 200 products with their variants and some 1,200 reviews
 by 40 seeded shoppers, the demo's products and people among them; its
@@ -86,6 +93,7 @@ go run ./examples/board -addr 127.0.0.1:8083 -token secret`,
 		database := fs.String("database", "", "keep the shop's data in the PostgreSQL database at `URL` (postgres://user@host/db), created and seeded when empty, instead of the SQLite file; several instances may share it")
 		noApproval := fs.Bool("no-approval", false, "the shop places an order on an agent's confirm: true alone; by default the person approves each on the shop's approval page, in their browser")
 		seed := fs.String("seed", "demo", "seed a new shop with `size` demo (a handful of products) or realistic (about 200 products and their reviews)")
+		origin := fs.String("origin", "", "the shop's `URL` as people's browsers reach it, the issuer of its OAuth tokens (default: http:// and --addr)")
 		redisURL := fs.String("redis", "", "keep rate limits and Idempotency-Keys in the Redis at `URL` (redis://127.0.0.1:6379/0), shared by every instance")
 		return func(ctx context.Context, e *env, args []string) error {
 			which := "shop"
@@ -99,7 +107,7 @@ go run ./examples/board -addr 127.0.0.1:8083 -token secret`,
 				return usagef("unexpected argument %q: the demo is shop or plain (the board: %s)", args[0], boardCommand)
 			case len(args) > 1:
 				return usagef("unexpected argument %q", args[1])
-			case which == "plain" && (*data != "" || *database != "" || *redisURL != "" || *noApproval || *seed != "demo"):
+			case which == "plain" && (*data != "" || *database != "" || *redisURL != "" || *noApproval || *seed != "demo" || *origin != ""):
 				return usagef("the plain demo keeps everything in memory and takes only --addr")
 			case which == "plain":
 				return runPlain(ctx, e, *addr)
@@ -125,7 +133,7 @@ go run ./examples/board -addr 127.0.0.1:8083 -token secret`,
 					return fmt.Errorf("--redis %s: %w", *redisURL, err)
 				}
 			}
-			return runShop(ctx, e, demoSettings{addr: *addr, dir: *data, database: *database, noApproval: *noApproval, seed: *seed}, rdb)
+			return runShop(ctx, e, demoSettings{addr: *addr, origin: *origin, dir: *data, database: *database, noApproval: *noApproval, seed: *seed}, rdb)
 		}
 	},
 }
@@ -150,9 +158,9 @@ func dataDir(e *env) (string, error) {
 
 // demoSettings are the demo command's flags.
 type demoSettings struct {
-	addr, dir, database string
-	noApproval          bool
-	seed                string // demo or realistic
+	addr, origin, dir, database string
+	noApproval                  bool
+	seed                        string // demo or realistic
 }
 
 // runShop opens the demo shop and serves it on set.addr until ctx ends or
@@ -177,7 +185,14 @@ func runShop(ctx context.Context, e *env, set demoSettings, rdb *redis.Client) e
 	}
 	defer ln.Close()
 	url := "http://" + ln.Addr().String()
-	opts := &shop.Options{DataDir: dir, Database: set.database, DemoToken: e.getenv(demoTokenEnv), Logger: logger, MCP: "/mcp", NoApproval: set.noApproval, Seed: set.seed}
+	origin := set.origin
+	if origin == "" {
+		if ip := ln.Addr().(*net.TCPAddr).IP; ip.IsUnspecified() {
+			return usagef("--addr %s listens on every address: say the shop's URL as browsers reach it with --origin", set.addr)
+		}
+		origin = url
+	}
+	opts := &shop.Options{DataDir: dir, Database: set.database, DemoToken: e.getenv(demoTokenEnv), Logger: logger, MCP: "/mcp", NoApproval: set.noApproval, Seed: set.seed, Origin: origin}
 	if rdb != nil {
 		opts.Redis = rdb
 	}
@@ -187,16 +202,18 @@ func runShop(ctx context.Context, e *env, set demoSettings, rdb *redis.Client) e
 	}
 	defer s.Close()
 	mux := http.NewServeMux()
-	// The shop's own MCP endpoint, advertised in its index.
-	mux.Handle("/mcp", mcpbridge.Handler(s.Handler(), nil))
+	// The shop's own MCP endpoint, advertised in its index: without a
+	// token, 401 and where to sign in (CLARIFICATIONS 14).
+	mux.Handle("/mcp", s.OAuth().Protect(mcpbridge.Handler(s.Handler(), nil)))
 	mux.Handle("/", s.Handler())
 	fmt.Fprintf(e.stdout, `Demo shop listening on %s
   data:    %s
   sign in: %s / %s (admin: %s / %s, at /admin)
   token:   %s
+  mcp:     %s/mcp (an assistant signs in by OAuth; the token works too)
   try:     curl -H 'Accept: application/vnd.affordances+json' -H 'Authorization: Bearer %s' %s/
 Press Ctrl-C to stop.
-`, url, s.Path(), shop.DemoEmail, shop.DemoPassword, shop.AdminEmail, shop.AdminPassword, s.Token(), s.Token(), url)
+`, url, s.Path(), shop.DemoEmail, shop.DemoPassword, shop.AdminEmail, shop.AdminPassword, s.Token(), origin, s.Token(), url)
 	return serve(ctx, e, ln, mux, logger)
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"slices"
@@ -177,5 +178,58 @@ func TestDemoRedis(t *testing.T) {
 	e, _, errOut := testEnv(nil)
 	if code := run(t.Context(), e, []string{"demo", "--redis", "http://not-redis"}); code != exitUsage || !strings.Contains(errOut.String(), "--redis") {
 		t.Errorf("--redis http://not-redis: exit %d %q, want a usage error", code, errOut)
+	}
+}
+
+// TestDemoMCPAsksForOAuth: the demo's /mcp answers a client without a
+// token 401 with where its protected resource metadata is (RFC 9728,
+// CLARIFICATIONS 14), which names the shop as its authorization server;
+// with alice's bearer token it serves. --addr on every address without
+// --origin is a usage error: the shop's tokens name its origin.
+func TestDemoMCPAsksForOAuth(t *testing.T) {
+	url, printed, stop := launch(t, "mcp-token", "demo", "--data", demotest.ShopData(t))
+	defer stop()
+	if !strings.Contains(printed, url+"/mcp") {
+		t.Errorf("the demo's banner lacks its /mcp:\n%s", printed)
+	}
+	initialize := func(token string) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequest("POST", url+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"0"}}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res
+	}
+	want := `Bearer resource_metadata="` + url + `/.well-known/oauth-protected-resource"`
+	if res := initialize(""); res.StatusCode != http.StatusUnauthorized || res.Header.Get("WWW-Authenticate") != want {
+		t.Errorf("/mcp without a token: got %d %q, want 401 %q", res.StatusCode, res.Header.Get("WWW-Authenticate"), want)
+	}
+	if res := initialize("mcp-token"); res.StatusCode != http.StatusOK {
+		t.Errorf("/mcp with alice's token: got %d, want 200", res.StatusCode)
+	}
+	res, err := http.Get(url + "/.well-known/oauth-protected-resource")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta struct {
+		Resource             string   `json:"resource"`
+		AuthorizationServers []string `json:"authorization_servers"`
+	}
+	err = json.NewDecoder(res.Body).Decode(&meta)
+	res.Body.Close()
+	if err != nil || meta.Resource != url || !slices.Equal(meta.AuthorizationServers, []string{url}) {
+		t.Errorf("protected resource metadata: got %+v (%v), want the shop naming itself", meta, err)
+	}
+
+	e, _, errOut := testEnv(nil)
+	if code := run(t.Context(), e, []string{"demo", "--data", t.TempDir(), "--addr", "0.0.0.0:0"}); code != exitUsage || !strings.Contains(errOut.String(), "--origin") {
+		t.Errorf("--addr 0.0.0.0:0 without --origin: exit %d %q, want a usage error naming --origin", code, errOut)
 	}
 }
