@@ -182,6 +182,8 @@ type suite struct {
 	aalPages []*aalPage
 	// reached is true once a request got an answer from the site.
 	reached bool
+	// oauth is the site's OAuth metadata, once read (oauth.go).
+	oauth *oauthMeta
 }
 
 // A write is one real call the suite made, with the page before and after.
