@@ -50,6 +50,13 @@ type Options struct {
 	// token is sent to that origin only.
 	Tokens map[string]string
 
+	// Transports are the HTTP transports of sites the person signed in
+	// to (affordances login), keyed like Tokens: each key is a configured
+	// site, whose requests, and only those, go through its transport,
+	// which adds the person's credentials and refreshes them. A site with
+	// a token in Token or Tokens is sent the token instead.
+	Transports map[string]http.RoundTripper
+
 	// Grants are the person's standing grants (aal.ParseGrant). A grant
 	// without an origin is bound to each of Sites in turn, and a grant
 	// applies only to a configured site: a call to another origin has no
@@ -100,8 +107,10 @@ const (
 type bridge struct {
 	opts Options
 	// tokens holds the configured sites, by origin ([SiteOrigin]), each
-	// with its token ("": anonymous).
+	// with its token ("": anonymous, or its transport's credentials).
 	tokens map[string]string
+	// transports holds [Options.Transports] by origin.
+	transports map[string]http.RoundTripper
 	// origin, when set, is the only site the tools reach (a site's own
 	// endpoint), and the MCP caller's bearer token is sent to it.
 	origin string
@@ -112,12 +121,16 @@ type bridge struct {
 
 // NewServer returns an MCP server bridging to any Affordances site. opts
 // may be nil.
-// It panics if an entry of opts.Sites or a key of opts.Tokens is not an
-// http(s) URL.
+// It panics if an entry of opts.Sites or a key of opts.Tokens or
+// opts.Transports is not an http(s) URL.
 func NewServer(opts *Options) *mcp.Server {
-	b := &bridge{tokens: map[string]string{}}
+	b := &bridge{tokens: map[string]string{}, transports: map[string]http.RoundTripper{}}
 	if opts != nil {
 		b.opts = *opts
+	}
+	for s, rt := range b.opts.Transports {
+		o := mustOrigin("Transports", s)
+		b.tokens[o], b.transports[o] = "", rt
 	}
 	for _, s := range b.opts.Sites {
 		b.tokens[mustOrigin("Sites", s)] = b.opts.Token
@@ -842,6 +855,12 @@ func (b *bridge) target(req *mcp.CallToolRequest, raw string, a *approver) (*tar
 		return &target{client: c, hc: &anon, origin: origin, path: path, creds: credsNotConfigured, gate: opts.Gate}, nil
 	}
 	opts.Token = token
+	signedIn := false
+	if rt := b.transports[origin]; rt != nil && token == "" && b.origin == "" {
+		c := *hc
+		c.Transport, signedIn = rt, true
+		hc = &c
+	}
 	hc = aalpage.WithToken(sameOriginRedirects(hc, origin), origin, token)
 	for _, g := range b.opts.Grants {
 		if g.Origin == "" {
@@ -856,6 +875,8 @@ func (b *bridge) target(req *mcp.CallToolRequest, raw string, a *approver) (*tar
 	creds := "token: sent, a configured site"
 	switch {
 	case token != "":
+	case signedIn:
+		creds = "sign-in: the person's, a configured site"
 	case hc.Jar != nil:
 		creds = "cookies: the person's, a configured site"
 	default:
