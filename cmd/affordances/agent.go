@@ -24,6 +24,8 @@ import (
 	"github.com/affordances/affordances-go/agent"
 	"github.com/affordances/affordances-go/internal/aalpage"
 	"github.com/affordances/affordances-go/internal/display"
+	"github.com/affordances/affordances-go/internal/tokens"
+	"github.com/affordances/affordances-go/internal/weborigin"
 )
 
 // tokenEnv names the environment variable read for a bearer token when
@@ -50,7 +52,9 @@ const checkOnce = time.Nanosecond
 
 // authHelp explains --token and --cookie-jar, for the commands' help.
 const authHelp = `Authentication: --token TOKEN sends a bearer token; without --token and
-without --cookie-jar, $AFFORDANCES_TOKEN is used when set. --cookie-jar FILE
+without --cookie-jar, $AFFORDANCES_TOKEN is used when set, else the site's
+sign-in kept by "affordances login", sent to its origin alone and refreshed
+as it expires. --cookie-jar FILE
 reads a Netscape cookie file (the format of curl -c and curl -b) at start
 and writes it back at the end, so a session started with curl, or with
 "affordances call --cookie-jar FILE URL/login signIn ...", carries on;
@@ -101,6 +105,10 @@ type site struct {
 	origin string
 	hc     *http.Client
 	gate   *aal.Gate
+	// signin sends the person's kept sign-in to the site (affordances
+	// login); nil when a token or cookies were given, or none is kept.
+	signin *tokens.Transport
+	e      *env
 }
 
 // open checks the URL, the grants and the cookie file, and builds the
@@ -128,8 +136,17 @@ func (f *agentFlags) open(e *env, rawURL string, ap *approval) (*site, error) {
 	if opts.Token == "" && f.cookieJar == "" {
 		opts.Token = e.getenv(tokenEnv)
 	}
-	s := &site{path: path}
+	s := &site{path: path, e: e}
 	hc := &http.Client{Timeout: 30 * time.Second}
+	if opts.Token == "" && f.cookieJar == "" {
+		origin, _ := weborigin.Of(rawURL)
+		if s.signin, err = keptSignIn(e, origin, nil); err != nil {
+			return nil, err
+		}
+		if s.signin != nil {
+			hc.Transport = s.signin // the site's token, sent to its origin alone
+		}
+	}
 	if f.cookieJar != "" {
 		if s.jar, err = loadCookieFile(f.cookieJar); err != nil {
 			return nil, usagef("--cookie-jar: %v", err)
@@ -156,9 +173,14 @@ func (f *agentFlags) open(e *env, rawURL string, ap *approval) (*site, error) {
 	return s, nil
 }
 
-// close writes the cookie file back. It keeps err, the command's own
-// outcome, when there is one.
+// close writes the cookie file back, and says when the kept sign-in
+// ended. It keeps err, the command's own outcome, when there is one.
 func (s *site) close(err error) error {
+	if s != nil && s.signin != nil {
+		if ended := s.signin.Ended(); ended != nil {
+			fmt.Fprintf(s.e.stderr, "affordances: %v\n", ended)
+		}
+	}
 	if s == nil || s.jar == nil {
 		return err
 	}
@@ -166,6 +188,42 @@ func (s *site) close(err error) error {
 		return fmt.Errorf("--cookie-jar: %w", werr)
 	}
 	return err
+}
+
+// keptSignIn returns the transport that sends the person's kept sign-in
+// to origin (affordances login) over base, and nothing to any other
+// origin; nil when they did not sign in to it.
+func keptSignIn(e *env, origin string, base http.RoundTripper) (*tokens.Transport, error) {
+	file, err := tokenFile(e)
+	if err != nil {
+		return nil, nil // no configuration directory: nothing was kept
+	}
+	s, err := file.Get(origin)
+	if err != nil || s == nil {
+		return nil, err
+	}
+	return tokens.NewTransport(file, origin, s, base), nil
+}
+
+// keptToken returns the access token of the person's kept sign-in to
+// rawURL's origin, refreshed first when it has expired, for the commands
+// that take a token as it is (lint, conform); "" when none is kept, or
+// when refreshing it failed, which it says on stderr.
+func keptToken(ctx context.Context, e *env, rawURL string) (string, error) {
+	origin, err := weborigin.Of(rawURL)
+	if err != nil {
+		return "", nil
+	}
+	tr, err := keptSignIn(e, origin, nil)
+	if err != nil || tr == nil {
+		return "", err
+	}
+	tok, err := tr.Token(ctx)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "affordances: %v\n", err)
+		return "", nil
+	}
+	return tok, nil
 }
 
 // siteError sorts an error of the client: an error delta the site answered

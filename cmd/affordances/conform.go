@@ -44,7 +44,8 @@ has no actions to run: there --allow-writes changes nothing.
 
 A test account comes as an agent's and a person's credentials, either or
 both: --token, the agent's bearer token, for the graphs, the index, the AAL
-documents and the calls; --cookie-jar, the person's browser session (a
+documents and the calls (default: $AFFORDANCES_TOKEN, else the sign-in
+"affordances login" kept for the site); --cookie-jar, the person's browser session (a
 cookie file, as curl -c writes it after signing in), for the HTML pages and
 the approval pages, and for everything when no token is given, its calls
 then cookie calls carrying the site's Origin. Without them, a check that
@@ -109,6 +110,16 @@ affordances conform --json http://127.0.0.1:8080 | jq '.checks[] | select(.outco
 			}
 			if *token == "" && *jarFile == "" {
 				*token = e.getenv(tokenEnv)
+			}
+			if given := *token != ""; !given && *jarFile == "" {
+				fs.Visit(func(f *flag.Flag) { given = given || f.Name == "token" })
+				if !given {
+					kept, err := keptToken(ctx, e, args[0])
+					if err != nil {
+						return err
+					}
+					*token = kept
+				}
 			}
 			cookies, err := siteCookies(*jarFile, args[0])
 			if err != nil {

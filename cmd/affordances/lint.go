@@ -31,7 +31,8 @@ var lintCommand = &command{
 	Summary: "Check AAL manifests and fragments, graphs and site indexes: files, or a whole site by URL.",
 	Details: `A site is read as a signed-in account when given one, as an agent's and a
 person's credentials, either or both: --token, the agent's bearer token, for
-the graphs, the index and the AAL documents; --cookie-jar, the person's
+the graphs, the index and the AAL documents (default: $AFFORDANCES_TOKEN,
+else the sign-in "affordances login" kept for each site); --cookie-jar, the person's
 browser session (a cookie file, as curl -c writes it after signing in), for
 the HTML pages, and for everything when no token is given. A page that asks
 a reader without them to sign in (a redirect, or unauthorized) is no
@@ -108,6 +109,13 @@ affordances lint http://127.0.0.1:8082`,
 			}
 			for _, arg := range args {
 				if strings.HasPrefix(arg, "http://") || strings.HasPrefix(arg, "https://") {
+					if *token == "" && *jarFile == "" {
+						// Each site's own sign-in, and no other's.
+						var err error
+						if l.token, err = keptToken(ctx, e, arg); err != nil {
+							return err
+						}
+					}
 					if err := l.site(ctx, arg); err != nil {
 						return err
 					}

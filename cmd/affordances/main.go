@@ -2,7 +2,9 @@
 // demos, lints sites and AAL documents, and reads and operates any site
 // that speaks the Affordances protocol, or publishes AAL alone (its pages
 // operated in headless Chromium), as an agent does (index, inspect, call),
-// asking a person before anything that needs their approval.
+// asking a person before anything that needs their approval. login signs
+// in to a site with OAuth and keeps its tokens, which those commands then
+// send to that site alone; logout revokes them.
 //
 // Usage:
 //
@@ -20,9 +22,11 @@
 //	2  the command line was wrong (a missing argument, input that is not JSON)
 //	3  the call needed a person's approval and did not get it (they said no,
 //	   denied it on the site's approval page, or did not decide in time), or
-//	   the gate refused it; nothing that could run was done
+//	   the gate refused it; nothing that could run was done (login: the
+//	   person did not allow the sign-in, or did not answer in time)
 //	4  a network or protocol failure: the site could not be reached, or
-//	   answered something that is not an Affordances document
+//	   answered something that is not an Affordances document (logout: the
+//	   grant could not be revoked, though its tokens are forgotten)
 //	5  not done yet, and not failed: a call's approval page awaits the
 //	   person's decision (call), or every must passed but --allow-writes
 //	   could not test every write (conform)
@@ -95,7 +99,7 @@ type command struct {
 var commands []*command
 
 func init() {
-	commands = []*command{demoCommand, indexCommand, inspectCommand, callCommand, lintCommand, conformCommand, mcpCommand, benchCommand, versionCommand, helpCommand}
+	commands = []*command{demoCommand, indexCommand, inspectCommand, callCommand, lintCommand, conformCommand, mcpCommand, loginCommand, logoutCommand, benchCommand, versionCommand, helpCommand}
 }
 
 // usageError is a mistake on the command line: exit code 2.
@@ -118,6 +122,10 @@ var errPending = errors.New("pending")
 // errUntested ends a conform run that passed but tested no write that
 // --allow-writes asked for, after the summary said so: exit code 5.
 var errUntested = errors.New("writes not tested")
+
+// errRevocation ends a logout that forgot the tokens but could not
+// revoke the grant, after a warning said so: exit code 4.
+var errRevocation = errors.New("not revoked")
 
 // A networkError is a network or protocol failure: exit code 4.
 type networkError struct{ err error }
@@ -174,6 +182,8 @@ func run(ctx context.Context, e *env, args []string) int {
 		return exitNotApproved
 	case errors.Is(err, errPending), errors.Is(err, errUntested):
 		return exitPending
+	case errors.Is(err, errRevocation):
+		return exitNetwork
 	case errors.As(err, &ue):
 		fmt.Fprintf(e.stderr, "affordances %s: %s\nRun 'affordances help %s' for usage.\n", cmd.Name, unprefixed(ue.msg), cmd.Name)
 		return exitUsage

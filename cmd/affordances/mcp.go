@@ -56,7 +56,9 @@ the URL's origin counts) configures a site. --token TOKEN is sent to the
 configured sites only, and needs --site; --token ORIGIN=TOKEN is a token
 for that origin alone, which it configures too. Without --token,
 $AFFORDANCES_TOKEN is used for the configured sites; with no site it is
-not sent (a note says so). A --grant without @ORIGIN applies to each
+not sent (a note says so). Without either, a --site the person signed in
+to with "affordances login" is sent that sign-in's token, refreshed as it
+expires, and no other site is; the model never sees it. A --grant without @ORIGIN applies to each
 configured site, and needs one; a --grant @ORIGIN names a configured site.
 A URL of any other origin (one a page's text asked the model to visit) is
 fetched anonymously and no grant applies to it, so the gate asks the
@@ -79,6 +81,8 @@ session started in a browser does not carry over to it; give a site of the
 protocol a token.`,
 	Example: `# stdio, as an MCP client starts it
 affordances mcp --site https://shop.example --token "$TOKEN" --grant financial:50USD
+# a site signed in to with affordances login: no token in the configuration
+affordances mcp --site https://shop.example
 # two sites, a token each
 affordances mcp --token https://shop.example="$SHOP" --token https://board.example="$BOARD"
 # streamable HTTP at http://127.0.0.1:8765/mcp
@@ -170,6 +174,25 @@ func mcpOptions(e *env, sites, tokens, grants []string) (*mcpbridge.Options, err
 			opts.Token = env
 		} else if env != "" {
 			fmt.Fprintf(e.stderr, "affordances mcp: $%s is not sent: no --site says where it may go\n", tokenEnv)
+		}
+	}
+	if opts.Token == "" {
+		// The sites the person signed in to with affordances login and
+		// gave no token for: each gets its own sign-in, and no other's.
+		for _, o := range opts.Sites {
+			if _, ok := opts.Tokens[o]; ok {
+				continue
+			}
+			tr, err := keptSignIn(e, o, nil)
+			if err != nil {
+				return nil, err
+			}
+			if tr != nil {
+				if opts.Transports == nil {
+					opts.Transports = map[string]http.RoundTripper{}
+				}
+				opts.Transports[o] = tr
+			}
 		}
 	}
 	for _, text := range grants {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/affordances/affordances-go/internal/tokens"
 	"github.com/affordances/affordances-go/mcpbridge"
 )
 
@@ -95,12 +97,20 @@ func TestMCPTokenStaysWithItsSite(t *testing.T) {
 		{"--token ORIGIN=TOKEN", nil, []string{site + "=alice-token"}, "", map[string]string{"site": "Bearer alice-token", "elsewhere": ""}},
 		{"$AFFORDANCES_TOKEN and --site", []string{site}, nil, "alice-token", map[string]string{"site": "Bearer alice-token", "elsewhere": ""}},
 		{"$AFFORDANCES_TOKEN alone", nil, nil, "alice-token", map[string]string{"site": "", "elsewhere": ""}},
+		// The sign-in affordances login kept for site: sent to it alone,
+		// and only when it is a --site.
+		{"--site signed in", []string{site}, nil, "", map[string]string{"site": "Bearer kept-token", "elsewhere": ""}},
+		{"signed in, not a --site", []string{elsewhere}, nil, "", map[string]string{"site": "", "elsewhere": ""}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			mu.Lock()
 			clear(got)
 			mu.Unlock()
-			e, _, _ := testEnv(map[string]string{tokenEnv: tc.env})
+			kept := &tokens.File{Path: filepath.Join(t.TempDir(), "tokens.json")}
+			if err := kept.Put(site, &tokens.SignIn{AccessToken: "kept-token", Expiry: time.Now().Add(time.Hour)}); err != nil {
+				t.Fatal(err)
+			}
+			e, _, _ := testEnv(map[string]string{tokenEnv: tc.env, tokens.FileEnv: kept.Path})
 			opts, err := mcpOptions(e, tc.sites, tc.tokens, nil)
 			if err != nil {
 				t.Fatal(err)
