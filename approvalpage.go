@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/affordances/affordances-go/aal"
+	"github.com/affordances/affordances-go/internal/crosssite"
 	"github.com/affordances/affordances-go/internal/mediatype"
 	"github.com/affordances/affordances-go/store"
 )
@@ -55,6 +56,12 @@ func (s *Site) serveApproval(w http.ResponseWriter, r *http.Request) {
 	p, err := s.authenticate(r)
 	if err != nil {
 		fail(s.public(err, "approval"))
+		return
+	}
+	if p.Anonymous() && !asJSON && crosssite.Arrived(r) {
+		// From the assistant's window, whose link a SameSite=Strict
+		// session cookie does not follow: the page again, from here.
+		crosssite.Reload(w, r)
 		return
 	}
 	if p.Anonymous() {

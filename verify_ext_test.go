@@ -386,3 +386,49 @@ func (r recordingApprovals) Request(ctx context.Context, a *store.Approval) (*st
 	*r.kept = append(*r.kept, a)
 	return r.Approvals.Request(ctx, a)
 }
+
+// TestApprovalPageFromAnotherSite: the person follows the approval link
+// from the assistant's window, another site, and their SameSite=Strict
+// session cookie stays behind: the page loads itself again from the
+// site, which brings it, rather than asking a signed-in person to sign
+// in (issue 37). With the cookie, or asked from the site, the page is
+// itself; a decision posted from another site is still refused.
+func TestApprovalPageFromAnotherSite(t *testing.T) {
+	srv, runs := verifiedSite(t, nil)
+	_, d := verifiedCall(t, srv, "alice", `{"amount":3,"to":"Eve"}`, false)
+	get := func(header ...string) (int, string) {
+		req, _ := http.NewRequest(http.MethodGet, srv.URL+d.Approval.URL, nil)
+		for i := 0; i < len(header); i += 2 {
+			req.Header.Set(header[i], header[i+1])
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if code, body := get("Sec-Fetch-Site", "cross-site"); code != 200 || !strings.Contains(body, `http-equiv="refresh" content="0;url=`+d.Approval.URL+`"`) {
+		t.Errorf("from another site, without the cookie: got %d\n%s\nwant a page that loads it again", code, body)
+	}
+	if code, body := get("Sec-Fetch-Site", "cross-site", "Cookie", "who=alice"); code != 200 || !strings.Contains(body, `value="approve"`) {
+		t.Errorf("from another site, with the cookie: got %d\n%s\nwant the approval page", code, body)
+	}
+	if code, body := get("Sec-Fetch-Site", "same-origin"); code != 401 || strings.Contains(body, "refresh") {
+		t.Errorf("from the site, without the cookie: got %d, want 401 and the sign-in message", code)
+	}
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+d.Approval.URL, strings.NewReader("decision=approve"))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Cookie", "who=alice")
+	req.Header.Set("Sec-Fetch-Site", "cross-site")
+	req.Header.Set("Origin", "https://assistant.example")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 403 || runs.Load() != 0 {
+		t.Errorf("an approval posted from another site: got %d, %d runs; want 403, none", resp.StatusCode, runs.Load())
+	}
+}

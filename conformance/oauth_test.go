@@ -34,7 +34,9 @@ func oauthSite(t *testing.T, wrap func(http.Handler) http.Handler) string {
 		return affordances.Principal{}, nil
 	}
 	as, err := oauth.New(&oauth.Options{Issuer: srv.URL, Name: "OAuth Site", Authenticate: app, SignIn: "/login",
-		Principal: func(_ context.Context, id string) (affordances.Principal, error) { return affordances.Principal{ID: id}, nil }})
+		Principal: func(_ context.Context, id string) (affordances.Principal, error) {
+			return affordances.Principal{ID: id}, nil
+		}})
 	if err != nil {
 		t.Fatal(err)
 	}

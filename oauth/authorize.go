@@ -16,6 +16,7 @@ import (
 
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/aal"
+	"github.com/affordances/affordances-go/internal/crosssite"
 	"github.com/affordances/affordances-go/store"
 )
 
@@ -50,11 +51,11 @@ func (s *Server) serveAuthorize(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if p.Anonymous() {
-		if r.Method == http.MethodGet && r.Header.Get("Sec-Fetch-Site") == "cross-site" {
+		if crosssite.Arrived(r) {
 			// The assistant's window sent the person here from another
 			// site, so a SameSite=Strict session cookie stayed behind:
 			// load the page again from this site, which sends it.
-			reload(w, r.URL.RequestURI())
+			crosssite.Reload(w, r)
 			return
 		}
 		http.Redirect(w, r, s.opts.SignIn+"?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
@@ -123,19 +124,6 @@ func (w issWriter) WriteHeader(code int) {
 	}
 	w.ResponseWriter.WriteHeader(code)
 }
-
-// reload answers a page that loads to again from this site.
-func reload(w http.ResponseWriter, to string) {
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'")
-	reloadTemplate.Execute(w, to)
-}
-
-var reloadTemplate = template.Must(template.New("reload").Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="0;url={{.}}"><title>Continue</title></head>
-<body><p><a href="{{.}}">Continue</a></p></body></html>
-`))
 
 // A consentPage is what the consent page shows: who asks, for whom, what
 // it may do, and for how long.
