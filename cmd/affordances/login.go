@@ -66,19 +66,20 @@ site's access token when no --token (nor $AFFORDANCES_TOKEN, nor
 of another origin. It is refreshed when it expires or when the site
 answers 401, and the new refresh token (the site changes it at each use)
 is kept. When refreshing fails, the command says to run login again.
-Signing in again replaces the site's tokens. The tokens never reach a
+Signing in again replaces the site's tokens, and revokes the grant they
+were of. The tokens never reach a
 model: mcp sends them itself.
 
 ` + tokenFileHelp + `
 
 Exit status:
   0  signed in; the tokens are kept
+  1  the tokens could not be written
   2  usage: not one http(s) URL, a bad flag
   3  you did not allow it on the consent page, or did not answer in time
   4  network or protocol failure: the site or its authorization server could
      not be reached, publishes no OAuth metadata, or answered something
-     wrong (a state or issuer that is not this sign-in's); nothing is kept
-  1  anything else (the tokens could not be written)`,
+     wrong (a state or issuer that is not this sign-in's); nothing is kept`,
 	Example: `affordances login http://127.0.0.1:8080
 affordances login --no-browser https://shop.example   # prints the URL to open
 affordances call http://127.0.0.1:8080/products/canvas-tote addToCart '{"sku":"TOTE-NAT"}'`,

@@ -271,6 +271,19 @@ func TestLoginCallLogout(t *testing.T) {
 		t.Errorf("call after logout: exit %d, %d notes\n%s", code, s.notes.Load(), errOut)
 	}
 
+	// A sign-in whose grant ended (logout revoked it) cannot be
+	// refreshed: the command says to sign in again.
+	ended := *current
+	ended.Expiry = time.Now().Add(-time.Minute)
+	if err := f.Put(s.srv.URL, &ended); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = cli(t, vars, "call", s.srv.URL+"/", "note")
+	outputs = append(outputs, out, errOut)
+	if code == exitOK || !strings.Contains(errOut, "run affordances login "+s.srv.URL+" again") {
+		t.Errorf("call with a sign-in that ended: exit %d\n%s\nwant it to say to run login again", code, errOut)
+	}
+
 	for _, text := range outputs {
 		for _, tok := range []string{first.AccessToken, first.RefreshToken, refreshed.AccessToken, refreshed.RefreshToken, current.AccessToken, current.RefreshToken} {
 			if strings.Contains(text, tok) {

@@ -29,10 +29,10 @@ affordances-go), which logout names.
 Exit status:
   0  signed out: the grant was revoked and the tokens forgotten, or there
      was no sign-in for the site
+  1  the file of sign-ins could not be read or written
   2  usage: not one http(s) URL
   4  the tokens are forgotten, but the revocation failed (the site could not
-     be reached, or refused it): the grant may still be live
-  1  anything else (the file of sign-ins could not be read or written)`,
+     be reached, or refused it): the grant may still be live`,
 	Example: `affordances logout http://127.0.0.1:8080`,
 	Flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		return func(ctx context.Context, e *env, args []string) error {
