@@ -27,6 +27,10 @@ func TestPlainPassesAsAAL(t *testing.T) {
 			if c.Outcome != conformance.Skip || !strings.HasPrefix(c.Reason, "AAL only: the site has no Affordances site index or graph") {
 				t.Errorf("%s: %s (%s), want a skip saying the site publishes AAL only", c.ID, c.Outcome, c.Reason)
 			}
+		case strings.HasPrefix(c.ID, "oauth."):
+			if c.Outcome != conformance.Skip {
+				t.Errorf("%s: %s (%s), want a skip: the site takes no OAuth tokens", c.ID, c.Outcome, c.Reason)
+			}
 		case c.ID == "aal.fragment.affordances":
 			if c.Outcome != conformance.Skip {
 				t.Errorf("%s: %s (%s), want a skip: no seed 000 action to map", c.ID, c.Outcome, c.Reason)

@@ -85,23 +85,7 @@ func (s *suite) oauthMeta() (*oauthMeta, verdict, bool) {
 // credentials.
 func (s *suite) fetch(u string) *exchange {
 	x := &exchange{method: http.MethodGet, path: u, reqHeader: http.Header{"Accept": {"application/json"}}}
-	req, err := http.NewRequestWithContext(s.ctx, http.MethodGet, u, nil)
-	if err != nil {
-		x.err = err
-		return x
-	}
-	req.Header = x.reqHeader.Clone()
-	req.Header.Set("User-Agent", s.opts.UserAgent)
-	res, err := s.opts.HTTPClient.Do(req)
-	if err != nil {
-		x.err = err
-		return x
-	}
-	defer res.Body.Close()
-	x.status, x.header = res.StatusCode, res.Header
-	var b bytes.Buffer
-	_, x.err = b.ReadFrom(http.MaxBytesReader(nil, res.Body, 1<<20))
-	x.body = b.Bytes()
+	s.send(x, u)
 	return x
 }
 
@@ -155,7 +139,7 @@ const conformRedirect = "http://127.0.0.1:9/affordances-conform"
 func (s *suite) register(m *oauthMeta) (string, *exchange) {
 	body, _ := json.Marshal(map[string]any{"client_name": "affordances conform", "redirect_uris": []string{conformRedirect},
 		"grant_types": []string{"authorization_code", "refresh_token"}, "response_types": []string{"code"}, "token_endpoint_auth_method": "none"})
-	x := s.post(m.as.RegistrationEndpoint, "application/json", body, nil)
+	x := s.post(m.as.RegistrationEndpoint, "application/json", body)
 	var out struct {
 		ClientID string `json:"client_id"`
 	}
@@ -165,29 +149,10 @@ func (s *suite) register(m *oauthMeta) (string, *exchange) {
 	return out.ClientID, x
 }
 
-// post POSTs body of type to an absolute URL, with header.
-func (s *suite) post(u, typ string, body []byte, header http.Header) *exchange {
+// post POSTs body of type to an absolute URL, with no credentials.
+func (s *suite) post(u, typ string, body []byte) *exchange {
 	x := &exchange{method: http.MethodPost, path: u, reqHeader: http.Header{"Content-Type": {typ}, "Accept": {"application/json"}}, reqBody: body}
-	for k, v := range header {
-		x.reqHeader[k] = v
-	}
-	req, err := http.NewRequestWithContext(s.ctx, http.MethodPost, u, bytes.NewReader(body))
-	if err != nil {
-		x.err = err
-		return x
-	}
-	req.Header = x.reqHeader.Clone()
-	req.Header.Set("User-Agent", s.opts.UserAgent)
-	res, err := s.opts.HTTPClient.Do(req)
-	if err != nil {
-		x.err = err
-		return x
-	}
-	defer res.Body.Close()
-	x.status, x.header = res.StatusCode, res.Header
-	var b bytes.Buffer
-	_, x.err = b.ReadFrom(http.MaxBytesReader(nil, res.Body, 1<<20))
-	x.body = b.Bytes()
+	s.send(x, u)
 	return x
 }
 
@@ -302,7 +267,7 @@ func checkRevoked(s *suite) verdict {
 		return fail(x, "the redirect's state is %q, not the request's", q.Get("state"))
 	}
 	x = s.post(m.as.TokenEndpoint, "application/x-www-form-urlencoded", []byte(url.Values{"grant_type": {"authorization_code"}, "code": {q.Get("code")},
-		"redirect_uri": {conformRedirect}, "client_id": {client}, "code_verifier": {verifier}, "resource": {s.base}}.Encode()), nil)
+		"redirect_uri": {conformRedirect}, "client_id": {client}, "code_verifier": {verifier}, "resource": {s.base}}.Encode()))
 	var tok struct {
 		AccessToken  string `json:"access_token"`
 		RefreshToken string `json:"refresh_token"`
@@ -320,7 +285,7 @@ func checkRevoked(s *suite) verdict {
 	if revoke == "" {
 		revoke = tok.AccessToken
 	}
-	if x := s.post(m.as.RevocationEndpoint, "application/x-www-form-urlencoded", []byte(url.Values{"token": {revoke}, "client_id": {client}}.Encode()), nil); x.status != 200 {
+	if x := s.post(m.as.RevocationEndpoint, "application/x-www-form-urlencoded", []byte(url.Values{"token": {revoke}, "client_id": {client}}.Encode())); x.status != 200 {
 		return fail(x, "revoking answered %s, want 200 (RFC 7009)", x.answered(s.base))
 	}
 	x = bearer()

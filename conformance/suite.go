@@ -206,12 +206,25 @@ func (s *suite) do(method, path string, who crawl.Reader, header http.Header, bo
 		x.reqHeader = http.Header{}
 	}
 	x.cred = s.creds.Authorize(x.reqHeader, who, method, s.base)
-	req, err := http.NewRequestWithContext(s.ctx, method, s.base+path, bytes.NewReader(body))
+	if s.send(x, s.base+path) {
+		s.reached = true
+		if method == http.MethodPost {
+			s.deltas = append(s.deltas, x)
+		}
+	}
+	return x
+}
+
+// send sends x's request to u, with the suite's User-Agent, and keeps
+// the answer in x; it reports whether the site answered. It follows no
+// redirect.
+func (s *suite) send(x *exchange, u string) bool {
+	req, err := http.NewRequestWithContext(s.ctx, x.method, u, bytes.NewReader(x.reqBody))
 	if err != nil {
 		x.err = err
-		return x
+		return false
 	}
-	if body == nil {
+	if x.reqBody == nil {
 		req.Body, req.ContentLength = nil, 0
 	}
 	req.Header = x.reqHeader.Clone()
@@ -222,16 +235,12 @@ func (s *suite) do(method, path string, who crawl.Reader, header http.Header, bo
 	res, err := s.opts.HTTPClient.Do(req)
 	if err != nil {
 		x.err = err
-		return x
+		return false
 	}
 	defer res.Body.Close()
-	s.reached = true
 	x.status, x.header = res.StatusCode, res.Header
 	x.body, x.err = io.ReadAll(io.LimitReader(res.Body, 8<<20))
-	if method == http.MethodPost {
-		s.deltas = append(s.deltas, x)
-	}
-	return x
+	return true
 }
 
 // get GETs path with Accept, as who.
