@@ -23,11 +23,11 @@ var defaultHTTPClient = &http.Client{Timeout: 30 * time.Second}
 // client is counted by its own address, as a call it made itself would be
 // (CLARIFICATIONS 5), even when its session moves to another; each carries
 // the MCP caller's bearer token (its Authorization header), or else
-// opts.Token; opts.Sites and opts.Tokens are not used, the site being its
-// own. opts may be nil; its HTTPClient is not used. A request with an
-// Origin header other than the site's own (its scheme and Host: a page of
-// another site, which a browser lets post here) is refused with 403, as
-// the MCP transport asks of servers.
+// opts.Token; opts.Sites, opts.Tokens and opts.Transports are not used,
+// the site being its own. opts may be nil; its HTTPClient is not used. A
+// request with an Origin header other than the site's own (its scheme and
+// Host: a page of another site, which a browser lets post here) is refused
+// with 403, as the MCP transport asks of servers.
 func Handler(site http.Handler, opts *Options) http.Handler {
 	var o Options
 	if opts != nil {
