@@ -1,6 +1,7 @@
 package oauth
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"html/template"
@@ -137,6 +138,10 @@ type consentPage struct {
 	Classes  []consentClass
 	Lifetime string
 	Error    string
+	// sendsTo is the CSP source of the client's redirect URI: the
+	// browser checks a form's redirects against form-action too, so the
+	// Allow that redirects there is refused unless the policy names it.
+	sendsTo string
 }
 
 // A consentClass is one trust class on the consent page.
@@ -155,6 +160,15 @@ var classWords = map[string]string{
 	"admin":     "Administer the site with your administrator's powers",
 }
 
+// classShort names each scope in a few words, on the assistants page.
+var classShort = map[string]string{
+	"safe":      "read",
+	"user":      "ordinary changes",
+	"personal":  "personal data",
+	"financial": "spending",
+	"admin":     "administration",
+}
+
 func (s *Server) consentPage(ar fosite.AuthorizeRequester, id, name string, p affordances.Principal) *consentPage {
 	page := &consentPage{Site: s.opts.Name, Host: hostOf(s.issuer), Person: p.ID, Subject: p.ID,
 		Lifetime: fmt.Sprintf("It stays connected while it is used at least once every %s, until you disconnect it on %s.",
@@ -165,6 +179,7 @@ func (s *Server) consentPage(ar fosite.AuthorizeRequester, id, name string, p af
 	if n, ok := p.User.(fmt.Stringer); ok && n.String() != "" {
 		page.Person = n.String()
 	}
+	page.sendsTo = cspSource(ar.GetRedirectURI())
 	page.From = hostOf(id)
 	if !strings.HasPrefix(id, "https://") {
 		page.From = "registered here, sends you back to " + hostOf(ar.GetRedirectURI().String())
@@ -235,6 +250,18 @@ func currencyOf(c string) string {
 	return "USD"
 }
 
+// cspSource is u as a CSP source expression: its origin, or its scheme
+// alone for a private-use scheme (RFC 8252, section 7.1).
+func cspSource(u *url.URL) string {
+	if u == nil || u.Scheme == "" || strings.ContainsAny(u.Host, "; ,'\"") {
+		return ""
+	}
+	if u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return u.Scheme + ":"
+	}
+	return u.Scheme + "://" + u.Host
+}
+
 // hostOf returns the host of a URL, or the URL when it has none.
 func hostOf(s string) string {
 	if u, err := url.Parse(s); err == nil && u.Host != "" {
@@ -246,7 +273,7 @@ func hostOf(s string) string {
 func (page *consentPage) render(w http.ResponseWriter, status int) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'")
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self' "+page.sendsTo+"; frame-ancestors 'none'")
 	w.Header().Set("X-Frame-Options", "DENY")
 	w.WriteHeader(status)
 	consentTemplate.Execute(w, page)
@@ -262,7 +289,8 @@ fieldset{border:1px solid #c9d1d9;border-radius:.4rem;padding:.5rem 1rem;margin:
 .ceiling{margin:.2rem 0 .6rem 1.7rem}.ceiling input{font:inherit;width:7rem}
 .buttons{display:flex;gap:1rem;margin-top:1.5rem}button{font:inherit;padding:.6rem 1.4rem;border-radius:.4rem;border:1px solid #1d232a;background:#fff;cursor:pointer}
 button.allow{background:#1f7a3d;border-color:#1f7a3d;color:#fff}.error{color:#8a1c12;font-weight:600}.muted{color:#5b6570}
-table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:.4rem .5rem;border-bottom:1px solid #e1e4e8;vertical-align:top}`
+table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:.4rem .5rem;border-bottom:1px solid #e1e4e8;vertical-align:top}
+@media (max-width:40rem){thead{display:none}table,tbody,tr,td{display:block}tr{border-bottom:1px solid #e1e4e8;padding:.5rem 0}td{border:0;padding:.15rem 0}td[data-label]::before{content:attr(data-label) ": ";font-weight:600}}`
 
 var consentTemplate = template.Must(template.New("consent").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -322,7 +350,15 @@ func (s *Server) serveAssistants(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	for _, g := range grants {
-		row := assistantRow{ID: g.ID, Name: g.ClientName, From: hostOf(g.Client), Trust: strings.Join(g.Trust, ", "),
+		var may []string
+		for _, t := range g.Trust {
+			may = append(may, cmp.Or(classShort[t], t))
+		}
+		from := hostOf(g.Client)
+		if !strings.HasPrefix(g.Client, "https://") {
+			from = "registered here" // its id says nothing to a person
+		}
+		row := assistantRow{ID: g.ID, Name: g.ClientName, From: from, Trust: strings.Join(may, ", "),
 			Since: g.Created.UTC().Format("2 January 2006"), Last: "never"}
 		if row.Name == "" {
 			row.Name = row.From
@@ -368,7 +404,7 @@ var assistantsTemplate = template.Must(template.New("assistants").Parse(`<!docty
 {{with .Error}}<p class="error" role="alert">{{.}}</p>{{end}}
 {{if .Rows}}<table><thead><tr><th>Assistant</th><th>May</th><th>Last acted</th><th></th></tr></thead><tbody>
 {{range .Rows}}<tr><td><strong>{{.Name}}</strong><br><span class="muted">{{.From}}, since {{.Since}}</span></td>
-<td>{{.Trust}}{{with .Left}}<br><span class="muted">may still spend {{.}}</span>{{end}}</td><td>{{.Last}}</td>
+<td data-label="May">{{.Trust}}{{with .Left}}<br><span class="muted">may still spend {{.}}</span>{{end}}</td><td data-label="Last acted">{{.Last}}</td>
 <td><form method="post"><input type="hidden" name="grant" value="{{.ID}}"><button type="submit">Disconnect</button></form></td></tr>
 {{end}}</tbody></table>
 {{else}}<p>No assistant is connected to your account.</p>{{end}}
