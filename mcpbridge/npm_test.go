@@ -26,36 +26,8 @@ import (
 // against the bridge (as `affordances mcp --http` serves it) and against
 // the demo's own /mcp endpoint (issue 7).
 func TestTypeScriptClient(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: no node, no npm packages (make check runs the client)")
-	}
-	check := os.Getenv("AFFORDANCES_CHECK") != ""
-	nodejs, err := exec.LookPath("node")
-	if err != nil {
-		if check {
-			t.Fatal("node is needed for the TypeScript MCP client test: make check should have installed it (make deps)")
-		}
-		t.Skip("node is not installed; make check installs it")
-	}
-	packages, err := node.Repo()
-	if err != nil {
-		if check {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
-	dir := t.TempDir()
-	if err := os.Symlink(filepath.Join(packages, "node_modules"), filepath.Join(dir, "node_modules")); err != nil {
-		t.Fatal(err)
-	}
+	nodejs, dir := nodeScript(t, "client.mjs")
 	script := filepath.Join(dir, "client.mjs")
-	src, err := os.ReadFile("testdata/client.mjs")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(script, src, 0o644); err != nil {
-		t.Fatal(err)
-	}
 
 	_, site := demotest.Shop(t, &shop.Options{MCP: "/mcp"}, withMCP)
 	server := mcpbridge.NewServer(nil)
@@ -100,4 +72,43 @@ func TestTypeScriptClient(t *testing.T) {
 			}
 		})
 	}
+}
+
+// nodeScript returns node and a directory of the test's holding the
+// script testdata/name beside the npm packages internal/node pins (as make
+// deps installed them). Under go test -short the test skips; without node
+// or the packages it skips, or fails under make check (AFFORDANCES_CHECK),
+// where nothing may skip.
+func nodeScript(t *testing.T, name string) (nodejs, dir string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: no node, no npm packages (make check runs the client)")
+	}
+	check := os.Getenv("AFFORDANCES_CHECK") != ""
+	nodejs, err := exec.LookPath("node")
+	if err != nil {
+		if check {
+			t.Fatal("node is needed for the TypeScript MCP client test: make check should have installed it (make deps)")
+		}
+		t.Skip("node is not installed; make check installs it")
+	}
+	packages, err := node.Repo()
+	if err != nil {
+		if check {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	dir = t.TempDir()
+	if err := os.Symlink(filepath.Join(packages, "node_modules"), filepath.Join(dir, "node_modules")); err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name), src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return nodejs, dir
 }
