@@ -190,9 +190,11 @@ bench:
 demo:
 	$(GO) run ./cmd/affordances demo
 
-# The README's screenshots: the main pages of a fresh shop and board in
-# Chromium, at a desktop and a phone width, written to docs/screenshots/.
+# The README's screenshots: the main pages of a fresh shop and board, and
+# the OAuth consent and connected-assistants pages, in Chromium, at a
+# desktop and a phone width, written to docs/screenshots/.
 screenshots: deps
 	mkdir -p docs/screenshots
 	$(GO) test -count=1 -run '^TestScreenshots$$' ./examples/shop -args -screenshots $(CURDIR)/docs/screenshots
 	$(GO) test -count=1 -run '^TestScreenshots$$' ./examples/board -args -screenshots $(CURDIR)/docs/screenshots
+	$(GO) test -count=1 -run '^TestOAuthTypeScriptClient$$' ./mcpbridge -args -screenshots $(CURDIR)/docs/screenshots
