@@ -68,12 +68,13 @@ func (s *Server) serveAuthorize(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	page := s.consentPage(ar, client.GetID(), name, p)
+	page.said = s.langs.of(r)
 	if r.Method != http.MethodPost {
 		page.render(w, http.StatusOK)
 		return
 	}
 	if err := crossOrigin.Check(r); err != nil {
-		page.Error = "This form was posted from another site, so it was refused. Nothing was granted."
+		page.Error = phrase("This form was posted from another site, so it was refused. Nothing was granted.")
 		page.render(w, http.StatusForbidden)
 		return
 	}
@@ -129,15 +130,18 @@ func (w issWriter) WriteHeader(code int) {
 // A consentPage is what the consent page shows: who asks, for whom, what
 // it may do, and for how long.
 type consentPage struct {
-	Site     string
-	Host     string // the site's
-	Client   string // the assistant's name, as its metadata gives it, or its host
-	From     string // where it comes from: its metadata document's host, or where it is sent back to
-	Person   string // as the application names them
-	Subject  string // their Principal.ID
-	Classes  []consentClass
-	Lifetime string
-	Error    string
+	said
+	Site    string
+	Host    string // the site's
+	Client  string // the assistant's name, as its metadata gives it, or its host
+	From    string // where it comes from: its metadata document's host
+	Back    string // for a registered client, the host it sends the person back to
+	Person  string // as the application names them
+	Subject string // their Principal.ID
+	Classes []consentClass
+	Days    int    // how long a grant lasts unused
+	Manage  string // the URL of the connected-assistants page
+	Error   string // a key of the catalogue
 	// sendsTo is the CSP source of the client's redirect URI: the
 	// browser checks a form's redirects against form-action too, so the
 	// Allow that redirects there is refused unless the policy names it.
@@ -153,26 +157,25 @@ type consentClass struct {
 
 // classWords says what each scope lets an assistant do, for a person.
 var classWords = map[string]string{
-	"safe":      "Read what you can read on the site",
-	"user":      "Make ordinary changes to your account (a cart, a task), which can be undone",
-	"personal":  "Read and change your personal data (addresses, your profile)",
-	"financial": "Spend your money, up to the amount you set here",
-	"admin":     "Administer the site with your administrator's powers",
+	"safe":      phrase("Read what you can read on the site"),
+	"user":      phrase("Make ordinary changes to your account (a cart, a task), which can be undone"),
+	"personal":  phrase("Read and change your personal data (addresses, your profile)"),
+	"financial": phrase("Spend your money, up to the amount you set here"),
+	"admin":     phrase("Administer the site with your administrator's powers"),
 }
 
 // classShort names each scope in a few words, on the assistants page.
 var classShort = map[string]string{
-	"safe":      "read",
-	"user":      "ordinary changes",
-	"personal":  "personal data",
-	"financial": "spending",
-	"admin":     "administration",
+	"safe":      phrase("read"),
+	"user":      phrase("ordinary changes"),
+	"personal":  phrase("personal data"),
+	"financial": phrase("spending"),
+	"admin":     phrase("administration"),
 }
 
 func (s *Server) consentPage(ar fosite.AuthorizeRequester, id, name string, p affordances.Principal) *consentPage {
 	page := &consentPage{Site: s.opts.Name, Host: hostOf(s.issuer), Person: p.ID, Subject: p.ID,
-		Lifetime: fmt.Sprintf("It stays connected while it is used at least once every %s, until you disconnect it on %s.",
-			days(s.opts.RefreshTokenLifetime), s.issuer+AssistantsPath)}
+		Days: max(int(s.opts.RefreshTokenLifetime.Hours()/24), 1), Manage: s.issuer + AssistantsPath}
 	if page.Site == "" {
 		page.Site = page.Host
 	}
@@ -182,7 +185,7 @@ func (s *Server) consentPage(ar fosite.AuthorizeRequester, id, name string, p af
 	page.sendsTo = cspSource(ar.GetRedirectURI())
 	page.From = hostOf(id)
 	if !strings.HasPrefix(id, "https://") {
-		page.From = "registered here, sends you back to " + hostOf(ar.GetRedirectURI().String())
+		page.From, page.Back = "", hostOf(ar.GetRedirectURI().String())
 	}
 	page.Client = name
 	if page.Client == "" {
@@ -199,15 +202,6 @@ func (s *Server) consentPage(ar fosite.AuthorizeRequester, id, name string, p af
 	return page
 }
 
-// days says d in days: "30 days".
-func days(d time.Duration) string {
-	n := int(d.Hours() / 24)
-	if n == 1 {
-		return "day"
-	}
-	return strconv.Itoa(n) + " days"
-}
-
 // amount is a ceiling as a person writes it: 50, 50.00, 1,250.5.
 var amount = regexp.MustCompile(`^[0-9]{1,3}(,?[0-9]{3})*(\.[0-9]{1,2})?$`)
 
@@ -222,7 +216,7 @@ func (page *consentPage) grant(r *http.Request, id, client string) (*store.OAuth
 	}
 	for _, sc := range r.PostForm["class"] {
 		if !offered[sc] {
-			return nil, fmt.Sprintf("%q was not offered.", sc)
+			return nil, phrase("The form named something to grant that this page did not offer.")
 		}
 		if !slices.Contains(g.Trust, sc) {
 			g.Trust = append(g.Trust, sc)
@@ -235,7 +229,7 @@ func (page *consentPage) grant(r *http.Request, id, client string) (*store.OAuth
 		v := strings.TrimSpace(r.PostFormValue("ceiling"))
 		n, err := strconv.ParseFloat(strings.ReplaceAll(v, ",", ""), 64)
 		if !amount.MatchString(v) || err != nil || !(n > 0 && n <= aal.MaxAmount) {
-			return nil, "Set how much it may spend, an amount like 50 or 50.00, or untick spending."
+			return nil, phrase("Set how much it may spend, an amount like 50 or 50.00, or untick spending.")
 		}
 		g.Currency, g.Ceiling = currencyOf(r.PostFormValue("currency")), n
 	}
@@ -293,21 +287,22 @@ table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:.4rem .5
 @media (max-width:40rem){thead{display:none}table,tbody,tr,td{display:block}tr{border-bottom:1px solid #e1e4e8;padding:.5rem 0}td{border:0;padding:.15rem 0}td[data-label]::before{content:attr(data-label) ": ";font-weight:600}}`
 
 var consentTemplate = template.Must(template.New("consent").Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Connect {{.Client}} · {{.Site}}</title><style>` + style + `</style></head><body>
+<html lang="{{.Lang}}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{$.T "Connect %s" .Client}} · {{.Site}}</title><style>` + style + `</style></head><body>
 <header class="bar"><div><strong>{{.Site}}</strong><span>{{.Host}}</span></div></header>
 <main>
-<h1>Connect an assistant to your account</h1>
-<p class="who"><strong>{{.Client}}</strong> ({{.From}}) asks to act on {{.Site}} as you, {{.Person}}.</p>
-{{with .Error}}<p class="error" role="alert">{{.}}</p>{{end}}
+<h1>{{$.T "Connect an assistant to your account"}}</h1>
+<p class="who">{{if .Back}}{{$.T "%s (registered here, sends you back to %s) asks to act on %s as you, %s." .Client .Back .Site .Person}}{{else}}{{$.T "%s (%s) asks to act on %s as you, %s." .Client .From .Site .Person}}{{end}}</p>
+{{with .Error}}<p class="error" role="alert">{{$.T .}}</p>{{end}}
 <form method="post">
-<fieldset><legend>What it may do</legend>
-{{range .Classes}}<label><input type="checkbox" name="class" value="{{.Scope}}"{{if .Checked}} checked{{end}}{{if eq .Scope "safe"}} checked disabled{{end}}> {{.Words}}</label>
+<fieldset><legend>{{$.T "What it may do"}}</legend>
+{{range .Classes}}<label><input type="checkbox" name="class" value="{{.Scope}}"{{if .Checked}} checked{{end}}{{if eq .Scope "safe"}} checked disabled{{end}}> {{$.T .Words}}</label>
 {{if eq .Scope "safe"}}<input type="hidden" name="class" value="safe">{{end}}
-{{if .Ceiling}}<div class="ceiling"><label>At most <input name="ceiling" inputmode="decimal" placeholder="50.00" aria-label="The most it may spend"> <input type="hidden" name="currency" value="USD">USD in all</label></div>{{end}}
+{{if .Ceiling}}<div class="ceiling"><label>{{$.T "At most"}} <input name="ceiling" inputmode="decimal" placeholder="50.00" aria-label="{{$.T "The most it may spend"}}"> <input type="hidden" name="currency" value="USD">{{$.T "USD in all"}}</label></div>{{end}}
 {{end}}</fieldset>
-<p>Whatever you grant, it never confirms an order or a deletion for you: those still ask you, on this site. {{.Lifetime}}</p>
-<div class="buttons"><button class="allow" type="submit" name="decision" value="allow">Allow</button><button type="submit" name="decision" value="deny">Deny</button></div>
+<p>{{$.T "Whatever you grant, it never confirms an order or a deletion for you: those still ask you, on this site."}}
+{{$.T "It stays connected while it is used at least once every %d days, until you disconnect it on %s." .Days .Manage}}</p>
+<div class="buttons"><button class="allow" type="submit" name="decision" value="allow">{{$.T "Allow"}}</button><button type="submit" name="decision" value="deny">{{$.T "Deny"}}</button></div>
 </form>
 </main></body></html>
 `))
@@ -327,17 +322,17 @@ func (s *Server) serveAssistants(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, s.opts.SignIn+"?next="+url.QueryEscape(AssistantsPath), http.StatusSeeOther)
 		return
 	}
-	page := &assistantsPage{Site: s.opts.Name, Host: hostOf(s.issuer)}
+	page := &assistantsPage{said: s.langs.of(r), Site: s.opts.Name, Host: hostOf(s.issuer)}
 	if page.Site == "" {
 		page.Site = page.Host
 	}
 	status := http.StatusOK
 	if r.Method == http.MethodPost {
 		if err := crossOrigin.Check(r); err != nil {
-			page.Error, status = "This form was posted from another site, so it was refused. Nothing changed.", http.StatusForbidden
+			page.Error, status = phrase("This form was posted from another site, so it was refused. Nothing changed."), http.StatusForbidden
 		} else if err := s.disconnect(ctx, p.ID, r.PostFormValue("grant")); err != nil {
 			s.logger.Error("oauth: disconnecting an assistant", "err", err)
-			page.Error, status = "Something went wrong on the server. Try again later.", http.StatusInternalServerError
+			page.Error, status = phrase("Something went wrong on the server. Try again later."), http.StatusInternalServerError
 		} else {
 			http.Redirect(w, r, AssistantsPath, http.StatusSeeOther)
 			return
@@ -352,14 +347,14 @@ func (s *Server) serveAssistants(w http.ResponseWriter, r *http.Request) {
 	for _, g := range grants {
 		var may []string
 		for _, t := range g.Trust {
-			may = append(may, cmp.Or(classShort[t], t))
+			may = append(may, page.T(cmp.Or(classShort[t], t)))
 		}
 		from := hostOf(g.Client)
 		if !strings.HasPrefix(g.Client, "https://") {
-			from = "registered here" // its id says nothing to a person
+			from = page.T("registered here") // its id says nothing to a person
 		}
 		row := assistantRow{ID: g.ID, Name: g.ClientName, From: from, Trust: strings.Join(may, ", "),
-			Since: g.Created.UTC().Format("2 January 2006"), Last: "never"}
+			Since: g.Created.UTC().Format("2006-01-02")}
 		if row.Name == "" {
 			row.Name = row.From
 		}
@@ -367,7 +362,7 @@ func (s *Server) serveAssistants(w http.ResponseWriter, r *http.Request) {
 			row.Left = (aal.Cost{Currency: g.Currency, Amount: g.Ceiling - g.Spent}).String()
 		}
 		if !g.LastUsed.IsZero() {
-			row.Last = g.LastUsed.UTC().Format("15:04 UTC, 2 January 2006")
+			row.Last = g.LastUsed.UTC().Format("2006-01-02 15:04 UTC")
 		}
 		page.Rows = append(page.Rows, row)
 	}
@@ -388,6 +383,7 @@ func (s *Server) disconnect(ctx context.Context, person, id string) error {
 }
 
 type assistantsPage struct {
+	said
 	Site, Host, Error string
 	Rows              []assistantRow
 }
@@ -397,16 +393,16 @@ type assistantRow struct {
 }
 
 var assistantsTemplate = template.Must(template.New("assistants").Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Connected assistants · {{.Site}}</title><style>` + style + `</style></head><body>
+<html lang="{{.Lang}}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{$.T "Connected assistants"}} · {{.Site}}</title><style>` + style + `</style></head><body>
 <header class="bar"><div><strong>{{.Site}}</strong><span>{{.Host}}</span></div></header>
-<main><h1>Connected assistants</h1>
-{{with .Error}}<p class="error" role="alert">{{.}}</p>{{end}}
-{{if .Rows}}<table><thead><tr><th>Assistant</th><th>May</th><th>Last acted</th><th></th></tr></thead><tbody>
-{{range .Rows}}<tr><td><strong>{{.Name}}</strong><br><span class="muted">{{.From}}, since {{.Since}}</span></td>
-<td data-label="May">{{.Trust}}{{with .Left}}<br><span class="muted">may still spend {{.}}</span>{{end}}</td><td data-label="Last acted">{{.Last}}</td>
-<td><form method="post"><input type="hidden" name="grant" value="{{.ID}}"><button type="submit">Disconnect</button></form></td></tr>
+<main><h1>{{$.T "Connected assistants"}}</h1>
+{{with .Error}}<p class="error" role="alert">{{$.T .}}</p>{{end}}
+{{if .Rows}}<table><thead><tr><th>{{$.T "Assistant"}}</th><th>{{$.T "May"}}</th><th>{{$.T "Last acted"}}</th><th></th></tr></thead><tbody>
+{{range .Rows}}<tr><td><strong>{{.Name}}</strong><br><span class="muted">{{$.T "%s, since %s" .From .Since}}</span></td>
+<td data-label="{{$.T "May"}}">{{.Trust}}{{with .Left}}<br><span class="muted">{{$.T "may still spend %s" .}}</span>{{end}}</td><td data-label="{{$.T "Last acted"}}">{{with .Last}}{{.}}{{else}}{{$.T "never"}}{{end}}</td>
+<td><form method="post"><input type="hidden" name="grant" value="{{.ID}}"><button type="submit">{{$.T "Disconnect"}}</button></form></td></tr>
 {{end}}</tbody></table>
-{{else}}<p>No assistant is connected to your account.</p>{{end}}
+{{else}}<p>{{$.T "No assistant is connected to your account."}}</p>{{end}}
 </main></body></html>
 `))

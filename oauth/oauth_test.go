@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"html"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -14,6 +15,7 @@ import (
 	"testing"
 
 	"golang.org/x/oauth2"
+	"golang.org/x/text/language"
 
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/aal"
@@ -483,5 +485,37 @@ func TestClientMetadataDocument(t *testing.T) {
 	res.Body.Close()
 	if res.StatusCode < 400 {
 		t.Errorf("a document on a loopback address: got %d, want a refusal", res.StatusCode)
+	}
+}
+
+// TestConsentInFrench: the consent page speaks the person's language,
+// from the site's languages (French, the package's own), by
+// Accept-Language; English otherwise.
+func TestConsentInFrench(t *testing.T) {
+	s := newShop(t, &oauth.Options{Languages: map[language.Tag]map[string]string{language.French: nil}})
+	const redirect = "http://127.0.0.1:9/callback"
+	f := s.flow(s.register(redirect), redirect)
+	for _, tc := range []struct{ accept, lang, want string }{
+		{"fr-CA,fr;q=0.9", "fr", "Dépenser votre argent, jusqu'au montant que vous fixez ici"},
+		{"de", "en", "Spend your money, up to the amount you set here"},
+	} {
+		req, _ := http.NewRequest(http.MethodGet, f.authURL(), nil)
+		req.Header.Set("Cookie", "who=alice")
+		req.Header.Set("Accept-Language", tc.accept)
+		res, err := noRedirect.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		page := html.UnescapeString(string(b))
+		if res.StatusCode != 200 || !strings.Contains(page, `<html lang="`+tc.lang+`">`) || !strings.Contains(page, tc.want) {
+			t.Errorf("Accept-Language %s: got %d\n%s\nwant lang %s and %q", tc.accept, res.StatusCode, page, tc.lang, tc.want)
+		}
+	}
+	if _, err := oauth.New(&oauth.Options{Issuer: "http://x", Authenticate: func(*http.Request) (affordances.Principal, error) { return affordances.Principal{}, nil },
+		Principal: func(context.Context, string) (affordances.Principal, error) { return affordances.Principal{}, nil }, SignIn: "/login",
+		Languages: map[language.Tag]map[string]string{language.German: {"Allow": "Erlauben", "Allo": "?"}}}); err == nil {
+		t.Error("a language with a message the package does not write: got no error")
 	}
 }

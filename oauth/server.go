@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"github.com/ory/fosite"
 	"github.com/ory/fosite/compose"
+	"golang.org/x/text/language"
 
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/aal"
@@ -81,6 +82,11 @@ type Options struct {
 	// Logger receives what goes wrong on the server's side. Nil:
 	// slog.Default().
 	Logger *slog.Logger
+	// Languages are the pages' beside English, chosen by
+	// Accept-Language, as affordances.SiteOptions.Languages are: each
+	// maps the package's English messages to its own; nil for French is
+	// the package's French.
+	Languages map[language.Tag]map[string]string
 }
 
 // A Server is a site's own OAuth 2.1 authorization server and the
@@ -100,6 +106,7 @@ type Server struct {
 	st       store.OAuth
 	clients  *clients
 	logger   *slog.Logger
+	langs    *langs
 
 	mu   sync.Mutex
 	used map[string]time.Time // when a grant's last use was recorded
@@ -142,7 +149,11 @@ func New(opts *Options) (*Server, error) {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	s := &Server{resourceServer: newResourceServer(issuer, issuer, o.Name), opts: o, issuer: issuer, st: o.Store, logger: o.Logger,
+	langs, err := newLangs(o.Languages)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{resourceServer: newResourceServer(issuer, issuer, o.Name), opts: o, issuer: issuer, st: o.Store, logger: o.Logger, langs: langs,
 		used: map[string]time.Time{}}
 	s.verify = s.principal
 	s.clients = &clients{st: o.Store, resource: s.audiences, hc: o.MetadataClient, cached: map[string]cachedClient{}}
