@@ -2,6 +2,7 @@ package conformance_test
 
 import (
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -21,16 +22,38 @@ func demo(t *testing.T, mutate func(http.Handler) http.Handler) (string, string)
 }
 
 // demoWith is demo, with placeOrder run on confirm: true alone (no
-// approval page) when noApproval is set.
+// approval page) when noApproval is set. It is served as `affordances
+// demo` serves it: its own OAuth authorization server, its /mcp behind it.
 func demoWith(t *testing.T, mutate func(http.Handler) http.Handler, noApproval bool) (string, string) {
 	t.Helper()
-	s, srv := demotest.Shop(t, &shop.Options{DemoToken: demoToken, NoApproval: noApproval}, mutate)
+	s, srv := demotest.Demo(t, &shop.Options{DemoToken: demoToken, NoApproval: noApproval}, mutate)
 	return srv.URL, s.Token()
 }
 
+// signIn signs the demo user in on the demo at base, as a browser's form
+// does, and returns the session's cookies.
+func signIn(t *testing.T, base string) []*http.Cookie {
+	t.Helper()
+	form := url.Values{"_action": {"signIn"}, "email": {shop.DemoEmail}, "password": {shop.DemoPassword}}
+	req, _ := http.NewRequest(http.MethodPost, base+"/login", strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", base)
+	res, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusSeeOther || len(res.Cookies()) == 0 {
+		t.Fatalf("signing in: got %d and %d cookies, want 303 and a session", res.StatusCode, len(res.Cookies()))
+	}
+	return res.Cookies()
+}
+
+// TestDemoPassesEveryCheck: the demo, with the demo user's token and
+// browser session, passes every check but those it cannot exercise.
 func TestDemoPassesEveryCheck(t *testing.T) {
-	url, token := demo(t, nil)
-	rep := conformance.Test(t, url, &conformance.Options{Token: token, AllowWrites: true})
+	base, token := demo(t, nil)
+	rep := conformance.Test(t, base, &conformance.Options{Token: token, Cookies: signIn(t, base), AllowWrites: true})
 	if len(rep.Checks) < 50 {
 		t.Errorf("%d checks, want at least 50", len(rep.Checks))
 	}

@@ -319,7 +319,7 @@ var mutants = []struct {
 			res.setError(409, "unavailable", "No such thing here.")
 		}
 	})},
-	{"unauthorized with 400", "v0.status.unauthorized", onResponse(func(_ *http.Request, _ []byte, res *response) {
+	{"unauthorized with 400", "v0.status.unauthorized oauth.mcp-challenge", onResponse(func(_ *http.Request, _ []byte, res *response) {
 		if res.status == 401 {
 			res.status = 400
 		}
@@ -330,7 +330,7 @@ var mutants = []struct {
 			res.header.Set("WWW-Authenticate", "Bearer")
 		}
 	})},
-	{"no WWW-Authenticate", "v0.call.www-authenticate", onResponse(func(_ *http.Request, _ []byte, res *response) {
+	{"no WWW-Authenticate", "v0.call.www-authenticate oauth.mcp-challenge", onResponse(func(_ *http.Request, _ []byte, res *response) {
 		res.header.Del("WWW-Authenticate")
 	})},
 	{"unknown Call fields refused", "v0.call.unknown-fields", mutant(func(r *http.Request, body *[]byte, _ http.Handler) *response {

@@ -123,7 +123,7 @@ func checkMCPChallenge(s *suite) verdict {
 		[]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"affordances-conform","version":"0"}}}`))
 	want := `resource_metadata="` + s.base + strings.TrimPrefix(s.index.OAuth, s.base) + `"`
 	if x.err != nil || x.status != http.StatusUnauthorized {
-		return fail(x, "POST %s without a token answered %s, want 401", s.index.MCP, x.answered(s.base))
+		return fail(x, "without a token: %s, want 401", x.answered(s.base))
 	}
 	if h := x.header.Get("WWW-Authenticate"); !strings.HasPrefix(h, "Bearer") || !strings.Contains(h, want) {
 		return fail(x, "WWW-Authenticate is %q, want Bearer with %s", h, want)

@@ -29,6 +29,7 @@ import (
 
 	"github.com/affordances/affordances-go/examples/shop"
 	"github.com/affordances/affordances-go/internal/pdeathsig"
+	"github.com/affordances/affordances-go/mcpbridge"
 )
 
 // Shop opens a demo shop with opts and serves its handler, wrapped in wrap
@@ -312,4 +313,47 @@ func (p *Process) Kill() {
 		<-p.done
 		p.cmd = nil
 	}
+}
+
+// Demo opens a demo shop with opts and serves it as `affordances demo`
+// does: at an origin known before it starts (a loopback port of its
+// own), so that it is its own OAuth authorization server, with its /mcp
+// behind OAuth; wrap, when not nil, wraps the whole. opts may be nil.
+func Demo(t testing.TB, opts *shop.Options, wrap func(http.Handler) http.Handler) (*shop.Shop, *httptest.Server) {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var o shop.Options
+	if opts != nil {
+		o = *opts
+	}
+	o.Origin, o.MCP = "http://"+l.Addr().String(), "/mcp"
+	if o.DataDir == "" && o.Database == "" {
+		o.DataDir = ShopData(t)
+	}
+	s, err := shop.Open(t.Context(), &o)
+	if err != nil {
+		l.Close()
+		t.Fatalf("shop.Open: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Errorf("shop: Close: %v", err)
+		}
+	})
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", s.OAuth().Protect(mcpbridge.Handler(s.Handler(), nil)))
+	mux.Handle("/", s.Handler())
+	var h http.Handler = mux
+	if wrap != nil {
+		h = wrap(h)
+	}
+	srv := httptest.NewUnstartedServer(h)
+	srv.Listener.Close()
+	srv.Listener = l
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return s, srv
 }
