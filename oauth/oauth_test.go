@@ -519,3 +519,54 @@ func TestConsentInFrench(t *testing.T) {
 		t.Error("a language with a message the package does not write: got no error")
 	}
 }
+
+// TestMCPChallenge: /mcp answers no token, and a token of the server's
+// that is revoked or altered, with 401 (invalid_token for the second),
+// so that an MCP host signs in or refreshes; a good token, and a token of
+// the application's own, reach the endpoint.
+func TestMCPChallenge(t *testing.T) {
+	s := newShop(t, nil)
+	const redirect = "http://127.0.0.1:9/callback"
+	client := s.register(redirect)
+	f := s.flow(client, redirect)
+	tok, err := f.exchange(f.code("safe", "user"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	post := func(auth string) (int, string) {
+		req, _ := http.NewRequest(http.MethodPost, s.srv.URL+"/mcp", strings.NewReader(`{}`))
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode, res.Header.Get("WWW-Authenticate")
+	}
+	meta := `resource_metadata="` + s.srv.URL + oauth.ProtectedResourceMetadataPath + `"`
+	altered := tok.AccessToken[:len(tok.AccessToken)-2] + "xx"
+	for _, tc := range []struct {
+		name, auth string
+		status     int
+		challenge  string
+	}{
+		{"no token", "", 401, "Bearer " + meta},
+		{"a good token", "Bearer " + tok.AccessToken, 200, ""},
+		{"an altered token", "Bearer " + altered, 401, `Bearer error="invalid_token", ` + meta},
+		{"the application's own token", "Bearer app-token", 200, ""},
+	} {
+		if status, challenge := post(tc.auth); status != tc.status || challenge != tc.challenge {
+			t.Errorf("%s: got %d %q, want %d %q", tc.name, status, challenge, tc.status, tc.challenge)
+		}
+	}
+	res, err := http.PostForm(s.srv.URL+oauth.RevokePath, url.Values{"token": {tok.RefreshToken}, "client_id": {client}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if status, challenge := post("Bearer " + tok.AccessToken); status != 401 || !strings.Contains(challenge, "invalid_token") {
+		t.Errorf("a revoked token: got %d %q, want 401 invalid_token", status, challenge)
+	}
+}

@@ -2,6 +2,7 @@ package oauth
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"slices"
 	"strings"
@@ -48,16 +49,32 @@ func (rs *resourceServer) authenticate(app func(*http.Request) (affordances.Prin
 
 // protect answers a request without an Authorization header with 401 and
 // the challenge that starts an MCP host's sign-in (RFC 9728, section
-// 5.1), and hands the others to h.
+// 5.1), and one whose token of the authorization server's is expired,
+// revoked or altered with 401 and error="invalid_token" (RFC 6750,
+// section 3.1), so that the host refreshes it or signs in again rather
+// than read refusals in its tools' results. It hands the others to h: a
+// good token, and the application's own tokens, which the site judges.
 func (rs *resourceServer) protect(h http.Handler) http.Handler {
-	challenge := `Bearer resource_metadata="` + rs.metadata() + `"`
+	meta := `resource_metadata="` + rs.metadata() + `"`
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Authorization") == "" {
-			w.Header().Set("WWW-Authenticate", challenge)
-			http.Error(w, "Unauthorized: sign in with OAuth; the WWW-Authenticate header says where", http.StatusUnauthorized)
+		challenge := "Bearer " + meta
+		if tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
+			_, ours, err := rs.verify(r.Context(), tok)
+			switch {
+			case !ours || err == nil:
+				h.ServeHTTP(w, r)
+				return
+			case !errors.Is(err, affordances.ErrInvalidToken):
+				http.Error(w, "Something went wrong on the server. Try again later.", http.StatusInternalServerError)
+				return
+			}
+			challenge = `Bearer error="invalid_token", ` + meta
+		} else if r.Header.Get("Authorization") != "" {
+			h.ServeHTTP(w, r) // another scheme: the site's to judge
 			return
 		}
-		h.ServeHTTP(w, r)
+		w.Header().Set("WWW-Authenticate", challenge)
+		http.Error(w, "Unauthorized: sign in with OAuth; the WWW-Authenticate header says where", http.StatusUnauthorized)
 	})
 }
 
