@@ -206,3 +206,51 @@ func TestOffset(t *testing.T) {
 		t.Errorf("a page of 0 items: got %v, want an error of the app's", err)
 	}
 }
+
+// TestPager: a collection the app already pages by the offset of a
+// page's first item (?offset=100), at its own page size, or by a
+// parameter of its own: the graph's page is the HTML's, and so are the
+// links beside it (issue 38: miniflux's /unread?offset=…).
+func TestPager(t *testing.T) {
+	byOffset := collection.Pager{Size: 100, Noun: "entries", Param: "offset", ByOffset: true}
+	for _, tc := range []struct {
+		query            string
+		number, start    int
+		prev, next, fail string
+	}{
+		{"", 1, 0, "", "/unread?offset=100", ""},
+		{"offset=0", 1, 0, "", "/unread?offset=100", ""},
+		{"offset=100", 2, 100, "/unread", "/unread?offset=200", ""},
+		{"offset=200&q=go", 3, 200, "/unread?offset=100&q=go", "", ""},
+		{"offset=300", 0, 0, "", "", `There is no page of entries at offset "300": offset 0 to 200, by 100.`},
+		{"offset=150", 0, 0, "", "", `There is no page of entries at offset "150": offset 0 to 200, by 100.`},
+		{"offset=-100", 0, 0, "", "", `There is no page of entries at offset "-100": offset 0 to 200, by 100.`},
+		{"page=2", 1, 0, "", "/unread?offset=100&page=2", ""}, // not its parameter
+	} {
+		u := &url.URL{Path: "/unread", RawQuery: tc.query}
+		p, err := byOffset.Paginate(u, 250)
+		if tc.fail != "" {
+			var e *affordances.Error
+			if !errors.As(err, &e) || e.Code != affordances.NotFound || e.Message != tc.fail {
+				t.Errorf("%q: got %v, want not_found %q", tc.query, err, tc.fail)
+			}
+			if _, err := byOffset.Offset(u); tc.query != "offset=300" && affordances.CodeOf(err) != affordances.NotFound {
+				t.Errorf("%q: Offset got %v, want not_found", tc.query, err)
+			}
+			continue
+		}
+		if err != nil || p.Number != tc.number || p.Start() != tc.start || p.Prev != tc.prev || p.Next != tc.next {
+			t.Errorf("%q: got page %d from %d, prev %q, next %q, %v; want %d from %d, %q, %q", tc.query, p.Number, p.Start(), p.Prev, p.Next, err, tc.number, tc.start, tc.prev, tc.next)
+		}
+		if off, err := byOffset.Offset(u); err != nil || off != tc.start {
+			t.Errorf("%q: Offset got %d, %v; want %d", tc.query, off, err, tc.start)
+		}
+	}
+	own := collection.Pager{Size: 10, Noun: "posts", Param: "p"}
+	if p, err := own.Paginate(&url.URL{Path: "/", RawQuery: "p=2"}, 25); err != nil || p.Number != 2 || p.Next != "/?p=3" || p.Prev != "/" {
+		t.Errorf("by a parameter of its own: got %+v, %v", p, err)
+	}
+	if _, err := (collection.Pager{Noun: "posts"}).Paginate(&url.URL{Path: "/"}, 3); err == nil || affordances.CodeOf(err) != affordances.Internal {
+		t.Errorf("a pager without a size: got %v, want an error of the app's", err)
+	}
+}
