@@ -176,11 +176,20 @@ func verbs(format string) []string {
 	return out
 }
 
-// language returns the index in the site's languages of the one r's
-// Accept-Language prefers, English when it names none of them.
+// language returns the index in the site's languages of the one the
+// application says r's requester reads ([SiteOptions.Language]), else of
+// the one r's Accept-Language prefers, English when it names none of
+// them.
 func (s *Site) language(r *http.Request) int {
 	if s.lang.matcher == nil || r == nil {
 		return 0
+	}
+	if s.opts.Language != nil {
+		if tag := s.opts.Language(r); tag != language.Und {
+			if _, i, c := s.lang.matcher.Match(tag); c != language.No {
+				return i
+			}
+		}
 	}
 	_, i := language.MatchStrings(s.lang.matcher, r.Header.Values("Accept-Language")...)
 	return i

@@ -312,3 +312,33 @@ func TestAppLanguages(t *testing.T) {
 		}()
 	}
 }
+
+// TestLanguageTheAppSays: the person's language is the one the
+// application says (a setting of its user's, here a cookie), whatever
+// the browser's Accept-Language; when it says none, or one the site does
+// not have, Accept-Language chooses (CLARIFICATIONS 13, issue 38: a
+// French user with an English browser read English).
+func TestLanguageTheAppSays(t *testing.T) {
+	site, _ := testSite(t, &affordances.SiteOptions{Languages: withFrench(), Language: func(r *http.Request) language.Tag {
+		if c, err := r.Cookie("lang"); err == nil {
+			return language.Make(c.Value)
+		}
+		return language.Und
+	}})
+	h := site.Handler(app)
+	for _, tc := range []struct{ name, cookie, accept, lang string }{
+		{"the user's French, an English browser", "fr", "en-US", "fr"},
+		{"the user's English, a French browser", "en", "fr", "en"},
+		{"no setting: the browser's", "", "fr", "fr"},
+		{"a language the site does not have: the browser's", "ja", "fr", "fr"},
+	} {
+		r := post("/", `{"action":"nope"}`)
+		if tc.cookie != "" {
+			r.Header.Set("Cookie", "lang="+tc.cookie)
+		}
+		r.Header.Set("Accept-Language", tc.accept)
+		if res := do(t, h, r); res.header.Get("Content-Language") != tc.lang {
+			t.Errorf("%s: got Content-Language %q (%s), want %q", tc.name, res.header.Get("Content-Language"), res.body, tc.lang)
+		}
+	}
+}

@@ -23,12 +23,14 @@ type langs struct {
 	matcher language.Matcher
 	tags    []language.Tag
 	msgs    []map[string]string // by tag; nil: English
+	says    func(*http.Request) language.Tag
 }
 
 // newLangs returns the languages of m, French nil standing for this
-// package's French, or the first message m has of no key of the package.
-func newLangs(m map[language.Tag]map[string]string) (*langs, error) {
-	l := &langs{tags: []language.Tag{language.English}, msgs: []map[string]string{nil}}
+// package's French, or the first message m has of no key of the package;
+// says is the application's word on a person's language, or nil.
+func newLangs(m map[language.Tag]map[string]string, says func(*http.Request) language.Tag) (*langs, error) {
+	l := &langs{tags: []language.Tag{language.English}, msgs: []map[string]string{nil}, says: says}
 	for _, tag := range slices.SortedFunc(maps.Keys(m), func(a, b language.Tag) int { return strings.Compare(a.String(), b.String()) }) {
 		msgs := m[tag]
 		if msgs == nil && tag == language.French {
@@ -47,12 +49,23 @@ func newLangs(m map[language.Tag]map[string]string) (*langs, error) {
 	return l, nil
 }
 
-// of returns the language r's person reads.
+// of returns the language r's person reads: the one the application
+// says, else the one Accept-Language prefers.
 func (l *langs) of(r *http.Request) said {
 	if l.matcher == nil {
 		return said{Lang: "en"}
 	}
-	_, i := language.MatchStrings(l.matcher, r.Header.Values("Accept-Language")...)
+	i := -1
+	if l.says != nil {
+		if tag := l.says(r); tag != language.Und {
+			if _, j, c := l.matcher.Match(tag); c != language.No {
+				i = j
+			}
+		}
+	}
+	if i < 0 {
+		_, i = language.MatchStrings(l.matcher, r.Header.Values("Accept-Language")...)
+	}
 	return said{Lang: l.tags[i].String(), msgs: l.msgs[i]}
 }
 

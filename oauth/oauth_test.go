@@ -492,16 +492,23 @@ func TestClientMetadataDocument(t *testing.T) {
 // from the site's languages (French, the package's own), by
 // Accept-Language; English otherwise.
 func TestConsentInFrench(t *testing.T) {
-	s := newShop(t, &oauth.Options{Languages: map[language.Tag]map[string]string{language.French: nil}})
+	s := newShop(t, &oauth.Options{Languages: map[language.Tag]map[string]string{language.French: nil}, Language: func(r *http.Request) language.Tag {
+		if r.Header.Get("X-User-Lang") != "" { // the user's setting, as the app would read it
+			return language.Make(r.Header.Get("X-User-Lang"))
+		}
+		return language.Und
+	}})
 	const redirect = "http://127.0.0.1:9/callback"
 	f := s.flow(s.register(redirect), redirect)
-	for _, tc := range []struct{ accept, lang, want string }{
-		{"fr-CA,fr;q=0.9", "fr", "Dépenser votre argent, jusqu'au montant que vous fixez ici"},
-		{"de", "en", "Spend your money, up to the amount you set here"},
+	for _, tc := range []struct{ accept, user, lang, want string }{
+		{"fr-CA,fr;q=0.9", "", "fr", "Dépenser votre argent, jusqu'au montant que vous fixez ici"},
+		{"de", "", "en", "Spend your money, up to the amount you set here"},
+		{"en-US", "fr", "fr", "Dépenser votre argent, jusqu'au montant que vous fixez ici"},
 	} {
 		req, _ := http.NewRequest(http.MethodGet, f.authURL(), nil)
 		req.Header.Set("Cookie", "who=alice")
 		req.Header.Set("Accept-Language", tc.accept)
+		req.Header.Set("X-User-Lang", tc.user)
 		res, err := noRedirect.Do(req)
 		if err != nil {
 			t.Fatal(err)

@@ -87,6 +87,9 @@ type Options struct {
 	// maps the package's English messages to its own; nil for French is
 	// the package's French.
 	Languages map[language.Tag]map[string]string
+	// Language is the application's word on the language a person reads,
+	// as affordances.SiteOptions.Language is. Nil: Accept-Language alone.
+	Language func(r *http.Request) language.Tag
 }
 
 // A Server is a site's own OAuth 2.1 authorization server and the
@@ -149,7 +152,7 @@ func New(opts *Options) (*Server, error) {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	langs, err := newLangs(o.Languages)
+	langs, err := newLangs(o.Languages, o.Language)
 	if err != nil {
 		return nil, err
 	}
