@@ -2,9 +2,11 @@ package affordances
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"sort"
@@ -18,7 +20,8 @@ import (
 // the input, as form values (a boolean "on" or nothing, an array repeated,
 // a nested field "a.b"), is posted in process to path(r, in) (nil: the
 // page's) through the handler [Site.Handler] wraps, with the requester's
-// headers (a bearer call's without cookies). A 2xx or 3xx is the success,
+// headers (a bearer call's without cookies), asking for an answer not
+// compressed (one gzipped anyway is read all the same). A 2xx or 3xx is the success,
 // its redirect and Set-Cookie the delta's; any other the refusal, with its
 // status's code and its text/plain line or role="alert" text. The app's
 // CSRF check lets through what [ActionFrom] says the site made.
@@ -65,13 +68,14 @@ func (r *Request) post(ctx context.Context, path string, in any) error {
 	for k, vs := range r.HTTP.Header {
 		switch {
 		case k == "Cookie" && bearer: // never a session for a bearer call (CLARIFICATIONS 4)
-		case k == "Content-Type", k == "Content-Length", k == "Accept", k == "Idempotency-Key", k == "Origin", k == "Sec-Fetch-Site":
+		case k == "Content-Type", k == "Content-Length", k == "Accept", k == "Accept-Encoding", k == "Idempotency-Key", k == "Origin", k == "Sec-Fetch-Site":
 		default:
 			hr.Header[k] = vs
 		}
 	}
 	hr.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	hr.Header.Set("Accept", "text/html")
+	hr.Header.Set("Accept-Encoding", "identity") // the refusal's words are read here, not by the caller
 	hr.Header.Set("Origin", s.origin(r.HTTP))
 	hr.Header.Set("Sec-Fetch-Site", "same-origin")
 	hr.Host, hr.RemoteAddr, hr.TLS = r.HTTP.Host, r.HTTP.RemoteAddr, r.HTTP.TLS
@@ -98,7 +102,7 @@ func (r *Request) post(ctx context.Context, path string, in any) error {
 		}
 		return nil
 	}
-	msg := refusal(w.header.Get("Content-Type"), w.body.Bytes())
+	msg := refusal(w.header.Get("Content-Type"), w.decoded())
 	switch {
 	case msg == "": // the library's words, in the person's language
 		return libError(codeOfStatus(w.status), phrase("The site refused it: %d %s.", w.status, http.StatusText(w.status)))
@@ -223,6 +227,23 @@ type recorder struct {
 }
 
 func (w *recorder) Header() http.Header { return w.header }
+
+// decoded returns the body, ungzipped when the app compressed it anyway;
+// nil when it cannot be read.
+func (w *recorder) decoded() []byte {
+	switch strings.ToLower(w.header.Get("Content-Encoding")) {
+	case "", "identity":
+		return w.body.Bytes()
+	case "gzip", "x-gzip":
+		z, err := gzip.NewReader(bytes.NewReader(w.body.Bytes()))
+		if err != nil {
+			return nil
+		}
+		b, _ := io.ReadAll(io.LimitReader(z, 1<<20))
+		return b
+	}
+	return nil
+}
 
 func (w *recorder) WriteHeader(code int) {
 	if w.status == 0 {

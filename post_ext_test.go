@@ -1,8 +1,10 @@
 package affordances_test
 
 import (
+	"compress/gzip"
 	"context"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -132,4 +134,50 @@ func TestPostRunsTheAppsHandler(t *testing.T) {
 	if rec.Code != http.StatusForbidden {
 		t.Errorf("a post without the token: got %d, want the app's 403", rec.Code)
 	}
+}
+
+// gzipped is an app's compression middleware: it compresses every
+// answer when always, else those whose request accepts gzip.
+func gzipped(always bool, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !always && !strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+			next.ServeHTTP(w, r)
+			return
+		}
+		rec := httptest.NewRecorder()
+		next.ServeHTTP(rec, r)
+		maps.Copy(w.Header(), rec.Header())
+		w.Header().Set("Content-Encoding", "gzip")
+		w.WriteHeader(rec.Code)
+		z := gzip.NewWriter(w)
+		z.Write(rec.Body.Bytes())
+		z.Close()
+	})
+}
+
+// TestPostReadsACompressedRefusal: an app behind gzip middleware refuses
+// in its own words, which reach the agent whatever the caller's
+// Accept-Encoding, and when the app compresses anyway. Before, the
+// caller's gzip was forwarded and the agent read "422 Unprocessable
+// Entity".
+func TestPostReadsACompressedRefusal(t *testing.T) {
+	for _, always := range []bool{false, true} {
+		app := &noteApp{}
+		site := affordances.NewSite(&affordances.SiteOptions{Authenticate: bearerAda})
+		notes := site.Route("/notes/", nil)
+		affordances.AddAction(notes, &affordances.Action{Name: "addNote", Description: "Add a note", Expose: affordances.ExposeSession}, affordances.Post[postedNote](nil))
+		h := site.Handler(gzipped(always, app.handler()))
+		res := do(t, h, post("/notes/", `{"action":"addNote","input":{"text":""}}`, "Authorization: Bearer tok", "Accept-Encoding: gzip, deflate"))
+		if res.code() != affordances.InvalidInput || res.delta.Error.Message != "Write something first." {
+			t.Errorf("compressing always %v: got %d %s, want invalid_input in the app's words", always, res.status, res.body)
+		}
+	}
+}
+
+// bearerAda is ada with the bearer token tok, nobody else.
+func bearerAda(r *http.Request) (affordances.Principal, error) {
+	if r.Header.Get("Authorization") == "Bearer tok" {
+		return affordances.Principal{ID: "ada"}, nil
+	}
+	return affordances.Principal{}, nil
 }
