@@ -1,11 +1,13 @@
 package conformance_test
 
 import (
+	"context"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	affordances "github.com/affordances/affordances-go"
@@ -74,5 +76,26 @@ func TestWritesNotTested(t *testing.T) {
 	}
 	if rep = conformance.Run(t.Context(), srv.URL, &conformance.Options{Token: "t"}); rep.WritesNotTested != nil {
 		t.Errorf("without AllowWrites: got %q, want none", rep.WritesNotTested)
+	}
+}
+
+// TestReadingChangesThePage: on a site whose page changes each time it is
+// read (it marks what it shows as read), v0.readonly.state-unchanged
+// names that GET and skips rather than blame the site's refused calls
+// for what the suite's own reads did (issue 38: conform marked 46 of a
+// reader's entries read, then failed its own must).
+func TestReadingChangesThePage(t *testing.T) {
+	var reads atomic.Int32
+	site := affordances.NewSite(nil)
+	affordances.AddAction(site.Route("/unread", &affordances.RouteOptions{State: func(context.Context, *affordances.Request) (*affordances.State, error) {
+		return &affordances.State{Entities: map[string]any{"unread": 100 - reads.Add(1)}}, nil
+	}}), &affordances.Action{Name: "look", Description: "Looks.", Expose: affordances.ExposePublic, ReadOnly: true},
+		func(context.Context, *affordances.Request, struct{}) (struct{}, error) { return struct{}{}, nil })
+	srv := httptest.NewServer(site.Handler(nil))
+	t.Cleanup(srv.Close)
+	rep := conformance.Run(t.Context(), srv.URL, nil)
+	res, _ := rep.Result("v0.readonly.state-unchanged")
+	if res.Outcome != conformance.Skip || !strings.Contains(res.Reason, "reading /unread changes it") || !strings.Contains(res.Reason, conformance.DefaultUserAgent) {
+		t.Errorf("got %s (%s), want a skip naming the page whose reading changes it, and the suite's User-Agent", res.Outcome, res.Reason)
 	}
 }
