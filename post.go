@@ -21,17 +21,59 @@ import (
 // a nested field "a.b"), is posted in process to path(r, in) (nil: the
 // page's) through the handler [Site.Handler] wraps, with the requester's
 // headers (a bearer call's without cookies), asking for an answer not
-// compressed (one gzipped anyway is read all the same). A 2xx or 3xx is the success,
-// its redirect and Set-Cookie the delta's; any other the refusal, with its
-// status's code and its text/plain line or role="alert" text. The app's
-// CSRF check lets through what [ActionFrom] says the site made.
+// compressed (one gzipped anyway is read all the same). The app's CSRF
+// check lets through what [ActionFrom] says the site made.
+//
+// The outcome is what the handler did, read as apps say it (its
+// Set-Cookie passed on whatever it did):
+//   - a redirect (a 3xx's Location, or htmx's HX-Redirect or HX-Location
+//     on a 2xx) is the success, its target the delta's redirect; one to
+//     the sign-in page [PostOptions.SignIn] names is unauthorized;
+//   - 202 Accepted is ok with the message that the app accepted it, to do
+//     later, and that it is not done yet;
+//   - a 2xx HTML page is the handler's refusal when it has a role="alert"
+//     message: invalid_input when it holds the posted form again (a field
+//     of the same name), unavailable otherwise, in the alert's words; a
+//     page without one asks the person something, and is unavailable,
+//     saying so and naming the page's title: nothing is claimed done;
+//   - any other 2xx (a 204, a page not HTML) is the success;
+//   - a 4xx or 5xx is the refusal, with its status's code and its
+//     text/plain line or role="alert" text.
+//
+// An app whose handler says success another way (a 200 page) declares it
+// in one line with [PostWith].
 func Post[In any](path func(r *Request, in In) string) func(ctx context.Context, r *Request, in In) (struct{}, error) {
+	return PostWith(path, nil)
+}
+
+// PostOptions says how [PostWith] reads the answer of an app whose way
+// differs from the one [Post] reads. The zero value reads as Post does.
+type PostOptions struct {
+	// SignIn is the path of the app's sign-in page ("/login"), as its
+	// routes name it: a redirect there is unauthorized, with
+	// [SiteOptions.SignInReason], not a success. Empty: none is known.
+	SignIn string
+
+	// Done, when it reports true, makes the answer a success, its redirect
+	// still the delta's: one line for an app whose handler says success
+	// another way, as func(res *http.Response) bool { return res.StatusCode
+	// == http.StatusOK }. Its Body is the page, decoded. Nil: as Post reads.
+	Done func(*http.Response) bool
+}
+
+// PostWith is [Post] for an app whose answers opts says how to read; nil
+// opts is Post.
+func PostWith[In any](path func(r *Request, in In) string, opts *PostOptions) func(ctx context.Context, r *Request, in In) (struct{}, error) {
+	if opts == nil {
+		opts = &PostOptions{}
+	}
+	o := *opts
 	return func(ctx context.Context, r *Request, in In) (struct{}, error) {
 		to := r.HTTP.URL.Path
 		if path != nil {
 			to = path(r, in)
 		}
-		return struct{}{}, r.post(ctx, to, in)
+		return struct{}{}, r.post(ctx, to, in, &o)
 	}
 }
 
@@ -50,7 +92,7 @@ func ActionFrom(ctx context.Context) *Request {
 
 // post runs the action by a POST of in's form values to the app's path
 // through the app's handler, and reads its answer.
-func (r *Request) post(ctx context.Context, path string, in any) error {
+func (r *Request) post(ctx context.Context, path string, in any, opts *PostOptions) error {
 	s := r.route.site
 	if r.next == nil || !strings.HasPrefix(path, "/") {
 		return fmt.Errorf("affordances: Post to %q: a path of the app, in a call the site serves", path)
@@ -88,21 +130,54 @@ func (r *Request) post(ctx context.Context, path string, in any) error {
 	for _, c := range w.header.Values("Set-Cookie") {
 		r.Header().Add("Set-Cookie", c)
 	}
-	switch {
-	case w.status < 300:
-		return nil
-	case w.status < 400:
-		if u, err := url.Parse(w.header.Get("Location")); err == nil && (u.Host == "" || u.Host == hr.Host) {
-			if to, ok := s.own(u.Path); ok {
-				if u.RawQuery != "" {
-					to += "?" + u.RawQuery
-				}
-				r.SetRedirect(to)
-			}
-		}
+	return r.read(hr, values, w, opts)
+}
+
+// read makes the outcome of a [Post] what the app's handler answered
+// (w) to hr, the post of values, read as [Post] says.
+func (r *Request) read(hr *http.Request, values url.Values, w *recorder, opts *PostOptions) error {
+	s := r.route.site
+	body := w.decoded()
+	to, redirected := redirectOf(w)
+	if opts.Done != nil && opts.Done(&http.Response{
+		Status: fmt.Sprintf("%d %s", w.status, http.StatusText(w.status)), StatusCode: w.status,
+		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: w.header, Body: io.NopCloser(bytes.NewReader(body)), ContentLength: int64(len(body)), Request: hr,
+	}) {
+		r.redirectTo(hr, to)
 		return nil
 	}
-	msg := refusal(w.header.Get("Content-Type"), w.decoded())
+	switch {
+	case redirected:
+		if u, err := url.Parse(to); err == nil && opts.SignIn != "" && sameHost(u, hr) {
+			if p, ok := s.own(u.Path); ok && p == opts.SignIn {
+				return s.signIn() // the app sent the person to sign in: nothing was done
+			}
+		}
+		r.redirectTo(hr, to)
+		return nil
+	case w.status == http.StatusAccepted:
+		r.SetMessage(s.say(r.HTTP, phrase("The app accepted it, to do later: it is not done yet.")))
+		return nil
+	case w.status < 300:
+		if !strings.HasPrefix(w.header.Get("Content-Type"), "text/html") || len(bytes.TrimSpace(body)) == 0 {
+			return nil // no page: done, as a 204 says
+		}
+		doc, err := html.Parse(bytes.NewReader(body))
+		if err != nil {
+			return fmt.Errorf("affordances: Post to %s: the app's page: %w", hr.URL.Path, err)
+		}
+		if msg := alertText(doc); msg != "" { // the form rendered again, with why
+			if formAgain(doc, values) {
+				return NewError(InvalidInput, msg)
+			}
+			return NewError(Unavailable, msg)
+		}
+		return libError(Unavailable, phrase("The app answered with a page that asks the person something (“%s”), and did not say it was done.", titleOf(doc)))
+	case w.status < 400:
+		return nil // a 3xx without Location: nowhere to go
+	}
+	msg := refusal(w.header.Get("Content-Type"), body)
 	switch {
 	case msg == "": // the library's words, in the person's language
 		return libError(codeOfStatus(w.status), phrase("The site refused it: %d %s.", w.status, http.StatusText(w.status)))
@@ -110,6 +185,91 @@ func (r *Request) post(ctx context.Context, path string, in any) error {
 		return Forbidden(msg)
 	}
 	return NewError(codeOfStatus(w.status), msg) // the app's words
+}
+
+// redirectOf returns where the app's answer sends the person: a 3xx's
+// Location, or htmx's HX-Redirect or HX-Location (a path, or JSON with
+// one) on a 2xx; false when it sends them nowhere.
+func redirectOf(w *recorder) (string, bool) {
+	if w.status >= 300 && w.status < 400 {
+		to := w.header.Get("Location")
+		return to, to != ""
+	}
+	if w.status < 200 || w.status >= 300 {
+		return "", false
+	}
+	if to := w.header.Get("HX-Redirect"); to != "" {
+		return to, true
+	}
+	to := w.header.Get("HX-Location")
+	if strings.HasPrefix(to, "{") {
+		var l struct {
+			Path string `json:"path"`
+		}
+		json.Unmarshal([]byte(to), &l)
+		to = l.Path
+	}
+	return to, to != ""
+}
+
+// redirectTo makes to, where the app sent the person, the delta's
+// redirect when it is a page of the site.
+func (r *Request) redirectTo(hr *http.Request, to string) {
+	u, err := url.Parse(to)
+	if to == "" || err != nil || !sameHost(u, hr) {
+		return
+	}
+	if p, ok := r.route.site.own(u.Path); ok {
+		if u.RawQuery != "" {
+			p += "?" + u.RawQuery
+		}
+		r.SetRedirect(p)
+	}
+}
+
+// sameHost reports whether u, a Location, is on hr's host.
+func sameHost(u *url.URL, hr *http.Request) bool { return u.Host == "" || u.Host == hr.Host }
+
+// formAgain reports whether doc holds a field of a form named as one of
+// values: the form posted, rendered again.
+func formAgain(doc *html.Node, values url.Values) bool {
+	for n := range doc.Descendants() {
+		if n.Type != html.ElementNode || (n.Data != "input" && n.Data != "textarea" && n.Data != "select") {
+			continue
+		}
+		for _, a := range n.Attr {
+			if a.Key == "name" && values.Has(a.Val) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// titleOf returns the text of doc's title, else of its first h1.
+func titleOf(doc *html.Node) string {
+	var h1 string
+	for n := range doc.Descendants() {
+		if n.Type == html.ElementNode && (n.Data == "title" || (n.Data == "h1" && h1 == "")) {
+			if t := strings.Join(strings.Fields(textOf(n)), " "); n.Data == "title" && t != "" {
+				return t
+			} else if n.Data == "h1" {
+				h1 = t
+			}
+		}
+	}
+	return h1
+}
+
+// textOf returns the text inside n.
+func textOf(n *html.Node) string {
+	var b strings.Builder
+	for t := range n.Descendants() {
+		if t.Type == html.TextNode {
+			b.WriteString(t.Data)
+		}
+	}
+	return b.String()
 }
 
 // formValues writes in, JSON as the action's input is, as a form's values.
@@ -186,7 +346,9 @@ func refusal(contentType string, body []byte) string {
 	case strings.HasPrefix(contentType, "text/plain"):
 		msg, _, _ = strings.Cut(string(body), "\n")
 	case strings.HasPrefix(contentType, "text/html"):
-		msg = alertText(body)
+		if doc, err := html.Parse(bytes.NewReader(body)); err == nil {
+			msg = alertText(doc)
+		}
 	}
 	if msg = strings.Join(strings.Fields(msg), " "); len(msg) > 500 {
 		return ""
@@ -194,25 +356,15 @@ func refusal(contentType string, body []byte) string {
 	return msg
 }
 
-// alertText returns the text of the first element with role="alert".
-func alertText(body []byte) string {
-	doc, err := html.Parse(bytes.NewReader(body))
-	if err != nil {
-		return ""
-	}
+// alertText returns the text of doc's first element with role="alert".
+func alertText(doc *html.Node) string {
 	for n := range doc.Descendants() {
 		if n.Type != html.ElementNode {
 			continue
 		}
 		for _, a := range n.Attr {
 			if a.Key == "role" && a.Val == "alert" {
-				var b strings.Builder
-				for t := range n.Descendants() {
-					if t.Type == html.TextNode {
-						b.WriteString(t.Data)
-					}
-				}
-				return b.String()
+				return strings.Join(strings.Fields(textOf(n)), " ")
 			}
 		}
 	}

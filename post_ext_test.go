@@ -1,6 +1,7 @@
 package affordances_test
 
 import (
+	"cmp"
 	"compress/gzip"
 	"context"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -180,4 +182,124 @@ func bearerAda(r *http.Request) (affordances.Principal, error) {
 		return affordances.Principal{ID: "ada"}, nil
 	}
 	return affordances.Principal{}, nil
+}
+
+// feedApp is a feed reader's subscribe handler, as apps write one: a
+// refused form rendered again with 200 and an alert, a page asking which
+// of two feeds, work queued for later (202), htmx's HX-Redirect and
+// HX-Location, and a redirect to its sign-in page for a post whose
+// session it no longer knows. It adds a feed only where it says so.
+type feedApp struct {
+	mu    sync.Mutex
+	feeds []string
+}
+
+func (a *feedApp) handler() http.Handler {
+	mux := http.NewServeMux()
+	page := func(w http.ResponseWriter, title, body string) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		io.WriteString(w, "<!doctype html><title>"+title+"</title><h1>"+title+"</h1>"+body)
+	}
+	mux.HandleFunc("POST /subscribe", func(w http.ResponseWriter, r *http.Request) {
+		if c, err := r.Cookie("session"); err != nil || c.Value != "ada" { // an expired session
+			http.Redirect(w, r, "/login?next=/subscribe", http.StatusFound)
+			return
+		}
+		u := r.PostFormValue("url")
+		switch u {
+		case "":
+			page(w, "Subscribe", `<form method="post"><p role="alert">Enter the feed's address.</p><input name="url"></form>`)
+			return
+		case "https://known.test/":
+			page(w, "Subscribe", `<div class="alert" role="alert">You follow this feed already.</div>`)
+			return
+		case "https://two.test/":
+			page(w, "Choose a feed", `<form method="post"><label><input type="radio" name="feed" value="1"> Posts</label><label><input type="radio" name="feed" value="2"> Comments</label></form>`)
+			return
+		case "https://slow.test/":
+			w.WriteHeader(http.StatusAccepted) // fetched in the background, which may fail
+			return
+		}
+		a.mu.Lock()
+		a.feeds = append(a.feeds, u)
+		n := len(a.feeds)
+		a.mu.Unlock()
+		switch r.PostFormValue("via") {
+		case "htmx":
+			w.Header().Set("HX-Redirect", "/feeds/"+strconv.Itoa(n))
+		case "htmx-location":
+			w.Header().Set("HX-Location", `{"path":"/feeds/`+strconv.Itoa(n)+`","target":"#main"}`)
+		case "ok":
+			page(w, "Subscribed", "<p>Done.</p>") // this app's success: 200
+		default:
+			http.Redirect(w, r, "/feeds/"+strconv.Itoa(n), http.StatusSeeOther)
+		}
+	})
+	return mux
+}
+
+type feedInput struct {
+	URL string `json:"url"`
+	Via string `json:"via,omitempty"`
+}
+
+// TestPostReadsWhatTheAppDid: the outcome of a Post is what the app's
+// handler did, read as apps say it. Before, every one of these was ok
+// (the refused form, the page asking, the sign-in redirect as done, the
+// 202 as done, the htmx success without its redirect).
+func TestPostReadsWhatTheAppDid(t *testing.T) {
+	app := &feedApp{}
+	site := affordances.NewSite(&affordances.SiteOptions{SignInReason: "Sign in to Feeds first.", Authenticate: func(r *http.Request) (affordances.Principal, error) {
+		if c, err := r.Cookie("session"); err == nil {
+			return affordances.Principal{ID: c.Value}, nil
+		}
+		return affordances.Principal{}, nil
+	}})
+	rt := site.Route("/subscribe", nil)
+	affordances.AddAction(rt, &affordances.Action{Name: "subscribe", Description: "Follow a feed", Expose: affordances.ExposeSession},
+		affordances.PostWith[feedInput](nil, &affordances.PostOptions{SignIn: "/login"}))
+	affordances.AddAction(rt, &affordances.Action{Name: "subscribeRead200", Description: "Follow a feed", Expose: affordances.ExposeSession},
+		affordances.PostWith(func(*affordances.Request, feedInput) string { return "/subscribe" }, &affordances.PostOptions{
+			Done: func(res *http.Response) bool { return res.StatusCode == http.StatusOK }, // this app's success is a 200
+		}))
+	h := site.Handler(app.handler())
+	for _, tc := range []struct {
+		name, action, input string
+		signedOut           bool
+		code                affordances.Code
+		redirect, message   string
+	}{
+		{name: "redirect after the post", input: `{"url":"https://a.test/"}`, redirect: "/feeds/1"},
+		{name: "the form again with an alert", input: `{"url":""}`, code: affordances.InvalidInput, message: "Enter the feed's address."},
+		{name: "a page with an alert", input: `{"url":"https://known.test/"}`, code: affordances.Unavailable, message: "You follow this feed already."},
+		{name: "a page that asks", input: `{"url":"https://two.test/"}`, code: affordances.Unavailable, message: "The app answered with a page that asks the person something (“Choose a feed”), and did not say it was done."},
+		{name: "accepted for later", input: `{"url":"https://slow.test/"}`, message: "The app accepted it, to do later: it is not done yet."},
+		{name: "HX-Redirect", input: `{"url":"https://b.test/","via":"htmx"}`, redirect: "/feeds/2"},
+		{name: "HX-Location", input: `{"url":"https://c.test/","via":"htmx-location"}`, redirect: "/feeds/3"},
+		{name: "to the sign-in page", input: `{"url":"https://d.test/"}`, signedOut: true, code: affordances.Unauthorized, message: "Sign in to Feeds first."},
+		{name: "200 read as done by Post", input: `{"url":"https://e.test/","via":"ok"}`, code: affordances.Unavailable, message: "The app answered with a page that asks the person something (“Subscribed”), and did not say it was done."},
+		{name: "200 declared done", action: "subscribeRead200", input: `{"url":"https://f.test/","via":"ok"}`},
+		{name: "a declared reading keeps refusals", action: "subscribeRead200", input: `{"url":"https://slow.test/"}`, message: "The app accepted it, to do later: it is not done yet."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			action := cmp.Or(tc.action, "subscribe")
+			cookie := "Cookie: session=ada"
+			if tc.signedOut {
+				cookie = "Cookie: session=expired"
+			}
+			res := do(t, h, post("/subscribe", `{"action":"`+action+`","input":`+tc.input+`}`, "Origin: http://shop.test", cookie))
+			msg := res.delta.Message
+			if res.delta.Error != nil {
+				msg = res.delta.Error.Message
+			}
+			if res.code() != tc.code || res.delta.Redirect != tc.redirect || msg != tc.message || res.delta.OK != (tc.code == "") {
+				t.Errorf("got %d %s; want code %q, redirect %q, message %q", res.status, res.body, tc.code, tc.redirect, tc.message)
+			}
+		})
+	}
+	app.mu.Lock()
+	defer app.mu.Unlock()
+	if want := []string{"https://a.test/", "https://b.test/", "https://c.test/", "https://e.test/", "https://f.test/"}; !slices.Equal(app.feeds, want) {
+		t.Errorf("feeds: got %q, want %q", app.feeds, want)
+	}
 }
