@@ -2,14 +2,17 @@ package affordances
 
 import (
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
-	"sort"
+	"reflect"
+	"slices"
 	"strings"
 
 	"golang.org/x/net/html"
@@ -17,12 +20,20 @@ import (
 
 // Post returns an action's function that the app's own POST handler
 // carries out, so an action an app has is declared, not written again:
-// the input, as form values (a boolean "on" or nothing, an array repeated,
-// a nested field "a.b"), is posted in process to path(r, in) (nil: the
-// page's) through the handler [Site.Handler] wraps, with the requester's
-// headers (a bearer call's without cookies), asking for an answer not
-// compressed (one gzipped anyway is read all the same). The app's CSRF
-// check lets through what [ActionFrom] says the site made.
+// the input, as form values (an array repeated, a nested field "a.b"), is
+// posted in process to path(r, in) (nil: the page's) through the handler
+// [Site.Handler] wraps, with the requester's headers (a bearer call's
+// without cookies), asking for an answer not compressed (one gzipped
+// anyway is read all the same). The app's CSRF check lets through what
+// [ActionFrom] says the site made.
+//
+// A field is named as its JSON name, and a boolean is sent as a checked
+// box is, "on", or not at all when false. A form tag says how the app's
+// own form writes it, when that differs: for a checkbox with value="1",
+//
+//	Starred bool `json:"starred" form:",1"`
+//
+// and form:"star,1" for one named star, not starred.
 //
 // The outcome is what the handler did, read as apps say it (its
 // Set-Cookie passed on whatever it did):
@@ -272,7 +283,9 @@ func textOf(n *html.Node) string {
 	return b.String()
 }
 
-// formValues writes in, JSON as the action's input is, as a form's values.
+// formValues writes in, JSON as the action's input is, as a form's values;
+// a field's form tag gives its name in the form and, for a boolean, the
+// value of its checked box.
 func formValues(in any) (url.Values, error) {
 	b, err := json.Marshal(in)
 	if err != nil {
@@ -285,38 +298,99 @@ func formValues(in any) (url.Values, error) {
 		return nil, err
 	}
 	values := url.Values{}
-	var walk func(prefix string, v any)
-	walk = func(prefix string, v any) {
+	var walk func(prefix string, v any, t reflect.Type, checked string)
+	walk = func(prefix string, v any, t reflect.Type, checked string) {
+		for t != nil && t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
 		switch v := v.(type) {
 		case map[string]any:
-			keys := make([]string, 0, len(v))
-			for k := range v {
-				keys = append(keys, k)
+			var fields map[string]formField
+			if t != nil && t.Kind() == reflect.Struct {
+				fields = formFields(t)
 			}
-			sort.Strings(keys)
-			for _, k := range keys {
-				name := k
-				if prefix != "" {
-					name = prefix + "." + k
+			for _, k := range slices.Sorted(maps.Keys(v)) {
+				f, ok := fields[k]
+				switch {
+				case !ok && t != nil && t.Kind() == reflect.Map:
+					f.typ = t.Elem()
+				case f.name == "":
+					f.name = k
 				}
-				walk(name, v[k])
+				name := f.name
+				if prefix != "" {
+					name = prefix + "." + f.name
+				}
+				walk(name, v[k], f.typ, f.checked)
 			}
 		case []any:
+			var elem reflect.Type
+			if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
+				elem = t.Elem()
+			}
 			for _, e := range v {
-				walk(prefix, e)
+				walk(prefix, e, elem, checked)
 			}
 		case string:
 			values.Add(prefix, v)
 		case json.Number:
 			values.Add(prefix, v.String())
 		case bool:
-			if v { // as a browser sends a checkbox: "on" when checked, nothing when not
-				values.Add(prefix, "on")
+			if v { // as a browser sends a checkbox: its value when checked, nothing when not
+				values.Add(prefix, cmp.Or(checked, "on"))
 			}
 		}
 	}
-	walk("", v)
+	walk("", v, reflect.TypeOf(in), "")
 	return values, nil
+}
+
+// A formField is how a struct field is written in the app's form, as its
+// tag form:"name,checked" says: its name (empty: its JSON name), the value
+// of its box when it is a checked boolean (empty: "on"), and its type.
+type formField struct {
+	name, checked string
+	typ           reflect.Type
+}
+
+// formFields returns t's fields by their JSON name, those of an embedded
+// struct as its own.
+func formFields(t reflect.Type) map[string]formField {
+	fields := map[string]formField{}
+	for _, sf := range reflect.VisibleFields(t) {
+		if !sf.IsExported() || len(sf.Index) > 1 && !embeddedJSON(t, sf) {
+			continue
+		}
+		key, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
+		if key == "-" || sf.Anonymous && key == "" && sf.Type.Kind() == reflect.Struct {
+			continue
+		}
+		if key == "" {
+			key = sf.Name
+		}
+		name, checked, _ := strings.Cut(sf.Tag.Get("form"), ",")
+		if _, ok := fields[key]; !ok {
+			fields[key] = formField{name: name, checked: checked, typ: sf.Type}
+		}
+	}
+	return fields
+}
+
+// embeddedJSON reports whether sf, a field of a struct embedded in t, is
+// one encoding/json writes as t's own: every struct on its way is
+// embedded without a JSON name.
+func embeddedJSON(t reflect.Type, sf reflect.StructField) bool {
+	for _, i := range sf.Index[:len(sf.Index)-1] {
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		f := t.Field(i)
+		if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); !f.Anonymous || name != "" {
+			return false
+		}
+		t = f.Type
+	}
+	return true
 }
 
 // codeOfStatus is the code of CLARIFICATIONS 2 whose status an app's

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"compress/gzip"
 	"context"
+	"fmt"
 	"io"
 	"maps"
 	"net/http"
@@ -301,5 +302,39 @@ func TestPostReadsWhatTheAppDid(t *testing.T) {
 	defer app.mu.Unlock()
 	if want := []string{"https://a.test/", "https://b.test/", "https://c.test/", "https://e.test/", "https://f.test/"}; !slices.Equal(app.feeds, want) {
 		t.Errorf("feeds: got %q, want %q", app.feeds, want)
+	}
+}
+
+// TestPostWritesBooleansAsTheAppsForm: a boolean is sent as the app's own
+// checkbox sends it, value="1" when its field's tag says form:",1", under
+// the form's name when the tag gives one; "on" otherwise. Before, every
+// checked box was "on", and this app's handler, which reads == "1", saw
+// starred false.
+func TestPostWritesBooleansAsTheAppsForm(t *testing.T) {
+	var got []string
+	app := http.NewServeMux()
+	// The app's form: <input type="checkbox" name="starred" value="1">,
+	// <input type="checkbox" name="pin" value="yes">, <input type="checkbox" name="public">.
+	app.HandleFunc("POST /entries/{id}", func(w http.ResponseWriter, r *http.Request) {
+		got = append(got, fmt.Sprint(r.PostFormValue("starred") == "1", r.PostFormValue("pin") == "yes", r.PostFormValue("public") == "on"))
+		http.Redirect(w, r, "/entries/"+r.PathValue("id"), http.StatusSeeOther)
+	})
+	type entryInput struct {
+		ID      int  `json:"id"`
+		Starred bool `json:"starred" form:",1"`
+		Pinned  bool `json:"pinned" form:"pin,yes"`
+		Public  bool `json:"public"`
+	}
+	site := affordances.NewSite(&affordances.SiteOptions{Authenticate: bearerAda})
+	rt := site.Route("/entries/{id}", nil)
+	affordances.AddAction(rt, &affordances.Action{Name: "star", Description: "Star an entry", Expose: affordances.ExposeSession}, affordances.Post[entryInput](nil))
+	h := site.Handler(app)
+	for _, input := range []string{`{"id":7,"starred":true,"pinned":true,"public":true}`, `{"id":7,"starred":false,"pinned":false,"public":false}`} {
+		if res := do(t, h, post("/entries/7", `{"action":"star","input":`+input+`}`, "Authorization: Bearer tok")); !res.delta.OK {
+			t.Fatalf("%s: got %d %s, want ok", input, res.status, res.body)
+		}
+	}
+	if want := []string{"true true true", "false false false"}; !slices.Equal(got, want) {
+		t.Errorf("the handler read starred, pinned, public: got %q, want %q", got, want)
 	}
 }

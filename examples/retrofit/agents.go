@@ -82,7 +82,7 @@ type (
 	}
 	markReadInput struct {
 		ID   int64 `json:"id" jsonschema:"the link's id, as the page's links list it"`
-		Read bool  `json:"read" jsonschema:"true: read; false: unread"`
+		Read bool  `json:"read" form:",1" jsonschema:"true: read; false: unread"` // the form's box: value="1"
 	}
 )
 

@@ -152,8 +152,7 @@ func (a *App) editLink(w http.ResponseWriter, r *http.Request, u *User) {
 func (a *App) markRead(w http.ResponseWriter, r *http.Request, u *User) {
 	id, err := linkID(r)
 	if err == nil {
-		read := r.PostFormValue("read") == "1" || r.PostFormValue("read") == "on" // 1 from the form, on from an agent (a checked box)
-		err = a.store.setRead(r.Context(), u.ID, id, read)
+		err = a.store.setRead(r.Context(), u.ID, id, r.PostFormValue("read") == "1")
 	}
 	if a.failed(w, r, err) {
 		return
