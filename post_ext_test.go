@@ -338,3 +338,29 @@ func TestPostWritesBooleansAsTheAppsForm(t *testing.T) {
 		t.Errorf("the handler read starred, pinned, public: got %q, want %q", got, want)
 	}
 }
+
+// TestPostUnderAPrefix: under SiteOptions.Prefix, where the app's own
+// redirects carry the prefix (http.StripPrefix), a redirect to its
+// sign-in page is still unauthorized and any other the delta's, on the
+// wire's path.
+func TestPostUnderAPrefix(t *testing.T) {
+	app := http.NewServeMux()
+	app.HandleFunc("POST /subscribe", func(w http.ResponseWriter, r *http.Request) {
+		to := "/app/feeds/1"
+		if r.PostFormValue("url") == "" {
+			to = "/app/login"
+		}
+		http.Redirect(w, r, to, http.StatusSeeOther)
+	})
+	site := affordances.NewSite(&affordances.SiteOptions{Prefix: "/app", Authenticate: bearerAda})
+	rt := site.Route("/subscribe", nil)
+	affordances.AddAction(rt, &affordances.Action{Name: "subscribe", Description: "Follow a feed", Expose: affordances.ExposeSession},
+		affordances.PostWith[feedInput](nil, &affordances.PostOptions{SignIn: "/login"}))
+	h := http.StripPrefix("/app", site.Handler(app))
+	if res := do(t, h, post("/app/subscribe", `{"action":"subscribe","input":{"url":"https://a.test/"}}`, "Authorization: Bearer tok")); !res.delta.OK || res.delta.Redirect != "/app/feeds/1" {
+		t.Errorf("a redirect: got %d %s, want ok to /app/feeds/1", res.status, res.body)
+	}
+	if res := do(t, h, post("/app/subscribe", `{"action":"subscribe","input":{"url":""}}`, "Authorization: Bearer tok")); res.code() != affordances.Unauthorized || res.delta.Error.Message != "Sign in to do this." {
+		t.Errorf("to the sign-in page: got %d %s, want unauthorized", res.status, res.body)
+	}
+}

@@ -3,7 +3,7 @@ package main
 // What Links publishes for agents: an Affordances site around the app's
 // handler. Each page's state is what its handler reads (list and
 // publicPage), and each action is carried out by the app's own POST
-// handler (affordances.Post), through its sessions and its CSRF check:
+// handler (affordances.PostWith), through its sessions and its CSRF check:
 // nothing of the app is written twice.
 
 import (
@@ -44,26 +44,29 @@ func (a *App) publish(mux *http.ServeMux) *affordances.Site {
 		State:       a.profileState,
 	})
 
+	// The app's handlers send a person whose session it does not know to
+	// /login: that is no success.
+	post := &affordances.PostOptions{SignIn: "/login"}
 	affordances.AddAction(links, &affordances.Action{
 		Name:        "addLink",
 		Description: "Save a link to your list",
 		Expose:      affordances.ExposeSession,
 		AAL:         &aal.Meta{Action: aal.Create, Trust: aal.TrustUser, Reversible: true, Label: "Save link"}, // deleteLink undoes it
-	}, affordances.Post[addLinkInput](nil)) // the app's POST /links/
+	}, affordances.PostWith[addLinkInput](nil, post)) // the app's POST /links/
 	for _, rt := range []*affordances.Route{links, tagged} {
 		affordances.AddAction(rt, &affordances.Action{
 			Name:        "markRead",
 			Description: "Mark one of your links read, or unread",
 			Expose:      affordances.ExposeSession,
 			AAL:         &aal.Meta{Action: aal.Update, Trust: aal.TrustUser, Reversible: true},
-		}, affordances.Post(func(_ *affordances.Request, in markReadInput) string { return linkPath(in.ID, "read") }))
+		}, affordances.PostWith(func(_ *affordances.Request, in markReadInput) string { return linkPath(in.ID, "read") }, post))
 		affordances.AddAction(rt, &affordances.Action{
 			Name:        "deleteLink",
 			Description: "Delete one of your links for good",
 			Expose:      affordances.ExposeConfirm,
 			Summary:     affordances.Summarize(a.deleteSummary),
 			AAL:         &aal.Meta{Action: aal.Delete, Trust: aal.TrustUser, Destructive: true},
-		}, affordances.Post(func(_ *affordances.Request, in linkInput) string { return linkPath(in.ID, "delete") }))
+		}, affordances.PostWith(func(_ *affordances.Request, in linkInput) string { return linkPath(in.ID, "delete") }, post))
 	}
 	return site
 }
