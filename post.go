@@ -73,7 +73,7 @@ type PostOptions struct {
 }
 
 // PostWith is [Post] for an app whose answers opts says how to read; nil
-// opts is Post.
+// opts is Post. It copies opts; Done is called by concurrent calls.
 func PostWith[In any](path func(r *Request, in In) string, opts *PostOptions) func(ctx context.Context, r *Request, in In) (struct{}, error) {
 	if opts == nil {
 		opts = &PostOptions{}
