@@ -3,6 +3,7 @@ package oauth
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"html/template"
 	"net/http"
@@ -25,6 +26,83 @@ import (
 // page's and the assistants page's forms post only from their own page.
 var crossOrigin = http.NewCrossOriginProtection()
 
+// sameSite refuses a post from another site, and one with neither of the
+// headers a browser sends (Sec-Fetch-Site, Origin): a decision comes from
+// the person's browser, on the site's own page.
+func sameSite(r *http.Request) error {
+	if r.Header.Get("Sec-Fetch-Site") == "" && r.Header.Get("Origin") == "" {
+		return errNotBrowser
+	}
+	return crossOrigin.Check(r)
+}
+
+// errNotBrowser is a request to the person's pages that is not from a
+// person's browser session.
+var errNotBrowser = errors.New("oauth: not from the person's browser session")
+
+// person returns who is at one of the server's pages, from their browser
+// session alone: a request with an Authorization header, or a principal
+// a bearer token or an assistant's grant makes, is [errNotBrowser], so
+// that no token can grant itself more, or take back what was granted.
+func (s *Server) person(r *http.Request) (affordances.Principal, error) {
+	if r.Header.Get("Authorization") != "" {
+		return affordances.Principal{}, errNotBrowser
+	}
+	p, err := s.opts.Authenticate(r)
+	if err == nil && (p.Grant != nil || p.Method == affordances.AuthBearer) {
+		return affordances.Principal{}, errNotBrowser
+	}
+	return p, err
+}
+
+// refuse answers a request the server refuses before the person decided
+// anything. To a native app's redirect (loopback http, a private-use
+// scheme) the refusal goes at once, as OAuth says; to a web address it is
+// a page with a link the person follows, so that a client registered by
+// anyone cannot use the site to send people anywhere (RFC 9700, section
+// 4.11.2).
+func (s *Server) refuse(w http.ResponseWriter, r *http.Request, ar fosite.AuthorizeRequester, err error) {
+	var to *url.URL
+	if ar != nil {
+		to = ar.GetRedirectURI()
+	}
+	if to == nil || to.Host == "" || native(to) {
+		s.provider.WriteAuthorizeError(r.Context(), issWriter{w, s.issuer}, ar, err)
+		return
+	}
+	e := fosite.ErrorToRFC6749Error(err)
+	q := to.Query()
+	q.Set("error", e.ErrorField)
+	q.Set("error_description", e.GetDescription())
+	q.Set("iss", s.issuer)
+	if st := ar.GetState(); st != "" {
+		q.Set("state", st)
+	}
+	back := *to
+	back.RawQuery = q.Encode()
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'")
+	w.WriteHeader(e.CodeField)
+	refusedTemplate.Execute(w, map[string]any{"said": s.langs.of(r), "Error": e.GetDescription(), "Back": back.String(), "Host": back.Host})
+}
+
+// native reports whether u is a native app's redirect (RFC 8252):
+// http on a loopback address, or a private-use scheme.
+func native(u *url.URL) bool {
+	return u.Scheme == "http" && (u.Hostname() == "127.0.0.1" || u.Hostname() == "::1" || u.Hostname() == "localhost") ||
+		u.Scheme != "http" && u.Scheme != "https"
+}
+
+var refusedTemplate = template.Must(template.New("refused").Parse(`<!doctype html>
+<html lang="{{.said.Lang}}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{.said.T "The assistant's request was refused"}}</title><style>` + style + `</style></head><body>
+<main><h1>{{.said.T "The assistant's request was refused"}}</h1>
+<p class="error">{{.Error}}</p>
+<p><a href="{{.Back}}">{{.said.T "Back to %s" .Host}}</a></p>
+</main></body></html>
+`))
+
 // serveAuthorize is the authorization endpoint. A GET from the assistant
 // shows the person, signed in on the site, what the assistant asks; their
 // Allow or Deny, posted from that page, answers the assistant with a code
@@ -42,10 +120,14 @@ func (s *Server) serveAuthorize(w http.ResponseWriter, r *http.Request) {
 		err = fosite.ErrInvalidRequest.WithHint("PKCE is required, with code_challenge_method=S256.")
 	}
 	if err != nil {
-		s.provider.WriteAuthorizeError(ctx, iw, ar, err)
+		s.refuse(w, r, ar, err)
 		return
 	}
-	p, err := s.opts.Authenticate(r)
+	p, err := s.person(r)
+	if errors.Is(err, errNotBrowser) {
+		http.Error(w, "Forbidden: allow an assistant in your browser, signed in on the site; a token cannot.", http.StatusForbidden)
+		return
+	}
 	if err != nil {
 		s.logger.Error("oauth: authenticating the person at the consent page", "err", err)
 		http.Error(w, "Something went wrong on the server. Try again later.", http.StatusInternalServerError)
@@ -64,7 +146,7 @@ func (s *Server) serveAuthorize(w http.ResponseWriter, r *http.Request) {
 	}
 	client, name, err := s.clients.named(ctx, ar.GetClient().GetID())
 	if err != nil {
-		s.provider.WriteAuthorizeError(ctx, iw, ar, err)
+		s.refuse(w, r, ar, err)
 		return
 	}
 	page := s.consentPage(ar, client.GetID(), name, p)
@@ -73,7 +155,7 @@ func (s *Server) serveAuthorize(w http.ResponseWriter, r *http.Request) {
 		page.render(w, http.StatusOK)
 		return
 	}
-	if err := crossOrigin.Check(r); err != nil {
+	if err := sameSite(r); err != nil {
 		page.Error = phrase("This form was posted from another site, so it was refused. Nothing was granted.")
 		page.render(w, http.StatusForbidden)
 		return
@@ -312,7 +394,11 @@ var consentTemplate = template.Must(template.New("consent").Parse(`<!doctype htm
 // that disconnects it, ending its tokens at once.
 func (s *Server) serveAssistants(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	p, err := s.opts.Authenticate(r)
+	p, err := s.person(r)
+	if errors.Is(err, errNotBrowser) {
+		http.Error(w, "Forbidden: manage assistants in your browser, signed in on the site; a token cannot.", http.StatusForbidden)
+		return
+	}
 	if err != nil {
 		s.logger.Error("oauth: authenticating the person at the assistants page", "err", err)
 		http.Error(w, "Something went wrong on the server. Try again later.", http.StatusInternalServerError)
@@ -328,7 +414,7 @@ func (s *Server) serveAssistants(w http.ResponseWriter, r *http.Request) {
 	}
 	status := http.StatusOK
 	if r.Method == http.MethodPost {
-		if err := crossOrigin.Check(r); err != nil {
+		if err := sameSite(r); err != nil {
 			page.Error, status = phrase("This form was posted from another site, so it was refused. Nothing changed."), http.StatusForbidden
 		} else if err := s.disconnect(ctx, p.ID, r.PostFormValue("grant")); err != nil {
 			s.logger.Error("oauth: disconnecting an assistant", "err", err)

@@ -13,7 +13,7 @@ import (
 // nothing else.
 func TestMessages(t *testing.T) {
 	files, _ := filepath.Glob("*.go")
-	keys := regexp.MustCompile(`(?:\$\.T |page\.T\(|phrase\()("(?:[^"\\]|\\.)*")`)
+	keys := regexp.MustCompile(`(?:\$\.T |\.said\.T |page\.T\(|phrase\()("(?:[^"\\]|\\.)*")`)
 	used := map[string]bool{}
 	for _, f := range files {
 		if filepath.Ext(f) != ".go" || f == "messages.go" || len(f) > 8 && f[len(f)-8:] == "_test.go" {

@@ -577,3 +577,47 @@ func TestMCPChallenge(t *testing.T) {
 		t.Errorf("a revoked token: got %d %q, want 401 invalid_token", status, challenge)
 	}
 }
+
+// TestOnlyThePersonGrants: the consent and assistants pages answer the
+// person's browser session alone: a request with a bearer token (the
+// application's own, or an assistant's) is refused, and so is a post
+// with neither of a browser's origin headers, so that no token grants
+// itself more or takes back a grant. A refusal that would send the
+// person to a web address, before they decided anything, is a page with
+// a link, never a redirect (RFC 9700, section 4.11.2).
+func TestOnlyThePersonGrants(t *testing.T) {
+	s := newShop(t, nil)
+	const redirect = "http://127.0.0.1:9/callback"
+	f := s.flow(s.register(redirect), redirect)
+	for _, tc := range []struct {
+		name   string
+		header map[string]string
+	}{
+		{"with a bearer token", map[string]string{"Authorization": "Bearer app-token"}},
+		{"without a browser's headers", map[string]string{"Sec-Fetch-Site": "", "Origin": ""}},
+	} {
+		res := f.consent(f.authURL(), url.Values{"decision": {"allow"}, "class": {"safe", "user", "admin"}}, tc.header)
+		if res.StatusCode != http.StatusForbidden || res.Header.Get("Location") != "" {
+			t.Errorf("a consent %s: got %d to %q, want 403 and no code", tc.name, res.StatusCode, res.Header.Get("Location"))
+		}
+	}
+	req, _ := http.NewRequest(http.MethodGet, s.srv.URL+oauth.AssistantsPath, nil)
+	req.Header.Set("Authorization", "Bearer app-token")
+	if res, err := noRedirect.Do(req); err != nil {
+		t.Fatal(err)
+	} else if res.Body.Close(); res.StatusCode != http.StatusForbidden {
+		t.Errorf("the assistants page with a bearer token: got %d, want 403", res.StatusCode)
+	}
+
+	web := s.flow(s.register("https://evil.example/cb"), "https://evil.example/cb")
+	u := web.cfg.AuthCodeURL(web.state) // no PKCE: refused before anyone decides
+	res, err := noRedirect.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusBadRequest || res.Header.Get("Location") != "" || !strings.Contains(string(body), `href="https://evil.example/cb?error=invalid_request`) {
+		t.Errorf("a refusal for a web redirect URI: got %d to %q\n%s\nwant 400, a page with the link, no redirect", res.StatusCode, res.Header.Get("Location"), body)
+	}
+}
