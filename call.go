@@ -214,8 +214,8 @@ func (s *Site) answer(ctx context.Context, r *http.Request, c *call) (res *respo
 	// An action that found, where it writes, that what the person
 	// confirmed changed has undone what it wrote: they are asked again
 	// about the page as it is now, and nothing ran.
-	res, changed := s.runAction(ctx, c, req, before)
-	if undo != nil && (changed || res.status >= http.StatusBadRequest) {
+	res, ran, changed := s.runAction(ctx, c, req, before)
+	if undo != nil && !ran {
 		undo(context.WithoutCancel(ctx))
 	}
 	if changed {
@@ -231,10 +231,12 @@ func (s *Site) answer(ctx context.Context, r *http.Request, c *call) (res *respo
 }
 
 // runAction is step 7: it runs the action, loads the page again as the
-// requester is now, and answers with the delta (CLARIFICATIONS 5). When
-// the action refused to run because what the person confirmed changed
-// ([Request.Consented]), it answers nothing and changed is true.
-func (s *Site) runAction(ctx context.Context, c *call, req *Request, before []listed) (res *response, consentChanged bool) {
+// requester is now, and answers with the delta (CLARIFICATIONS 5); ran
+// says the action ran, whatever the answer (a reload that failed after
+// it is still a call that ran). When the action refused to run because
+// what the person confirmed changed ([Request.Consented]), it answers
+// nothing and consentChanged is true.
+func (s *Site) runAction(ctx context.Context, c *call, req *Request, before []listed) (res *response, ran, consentChanged bool) {
 	a := c.action
 	// Without effects the delta compares entities; encode them now, as the
 	// action may change values the loader shared with it.
@@ -242,7 +244,7 @@ func (s *Site) runAction(ctx context.Context, c *call, req *Request, before []li
 	var err error
 	if a.Effects == nil && !a.ReadOnly {
 		if beforeEntities, err = encodeEach(req.State.Entities); err != nil {
-			return s.failure(err, "state of "+req.route.pattern), false
+			return s.failure(err, "state of "+req.route.pattern), false, false
 		}
 	}
 	fail := func(err error, where string) *response {
@@ -257,10 +259,10 @@ func (s *Site) runAction(ctx context.Context, c *call, req *Request, before []li
 	}
 	out, err := s.run(ctx, a, req)
 	if errors.Is(err, errConsentChanged) {
-		return nil, true
+		return nil, false, true
 	}
 	if err != nil {
-		return fail(err, "action "+a.Name), false
+		return fail(err, "action "+a.Name), false, false
 	}
 	if req.consent != "" && !req.consentChecked {
 		a.consentUnchecked.Do(func() {
@@ -275,11 +277,11 @@ func (s *Site) runAction(ctx context.Context, c *call, req *Request, before []li
 	if a.ReadOnly && req.principal == nil {
 		// It changed nothing, so the page is as it was: no reload, and
 		// nothing changed to say.
-		return res, false
+		return res, true, false
 	}
 	if err := s.loadState(ctx, req); err != nil {
 		if CodeOf(err) != NotFound {
-			return fail(err, "reload"), false
+			return fail(err, "reload"), true, false
 		}
 		// The action removed the page itself (a deleted item): its
 		// entities and actions are gone.
@@ -288,7 +290,7 @@ func (s *Site) runAction(ctx context.Context, c *call, req *Request, before []li
 	var room [8]listed
 	after := req.route.appendListing(room[:0], ctx, req)
 	if res.changed, err = changed(a.effects, beforeEntities, req.State.Entities); err != nil {
-		return fail(err, "delta of "+a.Name), false
+		return fail(err, "delta of "+a.Name), true, false
 	}
 	if !req.route.effectsSeen.Load() {
 		for _, k := range a.Effects {
@@ -302,7 +304,7 @@ func (s *Site) runAction(ctx context.Context, c *call, req *Request, before []li
 		}
 	}
 	res.delta.ActionsAdded, res.delta.ActionsRemoved = actionChanges(before, after)
-	return res, false
+	return res, true, false
 }
 
 // An answer is a response and its delta, in one allocation.

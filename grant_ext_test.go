@@ -3,6 +3,7 @@ package affordances_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -60,16 +61,22 @@ func grantSite(t *testing.T, spent *ceiling) (http.Handler, *atomic.Int32) {
 			return affordances.Principal{ID: "alice", Grant: g}, nil
 		},
 	})
+	var broken atomic.Bool // the page cannot be loaded again
 	rt := site.Route("/shop", &affordances.RouteOptions{State: func(context.Context, *affordances.Request) (*affordances.State, error) {
+		if broken.Swap(false) {
+			return nil, errors.New("the database went away")
+		}
 		return &affordances.State{Entities: map[string]any{"price": 30}}, nil
 	}})
 	run := func(_ context.Context, _ *affordances.Request, in struct {
-		Fail bool `json:"fail,omitempty"`
+		Fail  bool `json:"fail,omitempty"`
+		Break bool `json:"break,omitempty"` // it runs, then the reload fails
 	}) (struct{}, error) {
 		if in.Fail {
 			return struct{}{}, affordances.NewError(affordances.Unavailable, "Out of stock.")
 		}
 		runs.Add(1)
+		broken.Store(in.Break)
 		return struct{}{}, nil
 	}
 	cost := func(e map[string]any) *aal.Cost { return &aal.Cost{Currency: "USD", Amount: float64(e["price"].(int))} }
@@ -81,7 +88,8 @@ func grantSite(t *testing.T, spent *ceiling) (http.Handler, *atomic.Int32) {
 		{Name: "wipe", AAL: &aal.Meta{Action: aal.Delete, Trust: aal.TrustAdmin, Destructive: true}},
 		{Name: "order", Expose: affordances.ExposeConfirm, Verify: true, AAL: &aal.Meta{Action: aal.Purchase, Trust: aal.TrustFinancial, Cost: cost},
 			Summary: affordances.Summarize(func(context.Context, *affordances.Request, struct {
-				Fail bool `json:"fail,omitempty"`
+				Fail  bool `json:"fail,omitempty"`
+				Break bool `json:"break,omitempty"`
 			}) (string, error) {
 				return "Order for $30.", nil
 			})},
@@ -160,6 +168,12 @@ func TestGrantCeiling(t *testing.T) {
 	if res := call("order", `{}`); res.status != 428 || res.delta.Approval == nil || spent.left != 100 {
 		t.Errorf("a human-verified order: got %d %+v and $%v left, want 428 with an approval page and $100", res.status, res.delta.Approval, spent.left)
 	}
+	// A buy that ran, whose page then could not be loaded again, spent.
+	if res := call("buy", `{"break":true}`); res.status != 500 || spent.left != 70 {
+		t.Errorf("a buy that ran, then a failed reload: got %d and $%v left, want 500 and $70 (it ran)", res.status, spent.left)
+	}
+	spent.left = 100
+	runs.Store(0)
 	var wg sync.WaitGroup
 	var ok atomic.Int32
 	for range 6 {
