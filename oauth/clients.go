@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"slices"
 	"strings"
@@ -79,7 +80,9 @@ func (cs *clients) named(ctx context.Context, id string) (*fosite.DefaultClient,
 	}
 	doc, err := cs.fetch(ctx, id)
 	if err != nil {
-		return nil, "", fosite.ErrNotFound.WithWrap(err).WithHint(err.Error())
+		// What went wrong stays in the server's error, not the answer: it
+		// would tell a caller which addresses answer.
+		return nil, "", fosite.ErrNotFound.WithWrap(err).WithHint("The client's metadata document could not be read, or does not name its own URL.")
 	}
 	c := cs.client(id, doc.RedirectURIs)
 	cs.mu.Lock()
@@ -193,20 +196,34 @@ func (cs *clients) fetch(ctx context.Context, id string) (*metadata, error) {
 }
 
 // publicOnly is a dialer's Control that refuses addresses a client's
-// metadata document may not be fetched from: loopback, private, link-local
-// and the like, so that naming a URL cannot make the server reach into its
-// own network.
+// metadata document may not be fetched from: loopback, private, link-local,
+// shared (carrier-grade NAT, cloud metadata services), reserved and the
+// like, and ports other than https's, so that naming a URL cannot make
+// the server reach into its own network.
 func publicOnly(_, address string, _ syscall.RawConn) error {
-	host, _, err := net.SplitHostPort(address)
+	ap, err := netip.ParseAddrPort(address)
 	if err != nil {
 		return err
 	}
-	ip := net.ParseIP(host)
-	if ip == nil || ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
-		ip.IsUnspecified() || ip.IsMulticast() || ip.IsInterfaceLocalMulticast() {
-		return fmt.Errorf("oauth: %s is not a public address", host)
+	ip := ap.Addr().Unmap()
+	if ap.Port() != 443 || !ip.IsGlobalUnicast() || ip.IsPrivate() || slices.ContainsFunc(notPublic, func(p netip.Prefix) bool { return p.Contains(ip) }) {
+		return fmt.Errorf("oauth: %s is not a public https address", address)
 	}
 	return nil
+}
+
+// notPublic are the ranges IsGlobalUnicast and IsPrivate let through that
+// are no public address.
+var notPublic = []netip.Prefix{
+	netip.MustParsePrefix("0.0.0.0/8"),
+	netip.MustParsePrefix("100.64.0.0/10"),  // shared address space (RFC 6598)
+	netip.MustParsePrefix("192.0.0.0/24"),   // IETF protocol assignments
+	netip.MustParsePrefix("198.18.0.0/15"),  // benchmarking
+	netip.MustParsePrefix("240.0.0.0/4"),    // reserved
+	netip.MustParsePrefix("64:ff9b::/96"),   // NAT64
+	netip.MustParsePrefix("64:ff9b:1::/48"), // local NAT64
+	netip.MustParsePrefix("2002::/16"),      // 6to4
+	netip.MustParsePrefix("2001::/32"),      // Teredo
 }
 
 // metadataClient is the HTTP client that fetches clients' metadata

@@ -3,6 +3,7 @@ package oauth
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -67,9 +68,9 @@ type Options struct {
 	// instance; sqlstore and redisstore keep them across restarts and
 	// instances.
 	Store store.OAuth
-	// Secret is the key tokens are signed with, at least 32 bytes, shared
-	// by every instance of the site. Nil: a random one, so that tokens do
-	// not outlive the process.
+	// Secret is the key tokens are signed with (hashed to 32 bytes), at
+	// least 32 bytes, shared by every instance of the site. Nil: a random
+	// one, so that tokens do not outlive the process.
 	Secret []byte
 	// AccessTokenLifetime is how long an access token is good for (0: 10
 	// minutes); RefreshTokenLifetime how long a grant lasts unused (0: 30
@@ -136,7 +137,8 @@ func New(opts *Options) (*Server, error) {
 		o.Secret = make([]byte, 32)
 		rand.Read(o.Secret)
 	}
-	o.Secret = o.Secret[:32:32] // fosite's HMAC key is 32 bytes
+	key := sha256.Sum256(o.Secret) // fosite's HMAC key is 32 bytes: all of the secret's, whatever its length
+	o.Secret = key[:]
 	if o.Store == nil {
 		o.Store = store.NewMemoryOAuth(nil)
 	}
