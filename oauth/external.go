@@ -151,16 +151,40 @@ func (rs *ResourceServer) Handler(next http.Handler) http.Handler {
 
 // Authenticate returns the site's authenticator: a token of the
 // authorization server's is the account it acts for, with a grant of the
-// trust classes its scope names; anything else is app's to say. Pass it as
-// affordances.SiteOptions.Authenticate.
+// trust classes its scope names; anything else is app's to say. With
+// introspection, app is asked first, and only a token it does not know
+// goes to the server: the application's own tokens never leave the site.
+// Pass it as affordances.SiteOptions.Authenticate.
 func (rs *ResourceServer) Authenticate(app func(*http.Request) (affordances.Principal, error)) func(*http.Request) (affordances.Principal, error) {
-	return rs.authenticate(app)
+	if rs.opts.ClientID == "" {
+		return rs.authenticate(app)
+	}
+	theirs := rs.authenticate(func(*http.Request) (affordances.Principal, error) {
+		return affordances.Principal{}, affordances.ErrInvalidToken
+	})
+	return func(r *http.Request) (affordances.Principal, error) {
+		p, err := app(r)
+		_, bearer := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if !bearer || (err == nil && !p.Anonymous()) || (err != nil && !errors.Is(err, affordances.ErrInvalidToken)) {
+			return p, err
+		}
+		return theirs(r)
+	}
 }
 
 // Protect answers a request without an Authorization header with 401 and
 // the challenge that starts an MCP host's sign-in, and hands the others
-// to h.
-func (rs *ResourceServer) Protect(h http.Handler) http.Handler { return rs.protect(h) }
+// to h. With JWTs, a token of the server's that is expired or altered is
+// 401 invalid_token too; with introspection, a token is the site's to
+// judge, so that the application's own never go to the server.
+func (rs *ResourceServer) Protect(h http.Handler) http.Handler {
+	if rs.opts.ClientID == "" {
+		return rs.protect(h)
+	}
+	judge := *rs.resourceServer
+	judge.verify = func(context.Context, string) (affordances.Principal, bool, error) { return affordances.Principal{}, false, nil }
+	return judge.protect(h)
+}
 
 // ResourceMetadata is the URL of the site's protected resource metadata,
 // for affordances.SiteOptions.OAuth.

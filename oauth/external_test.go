@@ -100,6 +100,11 @@ func issuer() {
 		mu.Unlock()
 	})
 	mux.HandleFunc("POST /introspect", func(w http.ResponseWriter, r *http.Request) {
+		if r.FormValue("token") == "app-token" {
+			// The application's own token must never reach this server.
+			answer(w, map[string]any{"active": true, "sub": "mallory", "scope": "admin", "aud": r.FormValue("aud"), "exp": time.Now().Add(time.Hour).Unix()})
+			return
+		}
 		if id, secret, ok := r.BasicAuth(); !ok || id != "site" || secret != "secret" {
 			http.Error(w, `{"error":"invalid_client"}`, http.StatusUnauthorized)
 			return
