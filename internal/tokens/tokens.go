@@ -180,10 +180,13 @@ func (f *File) lock() (unlock func(), err error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("tokens: making %s: %w", dir, err)
 	}
-	// A directory made by someone else, or before, is made the person's
-	// alone too: the file's name says whose sites they signed in to.
-	if err := os.Chmod(dir, 0o700); err != nil {
+	// A directory others may write to (/tmp) would let them swap the
+	// file or its lock: refuse it, rather than change a directory that
+	// is not the person's own.
+	if fi, err := os.Stat(dir); err != nil {
 		return nil, fmt.Errorf("tokens: %s: %w", dir, err)
+	} else if fi.Mode().Perm()&0o022 != 0 {
+		return nil, fmt.Errorf("tokens: %s may be written by others (%v): keep sign-ins in a directory only you can write to", dir, fi.Mode().Perm())
 	}
 	name := f.Path + ".lock"
 	deadline := time.Now().Add(lockWait)

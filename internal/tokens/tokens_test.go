@@ -16,13 +16,28 @@ import (
 	"github.com/affordances/affordances-go/internal/tokens"
 )
 
-// TestFileModes: the file is 0600 in a directory made 0700, even one
-// that was there before with looser modes; Remove forgets an entry.
+// TestFileModes: the file is 0600 in a directory it makes 0700; a
+// directory that was there it leaves as it is, and one others may write
+// to (as /tmp) it refuses; Remove forgets an entry.
 func TestFileModes(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "affordances")
-	if err := os.Mkdir(dir, 0o755); err != nil {
+	shared := filepath.Join(t.TempDir(), "shared")
+	if err := os.Mkdir(shared, 0o777); err != nil || os.Chmod(shared, 0o777) != nil {
 		t.Fatal(err)
 	}
+	if err := (&tokens.File{Path: filepath.Join(shared, "tokens.json")}).Put("https://shop.example", &tokens.SignIn{AccessToken: "a"}); err == nil {
+		t.Error("a file in a directory others may write to: got no error")
+	}
+	existing := filepath.Join(t.TempDir(), "home")
+	if err := os.Mkdir(existing, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := (&tokens.File{Path: filepath.Join(existing, "tokens.json")}).Put("https://shop.example", &tokens.SignIn{AccessToken: "a"}); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(existing); err != nil || fi.Mode().Perm() != 0o755 {
+		t.Errorf("a directory that was there: %v, got mode %v, want it left 0755", err, fi.Mode().Perm())
+	}
+	dir := filepath.Join(t.TempDir(), "affordances")
 	f := &tokens.File{Path: filepath.Join(dir, "tokens.json")}
 	if err := f.Put("https://shop.example", &tokens.SignIn{AccessToken: "a", RefreshToken: "r"}); err != nil {
 		t.Fatal(err)
