@@ -27,6 +27,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/oauth2"
 
+	"github.com/affordances/affordances-go/aal"
 	"github.com/affordances/affordances-go/agent"
 	"github.com/affordances/affordances-go/internal/tokens"
 	"github.com/affordances/affordances-go/internal/weborigin"
@@ -118,7 +119,7 @@ affordances call http://127.0.0.1:8080/products/canvas-tote addToCart '{"sku":"T
 				revoke(ctx, l.hc, old) // the grant this sign-in replaces; it may be gone already
 			}
 			fmt.Fprintf(e.stdout, "Signed in to %s.\n", origin)
-			granted := s.Scope
+			granted := aal.Visible(s.Scope) // the site's words: no terminal escape of its own
 			if granted == "" {
 				granted = "(the site did not say)"
 			}
@@ -238,7 +239,7 @@ func (l *login) run(ctx context.Context) (*tokens.SignIn, error) {
 		fmt.Fprintln(l.e.stderr, "You did not allow it; nothing was kept.")
 		return nil, errNotApproved
 	case cb.err != "":
-		return nil, &networkError{fmt.Errorf("the authorization server answered %s; nothing was kept", cb.err)}
+		return nil, &networkError{fmt.Errorf("the authorization server answered %s; nothing was kept", aal.Visible(cb.err))}
 	case cb.code == "":
 		return nil, &networkError{errors.New("the authorization server's answer has no code; nothing was kept")}
 	}
