@@ -178,7 +178,12 @@ func (s *sqlOAuth) DeleteToken(ctx context.Context, kind store.OAuthKind, signat
 }
 
 func (s *sqlOAuth) Deactivate(ctx context.Context, kind store.OAuthKind, signature string) error {
-	res, err := s.deactivate.ExecContext(ctx, string(kind), signature, s.now().UnixMilli())
+	return one(ctx, s.deactivate, store.ErrInactive, string(kind), signature, s.now().UnixMilli())
+}
+
+// one runs stmt, which changes one row or none, with args: none is ifNone.
+func one(ctx context.Context, stmt *sql.Stmt, ifNone error, args ...any) error {
+	res, err := stmt.ExecContext(ctx, args...)
 	if err != nil {
 		return fmt.Errorf("sqlstore: oauth: %w", err)
 	}
@@ -187,7 +192,7 @@ func (s *sqlOAuth) Deactivate(ctx context.Context, kind store.OAuthKind, signatu
 		return fmt.Errorf("sqlstore: oauth: %w", err)
 	}
 	if n != 1 {
-		return store.ErrInactive
+		return ifNone
 	}
 	return nil
 }
@@ -282,18 +287,7 @@ func (s *sqlOAuth) Spend(ctx context.Context, id, currency string, amount float6
 	if math.IsNaN(amount) || math.IsInf(amount, 0) {
 		return store.ErrOverCeiling
 	}
-	res, err := s.spend.ExecContext(ctx, id, currency, amount)
-	if err != nil {
-		return fmt.Errorf("sqlstore: oauth: %w", err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return fmt.Errorf("sqlstore: oauth: %w", err)
-	}
-	if n != 1 {
-		return store.ErrOverCeiling
-	}
-	return nil
+	return one(ctx, s.spend, store.ErrOverCeiling, id, currency, amount)
 }
 
 func (s *sqlOAuth) Used(ctx context.Context, id string, t time.Time) error {
