@@ -182,7 +182,9 @@ func (rs *ResourceServer) Protect(h http.Handler) http.Handler {
 		return rs.protect(h)
 	}
 	judge := *rs.resourceServer
-	judge.verify = func(context.Context, string) (affordances.Principal, bool, error) { return affordances.Principal{}, false, nil }
+	judge.verify = func(context.Context, string) (affordances.Principal, bool, error) {
+		return affordances.Principal{}, false, nil
+	}
 	return judge.protect(h)
 }
 
