@@ -205,7 +205,13 @@ func (l *login) run(ctx context.Context) (*tokens.SignIn, error) {
 	answers := make(chan callback, 1)
 	srv := &http.Server{Handler: callbackHandler(l.origin, answers), ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(ln)
-	defer srv.Close()
+	defer func() {
+		// Let the browser have its page (you may close this tab) before
+		// the listener goes, whatever login does with the answer.
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+	}()
 
 	opened := false
 	if !l.noBrowser {
