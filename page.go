@@ -105,6 +105,32 @@ func (p *Page) State() (*State, error) {
 	return p.req.State, nil
 }
 
+// SetState gives the page the state the handler loaded for itself, so
+// that what the page asks of it (Head, Actions, Form, Field) needs no
+// second load: a retrofit that renders its own data hands it over. st
+// must be what the route's loader returns for this request (the graph
+// an agent reads at this URL is the loader's). Once the page's state is
+// loaded or set, SetState does nothing; nil is an empty state.
+func (p *Page) SetState(st *State) {
+	if p == nil || p.route == nil {
+		return
+	}
+	p.load.Do(func() {
+		principal := p.Principal()
+		if p.authErr != nil {
+			p.state = p.site.public(p.authErr, "authenticate")
+			return
+		}
+		if st == nil {
+			st = &State{}
+		}
+		if p.route.hasEffects && !p.route.effectsSeen.Load() {
+			p.route.noteEntities(st.Entities)
+		}
+		p.req = &Request{HTTP: p.http, Principal: principal, Page: p.http.URL.Path, route: p.route, params: p.params, State: st}
+	})
+}
+
 // loaded returns the page's Request with its state, or nil when there is
 // none.
 func (p *Page) loaded() *Request {

@@ -209,3 +209,30 @@ func TestHeadCarriesTheNonce(t *testing.T) {
 	var nilPage *affordances.Page
 	nilPage.SetNonce("x") // a request the site did not hand on: nothing to do
 }
+
+// TestSetState: a handler that loaded the page's data itself hands it to
+// the page, whose head, actions and form then need no load of their own
+// (issue 38: the head doubled a retrofit's SQL statements); once the
+// state is loaded, SetState changes nothing.
+func TestSetState(t *testing.T) {
+	site, _, loads := lazySite(t)
+	var head string
+	var actions int
+	h := site.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		pg := affordances.PageFrom(r.Context())
+		pg.SetState(&affordances.State{Entities: map[string]any{"id": "7", "viewer": "alice"}})
+		head = string(pg.Head())
+		actions = len(pg.Actions())
+		st, _ := pg.State()
+		pg.SetState(&affordances.State{Entities: map[string]any{"id": "other"}})
+		if again, _ := pg.State(); again != st {
+			t.Error("SetState after the state was set changed it")
+		}
+	}))
+	r := httptest.NewRequest("GET", "/items/7", nil)
+	r.Header.Set("Cookie", "who=alice")
+	h.ServeHTTP(httptest.NewRecorder(), r)
+	if loads.Load() != 0 || head == "" || actions != 1 {
+		t.Errorf("got %d loads, a head of %d bytes and %d actions; want no load, the head and the page's one action", loads.Load(), len(head), actions)
+	}
+}
