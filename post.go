@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"mime/multipart"
 	"net/http"
 	"net/url"
 	"reflect"
@@ -20,12 +21,13 @@ import (
 
 // Post returns an action's function that the app's own POST handler
 // carries out, so an action an app has is declared, not written again:
-// the input, as form values (an array repeated, a nested field "a.b"), is
-// posted in process to path(r, in) (nil: the page's) through the handler
-// [Site.Handler] wraps, with the requester's headers (a bearer call's
-// without cookies), asking for an answer not compressed (one gzipped
-// anyway is read all the same). The app's CSRF check lets through what
-// [ActionFrom] says the site made.
+// the input, as urlencoded form values (an array repeated, a nested field
+// "a.b"), is posted in process to path(r, in) (nil: the page's) through
+// the handler [Site.Handler] wraps, with the requester's headers (a bearer
+// call's without cookies), asking for an answer not compressed (one
+// gzipped anyway is read all the same). The app's CSRF check lets through
+// what [ActionFrom] says the site made. [PostWith] sends another method
+// (PUT, PATCH, DELETE) or a multipart body.
 //
 // A field is named as its JSON name, and a boolean is sent as a checked
 // box is, "on", or not at all when false. A form tag says how the app's
@@ -57,8 +59,8 @@ func Post[In any](path func(r *Request, in In) string) func(ctx context.Context,
 	return PostWith(path, nil)
 }
 
-// PostOptions says how [PostWith] reads the answer of an app whose way
-// differs from the one [Post] reads. The zero value reads as Post does.
+// PostOptions says how [PostWith] sends the request and reads the answer
+// of an app whose way differs from [Post]'s. The zero value is Post's.
 type PostOptions struct {
 	// SignIn is the path of the app's sign-in page ("/login"), as its
 	// routes name it: a redirect there is unauthorized, with
@@ -70,10 +72,20 @@ type PostOptions struct {
 	// another way, as func(res *http.Response) bool { return res.StatusCode
 	// == http.StatusOK }. Its Body is the page, decoded. Nil: as Post reads.
 	Done func(*http.Response) bool
+
+	// Method is the request's method, as the app routes the handler
+	// (htmx apps route on PUT, PATCH and DELETE). Empty: POST. The values
+	// are the body of a POST, PUT or PATCH, and the query of any other
+	// method, as Go reads a form and htmx sends one.
+	Method string
+
+	// Multipart sends the values as a multipart/form-data body, for a
+	// handler that calls ParseMultipartForm, whatever the method.
+	Multipart bool
 }
 
-// PostWith is [Post] for an app whose answers opts says how to read; nil
-// opts is Post. It copies opts; Done is called by concurrent calls.
+// PostWith is [Post] for an app whose request and answers opts says how
+// to send and read; nil opts is Post. It copies opts; Done is called by concurrent calls.
 func PostWith[In any](path func(r *Request, in In) string, opts *PostOptions) func(ctx context.Context, r *Request, in In) (struct{}, error) {
 	if opts == nil {
 		opts = &PostOptions{}
@@ -112,8 +124,32 @@ func (r *Request) post(ctx context.Context, path string, in any, opts *PostOptio
 	if err != nil {
 		return fmt.Errorf("affordances: Post to %s: %w", path, err)
 	}
-	body := values.Encode()
-	hr, err := http.NewRequestWithContext(context.WithValue(ctx, actionKey{}, r), http.MethodPost, path, strings.NewReader(body))
+	method := cmp.Or(opts.Method, http.MethodPost)
+	var body bytes.Buffer
+	contentType := "application/x-www-form-urlencoded"
+	switch {
+	case opts.Multipart:
+		mw := multipart.NewWriter(&body)
+		for _, k := range slices.Sorted(maps.Keys(values)) {
+			for _, v := range values[k] {
+				mw.WriteField(k, v)
+			}
+		}
+		mw.Close()
+		contentType = mw.FormDataContentType()
+	case method == http.MethodPost || method == http.MethodPut || method == http.MethodPatch:
+		body.WriteString(values.Encode())
+	default: // as Go's ParseForm reads a form sent with any other method
+		contentType = ""
+		if len(values) > 0 {
+			sep := "?"
+			if strings.Contains(path, "?") {
+				sep = "&"
+			}
+			path += sep + values.Encode()
+		}
+	}
+	hr, err := http.NewRequestWithContext(context.WithValue(ctx, actionKey{}, r), method, path, &body)
 	if err != nil {
 		return fmt.Errorf("affordances: Post to %s: %w", path, err)
 	}
@@ -126,7 +162,9 @@ func (r *Request) post(ctx context.Context, path string, in any, opts *PostOptio
 			hr.Header[k] = vs
 		}
 	}
-	hr.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	if contentType != "" {
+		hr.Header.Set("Content-Type", contentType)
+	}
 	hr.Header.Set("Accept", "text/html")
 	hr.Header.Set("Accept-Encoding", "identity") // the refusal's words are read here, not by the caller
 	hr.Header.Set("Origin", s.origin(r.HTTP))

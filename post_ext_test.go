@@ -364,3 +364,56 @@ func TestPostUnderAPrefix(t *testing.T) {
 		t.Errorf("to the sign-in page: got %d %s, want unauthorized", res.status, res.body)
 	}
 }
+
+// TestPostAsTheAppRoutesIt: an htmx app's handlers, routed on PUT and
+// DELETE and reading the body with ParseMultipartForm, carry an action
+// declared with PostOptions.Method and Multipart. Before, every post was
+// a urlencoded POST: 405 Method Not Allowed from the mux, and a 400 from
+// ParseMultipartForm.
+func TestPostAsTheAppRoutesIt(t *testing.T) {
+	var got []string
+	app := http.NewServeMux()
+	app.HandleFunc("PUT /items/{id}", func(w http.ResponseWriter, r *http.Request) {
+		got = append(got, "put "+r.PathValue("id")+" "+r.FormValue("title"))
+		w.Header().Set("HX-Redirect", "/items/"+r.PathValue("id"))
+	})
+	app.HandleFunc("PATCH /items/{id}", func(w http.ResponseWriter, r *http.Request) {
+		if err := r.ParseMultipartForm(1 << 20); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		got = append(got, "patch "+r.PathValue("id")+" "+r.FormValue("title"))
+		w.WriteHeader(http.StatusNoContent)
+	})
+	app.HandleFunc("DELETE /items/{id}", func(w http.ResponseWriter, r *http.Request) {
+		got = append(got, "delete "+r.PathValue("id")+" "+r.FormValue("title"))
+		w.Header().Set("HX-Redirect", "/items/")
+	})
+	type itemInput struct {
+		ID    int    `json:"id"`
+		Title string `json:"title"`
+	}
+	path := func(_ *affordances.Request, in itemInput) string { return "/items/" + strconv.Itoa(in.ID) }
+	site := affordances.NewSite(&affordances.SiteOptions{Authenticate: bearerAda})
+	rt := site.Route("/items/{id}", nil)
+	for name, opts := range map[string]*affordances.PostOptions{
+		"rename":    {Method: http.MethodPut},
+		"retitle":   {Method: http.MethodPatch, Multipart: true},
+		"deleteOne": {Method: http.MethodDelete},
+	} {
+		affordances.AddAction(rt, &affordances.Action{Name: name, Description: name, Expose: affordances.ExposeSession}, affordances.PostWith(path, opts))
+	}
+	h := site.Handler(app)
+	for _, tc := range []struct{ action, redirect string }{
+		{"rename", "/items/7"},
+		{"retitle", ""},
+		{"deleteOne", "/items/"},
+	} {
+		if res := do(t, h, post("/items/7", `{"action":"`+tc.action+`","input":{"id":7,"title":"Milk"}}`, "Authorization: Bearer tok")); !res.delta.OK || res.delta.Redirect != tc.redirect {
+			t.Errorf("%s: got %d %s, want ok to %q", tc.action, res.status, res.body, tc.redirect)
+		}
+	}
+	if want := []string{"put 7 Milk", "patch 7 Milk", "delete 7 Milk"}; !slices.Equal(got, want) {
+		t.Errorf("the handlers read: got %q, want %q", got, want)
+	}
+}
