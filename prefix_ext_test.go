@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
@@ -128,5 +129,38 @@ func TestPrefixApproval(t *testing.T) {
 	root.ServeHTTP(rec, get(res.delta.Approval.URL, "Authorization: Bearer tok"))
 	if rec.Code != 200 || !strings.Contains(rec.Body.String(), `"page":"/app/links/"`) {
 		t.Errorf("the approval's status at %s: got %d %s", res.delta.Approval.URL, rec.Code, rec.Body)
+	}
+}
+
+// TestPrefixDocumentsLinked: behind a proxy that forwards only /app/, the
+// site's index and manifest are served under the prefix, and every page
+// names them there (Link rel="affordances-index", "agent-affordances"),
+// so that a client that finds nothing at the origin's /.well-known/ finds
+// them (CLARIFICATIONS 13, issue 38).
+func TestPrefixDocumentsLinked(t *testing.T) {
+	site := affordances.NewSite(&affordances.SiteOptions{Name: "Links", Prefix: "/app"})
+	site.Route("/links/", nil)
+	onlyApp := http.NewServeMux()
+	onlyApp.Handle("/app/", http.StripPrefix("/app", site.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "<!doctype html><title>Links</title>")
+	}))))
+	rec := httptest.NewRecorder()
+	onlyApp.ServeHTTP(rec, httptest.NewRequest("GET", "/app/links/", nil))
+	links := rec.Header().Values("Link")
+	for _, want := range []string{`</app/.well-known/affordances.json>; rel="affordances-index"`, `</app/.well-known/agent-affordances.json>; rel="agent-affordances"`} {
+		if !slices.Contains(links, want) {
+			t.Errorf("the page's Link headers %q lack %s", links, want)
+		}
+	}
+	var index affordances.SiteIndex
+	rec = httptest.NewRecorder()
+	onlyApp.ServeHTTP(rec, httptest.NewRequest("GET", "/app"+affordances.IndexPath, nil))
+	if json.Unmarshal(rec.Body.Bytes(), &index) != nil || len(index.Routes) != 1 || index.Routes[0].Route != "/app/links/" {
+		t.Errorf("the index under the prefix: got %d %s", rec.Code, rec.Body)
+	}
+	rec = httptest.NewRecorder()
+	onlyApp.ServeHTTP(rec, httptest.NewRequest("GET", "/app"+aal.ManifestPath, nil))
+	if rec.Code != 200 {
+		t.Errorf("the manifest under the prefix: got %d", rec.Code)
 	}
 }
