@@ -27,7 +27,8 @@ import (
 // call's without cookies), asking for an answer not compressed (one
 // gzipped anyway is read all the same). The app's CSRF check lets through
 // what [ActionFrom] says the site made. [PostWith] sends another method
-// (PUT, PATCH, DELETE) or a multipart body.
+// (PUT, PATCH, DELETE) or a multipart body, and [PostJSON] the input as
+// JSON to an endpoint whose JSON answer is the action's output.
 //
 // A field is named as its JSON name, and a boolean is sent as a checked
 // box is, "on", or not at all when false. A form tag says how the app's
@@ -85,7 +86,8 @@ type PostOptions struct {
 }
 
 // PostWith is [Post] for an app whose request and answers opts says how
-// to send and read; nil opts is Post. It copies opts; Done is called by concurrent calls.
+// to send and read; nil opts is Post. It copies opts; Done is called by
+// concurrent calls.
 func PostWith[In any](path func(r *Request, in In) string, opts *PostOptions) func(ctx context.Context, r *Request, in In) (struct{}, error) {
 	if opts == nil {
 		opts = &PostOptions{}
@@ -96,7 +98,35 @@ func PostWith[In any](path func(r *Request, in In) string, opts *PostOptions) fu
 		if path != nil {
 			to = path(r, in)
 		}
-		return struct{}{}, r.post(ctx, to, in, &o)
+		return struct{}{}, r.post(ctx, to, in, nil, &o)
+	}
+}
+
+// PostJSON is [PostWith] for an app endpoint that takes JSON and answers
+// JSON: the input is the request's JSON body (Content-Type and Accept
+// application/json), and a 2xx JSON answer, decoded into Out, is the
+// action's output. The answer is read as Post reads it otherwise, a 4xx
+// with its status's code (409 and 412 unavailable) and its JSON "error"
+// or "message" field as the message. It panics when opts says Multipart.
+func PostJSON[In, Out any](path func(r *Request, in In) string, opts *PostOptions) func(ctx context.Context, r *Request, in In) (Out, error) {
+	if opts == nil {
+		opts = &PostOptions{}
+	}
+	if opts.Multipart {
+		panic("affordances: PostJSON sends JSON, not a multipart form")
+	}
+	o := *opts
+	return func(ctx context.Context, r *Request, in In) (Out, error) {
+		to := r.HTTP.URL.Path
+		if path != nil {
+			to = path(r, in)
+		}
+		var out Out
+		if err := r.post(ctx, to, in, &out, &o); err != nil {
+			var zero Out
+			return zero, err
+		}
+		return out, nil
 	}
 }
 
@@ -113,21 +143,33 @@ func ActionFrom(ctx context.Context) *Request {
 	return r
 }
 
-// post runs the action by a POST of in's form values to the app's path
-// through the app's handler, and reads its answer.
-func (r *Request) post(ctx context.Context, path string, in any, opts *PostOptions) error {
+// post runs the action by a request of in, as form values or JSON when
+// out is not nil, to the app's path through the app's handler, and reads
+// its answer, a 2xx JSON one into out.
+func (r *Request) post(ctx context.Context, path string, in, out any, opts *PostOptions) error {
 	s := r.route.site
 	if r.next == nil || !strings.HasPrefix(path, "/") {
 		return fmt.Errorf("affordances: Post to %q: a path of the app, in a call the site serves", path)
 	}
-	values, err := formValues(in)
+	var values url.Values
+	var err error
+	if out == nil {
+		values, err = formValues(in)
+	}
 	if err != nil {
 		return fmt.Errorf("affordances: Post to %s: %w", path, err)
 	}
 	method := cmp.Or(opts.Method, http.MethodPost)
 	var body bytes.Buffer
-	contentType := "application/x-www-form-urlencoded"
+	contentType, accept := "application/x-www-form-urlencoded", "text/html"
 	switch {
+	case out != nil:
+		b, err := json.Marshal(in)
+		if err != nil {
+			return fmt.Errorf("affordances: Post to %s: %w", path, err)
+		}
+		body.Write(b)
+		contentType, accept = "application/json", "application/json"
 	case opts.Multipart:
 		mw := multipart.NewWriter(&body)
 		for _, k := range slices.Sorted(maps.Keys(values)) {
@@ -165,7 +207,7 @@ func (r *Request) post(ctx context.Context, path string, in any, opts *PostOptio
 	if contentType != "" {
 		hr.Header.Set("Content-Type", contentType)
 	}
-	hr.Header.Set("Accept", "text/html")
+	hr.Header.Set("Accept", accept)
 	hr.Header.Set("Accept-Encoding", "identity") // the refusal's words are read here, not by the caller
 	hr.Header.Set("Origin", s.origin(r.HTTP))
 	hr.Header.Set("Sec-Fetch-Site", "same-origin")
@@ -179,14 +221,20 @@ func (r *Request) post(ctx context.Context, path string, in any, opts *PostOptio
 	for _, c := range w.header.Values("Set-Cookie") {
 		r.Header().Add("Set-Cookie", c)
 	}
-	return r.read(hr, values, w, opts)
+	return r.read(hr, values, w, out, opts)
 }
 
 // read makes the outcome of a [Post] what the app's handler answered
-// (w) to hr, the post of values, read as [Post] says.
-func (r *Request) read(hr *http.Request, values url.Values, w *recorder, opts *PostOptions) error {
+// (w) to hr, the post of values, read as [Post] says; a 2xx JSON answer
+// is decoded into out, when it is not nil.
+func (r *Request) read(hr *http.Request, values url.Values, w *recorder, out any, opts *PostOptions) error {
 	s := r.route.site
 	body := w.decoded()
+	if out != nil && w.status < 300 && isJSON(w.header.Get("Content-Type")) && len(bytes.TrimSpace(body)) > 0 {
+		if err := json.Unmarshal(body, out); err != nil {
+			return fmt.Errorf("affordances: Post to %s: the app's answer: %w", hr.URL.Path, err)
+		}
+	}
 	to, redirected := redirectOf(w)
 	if opts.Done != nil && opts.Done(&http.Response{
 		Status: fmt.Sprintf("%d %s", w.status, http.StatusText(w.status)), StatusCode: w.status,
@@ -441,7 +489,7 @@ func codeOfStatus(status int) Code {
 		return Unauthorized
 	case http.StatusNotFound, http.StatusGone:
 		return NotFound
-	case http.StatusConflict:
+	case http.StatusConflict, http.StatusPreconditionFailed:
 		return Unavailable
 	case http.StatusTooManyRequests:
 		return RateLimited
@@ -450,11 +498,24 @@ func codeOfStatus(status int) Code {
 }
 
 // refusal is the message of an app's refusal: the first line of a
-// text/plain answer, or the text of the first element with role="alert"
-// of an HTML one; "" when it has none.
+// text/plain answer, the text of the first element with role="alert" of
+// an HTML one, or a JSON one's "error" (or its "message") or "message"
+// field; "" when it has none.
 func refusal(contentType string, body []byte) string {
 	var msg string
 	switch {
+	case isJSON(contentType):
+		var v struct{ Error, Message any }
+		json.Unmarshal(body, &v)
+		if e, ok := v.Error.(map[string]any); ok {
+			v.Error = e["message"]
+		}
+		for _, m := range []any{v.Error, v.Message} {
+			if m, ok := m.(string); ok && m != "" {
+				msg = m
+				break
+			}
+		}
 	case strings.HasPrefix(contentType, "text/plain"):
 		msg, _, _ = strings.Cut(string(body), "\n")
 	case strings.HasPrefix(contentType, "text/html"):
@@ -466,6 +527,14 @@ func refusal(contentType string, body []byte) string {
 		return ""
 	}
 	return msg
+}
+
+// isJSON reports whether contentType is JSON: application/json or a
+// type with the +json suffix.
+func isJSON(contentType string) bool {
+	t, _, _ := strings.Cut(contentType, ";")
+	t = strings.ToLower(strings.TrimSpace(t))
+	return t == "application/json" || strings.HasSuffix(t, "+json")
 }
 
 // alertText returns the text of doc's first element with role="alert".

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"compress/gzip"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
@@ -415,5 +416,70 @@ func TestPostAsTheAppRoutesIt(t *testing.T) {
 	}
 	if want := []string{"put 7 Milk", "patch 7 Milk", "delete 7 Milk"}; !slices.Equal(got, want) {
 		t.Errorf("the handlers read: got %q, want %q", got, want)
+	}
+}
+
+// TestPostJSON: an action carried by an app's JSON endpoint, declared
+// with PostJSON, posts its input as the JSON body and has the endpoint's
+// JSON answer as its output; a 412 or 409 is unavailable, in the words of
+// the answer's "error" or "message" field. Before, Post sent form values
+// only (the endpoint refused them), dropped the answer, and a 412 was
+// internal.
+func TestPostJSON(t *testing.T) {
+	type itemInput struct {
+		Title string `json:"title"`
+	}
+	type itemOutput struct {
+		ID int `json:"id"`
+	}
+	app := http.NewServeMux()
+	app.HandleFunc("POST /api/items", func(w http.ResponseWriter, r *http.Request) {
+		var in itemInput
+		if r.Header.Get("Content-Type") != "application/json" || json.NewDecoder(r.Body).Decode(&in) != nil {
+			http.Error(w, "not JSON", http.StatusUnsupportedMediaType)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		switch in.Title {
+		case "old":
+			w.WriteHeader(http.StatusPreconditionFailed)
+			io.WriteString(w, `{"error":"stale"}`)
+		case "twice":
+			w.WriteHeader(http.StatusConflict)
+			io.WriteString(w, `{"message":"You have this item already."}`)
+		case "":
+			w.WriteHeader(http.StatusBadRequest)
+			io.WriteString(w, `{"error":{"code":"empty","message":"Give it a title."}}`)
+		default:
+			w.WriteHeader(http.StatusCreated)
+			io.WriteString(w, `{"id": 7}`)
+		}
+	})
+	site := affordances.NewSite(&affordances.SiteOptions{Authenticate: bearerAda})
+	rt := site.Route("/items", nil)
+	affordances.AddAction(rt, &affordances.Action{Name: "addItem", Description: "Add an item", Expose: affordances.ExposeSession},
+		affordances.PostJSON[itemInput, itemOutput](func(*affordances.Request, itemInput) string { return "/api/items" }, nil))
+	h := site.Handler(app)
+	for _, tc := range []struct {
+		title, output string
+		code          affordances.Code
+		message       string
+	}{
+		{title: "Milk", output: `{"id":7}`},
+		{title: "old", code: affordances.Unavailable, message: "stale"},
+		{title: "twice", code: affordances.Unavailable, message: "You have this item already."},
+		{title: "", code: affordances.InvalidInput, message: "Give it a title."},
+	} {
+		res := do(t, h, post("/items", `{"action":"addItem","input":{"title":"`+tc.title+`"}}`, "Authorization: Bearer tok"))
+		var msg, output string
+		if res.delta.Error != nil {
+			msg = res.delta.Error.Message
+		}
+		if res.delta.Output != nil {
+			output = mustJSON(res.delta.Output)
+		}
+		if res.code() != tc.code || msg != tc.message || output != tc.output {
+			t.Errorf("%q: got %d %s; want code %q, message %q, output %s", tc.title, res.status, res.body, tc.code, tc.message, tc.output)
+		}
 	}
 }
