@@ -516,7 +516,10 @@ func (rt *Route) literalOnly() bool {
 
 // muxRank ranks a ServeMux pattern as [Route.rank] ranks a route: its
 // method and host left out, a trailing slash a catch-all unless {$} ends
-// it. ok is false for no pattern ("": the mux matched nothing).
+// it. It reads chi's and gorilla/mux's too: a "*" is a catch-all, a
+// {name:regexp} one segment (even one of gorilla's that matches a slash),
+// a segment of text and wildcard ("{id}.json") between a literal and a
+// wildcard. ok is false for no pattern ("": the mux matched nothing).
 func muxRank(pattern string) (rank int, ok bool) {
 	if i := strings.IndexByte(pattern, ' '); i >= 0 {
 		pattern = strings.TrimLeft(pattern[i+1:], " \t")
@@ -525,16 +528,44 @@ func muxRank(pattern string) (rank int, ok bool) {
 	if i < 0 {
 		return 0, false
 	}
-	parts := strings.Split(pattern[i+1:], "/")
+	var parts []string // split at the slashes outside braces
+	depth, start := 0, i+1
+	for j := start; j <= len(pattern); j++ {
+		switch {
+		case j == len(pattern) || pattern[j] == '/' && depth == 0:
+			parts = append(parts, pattern[start:j])
+			start = j + 1
+		case pattern[j] == '{':
+			depth++
+		case pattern[j] == '}' && depth > 0:
+			depth--
+		}
+	}
 	exact := true
 	for j, part := range parts {
+		wild := false // the whole part is one {…}, regexp braces and all
+		for k, d := 0, 0; k < len(part) && part[0] == '{'; k++ {
+			if part[k] == '{' {
+				d++
+			} else if part[k] == '}' {
+				if d--; d == 0 {
+					wild = k == len(part)-1
+					break
+				}
+			}
+		}
 		switch {
 		case part == "" && j == len(parts)-1:
 			exact = false // "/a/": a/ and everything below it
 		case part == "{$}": // the page ending in /, as a route's slash
-		case strings.HasSuffix(part, "...}"):
+		case part == "*" || wild && strings.HasSuffix(part, "...}"):
 			exact = false
-		case strings.HasPrefix(part, "{"):
+		case wild:
+		case strings.HasSuffix(part, "*"): // chi's "/a*"
+			exact = false
+			rank++
+		case strings.Contains(part, "{"): // "{id}.json"
+			rank++
 		default:
 			rank += 2
 		}
