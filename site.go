@@ -33,9 +33,13 @@ type SiteOptions struct {
 	// origin's /.well-known/ and /llms.txt to the Handler too, unstripped.
 	Prefix string
 
-	// Mux is the app's [http.ServeMux], when middleware wraps it: its more
-	// specific patterns take paths from routes. Nil: the handler the site
-	// wraps, when it is a mux.
+	// Mux is the app's router, when middleware wraps it or it is not an
+	// [http.ServeMux]: its more specific patterns take paths from routes.
+	// Any router whose routes can be asked works, through a few lines that
+	// return the pattern that would serve a request (ServeMux's, chi's or
+	// gorilla/mux's syntax; "" for none): see ExampleSiteOptions_chi and
+	// ExampleSiteOptions_gorilla. Nil: the handler the site wraps, when it
+	// has this method.
 	Mux interface {
 		Handler(r *http.Request) (h http.Handler, pattern string)
 	}
