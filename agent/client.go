@@ -84,6 +84,10 @@ type Client struct {
 	base   *url.URL
 	origin string
 	opts   Options
+	start  string // the path of the page New was given, "" for the origin
+
+	linksOnce sync.Once
+	links     map[string]string // the start page's Link headers, by rel
 
 	manifestMu    sync.Mutex
 	manifestKnown bool
@@ -110,8 +114,12 @@ var (
 )
 
 // New returns a client for the site at baseURL (scheme, host and
-// optional port; a path is ignored). hc nil means http.DefaultClient; give
-// one with a Jar for cookie sessions. opts may be nil.
+// optional port). A path, when baseURL has one, is a page of the site:
+// when the origin has no site index or AAL manifest at its /.well-known/,
+// the client reads those that page names in its Link headers
+// (rel="affordances-index", rel="agent-affordances"), as a site under a
+// path prefix does (CLARIFICATIONS 13). hc nil means http.DefaultClient;
+// give one with a Jar for cookie sessions. opts may be nil.
 func New(hc *http.Client, baseURL string, opts *Options) (*Client, error) {
 	u, err := url.Parse(baseURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -125,6 +133,9 @@ func New(hc *http.Client, baseURL string, opts *Options) (*Client, error) {
 		hc = http.DefaultClient
 	}
 	c := &Client{hc: hc, base: &url.URL{Scheme: u.Scheme, Host: u.Host}, origin: origin}
+	if u.Path != "" && u.Path != "/" {
+		c.start = u.EscapedPath()
+	}
 	if opts != nil {
 		c.opts = *opts
 	}
@@ -151,6 +162,11 @@ func (c *Client) Index(ctx context.Context) (*affordances.SiteIndex, error) {
 	if err != nil {
 		return nil, err
 	}
+	if p := c.linked(ctx, "affordances-index"); !found && p != "" {
+		if body, found, err = c.get(ctx, p, affordances.MediaType); err != nil {
+			return nil, err
+		}
+	}
 	if !found {
 		if de := errorDelta(body); de != nil {
 			return nil, de
@@ -167,6 +183,48 @@ func (c *Client) Index(ctx context.Context) (*affordances.SiteIndex, error) {
 	return &idx, nil
 }
 
+// linked returns the path of the site's document rel ("affordances-index",
+// "agent-affordances") that the page New was given names in its Link
+// headers, for a site under a path prefix whose origin's /.well-known/
+// is not its own (CLARIFICATIONS 13); "" when there is none, or it is not
+// a path of the site. The page is read once.
+func (c *Client) linked(ctx context.Context, rel string) string {
+	if c.start == "" {
+		return ""
+	}
+	c.linksOnce.Do(func() {
+		c.links = map[string]string{}
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.resolve(c.start), nil)
+		if err != nil {
+			return
+		}
+		req.Header.Set("Accept", "text/html")
+		c.authorize(req)
+		res, err := c.hc.Do(req)
+		if err != nil {
+			return
+		}
+		res.Body.Close()
+		for _, v := range res.Header.Values("Link") {
+			for link := range strings.SplitSeq(v, ",") {
+				target, params, ok := strings.Cut(strings.TrimSpace(link), ">")
+				target, found := strings.CutPrefix(target, "<")
+				if !ok || !found || !strings.HasPrefix(target, "/") || strings.HasPrefix(target, "//") || strings.Contains(target, "\\") {
+					continue
+				}
+				for p := range strings.SplitSeq(params, ";") {
+					if r, ok := strings.CutPrefix(strings.TrimSpace(p), "rel="); ok {
+						if r = strings.Trim(r, `"`); r != "" && c.links[r] == "" {
+							c.links[r] = target
+						}
+					}
+				}
+			}
+		}
+	})
+	return c.links[rel]
+}
+
 // Manifest fetches the site's AAL manifest; nil and no error when the site
 // publishes none. An answer is kept for the client's life; a failure is
 // not, so a later call tries again.
@@ -180,6 +238,11 @@ func (c *Client) Manifest(ctx context.Context) (*aal.Manifest, error) {
 	found, err := c.getJSON(ctx, aal.ManifestPath, "application/json", &m)
 	if err != nil {
 		return nil, err
+	}
+	if p := c.linked(ctx, "agent-affordances"); !found && p != "" {
+		if found, err = c.getJSON(ctx, p, "application/json", &m); err != nil {
+			return nil, err
+		}
 	}
 	c.manifestKnown = true
 	if found {

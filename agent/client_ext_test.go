@@ -395,3 +395,34 @@ func TestPageThatIsNotAPath(t *testing.T) {
 		srv.Close()
 	}
 }
+
+// TestDocumentsUnderAPrefix: a site behind a proxy that forwards only
+// /app/ has no index at the origin's /.well-known/; a client given one of
+// its pages reads the index and the manifest that page names in its Link
+// headers (CLARIFICATIONS 13, issue 38). Given the origin alone, it finds
+// none, and says so.
+func TestDocumentsUnderAPrefix(t *testing.T) {
+	site := affordances.NewSite(&affordances.SiteOptions{Name: "Links", Prefix: "/app"})
+	site.Route("/links/", nil)
+	onlyApp := http.NewServeMux()
+	onlyApp.Handle("/app/", http.StripPrefix("/app", site.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "<!doctype html><title>Links</title>")
+	}))))
+	srv := httptest.NewServer(onlyApp)
+	t.Cleanup(srv.Close)
+
+	c, err := agent.New(nil, srv.URL+"/app/links/", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if idx, err := c.Index(t.Context()); err != nil || len(idx.Routes) != 1 || idx.Routes[0].Route != "/app/links/" {
+		t.Errorf("the index from a page's links: got %+v, %v; want the route /app/links/", idx, err)
+	}
+	if m, err := c.Manifest(t.Context()); err != nil || m == nil {
+		t.Errorf("the manifest from a page's links: got %v, %v", m, err)
+	}
+	origin, _ := agent.New(nil, srv.URL, nil)
+	if _, err := origin.Index(t.Context()); affordances.CodeOf(err) != affordances.NotFound {
+		t.Errorf("the origin alone: got %v, want not_found", err)
+	}
+}
