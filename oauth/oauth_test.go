@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"golang.org/x/oauth2"
 	"golang.org/x/text/language"
@@ -20,6 +21,7 @@ import (
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/aal"
 	"github.com/affordances/affordances-go/oauth"
+	"github.com/affordances/affordances-go/store"
 )
 
 // shop is a site with its own sign-in (a cookie who=NAME), an OAuth
@@ -619,5 +621,26 @@ func TestOnlyThePersonGrants(t *testing.T) {
 	res.Body.Close()
 	if res.StatusCode != http.StatusBadRequest || res.Header.Get("Location") != "" || !strings.Contains(string(body), `href="https://evil.example/cb?error=invalid_request`) {
 		t.Errorf("a refusal for a web redirect URI: got %d to %q\n%s\nwant 400, a page with the link, no redirect", res.StatusCode, res.Header.Get("Location"), body)
+	}
+}
+
+// TestRegistrationLimit: one address registers a few clients at most in a
+// while (429 with Retry-After past them), so a flood of registrations
+// cannot fill the site's store (security review).
+func TestRegistrationLimit(t *testing.T) {
+	s := newShop(t, &oauth.Options{RegistrationLimit: store.Limit{Calls: 2, Per: time.Hour, Burst: 2}})
+	for i := range 3 {
+		res, err := http.Post(s.srv.URL+oauth.RegisterPath, "application/json", strings.NewReader(`{"redirect_uris":["http://127.0.0.1:9/cb"]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		want := http.StatusCreated
+		if i == 2 {
+			want = http.StatusTooManyRequests
+		}
+		if res.StatusCode != want || (want == 429) != (res.Header.Get("Retry-After") != "") {
+			t.Errorf("registration %d: got %d (Retry-After %q), want %d", i+1, res.StatusCode, res.Header.Get("Retry-After"), want)
+		}
 	}
 }

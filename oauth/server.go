@@ -8,8 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -80,6 +82,13 @@ type Options struct {
 	// themselves by. Nil: one that reaches public addresses only, follows
 	// no redirect and gives up after 10 seconds.
 	MetadataClient *http.Client
+	// RateLimiter counts registrations (RFC 7591) by client address,
+	// RegistrationLimit at most (zero: 20 an hour, 10 at once): an
+	// assistant registers once per person, and a flood of registrations
+	// would fill the store. Nil: in memory, for one instance; several
+	// instances share redisstore's.
+	RateLimiter       store.RateLimiter
+	RegistrationLimit store.Limit
 	// Logger receives what goes wrong on the server's side. Nil:
 	// slog.Default().
 	Logger *slog.Logger
@@ -144,6 +153,12 @@ func New(opts *Options) (*Server, error) {
 	}
 	if o.MetadataClient == nil {
 		o.MetadataClient = metadataClient()
+	}
+	if o.RateLimiter == nil {
+		o.RateLimiter = store.NewMemoryRateLimiter(nil)
+	}
+	if o.RegistrationLimit == (store.Limit{}) {
+		o.RegistrationLimit = store.Limit{Calls: 20, Per: time.Hour, Burst: 10}
 	}
 	if o.AccessTokenLifetime <= 0 {
 		o.AccessTokenLifetime = 10 * time.Minute
@@ -281,6 +296,21 @@ func (s *Server) serveRevoke(w http.ResponseWriter, r *http.Request) {
 // serveRegister is dynamic client registration (RFC 7591), for the hosts
 // that register rather than name themselves by a metadata document.
 func (s *Server) serveRegister(w http.ResponseWriter, r *http.Request) {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	ok, wait, err := s.opts.RateLimiter.Allow(r.Context(), "oauth-register:"+host, s.opts.RegistrationLimit)
+	if err != nil {
+		s.logger.Error("oauth: the rate limiter of registrations", "err", err)
+		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": "server_error"})
+		return
+	}
+	if !ok {
+		w.Header().Set("Retry-After", strconv.Itoa(max(int(wait.Seconds()+0.5), 1)))
+		writeJSON(w, http.StatusTooManyRequests, map[string]string{"error": "temporarily_unavailable", "error_description": "Too many registrations from this address; try again later."})
+		return
+	}
 	var m metadata
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 16<<10)).Decode(&m); err != nil {
 		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_client_metadata", "error_description": "The body is not a JSON object of at most 16 KiB."})
