@@ -265,7 +265,7 @@ func (s *Shop) authorizationServer(ctx context.Context, o *Options, secret []byt
 		Logger:         s.logger,
 	}
 	if o.Redis != nil {
-		opts.Store = redisstore.NewOAuth(o.Redis, nil)
+		opts.Store, opts.RateLimiter = redisstore.NewOAuth(o.Redis, nil), redisstore.NewRateLimiter(o.Redis, nil)
 	} else {
 		var err error
 		if opts.Store, err = sqlstore.NewOAuth(ctx, s.store.db.Pool(), nil); err != nil {
