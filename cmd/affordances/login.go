@@ -89,14 +89,7 @@ affordances call http://127.0.0.1:8080/products/canvas-tote addToCart '{"sku":"T
 		timeout := fs.Duration("timeout", 5*time.Minute, "how long to wait for your answer in the browser")
 		scope := fs.String("scope", "", "the `scopes` to ask for, space-separated (the site's trust classes: safe user personal\nfinancial admin); default: none named, so the consent page offers them all")
 		return func(ctx context.Context, e *env, args []string) error {
-			if len(args) != 1 {
-				return usagef("login takes one URL, such as http://127.0.0.1:8080; got %d arguments", len(args))
-			}
-			origin, err := siteOriginArg(args[0])
-			if err != nil {
-				return err
-			}
-			file, err := tokenFile(e)
+			origin, file, err := signInArgs("login", e, args)
 			if err != nil {
 				return err
 			}
@@ -132,6 +125,20 @@ affordances call http://127.0.0.1:8080/products/canvas-tote addToCart '{"sku":"T
 			return nil
 		}
 	},
+}
+
+// signInArgs reads the one URL argument of login and logout, cmd: the
+// site's origin, and the file of sign-ins.
+func signInArgs(cmd string, e *env, args []string) (string, *tokens.File, error) {
+	if len(args) != 1 {
+		return "", nil, usagef("%s takes one URL, such as http://127.0.0.1:8080; got %d arguments", cmd, len(args))
+	}
+	origin, err := siteOriginArg(args[0])
+	if err != nil {
+		return "", nil, err
+	}
+	file, err := tokenFile(e)
+	return origin, file, err
 }
 
 // siteOriginArg is the origin of a command's URL argument, or a usage

@@ -36,14 +36,7 @@ Exit status:
 	Example: `affordances logout http://127.0.0.1:8080`,
 	Flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		return func(ctx context.Context, e *env, args []string) error {
-			if len(args) != 1 {
-				return usagef("logout takes one URL, such as http://127.0.0.1:8080; got %d arguments", len(args))
-			}
-			origin, err := siteOriginArg(args[0])
-			if err != nil {
-				return err
-			}
-			file, err := tokenFile(e)
+			origin, file, err := signInArgs("logout", e, args)
 			if err != nil {
 				return err
 			}
