@@ -15,6 +15,7 @@ import (
 	"github.com/affordances/affordances-go/aal"
 	"github.com/affordances/affordances-go/internal/crosssite"
 	"github.com/affordances/affordances-go/internal/mediatype"
+	"github.com/affordances/affordances-go/internal/weborigin"
 	"github.com/affordances/affordances-go/store"
 )
 
@@ -51,7 +52,7 @@ func (s *Site) serveApproval(w http.ResponseWriter, r *http.Request) {
 			s.writeResponse(w, r, s.failure(e, "approval"))
 			return
 		}
-		s.renderApproval(w, r, e.HTTPStatus(), &approvalPage{Site: s.opts.Name, Host: hostOf(s.origin(r)), Error: s.localize(r, e).Message})
+		s.renderApproval(w, r, e.HTTPStatus(), &approvalPage{Site: s.opts.Name, Host: weborigin.Host(s.origin(r)), Error: s.localize(r, e).Message})
 	}
 	p, err := s.authenticate(r)
 	if err != nil {
@@ -135,7 +136,7 @@ var changedSince = phrase("This has changed since your agent asked, so there is 
 // from the call or the site has every character a person could not see
 // made visible, as [aal.Visible] writes it.
 func (s *Site) approvalPage(ctx context.Context, r *http.Request, p Principal, ap *store.Approval) *approvalPage {
-	page := &approvalPage{Site: s.opts.Name, Host: hostOf(s.origin(r)), Summary: aal.Visible(ap.Summary), Page: aal.Visible(ap.Page),
+	page := &approvalPage{Site: s.opts.Name, Host: weborigin.Host(s.origin(r)), Summary: aal.Visible(ap.Summary), Page: aal.Visible(ap.Page),
 		State: ap.State, Label: aal.Visible(ap.Action), Cost: aal.Visible(ap.Cost), Input: inputFields(ap.Input), Expires: when(ap.Expires)}
 	own, _ := s.own(ap.Page)
 	rt, params := s.lookup((&url.URL{Path: own}).EscapedPath())
@@ -189,14 +190,6 @@ func costOf(aff aal.Affordance) string {
 		return ""
 	}
 	return aff.Cost.String()
-}
-
-// hostOf returns the host of an origin, for a person: "shop.example".
-func hostOf(origin string) string {
-	if u, err := url.Parse(origin); err == nil && u.Host != "" {
-		return u.Host
-	}
-	return origin
 }
 
 // An inputField is one member of a call's input, for a person: its name,

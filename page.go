@@ -299,11 +299,8 @@ func (w *pageWriter) WriteHeader(code int) {
 		if code >= 200 && code < 300 && !w.page.notMine.Load() {
 			addValue(h, "Link", "<"+graphHref(w.query)+`>; rel="affordances"`)
 			addValue(h, "Link", llmsLinkHeader)
-			if pre := w.page.site.opts.Prefix; pre != "" {
-				// A site under a path prefix names its documents there too,
-				// for a proxy that forwards only the prefix (CLARIFICATIONS 13).
-				addValue(h, "Link", "<"+pre+IndexPath+`>; rel="affordances-index"`)
-				addValue(h, "Link", "<"+pre+aal.ManifestPath+`>; rel="agent-affordances"`)
+			for _, l := range w.page.site.prefixLinks {
+				addValue(h, "Link", l)
 			}
 		}
 	}

@@ -131,14 +131,18 @@ type SiteOptions struct {
 type Site struct {
 	// mu guards routes and the actions of each until Handler freezes the
 	// declarations; frozen, they are read without it.
-	mu      sync.Mutex
-	frozen  bool
-	opts    SiteOptions
-	limiter store.RateLimiter
-	idem    store.Idempotency
-	appr    store.Approvals
-	routes  []*Route
-	logger  *slog.Logger
+	mu     sync.Mutex
+	frozen bool
+	opts   SiteOptions
+	// prefixLinks are the Link values every page of a site under a path
+	// prefix names its documents there with, for a proxy that forwards
+	// only the prefix (CLARIFICATIONS 13); none without a prefix.
+	prefixLinks []string
+	limiter     store.RateLimiter
+	idem        store.Idempotency
+	appr        store.Approvals
+	routes      []*Route
+	logger      *slog.Logger
 	// formOrigin is the browser's origin rule for forms.
 	formOrigin *http.CrossOriginProtection
 	secret     []byte // keys the flash cookie's signature
@@ -175,6 +179,8 @@ func NewSite(opts *SiteOptions) *Site {
 	}
 	if p := s.opts.Prefix; p != "" && (!strings.HasPrefix(p, "/") || strings.HasSuffix(p, "/") || strings.ContainsAny(p, "?#{}[] ")) {
 		panic(fmt.Sprintf("affordances: SiteOptions.Prefix %q: a path such as /app, starting with / and not ending in one", p))
+	} else if p != "" {
+		s.prefixLinks = []string{"<" + p + IndexPath + `>; rel="affordances-index"`, "<" + p + aal.ManifestPath + `>; rel="agent-affordances"`}
 	}
 	if s.opts.Auth == nil && s.opts.Authenticate != nil {
 		s.opts.Auth = []AuthMethod{AuthCookie, AuthBearer}

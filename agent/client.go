@@ -209,7 +209,7 @@ func (c *Client) linked(ctx context.Context, rel string) string {
 			for link := range strings.SplitSeq(v, ",") {
 				target, params, ok := strings.Cut(strings.TrimSpace(link), ">")
 				target, found := strings.CutPrefix(target, "<")
-				if !ok || !found || !strings.HasPrefix(target, "/") || strings.HasPrefix(target, "//") || strings.Contains(target, "\\") {
+				if !ok || !found || !isPath(target) {
 					continue
 				}
 				for p := range strings.SplitSeq(params, ";") {

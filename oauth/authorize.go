@@ -19,6 +19,7 @@ import (
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/aal"
 	"github.com/affordances/affordances-go/internal/crosssite"
+	"github.com/affordances/affordances-go/internal/weborigin"
 	"github.com/affordances/affordances-go/store"
 )
 
@@ -256,7 +257,7 @@ var classShort = map[string]string{
 }
 
 func (s *Server) consentPage(ar fosite.AuthorizeRequester, id, name string, p affordances.Principal) *consentPage {
-	page := &consentPage{Site: s.opts.Name, Host: hostOf(s.issuer), Person: p.ID, Subject: p.ID,
+	page := &consentPage{Site: s.opts.Name, Host: weborigin.Host(s.issuer), Person: p.ID, Subject: p.ID,
 		Days: max(int(s.opts.RefreshTokenLifetime.Hours()/24), 1), Manage: s.issuer + AssistantsPath}
 	if page.Site == "" {
 		page.Site = page.Host
@@ -265,13 +266,13 @@ func (s *Server) consentPage(ar fosite.AuthorizeRequester, id, name string, p af
 		page.Person = n.String()
 	}
 	page.sendsTo = cspSource(ar.GetRedirectURI())
-	page.From = hostOf(id)
+	page.From = weborigin.Host(id)
 	if !strings.HasPrefix(id, "https://") {
-		page.From, page.Back = "", hostOf(ar.GetRedirectURI().String())
+		page.From, page.Back = "", weborigin.Host(ar.GetRedirectURI().String())
 	}
 	page.Client = name
 	if page.Client == "" {
-		page.Client = hostOf(id)
+		page.Client = weborigin.Host(id)
 	}
 	requested := ar.GetRequestedScopes()
 	for _, sc := range Scopes {
@@ -338,14 +339,6 @@ func cspSource(u *url.URL) string {
 	return u.Scheme + "://" + u.Host
 }
 
-// hostOf returns the host of a URL, or the URL when it has none.
-func hostOf(s string) string {
-	if u, err := url.Parse(s); err == nil && u.Host != "" {
-		return u.Host
-	}
-	return s
-}
-
 func (page *consentPage) render(w http.ResponseWriter, status int) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
@@ -408,7 +401,7 @@ func (s *Server) serveAssistants(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, s.opts.SignIn+"?next="+url.QueryEscape(AssistantsPath), http.StatusSeeOther)
 		return
 	}
-	page := &assistantsPage{said: s.langs.of(r), Site: s.opts.Name, Host: hostOf(s.issuer)}
+	page := &assistantsPage{said: s.langs.of(r), Site: s.opts.Name, Host: weborigin.Host(s.issuer)}
 	if page.Site == "" {
 		page.Site = page.Host
 	}
@@ -435,7 +428,7 @@ func (s *Server) serveAssistants(w http.ResponseWriter, r *http.Request) {
 		for _, t := range g.Trust {
 			may = append(may, page.T(cmp.Or(classShort[t], t)))
 		}
-		from := hostOf(g.Client)
+		from := weborigin.Host(g.Client)
 		if !strings.HasPrefix(g.Client, "https://") {
 			from = page.T("registered here") // its id says nothing to a person
 		}

@@ -106,3 +106,12 @@ func asciiLower(s string) string {
 	}
 	return s
 }
+
+// Host returns the host (and port) of the URL s, for a person to read:
+// "shop.example" of "https://shop.example/x"; s itself when it has none.
+func Host(s string) string {
+	if u, err := url.Parse(s); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return s
+}
