@@ -6,6 +6,7 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -54,8 +55,10 @@ import (
 //   - a 4xx or 5xx is the refusal, with its status's code and its
 //     text/plain line or role="alert" text.
 //
-// An app whose handler says success another way (a 200 page) declares it
-// in one line with [PostWith].
+// An app whose handler says success or refusal another way (a 200 page,
+// an htmx HX-Trigger event) declares it in one line with [PostWith]; one
+// that tells the person elsewhere (a WebSocket to their tab) calls
+// [Request.Refuse] where it does.
 func Post[In any](path func(r *Request, in In) string) func(ctx context.Context, r *Request, in In) (struct{}, error) {
 	return PostWith(path, nil)
 }
@@ -73,6 +76,13 @@ type PostOptions struct {
 	// another way, as func(res *http.Response) bool { return res.StatusCode
 	// == http.StatusOK }. Its Body is the page, decoded. Nil: as Post reads.
 	Done func(*http.Response) bool
+
+	// Refused, when it returns a message, makes the answer the handler's
+	// refusal in those words: one line for an app whose handler says no
+	// another way, as [HXTrigger]("showError") reads an htmx event. It is
+	// asked before Done; the code is the status's for a 4xx or 5xx,
+	// unavailable otherwise. Nil: as Post reads.
+	Refused func(*http.Response) string
 
 	// Method is the request's method, as the app routes the handler
 	// (htmx apps route on PUT, PATCH and DELETE). Empty: POST. The values
@@ -141,6 +151,73 @@ type actionKey struct{}
 func ActionFrom(ctx context.Context) *Request {
 	r, _ := ctx.Value(actionKey{}).(*Request)
 	return r
+}
+
+// Refuse says that the app's handler refused the action whose [Post]
+// made its request (r is [ActionFrom]'s), for an app that tells the
+// person so another way than its answer (over a WebSocket to their tab):
+// the action's outcome is err, whatever the answer says. An [*Error]
+// keeps its code; any other err is unavailable, in its words. Call it
+// before the handler returns, as the app tells the person:
+//
+//	if a := affordances.ActionFrom(r.Context()); a != nil {
+//		a.Refuse(errors.New(msg))
+//	}
+//
+// The first call wins.
+func (r *Request) Refuse(err error) {
+	if r != nil && err != nil && r.refused == nil {
+		r.refused = err
+	}
+}
+
+// refusedBy returns the refusal the app's handler gave by [Request.Refuse],
+// as the action's error; nil when it gave none.
+func (r *Request) refusedBy() error {
+	var e *Error
+	switch {
+	case r.refused == nil:
+		return nil
+	case errors.As(r.refused, &e):
+		return e
+	}
+	return NewError(Unavailable, r.refused.Error())
+}
+
+// HXTrigger returns a reading for [PostOptions.Refused] of an htmx app
+// that says no by triggering event in the person's page: the answer's
+// HX-Trigger header (or HX-Trigger-After-Swap, -After-Settle) naming
+// event is the refusal, in the event's detail when it is a string, its
+// "message" field when it is an object, else the event's name.
+func HXTrigger(event string) func(*http.Response) string {
+	return func(res *http.Response) string {
+		for _, h := range []string{"HX-Trigger", "HX-Trigger-After-Swap", "HX-Trigger-After-Settle"} {
+			v := strings.TrimSpace(res.Header.Get(h))
+			if !strings.HasPrefix(v, "{") { // a list of event names
+				for name := range strings.SplitSeq(v, ",") {
+					if strings.TrimSpace(name) == event {
+						return event
+					}
+				}
+				continue
+			}
+			var events map[string]json.RawMessage
+			if json.Unmarshal([]byte(v), &events) != nil {
+				continue
+			}
+			detail, ok := events[event]
+			if !ok {
+				continue
+			}
+			var msg string
+			var fields struct{ Message string }
+			if json.Unmarshal(detail, &msg) != nil && json.Unmarshal(detail, &fields) == nil {
+				msg = fields.Message
+			}
+			return cmp.Or(strings.Join(strings.Fields(msg), " "), event)
+		}
+		return ""
+	}
 }
 
 // post runs the action by a request of in, as form values or JSON when
@@ -235,12 +312,26 @@ func (r *Request) read(hr *http.Request, values url.Values, w *recorder, out any
 			return fmt.Errorf("affordances: Post to %s: the app's answer: %w", hr.URL.Path, err)
 		}
 	}
+	if err := r.refusedBy(); err != nil {
+		return err
+	}
+	res := func() *http.Response { // what Refused and Done read, the body anew for each
+		return &http.Response{
+			Status: fmt.Sprintf("%d %s", w.status, http.StatusText(w.status)), StatusCode: w.status,
+			Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+			Header: w.header, Body: io.NopCloser(bytes.NewReader(body)), ContentLength: int64(len(body)), Request: hr,
+		}
+	}
+	if opts.Refused != nil {
+		if msg := opts.Refused(res()); msg != "" {
+			if w.status >= 400 {
+				return NewError(codeOfStatus(w.status), msg)
+			}
+			return NewError(Unavailable, msg)
+		}
+	}
 	to, redirected := redirectOf(w)
-	if opts.Done != nil && opts.Done(&http.Response{
-		Status: fmt.Sprintf("%d %s", w.status, http.StatusText(w.status)), StatusCode: w.status,
-		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header: w.header, Body: io.NopCloser(bytes.NewReader(body)), ContentLength: int64(len(body)), Request: hr,
-	}) {
+	if opts.Done != nil && opts.Done(res()) {
 		r.redirectTo(hr, to)
 		return nil
 	}

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -480,6 +481,110 @@ func TestPostJSON(t *testing.T) {
 		}
 		if res.code() != tc.code || msg != tc.message || output != tc.output {
 			t.Errorf("%q: got %d %s; want code %q, message %q, output %s", tc.title, res.status, res.body, tc.code, tc.message, tc.output)
+		}
+	}
+}
+
+// TestPostRefusalsSaidElsewhere: an htmx app whose handler says no in an
+// HX-Trigger event of a 200 declares it in one line (PostOptions.Refused,
+// HXTrigger), and one that tells the person over a WebSocket calls
+// Refuse where it does; the agent reads the refusal in the app's words,
+// and the app's success still reads as done. Before, both refusals read
+// as ok: a 200 the app declared done, a 204.
+func TestPostRefusalsSaidElsewhere(t *testing.T) {
+	var tab []string // what the WebSocket carried to the person's tab
+	notify := func(r *http.Request, msg string) {
+		tab = append(tab, msg)
+		if a := affordances.ActionFrom(r.Context()); a != nil {
+			a.Refuse(errors.New(msg))
+		}
+	}
+	var made []string
+	app := http.NewServeMux()
+	app.HandleFunc("PUT /todos/", func(w http.ResponseWriter, r *http.Request) {
+		if err := r.ParseMultipartForm(1 << 20); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		switch title := r.FormValue("title"); title {
+		case "":
+			w.Header().Set("HX-Trigger", `{"showError":{"level":"error","message":"A todo needs a title."}}`)
+			io.WriteString(w, `<li class="empty"></li>`)
+		case "dup":
+			w.Header().Set("HX-Trigger-After-Settle", `{"showError":"You have this todo already."}`)
+			io.WriteString(w, `<li></li>`)
+		default:
+			made = append(made, title)
+			w.Header().Set("HX-Trigger", `{"todoAdded":{"id":1}}`)
+			io.WriteString(w, `<li>`+title+`</li>`)
+		}
+	})
+	app.HandleFunc("DELETE /todos/{id}", func(w http.ResponseWriter, r *http.Request) {
+		if r.PathValue("id") == "1" {
+			notify(r, "This todo is shared: ask its owner.")
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
+	type todo struct {
+		ID    int    `json:"id,omitempty"`
+		Title string `json:"title,omitempty"`
+	}
+	site := affordances.NewSite(&affordances.SiteOptions{Authenticate: bearerAda})
+	rt := site.Route("/todos/", nil)
+	affordances.AddAction(rt, &affordances.Action{Name: "addTodo", Description: "Add a todo", Expose: affordances.ExposeSession},
+		affordances.PostWith[todo](nil, &affordances.PostOptions{
+			Method: http.MethodPut, Multipart: true,
+			Refused: affordances.HXTrigger("showError"),
+			Done:    func(res *http.Response) bool { return res.StatusCode == http.StatusOK },
+		}))
+	affordances.AddAction(rt, &affordances.Action{Name: "deleteTodo", Description: "Delete a todo", Expose: affordances.ExposeSession},
+		affordances.PostWith(func(_ *affordances.Request, in todo) string { return "/todos/" + strconv.Itoa(in.ID) },
+			&affordances.PostOptions{Method: http.MethodDelete}))
+	h := site.Handler(app)
+	for _, tc := range []struct {
+		action, input string
+		code          affordances.Code
+		message       string
+	}{
+		{"addTodo", `{"title":""}`, affordances.Unavailable, "A todo needs a title."},
+		{"addTodo", `{"title":"dup"}`, affordances.Unavailable, "You have this todo already."},
+		{"addTodo", `{"title":"Milk"}`, "", ""},
+		{"deleteTodo", `{"id":1}`, affordances.Unavailable, "This todo is shared: ask its owner."},
+		{"deleteTodo", `{"id":2}`, "", ""},
+	} {
+		res := do(t, h, post("/todos/", `{"action":"`+tc.action+`","input":`+tc.input+`}`, "Authorization: Bearer tok"))
+		msg := ""
+		if res.delta.Error != nil {
+			msg = res.delta.Error.Message
+		}
+		if res.code() != tc.code || msg != tc.message || res.delta.OK != (tc.code == "") {
+			t.Errorf("%s %s: got %d %s; want code %q, message %q", tc.action, tc.input, res.status, res.body, tc.code, tc.message)
+		}
+	}
+	if !slices.Equal(made, []string{"Milk"}) || len(tab) != 1 {
+		t.Errorf("the app made %q and told the tab %q", made, tab)
+	}
+}
+
+// TestHXTrigger: the reading of an HX-Trigger header finds the event in a
+// list of names, as a string detail, as an object's message, and nothing
+// when another event is named.
+func TestHXTrigger(t *testing.T) {
+	read := affordances.HXTrigger("showError")
+	for header, want := range map[string]string{
+		"showError":                        "showError",
+		"saved, showError":                 "showError",
+		`{"showError":"No  title."}`:       "No title.",
+		`{"showError":{"message":"Late"}}`: "Late",
+		`{"showError":3}`:                  "showError",
+		`{"saved":"showError"}`:            "",
+		"saved":                            "",
+		"":                                 "",
+		`{"showError":`:                    "",
+	} {
+		res := &http.Response{Header: http.Header{"Hx-Trigger": {header}}}
+		if got := read(res); got != want {
+			t.Errorf("HX-Trigger %q: got %q, want %q", header, got, want)
 		}
 	}
 }

@@ -662,6 +662,7 @@ type Request struct {
 	redirect  string
 	header    http.Header
 	principal *Principal
+	refused   error // the app's handler's, in a Post: [Request.Refuse]
 }
 
 // Param returns the value of the route parameter name, or "".
