@@ -62,12 +62,7 @@ func (s *Site) authenticate(r *http.Request) (p Principal, err error) {
 		return Principal{}, s.public(err, "authenticate")
 	}
 	if p.ID != "" && p.Method == "" {
-		switch kind {
-		case bearerCall:
-			p.Method = AuthBearer
-		case cookieCall:
-			p.Method = AuthCookie
-		}
+		p.Method = kind.method()
 	}
 	if kind == bearerCall && (p.ID == "" || p.Method != AuthBearer) {
 		return Principal{}, ErrInvalidToken

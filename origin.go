@@ -32,6 +32,18 @@ func kindOf(r *http.Request) callKind {
 	return anonymousCall
 }
 
+// method is how a Principal of a request of this kind was authenticated,
+// when its authenticator did not say: "" for an anonymous one.
+func (k callKind) method() AuthMethod {
+	switch k {
+	case bearerCall:
+		return AuthBearer
+	case cookieCall:
+		return AuthCookie
+	}
+	return ""
+}
+
 // errOrigin is the refusal of a cookie call without the site's Origin.
 var errOrigin = forbidden(phrase("A cookie call needs this site's Origin header."))
 

@@ -77,6 +77,24 @@ func (p *Page) Principal() Principal {
 	return p.p
 }
 
+// SetPrincipal says who asks for the page, as the app's own session
+// middleware found them, so that the site's Authenticate is not called
+// again for it (the session read once). It serves the page the app
+// renders, its head and forms; a call or graph request is authenticated
+// by the site all the same. Once the page's principal is known, it does
+// nothing: call it before the handler asks for the state.
+func (p *Page) SetPrincipal(who Principal) {
+	if p == nil {
+		return
+	}
+	p.who.Do(func() {
+		if who.ID != "" && who.Method == "" {
+			who.Method = kindOf(p.http).method()
+		}
+		p.p = who
+	})
+}
+
 // State returns the page's state, loaded as the page's graph is, for the
 // same requester. When there is none it returns the reason as an [*Error]:
 // code [NotFound] when the page does not exist (the loader said so, or no

@@ -236,3 +236,42 @@ func TestSetState(t *testing.T) {
 		t.Errorf("got %d loads, a head of %d bytes and %d actions; want no load, the head and the page's one action", loads.Load(), len(head), actions)
 	}
 }
+
+// TestSetPrincipal: an app whose own session middleware found who asks
+// says so to the page, and its head, actions and state are theirs with
+// no call to the site's Authenticate (issue 38: a retrofit read its
+// session twice per view); a call is authenticated by the site all the
+// same, and once the principal is known SetPrincipal changes nothing.
+func TestSetPrincipal(t *testing.T) {
+	site, auths, loads := lazySite(t)
+	var viewer, method string
+	var actions int
+	session := func(next http.Handler) http.Handler { // the app's middleware
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if c, err := r.Cookie("who"); err == nil {
+				affordances.PageFrom(r.Context()).SetPrincipal(affordances.Principal{ID: c.Value})
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+	h := site.Handler(session(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		pg := affordances.PageFrom(r.Context())
+		st, _ := pg.State()
+		viewer, _ = st.Entities["viewer"].(string)
+		actions = len(pg.Actions())
+		method = string(pg.Principal().Method)
+		pg.SetPrincipal(affordances.Principal{ID: "mallory"})
+		if pg.Principal().ID != "alice" {
+			t.Error("SetPrincipal after the principal was known changed it")
+		}
+	})))
+	r := httptest.NewRequest("GET", "/items/7", nil)
+	r.Header.Set("Cookie", "who=alice")
+	h.ServeHTTP(httptest.NewRecorder(), r)
+	if auths.Load() != 0 || loads.Load() != 1 || viewer != "alice" || actions != 1 || method != string(affordances.AuthCookie) {
+		t.Errorf("got %d authentications, %d loads, the state of %q (%s) and %d actions; want none, one, alice's by cookie and the page's action", auths.Load(), loads.Load(), viewer, method, actions)
+	}
+	if res := do(t, h, post("/items/7", `{"action":"touch"}`, "Cookie: who=alice", "Origin: http://shop.test")); !res.delta.OK || auths.Load() != 1 {
+		t.Errorf("a call: got %d %s after %d authentications, want ok after the site's one", res.status, res.body, auths.Load())
+	}
+}
