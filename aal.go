@@ -148,7 +148,7 @@ func (s *Site) serveManifest(w http.ResponseWriter, r *http.Request) {
 		m.Site.Name = r.Host
 	}
 	for _, rt := range s.routes {
-		m.Routes = append(m.Routes, aal.ManifestRoute{Route: rt.pattern, Fragment: aal.FragmentPath(rt.pattern)})
+		m.Routes = append(m.Routes, aal.ManifestRoute{Route: rt.pattern, Fragment: s.full(aal.FragmentPath(rt.pattern))})
 	}
 	s.writeAAL(w, r, &m)
 }

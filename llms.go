@@ -2,7 +2,6 @@ package affordances
 
 import (
 	"fmt"
-	"html/template"
 	"net/http"
 	"net/url"
 	"strings"
@@ -13,10 +12,6 @@ import (
 // LLMsTxtPath is where [Site.Handler] serves the site's llms.txt: the site
 // index in Markdown, for a language model or a person (llmstxt.org).
 const LLMsTxtPath = "/llms.txt"
-
-// llmsLinkTag is the <link> element that points a page's readers at the
-// site's llms.txt, in [Page.Head].
-const llmsLinkTag template.HTML = `<link rel="alternate" type="text/markdown" href="/llms.txt" title="llms.txt">`
 
 // llmsLinkHeader is the Link header of the same, on every page with a graph.
 const llmsLinkHeader = `</llms.txt>; rel="alternate"; type="text/markdown"`

@@ -217,6 +217,22 @@ type Field struct {
 	Value string            // what the person sent, to fill the input again after a failed post
 	Issue string            // why the input was refused, for a person; "" when it was not
 	Attrs template.HTMLAttr // name, aria-invalid when Issue is set, toolparamdescription (CLARIFICATIONS 12)
+
+	name, description string // of Attrs, for Attributes
+}
+
+// Attributes returns the attributes of Attrs as a map, a templ.Attributes
+// for templ's spread: <input { templ.Attributes(title.Attributes())... }>.
+// Each call returns a new map.
+func (f Field) Attributes() map[string]any {
+	attrs := map[string]any{"name": f.name}
+	if f.Issue != "" {
+		attrs["aria-invalid"] = "true"
+	}
+	if f.description != "" {
+		attrs["toolparamdescription"] = f.description
+	}
+	return attrs
 }
 
 // Field returns the input name ("address.city" when nested) of the form of
@@ -227,7 +243,7 @@ type Field struct {
 //	<input {{$title.Attrs}} value="{{$title.Value}}">{{$title.Issue}}
 func (p *Page) Field(action, name string) Field {
 	f := p.Form().For(action)
-	fd := Field{Value: f.value(name), Issue: f.issue(name)}
+	fd := Field{Value: f.value(name), Issue: f.issue(name), name: name}
 	attrs := `name="` + template.HTMLEscapeString(name) + `"`
 	if fd.Issue != "" {
 		attrs += ` aria-invalid="true"`
@@ -235,6 +251,7 @@ func (p *Page) Field(action, name string) Field {
 	for _, l := range p.listing() {
 		if l.a.Name == action {
 			if d := l.a.form.describe(name); d != "" {
+				fd.description = d
 				attrs += ` toolparamdescription="` + template.HTMLEscapeString(d) + `"`
 			}
 		}
@@ -257,8 +274,8 @@ func (p *Page) Head() template.HTML {
 	u := req.HTTP.URL
 	var b strings.Builder
 	b.WriteString(`<link rel="affordances" href="` + template.HTMLEscapeString(graphHref(u.RawQuery)) + `">`)
-	b.WriteString(string(llmsLinkTag))
-	fragment := aal.FragmentPath(p.site.full(u.EscapedPath()))
+	b.WriteString(`<link rel="alternate" type="text/markdown" href="` + template.HTMLEscapeString(p.site.full(LLMsTxtPath)) + `" title="llms.txt">`)
+	fragment := p.site.full(aal.FragmentPath(p.site.full(u.EscapedPath())))
 	if u.RawQuery != "" {
 		fragment += "?" + u.RawQuery
 	}
@@ -278,7 +295,7 @@ func (p *Page) Head() template.HTML {
 		Tools []webmcpTool `json:"tools"`
 	}{webmcpTools(p.listing(), f)}); err == nil {
 		b.WriteString(script + ` type="application/json" id="affordances-webmcp">` + string(body) + `</script>` +
-			script + ` src="` + WebMCPScriptPath + `" defer></script>`)
+			script + ` src="` + template.HTMLEscapeString(p.site.full(WebMCPScriptPath)) + `" defer></script>`)
 	}
 	return template.HTML(b.String())
 }

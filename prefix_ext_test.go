@@ -3,10 +3,12 @@ package affordances_test
 import (
 	"context"
 	"encoding/json"
+	"html"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -18,9 +20,9 @@ import (
 // TestPrefix: a site mounted under /app behind http.StripPrefix speaks of
 // its pages by their full paths (CLARIFICATIONS 13; issue 27, clash 5):
 // page, route, nav, redirect, the index, the AAL manifest, fragments and
-// llms.txt carry /app, while its documents stay at the origin's
-// /.well-known/ and /llms.txt, and the app's own patterns, nav and
-// redirects leave /app out.
+// llms.txt carry /app, while its documents are at the origin's
+// /.well-known/ and /llms.txt as well as under /app, and the app's own
+// patterns, nav and redirects leave /app out.
 func TestPrefix(t *testing.T) {
 	site := affordances.NewSite(&affordances.SiteOptions{Name: "Links", Prefix: "/app"})
 	list := site.Route("/links/", &affordances.RouteOptions{State: func(_ context.Context, r *affordances.Request) (*affordances.State, error) {
@@ -67,7 +69,7 @@ func TestPrefix(t *testing.T) {
 	}
 	var manifest aal.Manifest
 	if err := json.Unmarshal(do(t, root, get(aal.ManifestPath)).body, &manifest); err != nil || len(manifest.Routes) != 2 ||
-		manifest.Routes[1].Route != "/app/links/[id]" || manifest.Routes[1].Fragment != "/.well-known/agent-affordances/app/links/[id].json" {
+		manifest.Routes[1].Route != "/app/links/[id]" || manifest.Routes[1].Fragment != "/app/.well-known/agent-affordances/app/links/[id].json" {
 		t.Errorf("manifest: got %+v (%v)", manifest.Routes, err)
 	}
 	var fragment aal.Fragment
@@ -79,7 +81,7 @@ func TestPrefix(t *testing.T) {
 	}
 	rec = httptest.NewRecorder()
 	root.ServeHTTP(rec, httptest.NewRequest("GET", "/app/links/", nil))
-	if want := `<link rel="agent-affordances" href="/.well-known/agent-affordances/app/links/index.json">`; !strings.Contains(rec.Body.String(), want) {
+	if want := `<link rel="agent-affordances" href="/app/.well-known/agent-affordances/app/links/index.json">`; !strings.Contains(rec.Body.String(), want) {
 		t.Errorf("head: got %s, want %s", rec.Body, want)
 	}
 	rec = httptest.NewRecorder()
@@ -136,13 +138,19 @@ func TestPrefixApproval(t *testing.T) {
 // site's index and manifest are served under the prefix, and every page
 // names them there (Link rel="affordances-index", "agent-affordances"),
 // so that a client that finds nothing at the origin's /.well-known/ finds
-// them (CLARIFICATIONS 13, issue 38).
+// them (CLARIFICATIONS 13, issue 38); what the page's head and the
+// manifest name (the fragment, llms.txt, the WebMCP script) is there
+// through the proxy too: before, all but the graph were 404.
 func TestPrefixDocumentsLinked(t *testing.T) {
 	site := affordances.NewSite(&affordances.SiteOptions{Name: "Links", Prefix: "/app"})
 	site.Route("/links/", nil)
+	rt := site.Route("/links/{id}", &affordances.RouteOptions{State: func(_ context.Context, r *affordances.Request) (*affordances.State, error) {
+		return &affordances.State{Entities: map[string]any{"id": r.Param("id")}}, nil
+	}})
+	affordances.AddAction(rt, &affordances.Action{Name: "archive", Description: "Archive the link", Expose: affordances.ExposePublic}, noop)
 	onlyApp := http.NewServeMux()
 	onlyApp.Handle("/app/", http.StripPrefix("/app", site.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.WriteString(w, "<!doctype html><title>Links</title>")
+		io.WriteString(w, "<!doctype html><title>Links</title>"+string(affordances.PageFrom(r.Context()).Head()))
 	}))))
 	rec := httptest.NewRecorder()
 	onlyApp.ServeHTTP(rec, httptest.NewRequest("GET", "/app/links/", nil))
@@ -155,12 +163,34 @@ func TestPrefixDocumentsLinked(t *testing.T) {
 	var index affordances.SiteIndex
 	rec = httptest.NewRecorder()
 	onlyApp.ServeHTTP(rec, httptest.NewRequest("GET", "/app"+affordances.IndexPath, nil))
-	if json.Unmarshal(rec.Body.Bytes(), &index) != nil || len(index.Routes) != 1 || index.Routes[0].Route != "/app/links/" {
+	if json.Unmarshal(rec.Body.Bytes(), &index) != nil || len(index.Routes) != 2 || index.Routes[0].Route != "/app/links/" {
 		t.Errorf("the index under the prefix: got %d %s", rec.Code, rec.Body)
 	}
+	var manifest aal.Manifest
 	rec = httptest.NewRecorder()
 	onlyApp.ServeHTTP(rec, httptest.NewRequest("GET", "/app"+aal.ManifestPath, nil))
-	if rec.Code != 200 {
-		t.Errorf("the manifest under the prefix: got %d", rec.Code)
+	if json.Unmarshal(rec.Body.Bytes(), &manifest) != nil || len(manifest.Routes) != 2 {
+		t.Fatalf("the manifest under the prefix: got %d %s", rec.Code, rec.Body)
+	}
+	// What the page and the manifest name is there, through the proxy.
+	rec = httptest.NewRecorder()
+	onlyApp.ServeHTTP(rec, httptest.NewRequest("GET", "/app/links/7", nil))
+	named := regexp.MustCompile(`(?:href|src)="([^"]+)"`).FindAllStringSubmatch(rec.Body.String(), -1)
+	if len(named) != 4 {
+		t.Errorf("the head names %d documents, want 4 (graph, llms.txt, fragment, script): %s", len(named), rec.Body)
+	}
+	paths := []string{aal.FragmentFor(manifest.Routes[1].Fragment, manifest.Routes[1].Route, "/app/links/7")}
+	for _, m := range named {
+		paths = append(paths, html.UnescapeString(m[1]))
+	}
+	for _, p := range paths {
+		if !strings.HasPrefix(p, "/") { // the graph's ?affordances=1, on the page itself
+			p = "/app/links/7" + p
+		}
+		rec := httptest.NewRecorder()
+		onlyApp.ServeHTTP(rec, httptest.NewRequest("GET", p, nil))
+		if rec.Code != 200 {
+			t.Errorf("%s, named by the page or the manifest: got %d through a proxy of /app/ only", p, rec.Code)
+		}
 	}
 }

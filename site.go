@@ -29,8 +29,12 @@ type SiteOptions struct {
 
 	// Prefix is the path the pages live under ("/app") when [http.StripPrefix]
 	// or a proxy takes it off: every path on the wire carries it, the app's
-	// own (patterns, Nav, redirects) do not (CLARIFICATIONS 13). Route the
-	// origin's /.well-known/ and /llms.txt to the Handler too, unstripped.
+	// own (patterns, Nav, redirects) do not (CLARIFICATIONS 13). The site's
+	// documents are served under it too (/app/.well-known/affordances.json),
+	// where every page names them (its Link headers, its head's fragment,
+	// llms.txt and WebMCP script), so that a proxy that forwards only the
+	// prefix serves everything; route the origin's /.well-known/ and
+	// /llms.txt to the Handler too, unstripped, where agents look first.
 	Prefix string
 
 	// Mux is the app's router, when middleware wraps it or it is not an

@@ -320,8 +320,8 @@ func TestHead(t *testing.T) {
 	}
 	for _, want := range []string{
 		`<link rel="affordances" href="?affordances=1">`,
-		`<link rel="agent-affordances" href="/.well-known/agent-affordances/app/links/index.json">`,
-		`src="/.well-known/affordances/webmcp.js"`,
+		`<link rel="agent-affordances" href="/app/.well-known/agent-affordances/app/links/index.json">`,
+		`src="/app/.well-known/affordances/webmcp.js"`,
 		`type="application/aal+json"`,
 		`id="affordances-webmcp"`,
 		`data-aal="add-link"`,
