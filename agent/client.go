@@ -162,7 +162,7 @@ func (c *Client) Index(ctx context.Context) (*affordances.SiteIndex, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p := c.linked(ctx, "affordances-index"); !found && p != "" {
+	if p := c.linked(ctx, crawl.RelIndex); !found && p != "" {
 		if body, found, err = c.get(ctx, p, affordances.MediaType); err != nil {
 			return nil, err
 		}
@@ -205,22 +205,7 @@ func (c *Client) linked(ctx context.Context, rel string) string {
 			return
 		}
 		res.Body.Close()
-		for _, v := range res.Header.Values("Link") {
-			for link := range strings.SplitSeq(v, ",") {
-				target, params, ok := strings.Cut(strings.TrimSpace(link), ">")
-				target, found := strings.CutPrefix(target, "<")
-				if !ok || !found || !isPath(target) {
-					continue
-				}
-				for p := range strings.SplitSeq(params, ";") {
-					if r, ok := strings.CutPrefix(strings.TrimSpace(p), "rel="); ok {
-						if r = strings.Trim(r, `"`); r != "" && c.links[r] == "" {
-							c.links[r] = target
-						}
-					}
-				}
-			}
-		}
+		c.links = crawl.DocumentLinks(res.Header)
 	})
 	return c.links[rel]
 }
@@ -239,7 +224,7 @@ func (c *Client) Manifest(ctx context.Context) (*aal.Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p := c.linked(ctx, "agent-affordances"); !found && p != "" {
+	if p := c.linked(ctx, crawl.RelManifest); !found && p != "" {
 		if found, err = c.getJSON(ctx, p, "application/json", &m); err != nil {
 			return nil, err
 		}

@@ -433,7 +433,7 @@ func init() {
 			return pass(x, "not_found delta")
 		}},
 		{"v0.negotiation.index-any-accept", secC3, "GET /.well-known/affordances.json asks by its path: it answers the site index with application/vnd.affordances+json whatever the Accept header says.", Must, func(s *suite) verdict {
-			x := s.get(affordances.IndexPath, browserAccept, agent)
+			x := s.get(s.indexPath, browserAccept, agent)
 			if x.status != 200 || !x.isDocument() {
 				return fail(x, "with a browser's Accept the index answered %d %q", x.status, x.header.Get("Content-Type"))
 			}

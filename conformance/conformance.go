@@ -35,6 +35,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -199,7 +200,11 @@ func (r *Report) Result(id string) (Result, bool) {
 const DefaultUserAgent = "affordances-conform (+https://github.com/affordances/affordances-go)"
 
 // Run runs every check against the site at baseURL ("http://127.0.0.1:8080")
-// and returns the report. It never returns nil: a site that cannot be
+// and returns the report. A path in baseURL is a page of the site, where
+// discovery starts: when the origin's /.well-known/ has no index or
+// manifest, the suite reads those that page names in its Link headers,
+// as for a site under a path prefix behind a proxy that forwards only the
+// prefix (CLARIFICATIONS 13). It never returns nil: a site that cannot be
 // reached at all is a report with [Report.Unreachable] and no check; one
 // that stops answering during the run fails the checks that needed it.
 // opts may be nil.
@@ -219,7 +224,11 @@ func Run(ctx context.Context, baseURL string, opts *Options) *Report {
 		o.MaxPages = 50
 	}
 	start := time.Now()
-	s := newSuite(ctx, strings.TrimRight(baseURL, "/"), &o)
+	base, page := strings.TrimRight(baseURL, "/"), ""
+	if u, err := url.Parse(baseURL); err == nil && u.Host != "" && strings.Trim(u.EscapedPath(), "/") != "" {
+		base, page = u.Scheme+"://"+u.Host, u.EscapedPath()
+	}
+	s := newSuite(ctx, base, page, &o)
 	rep := &Report{BaseURL: s.base}
 	s.discover()
 	if !s.reached {

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -149,16 +150,21 @@ type page struct {
 
 // A suite is one run: the site's discovered documents and every delta seen.
 type suite struct {
-	ctx      context.Context
-	base     string // scheme://host[:port], no trailing slash
-	opts     *Options
-	creds    crawl.Credentials
-	indexX   *exchange
-	index    *affordances.SiteIndex
-	manX     *exchange
-	manifest *aal.Manifest
-	pages    map[string]*page
-	order    []string
+	ctx    context.Context
+	base   string // scheme://host[:port], no trailing slash
+	start  string // the page Run was given, "" for none: discovery starts there
+	opts   *Options
+	creds  crawl.Credentials
+	indexX *exchange
+	// indexPath and manPath are where the index and the manifest were
+	// found: the origin's /.well-known/, or where the start page's Link
+	// headers name them (CLARIFICATIONS 13).
+	indexPath, manPath string
+	index              *affordances.SiteIndex
+	manX               *exchange
+	manifest           *aal.Manifest
+	pages              map[string]*page
+	order              []string
 	// bounded is true when discovery stopped at MaxPages with pages left.
 	bounded bool
 	deltas  []*exchange // every response to a call
@@ -194,8 +200,8 @@ type write struct {
 	after  *exchange
 }
 
-func newSuite(ctx context.Context, base string, o *Options) *suite {
-	return &suite{ctx: ctx, base: base, opts: o, creds: crawl.Credentials{Token: o.Token, Cookies: o.Cookies}, pages: map[string]*page{}}
+func newSuite(ctx context.Context, base, start string, o *Options) *suite {
+	return &suite{ctx: ctx, base: base, start: start, opts: o, creds: crawl.Credentials{Token: o.Token, Cookies: o.Cookies}, pages: map[string]*page{}}
 }
 
 // do sends one request with who's credentials, and the suite's
@@ -343,21 +349,33 @@ func (s *suite) retryAfter(x *exchange) (time.Duration, bool) {
 // 404, with no graph and a manifest, publishes AAL alone: its pages are
 // walked through their HTML.
 func (s *suite) discover() {
-	s.indexX = s.get(affordances.IndexPath, affordances.MediaType, agent)
+	s.indexPath, s.manPath = affordances.IndexPath, aal.ManifestPath
+	s.indexX = s.get(s.indexPath, affordances.MediaType, agent)
+	s.manX = s.get(s.manPath, "application/json", agent)
+	if s.start != "" && (s.indexX.status != 200 || s.manX.status != 200) {
+		// A site under a prefix that a proxy forwards alone names them
+		// from its pages.
+		links := crawl.DocumentLinks(s.get(s.start, browserAccept, agent).header)
+		if p := links[crawl.RelIndex]; p != "" && s.indexX.status != 200 {
+			s.indexPath, s.indexX = p, s.get(p, affordances.MediaType, agent)
+		}
+		if p := links[crawl.RelManifest]; p != "" && s.manX.status != 200 {
+			s.manPath, s.manX = p, s.get(p, "application/json", agent)
+		}
+	}
 	if s.indexX.err == nil && s.indexX.status == 200 {
 		var idx affordances.SiteIndex
 		if json.Unmarshal(s.indexX.body, &idx) == nil {
 			s.index = &idx
 		}
 	}
-	s.manX = s.get(aal.ManifestPath, "application/json", agent)
 	if s.manX.err == nil && s.manX.status == 200 {
 		var m aal.Manifest
 		if json.Unmarshal(s.manX.body, &m) == nil {
 			s.manifest = &m
 		}
 	}
-	start := append([]string{"/"}, crawl.Routes(s.index, s.manifest)...)
+	start := append([]string{cmp.Or(s.start, "/")}, crawl.Routes(s.index, s.manifest)...)
 	s.bounded = crawl.Walk(start, s.opts.MaxPages, func(path string) []string {
 		x := s.get(path, affordances.MediaType, agent)
 		if x.signIn() {

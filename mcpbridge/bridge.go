@@ -848,7 +848,7 @@ func (b *bridge) target(req *mcp.CallToolRequest, raw string, a *approver) (*tar
 	if !configured {
 		anon := *hc
 		anon.Jar = nil
-		c, err := agent.New(&anon, origin, opts)
+		c, err := agent.New(&anon, origin+path, opts) // the page: its Link headers name the documents of a site under a prefix
 		if err != nil {
 			return nil, err
 		}
@@ -868,7 +868,7 @@ func (b *bridge) target(req *mcp.CallToolRequest, raw string, a *approver) (*tar
 		}
 		opts.Gate.Grants = append(opts.Gate.Grants, g)
 	}
-	c, err := agent.New(hc, origin, opts)
+	c, err := agent.New(hc, origin+path, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -166,7 +166,7 @@ func (f *agentFlags) open(e *env, rawURL string, ap *approval) (*site, error) {
 		gate.Grants = append(gate.Grants, g)
 	}
 	opts.Gate = gate
-	if s.client, err = agent.New(hc, origin, opts); err != nil {
+	if s.client, err = agent.New(hc, u.Scheme+"://"+u.Host+u.EscapedPath(), opts); err != nil { // a page of a site under a prefix names its documents
 		return nil, usagef("%v", err)
 	}
 	s.url, s.origin, s.hc, s.gate = rawURL, s.client.Origin(), aalpage.WithToken(hc, s.client.Origin(), opts.Token), gate

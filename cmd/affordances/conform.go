@@ -56,6 +56,12 @@ anonymous reader to sign in (a redirect, or unauthorized) is no failure.
 It follows no redirect: a page that answers 3xx is named as such ("GET
 /unread answered 303 to /login"), never read as the page it leads to.
 
+A URL with a path is a page of the site, where discovery starts: when the
+origin's /.well-known/ has no site index or manifest (a site under a path
+prefix, behind a proxy that forwards only the prefix), the suite reads
+those the page names in its Link headers (rel="affordances-index",
+rel="agent-affordances").
+
 Discovery GETs pages as a browser does, up to --max-pages: a site with side
 effects on GET (a page that marks an entry read when viewed) sees them.
 Every request says who sends it, so a site can leave it out of its

@@ -42,6 +42,12 @@ line on how to give it.
 Lint follows no redirect: a page that answers 3xx is named ("GET /unread
 answered 303 to /login"), never read as the page it leads to.
 
+A URL with a path is a page of the site, where the walk starts: when the
+origin's /.well-known/ has no site index or manifest (a site under a path
+prefix, behind a proxy that forwards only the prefix), lint reads those
+the page names in its Link headers (rel="affordances-index",
+rel="agent-affordances").
+
 Lint GETs pages as a browser does, up to --max-pages: a site with side
 effects on GET (a page that marks an entry read when viewed) sees them.
 Every request says who sends it, so a site can leave it out of its
@@ -408,15 +414,30 @@ func (l *linter) site(ctx context.Context, start string) error {
 		l.creds.Cookies = l.jar.Cookies(base)
 	}
 	var index affordances.SiteIndex
-	indexURL := origin + affordances.IndexPath
+	indexURL, manifestURL := origin+affordances.IndexPath, origin+aal.ManifestPath
 	indexRes, indexErr := l.get(ctx, indexURL, affordances.MediaType, crawl.Agent)
 	if ue := (*crawl.UnreachableError)(nil); errors.As(indexErr, &ue) {
 		// Nothing to lint: one error, not a problem with each document.
 		return &networkError{&crawl.UnreachableError{URL: origin, Err: ue.Err}}
 	}
+	manifestRes, _ := l.get(ctx, manifestURL, "application/json", crawl.Agent)
+	if page := strings.Trim(base.EscapedPath(), "/"); page != "" && (indexErr != nil || indexRes.status != http.StatusOK || manifestRes == nil || manifestRes.status != http.StatusOK) {
+		// A site under a prefix that a proxy forwards alone names its
+		// documents from its pages (CLARIFICATIONS 13).
+		if res, err := l.get(ctx, origin+base.EscapedPath(), "text/html", crawl.Agent); err == nil {
+			links := crawl.DocumentLinks(res.header)
+			if p := links[crawl.RelIndex]; p != "" {
+				indexURL = origin + p
+				indexRes, indexErr = l.get(ctx, indexURL, affordances.MediaType, crawl.Agent)
+			}
+			if p := links[crawl.RelManifest]; p != "" {
+				manifestURL = origin + p
+			}
+		}
+	}
 	var manifest *aal.Manifest
-	if body, ok := l.fetch(ctx, origin+aal.ManifestPath, "application/json", "manifest", crawl.Agent); ok {
-		l.document(origin+aal.ManifestPath, "manifest", body)
+	if body, ok := l.fetch(ctx, manifestURL, "application/json", "manifest", crawl.Agent); ok {
+		l.document(manifestURL, "manifest", body)
 		var m aal.Manifest
 		if json.Unmarshal(body, &m) == nil {
 			manifest = &m
@@ -574,6 +595,7 @@ type response struct {
 	contentType string
 	location    string
 	origin      string
+	header      http.Header
 	body        []byte
 }
 
@@ -603,7 +625,7 @@ func (l *linter) get(ctx context.Context, u, accept string, who crawl.Reader) (*
 	if err != nil {
 		return nil, err
 	}
-	r.status, r.contentType, r.location = res.StatusCode, res.Header.Get("Content-Type"), res.Header.Get("Location")
+	r.status, r.contentType, r.location, r.header = res.StatusCode, res.Header.Get("Content-Type"), res.Header.Get("Location"), res.Header
 	return r, nil
 }
 

@@ -221,3 +221,40 @@ func TestLintSize(t *testing.T) {
 		})
 	}
 }
+
+// TestLintBehindAProxyOfThePrefix: lint given a page of a site under /app
+// behind a proxy that forwards only /app/ reads the site index and the
+// manifest the page names in its Link headers, and each page's graph and
+// fragment under the prefix, with no problem (CLARIFICATIONS 13, issue
+// 38). Before, it read the origin's /.well-known/ alone: no index.
+func TestLintBehindAProxyOfThePrefix(t *testing.T) {
+	site := affordances.NewSite(&affordances.SiteOptions{Name: "Links", Prefix: "/app"})
+	rt := site.Route("/links/", &affordances.RouteOptions{State: func(context.Context, *affordances.Request) (*affordances.State, error) {
+		return &affordances.State{Entities: map[string]any{"links": 2}, Nav: []affordances.NavLink{{To: "/about", Label: "About"}}}, nil
+	}})
+	affordances.AddAction(rt, &affordances.Action{Name: "refresh", Description: "Refresh the links", Expose: affordances.ExposePublic},
+		func(context.Context, *affordances.Request, struct{}) (struct{}, error) { return struct{}{}, nil })
+	site.Route("/about", nil)
+	app := http.StripPrefix("/app", site.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		pg := affordances.PageFrom(r.Context())
+		io.WriteString(w, `<!doctype html><html><head><title>Links</title>`+string(pg.Head())+`</head><body><button data-aal="refresh">Refresh</button></body></html>`)
+	})))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.HasPrefix(r.URL.Path, "/app/") {
+			http.NotFound(w, r)
+			return
+		}
+		app.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	e, out, errOut := testEnv(nil)
+	if code := run(t.Context(), e, []string{"lint", srv.URL + "/app/links/"}); code != exitOK {
+		t.Errorf("exit: got %d, want 0\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	got := strings.ReplaceAll(out.String(), srv.URL, "URL")
+	for _, want := range []string{"URL/app/.well-known/affordances.json", "URL/app/.well-known/agent-affordances.json", "URL/app/about (graph)", "8 documents checked, 0 problems"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, got)
+		}
+	}
+}
