@@ -86,11 +86,11 @@ func (rt *Route) appendListing(ls []listed, ctx context.Context, req *Request) [
 		}
 		l := listed{a: a, available: true}
 		if a.Expose != ExposePublic && req.Principal.Anonymous() {
-			l.available, l.reason = false, rt.site.localize(req.HTTP, rt.site.signIn()).Message
+			l.available, l.reason = false, rt.site.localize(req.HTTP, req.Principal, rt.site.signIn()).Message
 		} else if a.Guard != nil {
 			if ok, reason, panicked := a.guard(ctx, rt.site, req); !ok {
 				if reason == "" {
-					reason = rt.site.say(req.HTTP, phrase("Not available right now."))
+					reason = rt.site.say(req.HTTP, req.Principal, phrase("Not available right now."))
 				}
 				l.available, l.reason, l.broken = false, reason, panicked
 			}

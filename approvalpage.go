@@ -47,12 +47,13 @@ func (s *Site) serveApproval(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("Vary", "Accept, Cookie, Authorization")
 	asJSON := mediatype.Accepts(r.Header.Values("Accept"), MediaType)
+	var p Principal // who asks, once known
 	fail := func(e *Error) {
 		if asJSON {
 			s.writeResponse(w, r, s.failure(e, "approval"))
 			return
 		}
-		s.renderApproval(w, r, e.HTTPStatus(), &approvalPage{Site: s.opts.Name, Host: weborigin.Host(s.origin(r)), Error: s.localize(r, e).Message})
+		s.renderApproval(w, r, p, e.HTTPStatus(), &approvalPage{Site: s.opts.Name, Host: weborigin.Host(s.origin(r)), Error: s.localize(r, p, e).Message})
 	}
 	p, err := s.authenticate(r)
 	if err != nil {
@@ -97,7 +98,7 @@ func (s *Site) serveApproval(w http.ResponseWriter, r *http.Request) {
 					fail(libError(Unavailable, changedSince))
 					return
 				}
-				s.renderApproval(w, r, http.StatusConflict, page)
+				s.renderApproval(w, r, p, http.StatusConflict, page)
 				return
 			}
 		}
@@ -120,7 +121,7 @@ func (s *Site) serveApproval(w http.ResponseWriter, r *http.Request) {
 		w.Write(b)
 		return
 	}
-	s.renderApproval(w, r, http.StatusOK, s.approvalPage(ctx, r, p, ap))
+	s.renderApproval(w, r, p, http.StatusOK, s.approvalPage(ctx, r, p, ap))
 }
 
 // changedSince is what the approval page says of a call whose page no
@@ -293,9 +294,9 @@ func (p *approvalPage) Say(t text) template.HTML {
 
 var elementText = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
 
-// renderApproval writes page in the language of r.
-func (s *Site) renderApproval(w http.ResponseWriter, r *http.Request, status int, page *approvalPage) {
-	i := s.language(r)
+// renderApproval writes page in the language of who, the requester of r.
+func (s *Site) renderApproval(w http.ResponseWriter, r *http.Request, who Principal, status int, page *approvalPage) {
+	i := s.language(r, who)
 	page.Lang, page.msgs = s.lang.tags[i].String(), s.lang.msgs[i]
 	w.Header().Set("Content-Language", page.Lang)
 	if s.lang.matcher != nil {

@@ -68,6 +68,15 @@ type response struct {
 	changed changeSet
 }
 
+// who is the requester of the call res answers, once step 2 knew them;
+// anonymous before.
+func (res *response) who() Principal {
+	if res.req == nil {
+		return Principal{}
+	}
+	return res.req.Principal
+}
+
 // A changeSet is a delta's changed (CLARIFICATIONS 5) as a call finds it:
 // the keys, sorted and each once, and the entities they are read from (a
 // key absent there is gone: null).

@@ -230,7 +230,7 @@ func (s *Site) serveForm(w http.ResponseWriter, r *http.Request, next http.Handl
 		http.Redirect(w, r, to, http.StatusSeeOther)
 	case d.Error.Code == ConfirmRequired:
 		res.status = http.StatusOK
-		s.renderForm(w, r, next, page, &Form{Action: name, Values: r.PostForm, Confirm: s.localize(r, d.Error).Message, consent: res.consent}, res)
+		s.renderForm(w, r, next, page, &Form{Action: name, Values: r.PostForm, Confirm: s.localize(r, res.who(), d.Error).Message, consent: res.consent}, res)
 	default:
 		e := d.Error
 		if e.schema {
@@ -333,7 +333,7 @@ func (s *Site) renderForm(w http.ResponseWriter, r *http.Request, next http.Hand
 		h.Del("Content-Language")
 	}
 	addHeader(w.Header(), h)
-	form.Error = s.localize(r, form.Error)
+	form.Error = s.localize(r, res.who(), form.Error)
 	pg.form = form
 	if req := res.req; req != nil {
 		// Who the call found, and the page as it last loaded it: not

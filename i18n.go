@@ -180,12 +180,12 @@ func verbs(format string) []string {
 // application says r's requester reads ([SiteOptions.Language]), else of
 // the one r's Accept-Language prefers, English when it names none of
 // them.
-func (s *Site) language(r *http.Request) int {
+func (s *Site) language(r *http.Request, who Principal) int {
 	if s.lang.matcher == nil || r == nil {
 		return 0
 	}
 	if s.opts.Language != nil {
-		if tag := s.opts.Language(r); tag != language.Und {
+		if tag := s.opts.Language(r, who); tag != language.Und {
 			if _, i, c := s.lang.matcher.Match(tag); c != language.No {
 				return i
 			}
@@ -195,11 +195,15 @@ func (s *Site) language(r *http.Request) int {
 	return i
 }
 
-// say returns t in the language of r.
-func (s *Site) say(r *http.Request, t text) string { return t.in(s.lang.msgs[s.language(r)]) }
+// say returns t in the language of who, the requester of r.
+func (s *Site) say(r *http.Request, who Principal, t text) string {
+	return t.in(s.lang.msgs[s.language(r, who)])
+}
 
-// localize returns e as the requester of r reads it ([Site.localizeIn]).
-func (s *Site) localize(r *http.Request, e *Error) *Error { return s.localizeIn(s.language(r), e) }
+// localize returns e as who, the requester of r, reads it ([Site.localizeIn]).
+func (s *Site) localize(r *http.Request, who Principal, e *Error) *Error {
+	return s.localizeIn(s.language(r, who), e)
+}
 
 // localizeIn returns e in the site's language i: the library's words in
 // it, in a copy, so that an error the library shares (ErrInvalidToken) is
@@ -232,12 +236,13 @@ func (s *Site) localizeIn(i int, e *Error) *Error {
 func (e *Error) hasWords() bool { return e != nil && (e.words.format != "" || e.issueWords != nil) }
 
 // localizeResponse says the library's words in res's delta in the
-// language of r, and says which in its Content-Language.
-func (s *Site) localizeResponse(r *http.Request, res *response) {
+// language of who, the requester of r, and says which in its
+// Content-Language.
+func (s *Site) localizeResponse(r *http.Request, who Principal, res *response) {
 	if res.delta == nil || !res.delta.Error.hasWords() {
 		return // no error, or the application's words
 	}
-	i := s.language(r)
+	i := s.language(r, who)
 	res.delta.Error = s.localizeIn(i, res.delta.Error)
 	if res.header == nil {
 		res.header = http.Header{}

@@ -314,27 +314,31 @@ func TestAppLanguages(t *testing.T) {
 }
 
 // TestLanguageTheAppSays: the person's language is the one the
-// application says (a setting of its user's, here a cookie), whatever
-// the browser's Accept-Language; when it says none, or one the site does
-// not have, Accept-Language chooses (CLARIFICATIONS 13, issue 38: a
-// French user with an English browser read English).
+// application says (a setting of its user's, which Language reads from
+// the requester the site authenticated), whatever the browser's
+// Accept-Language; when it says none, or one the site does not have,
+// Accept-Language chooses (CLARIFICATIONS 13, issue 38: a French user
+// with an English browser read English; then Language was not told who
+// asks, and a retrofit authenticated each call a second time to know).
 func TestLanguageTheAppSays(t *testing.T) {
-	site, _ := testSite(t, &affordances.SiteOptions{Languages: withFrench(), Language: func(r *http.Request) language.Tag {
-		if c, err := r.Cookie("lang"); err == nil {
-			return language.Make(c.Value)
+	settings := map[string]string{"u1": "fr", "admin": "ja"} // the users' own
+	site, _ := testSite(t, &affordances.SiteOptions{Languages: withFrench(), Language: func(_ *http.Request, who affordances.Principal) language.Tag {
+		if lang, ok := settings[who.ID]; ok {
+			return language.Make(lang)
 		}
 		return language.Und
 	}})
 	h := site.Handler(app)
-	for _, tc := range []struct{ name, cookie, accept, lang string }{
-		{"the user's French, an English browser", "fr", "en-US", "fr"},
-		{"the user's English, a French browser", "en", "fr", "en"},
-		{"no setting: the browser's", "", "fr", "fr"},
-		{"a language the site does not have: the browser's", "ja", "fr", "fr"},
+	for _, tc := range []struct{ name, token, accept, lang string }{
+		{"the user's French, an English browser", "good", "en-US", "fr"},
+		{"no user: the browser's", "", "fr", "fr"},
+		{"no user: the browser's English", "", "en", "en"},
+		{"a language the site does not have: the browser's", "admin", "fr", "fr"},
+		{"a bad token, before anyone is known: the browser's", "bad", "en", "en"},
 	} {
-		r := post("/", `{"action":"nope"}`)
-		if tc.cookie != "" {
-			r.Header.Set("Cookie", "lang="+tc.cookie)
+		r := post("/", `{"action":"addNote","input":{}}`)
+		if tc.token != "" {
+			r.Header.Set("Authorization", "Bearer "+tc.token)
 		}
 		r.Header.Set("Accept-Language", tc.accept)
 		if res := do(t, h, r); res.header.Get("Content-Language") != tc.lang {

@@ -235,14 +235,14 @@ func TestLocalizeCopies(t *testing.T) {
 	r.Header.Set("Accept-Language", "fr")
 	for _, e := range []*Error{ErrInvalidToken, internalError, errFormOrigin, errOrigin, ErrNotMine, errConsentChanged} {
 		before := *e
-		fr := s.localize(r, e)
+		fr := s.localize(r, Principal{}, e)
 		if fr == e || fr.Message == e.Message {
 			t.Errorf("%q: got %q, want a copy in French", e.Message, fr.Message)
 		}
 		if e.Message != before.Message || e.words.format != before.words.format {
 			t.Errorf("%q: changed to %q", before.Message, e.Message)
 		}
-		if again := s.localize(r, fr); again != fr {
+		if again := s.localize(r, Principal{}, fr); again != fr {
 			t.Errorf("%q: localized twice", fr.Message)
 		}
 	}

@@ -56,7 +56,8 @@ var (
 // the call first. A nil claim (no key) does nothing.
 type claim struct {
 	s          *Site
-	r          *http.Request // the call's, whose language the kept answer speaks
+	r          *http.Request // the call's, whose requester's language the kept answer speaks
+	who        Principal
 	scope, key string
 	ended      bool
 }
@@ -80,7 +81,7 @@ func (s *Site) claim(ctx context.Context, c *call, req *Request) (*claim, *respo
 		// twice.
 		return nil, s.failure(fmt.Errorf("affordances: idempotency store: %w", err), "call")
 	case held == nil:
-		return &claim{s: s, r: req.HTTP, scope: scope, key: c.key}, nil
+		return &claim{s: s, r: req.HTTP, who: req.Principal, scope: scope, key: c.key}, nil
 	case held.BodyHash != hash:
 		return nil, s.failure(errKeyReused, "call")
 	case held.Delta == nil:
@@ -107,7 +108,7 @@ func (cl *claim) keep(ctx context.Context, res *response) {
 		return
 	}
 	cl.ended = true
-	cl.s.localizeResponse(cl.r, res)
+	cl.s.localizeResponse(cl.r, cl.who, res)
 	if err := cl.s.idem.Finish(context.WithoutCancel(ctx), cl.scope, cl.key, cl.s.keep(res)); err != nil {
 		// The action ran: answer with its delta all the same. The claim
 		// stays until the store expires it, so a retry is refused as

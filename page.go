@@ -170,7 +170,7 @@ func (p *Page) Actions() Actions {
 	for i, l := range ls {
 		ds[i] = l.descriptor()
 	}
-	ds[:len(ls)+1][len(ls)] = ActionDescriptor{Reason: p.site.say(p.http, notHere)} // for Actions.Reason
+	ds[:len(ls)+1][len(ls)] = ActionDescriptor{Reason: p.site.say(p.http, p.Principal(), notHere)} // for Actions.Reason
 	return ds
 }
 

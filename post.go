@@ -345,7 +345,7 @@ func (r *Request) read(hr *http.Request, values url.Values, w *recorder, out any
 		r.redirectTo(hr, to)
 		return nil
 	case w.status == http.StatusAccepted:
-		r.SetMessage(s.say(r.HTTP, phrase("The app accepted it, to do later: it is not done yet.")))
+		r.SetMessage(s.say(r.HTTP, r.Principal, phrase("The app accepted it, to do later: it is not done yet.")))
 		return nil
 	case w.status < 300:
 		if !strings.HasPrefix(w.header.Get("Content-Type"), "text/html") || len(bytes.TrimSpace(body)) == 0 {

@@ -109,14 +109,15 @@ type SiteOptions struct {
 	// a key the library does not write or a verb its key lacks.
 	Languages map[language.Tag]map[string]string
 
-	// Language returns the language the application says r's requester
-	// reads, a setting of its user's (CLARIFICATIONS 13), or language.Und
-	// when it says none: the library's text is then in the one of
-	// Languages that Accept-Language prefers, as it is when Language names
-	// one the site does not have. It is asked for each text the library
-	// writes a requester, so it reads what the request already carries
-	// (its session). Nil: Accept-Language alone.
-	Language func(r *http.Request) language.Tag
+	// Language returns the language the application says who reads, a
+	// setting of its user's (CLARIFICATIONS 13), or language.Und when it
+	// says none: the library's text is then in the one of Languages that
+	// Accept-Language prefers, as it is when Language names one the site
+	// does not have. who is the requester of r as Authenticate said,
+	// anonymous when the site refused them before knowing (a bad token).
+	// It is asked for each text the library writes a requester, so it
+	// reads what who and r already carry. Nil: Accept-Language alone.
+	Language func(r *http.Request, who Principal) language.Tag
 
 	// SigningKey is the HMAC key of what the site signs for itself: the
 	// cookie that carries a form's message to the next page. Several

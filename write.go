@@ -115,7 +115,7 @@ func retrySeconds(d time.Duration) int { return max(int(math.Ceil(d.Seconds())),
 func (s *Site) writeResponse(w http.ResponseWriter, r *http.Request, res *response) {
 	body := res.body
 	if body == nil {
-		s.localizeResponse(r, res)
+		s.localizeResponse(r, res.who(), res)
 		buf := buffers.Get().(*[]byte)
 		defer putBuffer(buf)
 		body = s.encode((*buf)[:0], res)

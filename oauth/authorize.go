@@ -85,7 +85,7 @@ func (s *Server) refuse(w http.ResponseWriter, r *http.Request, ar fosite.Author
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'")
 	w.WriteHeader(e.CodeField)
-	refusedTemplate.Execute(w, map[string]any{"said": s.langs.of(r), "Error": e.GetDescription(), "Back": back.String(), "Host": back.Host})
+	refusedTemplate.Execute(w, map[string]any{"said": s.langs.of(r, affordances.Principal{}), "Error": e.GetDescription(), "Back": back.String(), "Host": back.Host})
 }
 
 // native reports whether u is a native app's redirect (RFC 8252):
@@ -151,7 +151,7 @@ func (s *Server) serveAuthorize(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	page := s.consentPage(ar, client.GetID(), name, p)
-	page.said = s.langs.of(r)
+	page.said = s.langs.of(r, p)
 	if r.Method != http.MethodPost {
 		page.render(w, http.StatusOK)
 		return
@@ -401,7 +401,7 @@ func (s *Server) serveAssistants(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, s.opts.SignIn+"?next="+url.QueryEscape(AssistantsPath), http.StatusSeeOther)
 		return
 	}
-	page := &assistantsPage{said: s.langs.of(r), Site: s.opts.Name, Host: weborigin.Host(s.issuer)}
+	page := &assistantsPage{said: s.langs.of(r, p), Site: s.opts.Name, Host: weborigin.Host(s.issuer)}
 	if page.Site == "" {
 		page.Site = page.Host
 	}

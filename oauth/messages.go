@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	affordances "github.com/affordances/affordances-go"
 	"golang.org/x/text/language"
 )
 
@@ -23,13 +24,13 @@ type langs struct {
 	matcher language.Matcher
 	tags    []language.Tag
 	msgs    []map[string]string // by tag; nil: English
-	says    func(*http.Request) language.Tag
+	says    func(*http.Request, affordances.Principal) language.Tag
 }
 
 // newLangs returns the languages of m, French nil standing for this
 // package's French, or the first message m has of no key of the package;
 // says is the application's word on a person's language, or nil.
-func newLangs(m map[language.Tag]map[string]string, says func(*http.Request) language.Tag) (*langs, error) {
+func newLangs(m map[language.Tag]map[string]string, says func(*http.Request, affordances.Principal) language.Tag) (*langs, error) {
 	l := &langs{tags: []language.Tag{language.English}, msgs: []map[string]string{nil}, says: says}
 	for _, tag := range slices.SortedFunc(maps.Keys(m), func(a, b language.Tag) int { return strings.Compare(a.String(), b.String()) }) {
 		msgs := m[tag]
@@ -49,15 +50,15 @@ func newLangs(m map[language.Tag]map[string]string, says func(*http.Request) lan
 	return l, nil
 }
 
-// of returns the language r's person reads: the one the application
-// says, else the one Accept-Language prefers.
-func (l *langs) of(r *http.Request) said {
+// of returns the language who, r's person, reads: the one the
+// application says, else the one Accept-Language prefers.
+func (l *langs) of(r *http.Request, who affordances.Principal) said {
 	if l.matcher == nil {
 		return said{Lang: "en"}
 	}
 	i := -1
 	if l.says != nil {
-		if tag := l.says(r); tag != language.Und {
+		if tag := l.says(r, who); tag != language.Und {
 			if _, j, c := l.matcher.Match(tag); c != language.No {
 				i = j
 			}

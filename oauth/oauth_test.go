@@ -494,7 +494,10 @@ func TestClientMetadataDocument(t *testing.T) {
 // from the site's languages (French, the package's own), by
 // Accept-Language; English otherwise.
 func TestConsentInFrench(t *testing.T) {
-	s := newShop(t, &oauth.Options{Languages: map[language.Tag]map[string]string{language.French: nil}, Language: func(r *http.Request) language.Tag {
+	s := newShop(t, &oauth.Options{Languages: map[language.Tag]map[string]string{language.French: nil}, Language: func(r *http.Request, who affordances.Principal) language.Tag {
+		if who.Anonymous() {
+			t.Error("Language was not told who reads the page")
+		}
 		if r.Header.Get("X-User-Lang") != "" { // the user's setting, as the app would read it
 			return language.Make(r.Header.Get("X-User-Lang"))
 		}

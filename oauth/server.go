@@ -97,9 +97,11 @@ type Options struct {
 	// maps the package's English messages to its own; nil for French is
 	// the package's French.
 	Languages map[language.Tag]map[string]string
-	// Language is the application's word on the language a person reads,
-	// as affordances.SiteOptions.Language is. Nil: Accept-Language alone.
-	Language func(r *http.Request) language.Tag
+	// Language is the application's word on the language who, the person
+	// at r, reads (anonymous before they signed in), as
+	// affordances.SiteOptions.Language is: the site's function serves
+	// both. Nil: Accept-Language alone.
+	Language func(r *http.Request, who affordances.Principal) language.Tag
 }
 
 // A Server is a site's own OAuth 2.1 authorization server and the
