@@ -57,7 +57,8 @@ import (
 //
 // An app whose handler says success or refusal another way (a 200 page,
 // an htmx HX-Trigger event) declares it in one line with [PostWith]; one
-// that tells the person elsewhere (a WebSocket to their tab) calls
+// that tells the person elsewhere (a WebSocket to their tab, a flash
+// message its session keeps for the page its redirect leads to) calls
 // [Request.Refuse] where it does.
 func Post[In any](path func(r *Request, in In) string) func(ctx context.Context, r *Request, in In) (struct{}, error) {
 	return PostWith(path, nil)
@@ -116,8 +117,9 @@ func PostWith[In any](path func(r *Request, in In) string, opts *PostOptions) fu
 // JSON: the input is the request's JSON body (Content-Type and Accept
 // application/json), and a 2xx JSON answer, decoded into Out, is the
 // action's output. The answer is read as Post reads it otherwise, a 4xx
-// with its status's code (409 and 412 unavailable) and its JSON "error"
-// or "message" field as the message. It panics when opts says Multipart.
+// with its status's code (409 and 412 unavailable) and its JSON "error",
+// "message", "error_message", "error_description" or "detail" field as
+// the message. It panics when opts says Multipart.
 func PostJSON[In, Out any](path func(r *Request, in In) string, opts *PostOptions) func(ctx context.Context, r *Request, in In) (Out, error) {
 	if opts == nil {
 		opts = &PostOptions{}
@@ -155,13 +157,21 @@ func ActionFrom(ctx context.Context) *Request {
 
 // Refuse says that the app's handler refused the action whose [Post]
 // made its request (r is [ActionFrom]'s), for an app that tells the
-// person so another way than its answer (over a WebSocket to their tab):
+// person so another way than its answer (over a WebSocket to their tab,
+// or in a flash message its session keeps for the page it redirects to):
 // the action's outcome is err, whatever the answer says. An [*Error]
 // keeps its code; any other err is unavailable, in its words. Call it
 // before the handler returns, as the app tells the person:
 //
 //	if a := affordances.ActionFrom(r.Context()); a != nil {
 //		a.Refuse(errors.New(msg))
+//	}
+//
+// or, once for every handler, in the session middleware after it:
+//
+//	next.ServeHTTP(w, r)
+//	if a := affordances.ActionFrom(r.Context()); a != nil && sess.ErrorMessage != "" {
+//		a.Refuse(errors.New(sess.ErrorMessage))
 //	}
 //
 // The first call wins.
@@ -590,18 +600,23 @@ func codeOfStatus(status int) Code {
 
 // refusal is the message of an app's refusal: the first line of a
 // text/plain answer, the text of the first element with role="alert" of
-// an HTML one, or a JSON one's "error" (or its "message") or "message"
-// field; "" when it has none.
+// an HTML one, or a JSON one's "error" (or its "message"), "message",
+// "error_message", "error_description" or "detail" (RFC 9457) field; ""
+// when it has none.
 func refusal(contentType string, body []byte) string {
 	var msg string
 	switch {
 	case isJSON(contentType):
-		var v struct{ Error, Message any }
+		var v struct {
+			Error, Message, Detail any
+			ErrorMessage           any `json:"error_message"`
+			ErrorDescription       any `json:"error_description"`
+		}
 		json.Unmarshal(body, &v)
 		if e, ok := v.Error.(map[string]any); ok {
 			v.Error = e["message"]
 		}
-		for _, m := range []any{v.Error, v.Message} {
+		for _, m := range []any{v.Error, v.Message, v.ErrorMessage, v.ErrorDescription, v.Detail} {
 			if m, ok := m.(string); ok && m != "" {
 				msg = m
 				break

@@ -423,7 +423,8 @@ func TestPostAsTheAppRoutesIt(t *testing.T) {
 // TestPostJSON: an action carried by an app's JSON endpoint, declared
 // with PostJSON, posts its input as the JSON body and has the endpoint's
 // JSON answer as its output; a 412 or 409 is unavailable, in the words of
-// the answer's "error" or "message" field. Before, Post sent form values
+// the answer's "error", "message", "error_message" (miniflux's) or
+// "detail" (RFC 9457) field. Before, Post sent form values
 // only (the endpoint refused them), dropped the answer, and a 412 was
 // internal.
 func TestPostJSON(t *testing.T) {
@@ -451,6 +452,13 @@ func TestPostJSON(t *testing.T) {
 		case "":
 			w.WriteHeader(http.StatusBadRequest)
 			io.WriteString(w, `{"error":{"code":"empty","message":"Give it a title."}}`)
+		case "long":
+			w.WriteHeader(http.StatusBadRequest)
+			io.WriteString(w, `{"error_message":"The title is too long."}`) // miniflux's
+		case "problem":
+			w.Header().Set("Content-Type", "application/problem+json")
+			w.WriteHeader(http.StatusUnprocessableEntity)
+			io.WriteString(w, `{"type":"about:blank","title":"Unprocessable","detail":"Titles are words."}`) // RFC 9457
 		default:
 			w.WriteHeader(http.StatusCreated)
 			io.WriteString(w, `{"id": 7}`)
@@ -470,6 +478,8 @@ func TestPostJSON(t *testing.T) {
 		{title: "old", code: affordances.Unavailable, message: "stale"},
 		{title: "twice", code: affordances.Unavailable, message: "You have this item already."},
 		{title: "", code: affordances.InvalidInput, message: "Give it a title."},
+		{title: "long", code: affordances.InvalidInput, message: "The title is too long."},
+		{title: "problem", code: affordances.InvalidInput, message: "Titles are words."},
 	} {
 		res := do(t, h, post("/items", `{"action":"addItem","input":{"title":"`+tc.title+`"}}`, "Authorization: Bearer tok"))
 		var msg, output string
