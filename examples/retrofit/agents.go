@@ -33,11 +33,11 @@ func (a *App) publish(mux *http.ServeMux) *affordances.Site {
 	})
 	links := site.Route("/links/", &affordances.RouteOptions{
 		Description: "Your links, newest first, with your tags and how many are unread; ?show=unread leaves out those read",
-		State:       a.listState,
+		State:       a.loadList,
 	})
 	tagged := site.Route("/tags/{tag}/", &affordances.RouteOptions{
 		Description: "Your links with one tag",
-		State:       a.listState,
+		State:       a.loadList,
 	})
 	site.Route("/{user}", &affordances.RouteOptions{
 		Description: "Someone's public page: their links not marked private",
@@ -107,9 +107,9 @@ func (a *App) deleteSummary(ctx context.Context, r *affordances.Request, in link
 	return "Delete “" + l.Title + "” (" + l.URL + "). This cannot be undone.", nil
 }
 
-// listState is the state of /links/ and /tags/{tag}/: what the page's
-// handler, showLinks, lists.
-func (a *App) listState(ctx context.Context, r *affordances.Request) (*affordances.State, error) {
+// loadList is the state of /links/ and /tags/{tag}/ for an agent: what
+// the page's handler, showLinks, lists, which hands it to the page itself.
+func (a *App) loadList(ctx context.Context, r *affordances.Request) (*affordances.State, error) {
 	u := userOf(r.Principal)
 	if u == nil { // the page sends a person to sign in
 		return &affordances.State{Entities: map[string]any{}}, nil
@@ -119,6 +119,12 @@ func (a *App) listState(ctx context.Context, r *affordances.Request) (*affordanc
 	if err != nil {
 		return nil, err
 	}
+	return listState(u, tag, unread, links, tags, n), nil
+}
+
+// listState is the state of u's list of links with tag ("": any), those
+// unread alone when unread, as showLinks shows it.
+func listState(u *User, tag string, unread bool, links []Link, tags []tagCount, n int) *affordances.State {
 	e := map[string]any{"links": links, "tags": tags, "unread": n}
 	nav := []affordances.NavLink{{To: "/links/", Label: "Your links"}, {To: "/links/?show=unread", Label: "Unread"}}
 	if tag != "" {
@@ -131,7 +137,7 @@ func (a *App) listState(ctx context.Context, r *affordances.Request) (*affordanc
 		nav = append(nav, affordances.NavLink{To: "/tags/" + t.Tag + "/", Label: t.Tag})
 	}
 	nav = append(nav, affordances.NavLink{To: "/" + u.Handle, Label: "Public page"})
-	return &affordances.State{Entities: e, Nav: nav}, nil
+	return &affordances.State{Entities: e, Nav: nav}
 }
 
 // profileState is the state of /{user}: what profile shows, read or not

@@ -167,6 +167,9 @@ func (a *App) sessions(next http.Handler) http.Handler {
 			a.serverError(w, r, err)
 			return
 		}
+		if s.User != nil { // the page's head and forms are this user's: no second session read
+			affordances.PageFrom(r.Context()).SetPrincipal(principal(s.User, ""))
+		}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), sessionKey, s)))
 	})
 }

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	affordances "github.com/affordances/affordances-go"
 )
 
 func (a *App) about(w http.ResponseWriter, r *http.Request) {
@@ -86,6 +88,8 @@ func (a *App) showLinks(w http.ResponseWriter, r *http.Request, u *User, status 
 		a.serverError(w, r, err)
 		return
 	}
+	// What the page shows is its state: its head needs no second load.
+	affordances.PageFrom(r.Context()).SetState(listState(u, p.Tag, p.Filter == "unread", p.Links, p.Tags, p.Unread))
 	a.render(w, r, status, "links", p)
 }
 
