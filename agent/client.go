@@ -162,9 +162,11 @@ func (c *Client) Index(ctx context.Context) (*affordances.SiteIndex, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p := c.linked(ctx, crawl.RelIndex); !found && p != "" {
-		if body, found, err = c.get(ctx, p, affordances.MediaType); err != nil {
-			return nil, err
+	if !found { // the page's links are read only when the origin has none
+		if p := c.linked(ctx, crawl.RelIndex); p != "" {
+			if body, found, err = c.get(ctx, p, affordances.MediaType); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if !found {
@@ -224,9 +226,11 @@ func (c *Client) Manifest(ctx context.Context) (*aal.Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p := c.linked(ctx, crawl.RelManifest); !found && p != "" {
-		if found, err = c.getJSON(ctx, p, "application/json", &m); err != nil {
-			return nil, err
+	if !found {
+		if p := c.linked(ctx, crawl.RelManifest); p != "" {
+			if found, err = c.getJSON(ctx, p, "application/json", &m); err != nil {
+				return nil, err
+			}
 		}
 	}
 	c.manifestKnown = true

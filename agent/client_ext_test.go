@@ -425,4 +425,27 @@ func TestDocumentsUnderAPrefix(t *testing.T) {
 	if _, err := origin.Index(t.Context()); affordances.CodeOf(err) != affordances.NotFound {
 		t.Errorf("the origin alone: got %v, want not_found", err)
 	}
+
+	// Where the origin has them, the page is not read: a GET of it may
+	// change it (a reader marks what it shows read).
+	var pageReads atomic.Int32
+	everywhere := http.NewServeMux()
+	h := site.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		pageReads.Add(1)
+		io.WriteString(w, "<!doctype html><title>Links</title>")
+	}))
+	everywhere.Handle("/app/", http.StripPrefix("/app", h))
+	everywhere.Handle("/.well-known/", h)
+	both := httptest.NewServer(everywhere)
+	t.Cleanup(both.Close)
+	c, _ = agent.New(nil, both.URL+"/app/links/", nil)
+	if _, err := c.Index(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Manifest(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if n := pageReads.Load(); n != 0 {
+		t.Errorf("the page was read %d times, with the index and manifest at the origin", n)
+	}
 }
