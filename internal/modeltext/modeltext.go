@@ -52,6 +52,11 @@ func Graph(g *affordances.Graph, verdict func(action string) aal.Verdict) string
 
 // Delta writes the answer to a call.
 func Delta(d *affordances.Delta) string {
+	return delta(d, func(b *strings.Builder) { writeEntities(b, "changed", d.Changed) })
+}
+
+// delta writes the answer to a call, its changed entities by changed.
+func delta(d *affordances.Delta, changed func(b *strings.Builder)) string {
 	var b strings.Builder
 	switch {
 	case d.OK:
@@ -71,7 +76,7 @@ func Delta(d *affordances.Delta) string {
 		b.WriteString("output: " + value(normal(d.Output)) + "\n")
 	}
 	if d.Changed != nil {
-		writeEntities(&b, "changed", d.Changed)
+		changed(&b)
 	}
 	if len(d.ActionsAdded) > 0 {
 		b.WriteString("actions added or changed:\n")
