@@ -48,15 +48,37 @@ func (as Actions) Reason(name string) string {
 // same tool [Page.Head]'s script registers, for a browser without script; "" when
 // the action is not available.
 func (as Actions) Tool(name string) template.HTMLAttr {
+	tool, desc := as.tool(name)
+	if tool == "" {
+		return ""
+	}
+	return template.HTMLAttr(`toolname="` + template.HTMLEscapeString(tool) + `" tooldescription="` + template.HTMLEscapeString(desc) + `"`)
+}
+
+// ToolAttributes returns the attributes of [Actions.Tool] as a map, a
+// templ.Attributes for templ's spread, empty when the action is not
+// available: <form method="post" { templ.Attributes(pg.Actions().ToolAttributes("addNote"))... }>.
+// Each call returns a new map.
+func (as Actions) ToolAttributes(name string) map[string]any {
+	tool, desc := as.tool(name)
+	if tool == "" {
+		return map[string]any{}
+	}
+	return map[string]any{"toolname": tool, "tooldescription": desc}
+}
+
+// tool returns the name and description of the declarative tool of the
+// action name, or "" when it is not available.
+func (as Actions) tool(name string) (string, string) {
 	a, ok := as.Find(name)
 	if !ok || !a.Available {
-		return ""
+		return "", ""
 	}
 	desc := a.Description
 	if a.Expose == ExposeConfirm {
 		desc += confirmNote
 	}
-	return template.HTMLAttr(`toolname="` + template.HTMLEscapeString(a.Name) + `" tooldescription="` + template.HTMLEscapeString(desc) + `"`)
+	return a.Name, desc
 }
 
 // listed is one action of a graph as a requester sees it.

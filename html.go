@@ -32,25 +32,67 @@ func graphHref(rawQuery string) string {
 }
 
 // TemplateFuncs returns the package's template functions:
-// {{actionField "addToCart"}}, the field that makes a form run the action;
-// {{aal "addToCart"}}, the data-aal attribute its affordance selects
-// (CLARIFICATIONS 9), and {{aal "deleteTask" "task" .ID}} with the
-// data-aal-input that picks this element's item (CLARIFICATIONS 11).
+// {{actionField "addToCart"}}, the field that makes a form run the action
+// ([ActionField]); {{aal "addToCart"}}, the data-aal attribute its
+// affordance selects (CLARIFICATIONS 9), and {{aal "deleteTask" "task" .ID}}
+// with the data-aal-input that picks this element's item (CLARIFICATIONS
+// 11), as [AAL] gives them to code that renders without html/template.
 func TemplateFuncs() template.FuncMap {
 	return template.FuncMap{
-		"actionField": func(action string) template.HTML {
-			return template.HTML(hiddenInput(FormActionField, action))
-		},
-		"aal": aalAttrs,
+		"actionField": ActionField,
+		"aal":         aalAttrs,
 	}
 }
 
-// aalAttrs writes the data-aal attribute of action's element, and
-// data-aal-input from name/value pairs when there are any.
+// ActionField returns the hidden input that makes a form posted to its
+// page run action (the form binding, [FormActionField]). In a templ
+// component: @templ.Raw(affordances.ActionField("addToCart")).
+func ActionField(action string) template.HTML {
+	return template.HTML(hiddenInput(FormActionField, action))
+}
+
+// AAL returns the attributes of the element that performs action, as
+// {{aal}} writes them ([TemplateFuncs]): data-aal, which the action's
+// affordance selects (CLARIFICATIONS 9), and from name/value pairs the
+// data-aal-input that picks this element's item (CLARIFICATIONS 11). The
+// map is a templ.Attributes for templ's spread, without this package
+// importing templ:
+//
+//	<button { templ.Attributes(affordances.AAL("deleteTask", "task", t.ID))... }>
+//
+// Misused pairs (an odd count, a name that is not a string, a value JSON
+// cannot encode) never fail the render: as fmt and log/slog do, the
+// mistake is written in its place, a data-aal-input that is no JSON
+// object, "!BADINPUT: " and why, which an agent refuses and names when it
+// picks an item. Each call returns a new map.
+func AAL(action string, pairs ...any) map[string]any {
+	attrs := map[string]any{"data-aal": aal.ID(action)}
+	input, err := aalInput(action, pairs)
+	switch {
+	case err != nil:
+		attrs[aal.InputAttribute] = "!BADINPUT: " + err.Error()
+	case input != "":
+		attrs[aal.InputAttribute] = input
+	}
+	return attrs
+}
+
+// aalAttrs is {{aal}}: [AAL]'s attributes, written, and its misuse an
+// error of the template.
 func aalAttrs(action string, pairs ...any) (template.HTMLAttr, error) {
 	attr := `data-aal="` + template.HTMLEscapeString(aal.ID(action)) + `"`
+	input, err := aalInput(action, pairs)
+	if err != nil || input == "" {
+		return template.HTMLAttr(attr), err
+	}
+	return template.HTMLAttr(attr + ` ` + aal.InputAttribute + `="` + template.HTMLEscapeString(input) + `"`), nil
+}
+
+// aalInput returns the data-aal-input of action's element from name/value
+// pairs, "" when there are none.
+func aalInput(action string, pairs []any) (string, error) {
 	if len(pairs) == 0 {
-		return template.HTMLAttr(attr), nil
+		return "", nil
 	}
 	if len(pairs)%2 != 0 {
 		return "", fmt.Errorf("affordances: aal %q: want name/value pairs after the action, got %d values", action, len(pairs))
@@ -67,5 +109,5 @@ func aalAttrs(action string, pairs ...any) (template.HTMLAttr, error) {
 	if err != nil {
 		return "", fmt.Errorf("affordances: aal %q: %w", action, err)
 	}
-	return template.HTMLAttr(attr + ` ` + aal.InputAttribute + `="` + template.HTMLEscapeString(string(b)) + `"`), nil
+	return string(b), nil
 }

@@ -265,7 +265,9 @@ func (p *Page) Field(action, name string) Field {
 // fragment, the fragment inline (CLARIFICATIONS 7), and its WebMCP tools
 // with the script that registers them (CLARIFICATIONS 12; the page's CSP
 // must allow script-src and connect-src 'self', or [Page.SetNonce]). ""
-// without a state.
+// without a state. In a templ component: @templ.Raw(pg.Head()). After a
+// navigation that swaps the body and pushes a URL (htmx's hx-boost), the
+// script puts the new page's links, fragment and tools in their place.
 func (p *Page) Head() template.HTML {
 	req := p.loaded()
 	if req == nil {

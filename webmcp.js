@@ -4,29 +4,46 @@
 // from the page (script#affordances-webmcp) and runs each as an
 // Affordances call from the page, with the person's own session. A call
 // holds the action and its input, nothing else: the script approves
-// nothing on the person's behalf. Without WebMCP in the browser it does
-// nothing.
+// nothing on the person's behalf.
+//
+// A navigation that swaps the document's body and changes its URL
+// (htmx's hx-boost, a router's pushState, the back button) leaves the head
+// as it was: the script then reads the new page's head, from the response
+// htmx swapped in or by fetching the page, puts its links, fragment and
+// tools in place of the old page's, and registers the new page's tools in
+// place of the old ones. Without WebMCP in the browser it keeps the head
+// current and registers nothing.
 (function () {
   "use strict";
   var mc = document.modelContext || navigator.modelContext;
-  var data = document.getElementById("affordances-webmcp");
-  if (!mc || typeof mc.registerTool !== "function" || !data) return;
-  var page;
-  try {
-    page = JSON.parse(data.textContent);
-  } catch (e) {
-    return;
-  }
+  if (!mc || typeof mc.registerTool !== "function") mc = null;
+  if (!document.getElementById("affordances-webmcp")) return;
   var media = "application/vnd.affordances+json";
   var known = {}; // name -> tool, as the page declared it
   var live = {}; // name -> the AbortController of a registered tool
   var wanted = {}; // name -> whether its tool should be registered now
+  var here = where(location.href); // the page whose tools these are
+  var shown = here; // the location the head was last made to match
+  var pending = null; // the location whose head is being read
+  var swapped = null; // {url, html}: the last response htmx swapped in
+  // What Page.Head writes of one page (its llms.txt link and the script
+  // are the site's, the same on every page).
+  var ofPage = 'link[rel="affordances"],link[rel="agent-affordances"],' +
+    'script[type="application/aal+json"],script#affordances-webmcp';
+
+  // where is a URL's path and query: a page, whatever its fragment.
+  function where(href) {
+    var u = new URL(href, location.href);
+    return u.pathname + u.search;
+  }
 
   // The same tools as the page's declarative forms: this script's run the
   // call and return the delta, so the forms step aside.
-  document.querySelectorAll("form[toolname]").forEach(function (f) {
-    f.removeAttribute("toolname");
-  });
+  function quietForms() {
+    document.querySelectorAll("form[toolname]").forEach(function (f) {
+      f.removeAttribute("toolname");
+    });
+  }
 
   // text is what a tool returns: JSON, never a value a browser cannot
   // encode.
@@ -41,7 +58,7 @@
 
   function register(t, tries) {
     wanted[t.name] = true;
-    if (live[t.name]) return;
+    if (!mc || live[t.name]) return;
     var ac = new AbortController();
     live[t.name] = ac;
     // The browser refused the tool: by a throw, or by rejecting the
@@ -55,7 +72,7 @@
       tries = tries || 0;
       if (tries < 40) {
         setTimeout(function () {
-          if (wanted[t.name]) register(t, tries + 1);
+          if (wanted[t.name]) register(known[t.name] || t, tries + 1);
         }, 25);
         return;
       }
@@ -87,10 +104,11 @@
     }
   }
 
-  // call performs the Affordances call on this page, as the person: the
-  // browser sends their cookies and the page's Origin.
+  // call performs the Affordances call on the page whose tool it is, as
+  // the person: the browser sends their cookies and the page's Origin.
   function call(name, input) {
-    return fetch(location.pathname + location.search, {
+    var page = here;
+    return fetch(page, {
       method: "POST",
       credentials: "same-origin",
       headers: { "Content-Type": media, "Accept": media },
@@ -98,7 +116,7 @@
     }).then(function (res) {
       return res.json();
     }).then(function (delta) {
-      follow(delta);
+      if (here === page) follow(delta);
       return delta;
     });
   }
@@ -123,8 +141,89 @@
     });
   }
 
-  page.tools.forEach(function (t) {
-    known[t.name] = t;
-    if (t.available) register(t);
+  // offer makes the tools those of a page's data block: a tool no longer
+  // offered, or offered otherwise, goes; the page's available ones come.
+  function offer(data) {
+    var tools = [];
+    try {
+      tools = data ? JSON.parse(data.textContent).tools || [] : [];
+    } catch (e) {}
+    var next = {};
+    tools.forEach(function (t) {
+      next[t.name] = t;
+    });
+    Object.keys(wanted).forEach(function (name) {
+      var t = next[name], k = known[name];
+      if (!t || !t.available || !k || JSON.stringify([k.description, k.inputSchema, k.annotations]) !==
+          JSON.stringify([t.description, t.inputSchema, t.annotations])) unregister(name);
+    });
+    known = next;
+    quietForms();
+    tools.forEach(function (t) {
+      if (t.available) register(t);
+    });
+  }
+
+  // check follows a change of the document's URL: it reads the head of
+  // the page now shown, from htmx's response when that is the page's
+  // whole document, else by fetching the page, and moves the head and the
+  // tools to it. Nothing runs while the URL stays the page's.
+  function check() {
+    quietForms();
+    var url = where(location.href);
+    if (url === shown || url === pending) return;
+    pending = url;
+    var doc = swapped && swapped.url === url ? parse(swapped.html) : null;
+    var got = doc && doc.getElementById("affordances-webmcp") ? Promise.resolve({ url: url, doc: doc }) :
+      fetch(url, { credentials: "same-origin", headers: { "Accept": "text/html" } }).then(function (res) {
+        var to = new URL(res.url || url, location.href);
+        if (to.origin !== location.origin) throw new Error("redirected away");
+        return res.text().then(function (html) {
+          return { url: to.pathname + to.search, doc: parse(html) };
+        });
+      });
+    got.then(null, function () {
+      return { url: url, doc: parse("") }; // unknown: the old page's tools go all the same
+    }).then(function (page) {
+      if (pending !== url) return;
+      pending = null;
+      shown = url;
+      here = page.url;
+      var old = document.head.querySelectorAll(ofPage);
+      page.doc.head.querySelectorAll(ofPage).forEach(function (el) {
+        document.head.insertBefore(document.importNode(el, true), old[0] || null);
+      });
+      old.forEach(function (el) {
+        el.remove();
+      });
+      offer(document.getElementById("affordances-webmcp"));
+      check(); // the URL may have moved on meanwhile
+    });
+  }
+
+  function parse(html) {
+    return new DOMParser().parseFromString(html, "text/html");
+  }
+
+  function soon() {
+    setTimeout(check, 0);
+  }
+  document.addEventListener("htmx:beforeSwap", function (e) {
+    var x = e.detail && e.detail.xhr;
+    if (x && x.responseURL && typeof e.detail.serverResponse === "string") {
+      swapped = { url: where(x.responseURL), html: e.detail.serverResponse };
+    }
   });
+  document.addEventListener("htmx:historyRestore", function (e) {
+    var d = e.detail || {};
+    if (d.path && typeof d.serverResponse === "string") swapped = { url: where(d.path), html: d.serverResponse };
+    soon();
+  });
+  ["htmx:afterSettle", "htmx:pushedIntoHistory", "htmx:replacedInHistory"].forEach(function (name) {
+    document.addEventListener(name, soon);
+  });
+  window.addEventListener("popstate", soon);
+  if (window.navigation) navigation.addEventListener("currententrychange", soon);
+
+  offer(document.getElementById("affordances-webmcp"));
 })();

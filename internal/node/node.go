@@ -2,7 +2,8 @@
 // and package-lock.json, beside this file. playwright-core, the bench's
 // axtree mode's browser driver, and @playwright/mcp, the Playwright MCP
 // server its playwright-mcp mode runs, are dependencies; the TypeScript
-// MCP SDK, which only mcpbridge's tests run, is a devDependency.
+// MCP SDK, which only mcpbridge's tests run, and htmx, which
+// examples/templapp's browser test serves, are devDependencies.
 //
 // make deps installs them all here, into node_modules (not committed),
 // with npm ci; the tests use that install and never run npm ([Repo]).
