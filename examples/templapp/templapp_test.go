@@ -153,7 +153,10 @@ func TestBoostedNavigation(t *testing.T) {
 	browsertest.Need(t)
 	dir, err := node.Repo()
 	if err != nil {
-		t.Fatal(err)
+		if os.Getenv("AFFORDANCES_CHECK") != "" {
+			t.Fatal(err) // make check installs them (make deps)
+		}
+		t.Skip(err)
 	}
 	htmx, err := os.ReadFile(filepath.Join(dir, "node_modules", "htmx.org", "dist", "htmx.min.js"))
 	if err != nil {
