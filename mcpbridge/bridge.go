@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -23,6 +24,7 @@ import (
 	"github.com/affordances/affordances-go/internal/aalpage"
 	"github.com/affordances/affordances-go/internal/browser"
 	"github.com/affordances/affordances-go/internal/crawl"
+	"github.com/affordances/affordances-go/internal/graphsize"
 	"github.com/affordances/affordances-go/internal/modeltext"
 	"github.com/affordances/affordances-go/internal/weborigin"
 )
@@ -87,10 +89,23 @@ type Options struct {
 
 	// Logger receives the bridge's failures. Nil is silent.
 	Logger *slog.Logger
+
+	// Budget is the most o200k tokens a page's text in fetch_affordances
+	// takes: past it, the page's largest tables show their first rows
+	// (three at least) and say how many more there are and the ways to
+	// them (fetch_affordances with show, the page's other pages, its
+	// search), never cut silently (internal/modeltext.GraphWithin). The
+	// structuredContent keeps every row. Zero: [DefaultBudget]; below
+	// zero: no budget.
+	Budget int
 }
 
 // defaultApprovalTimeout is [Options.ApprovalTimeout]'s zero.
 const defaultApprovalTimeout = 5 * time.Minute
+
+// DefaultBudget is [Options.Budget]'s zero: 1,500 o200k tokens, under
+// the 2,000 a graph should stay within (seed 000, "Graph").
+const DefaultBudget = 1500
 
 // Version is the bridge's version, as its MCP implementation reports it.
 const Version = "0.1.0"
@@ -117,6 +132,9 @@ type bridge struct {
 	// profile serialises the calls that run Chromium on the person's
 	// profile, which one Chromium opens at a time.
 	profile sync.Mutex
+	// shown is what the model was shown of each page, for the results of
+	// its calls to say what changed since.
+	shown shownPages
 }
 
 // NewServer returns an MCP server bridging to any Affordances site. opts
@@ -194,13 +212,15 @@ func (b *bridge) server() *mcp.Server {
 			"decides when it does not allow one (ask: the person is asked when you execute it; refuse). On a page of kind aal " +
 			"(AAL only), the actions are its affordances, each input the fields of its form. Compact text: one line an action, " +
 			"name(input) -> output [expose] effects guard gate; name? an optional field, a-b a range, /* */ a description, " +
-			"=x a default; unavailable actions by reason; records as tables.",
+			"=x a default; unavailable actions by reason; records as tables. A large table shows its first rows and how to read " +
+			"the rest: show: NAME reads it whole.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &openWorld, DestructiveHint: &notDestructive},
 	}, b.fetch)
 	mcp.AddTool(s, &mcp.Tool{
 		Name:  ToolExecute,
 		Title: "Execute affordance",
-		Description: "Perform an action of a page with its input; the result is the delta. On a page of kind aal, action " +
+		Description: "Perform an action of a page with its input; the result is the delta: what changed since you read the " +
+			"page (a table's rows removed, added, changed, by key). On a page of kind aal, action " +
 			"is the affordance's id and input fills its form, operated in a browser; the result is the page it leads to (next). " +
 			"A call that needs a person's approval is asked of the person through the client; without their yes nothing runs. " +
 			"When the result gives an approval page, ask the person to open approval.url and approve there, then call again " +
@@ -254,6 +274,9 @@ type ActionSummary struct {
 // FetchInput is the input of fetch_affordances.
 type FetchInput struct {
 	URL string `json:"url" jsonschema:"the page's URL, such as https://shop.example/products/canvas-tote (on a site's own endpoint a path is enough)"`
+	// Show names a table the text showed by its first rows, to show it
+	// whole.
+	Show string `json:"show,omitempty" jsonschema:"a table the last result showed by its first rows (such as tasks), to read all its rows"`
 }
 
 // FetchOutput is a page's graph, summarised for a model.
@@ -476,9 +499,30 @@ func (b *bridge) fetch(ctx context.Context, req *mcp.CallToolRequest, in FetchIn
 	if err != nil {
 		return nil, FetchOutput{}, siteErr(err, t.creds)
 	}
+	if in.Show != "" && !slices.Contains(modeltext.Tables(p.Graph.Entities), in.Show) {
+		return nil, FetchOutput{}, fmt.Errorf("mcpbridge: the page %s has no table %q to show; its tables: %s", aal.Visible(p.Graph.Page), aal.Visible(in.Show), aal.Visible(strings.Join(modeltext.Tables(p.Graph.Entities), ", ")))
+	}
+	text, _ := modeltext.GraphWithin(&p.Graph, p.Assess, b.budget(in.Show))
+	b.shown.put(req.Session, t.client.Origin()+p.Graph.Page, p.Graph.Entities, true)
 	out := summarise(t.client, p)
 	out.Credentials = t.creds
-	return textResult(header(t.creds, false, modeltext.Path(t.client.Origin())) + modeltext.Graph(&p.Graph, p.Assess)), out, nil
+	return textResult(header(t.creds, false, modeltext.Path(t.client.Origin())) + text), out, nil
+}
+
+// budget is the budget of a page's text in fetch_affordances, the table
+// show names shown whole.
+func (b *bridge) budget(show string) modeltext.Budget {
+	tokens := b.opts.Budget
+	if tokens == 0 {
+		tokens = DefaultBudget
+	}
+	return modeltext.Budget{Tokens: tokens, Whole: show, Count: func(s string) int {
+		n, err := graphsize.Count(s)
+		if err != nil {
+			return len(s) / 4 // no tokenizer: about four bytes a token
+		}
+		return n
+	}}
 }
 
 // summariseAAL is a page that publishes AAL only as fetch_affordances
@@ -610,9 +654,14 @@ func (b *bridge) execute(ctx context.Context, req *mcp.CallToolRequest, in Execu
 	if _, ok := p.Action(in.Action); !ok {
 		return nil, ExecuteOutput{}, fmt.Errorf("mcpbridge: the page %s has no action %q; fetch_affordances lists its actions", aal.Visible(p.Graph.Page), aal.Visible(in.Action))
 	}
+	page := t.client.Origin() + p.Graph.Page
+	shown := b.shown.get(req.Session, page)
 	d, err := p.Call(ctx, in.Action, in.Input)
+	if d != nil && d.Changed != nil {
+		defer b.shown.put(req.Session, page, d.Changed, false) // what the result shows
+	}
 	if a.page != nil {
-		return b.onPage(ctx, a, p, in, d, err, creds)
+		return b.onPage(ctx, a, p, in, d, err, creds, shown)
 	}
 	switch {
 	case a.pending != nil:
@@ -627,7 +676,7 @@ func (b *bridge) execute(ctx context.Context, req *mcp.CallToolRequest, in Execu
 	case errors.Is(err, errNotPath):
 		return nil, ExecuteOutput{}, fmt.Errorf("mcpbridge: the site gives %q as the page of %s, which is not a path: no person is asked about it, and nothing was done (credentials %s)", aal.Visible(p.Graph.Page), aal.Visible(in.Action), creds)
 	}
-	return result(p, in, d, err, a.approved, creds)
+	return result(p, in, d, err, a.approved, creds, shown)
 }
 
 // executeAAL performs an affordance of a page that publishes AAL only, in
@@ -704,8 +753,9 @@ func pathOf(s string) string {
 }
 
 // result is execute_affordance's answer for the delta d of a call, or its
-// error.
-func result(p *agent.Page, in ExecuteInput, d *affordances.Delta, err error, approved bool, creds string) (*mcp.CallToolResult, ExecuteOutput, error) {
+// error; its text says what changed since the model was shown the page's
+// entities (shown; nil: it was shown none, and they are written whole).
+func result(p *agent.Page, in ExecuteInput, d *affordances.Delta, err error, approved bool, creds string, shown map[string]any) (*mcp.CallToolResult, ExecuteOutput, error) {
 	var de *affordances.Error
 	if err != nil && d == nil && !errors.As(err, &de) {
 		return nil, ExecuteOutput{}, siteErr(err, creds)
@@ -720,15 +770,16 @@ func result(p *agent.Page, in ExecuteInput, d *affordances.Delta, err error, app
 	if d == nil {
 		d = &affordances.Delta{Error: de}
 	}
-	res := textResult(executeText(p, in, d, approved, creds, nil))
+	res := textResult(executeText(p, in, d, approved, creds, nil, shown))
 	res.IsError = !out.OK
 	return res, out, nil
 }
 
 // executeText is execute_affordance's text for a page with a graph: the
-// call, the delta, and the site's approval page when there is one.
-func executeText(p *agent.Page, in ExecuteInput, d *affordances.Delta, approved bool, creds string, page *ApprovalPage) string {
-	text := header(creds, approved, modeltext.Path(p.Path()), modeltext.Name(in.Action)) + modeltext.Delta(d)
+// call, the delta (what changed since the model was shown shown), and the
+// site's approval page when there is one.
+func executeText(p *agent.Page, in ExecuteInput, d *affordances.Delta, approved bool, creds string, page *ApprovalPage, shown map[string]any) string {
+	text := header(creds, approved, modeltext.Path(p.Path()), modeltext.Name(in.Action)) + modeltext.DeltaSince(d, shown)
 	if page != nil {
 		text += "approval page " + modeltext.Path(page.URL) + "  state " + page.State + "  expires " + page.Expires.UTC().Format(time.RFC3339) + "\n"
 		if page.Next != "" {
@@ -742,7 +793,7 @@ func executeText(p *agent.Page, in ExecuteInput, d *affordances.Delta, approved 
 // (a.page): it ran once the person approved there; or the bridge sends
 // the person there by URL elicitation; or the result gives the page for
 // the model to send the person to, with nothing run.
-func (b *bridge) onPage(ctx context.Context, a *approver, p *agent.Page, in ExecuteInput, d *affordances.Delta, err error, creds string) (*mcp.CallToolResult, ExecuteOutput, error) {
+func (b *bridge) onPage(ctx context.Context, a *approver, p *agent.Page, in ExecuteInput, d *affordances.Delta, err error, creds string, shown map[string]any) (*mcp.CallToolResult, ExecuteOutput, error) {
 	r := a.page
 	page := &ApprovalPage{URL: aal.Visible(r.URL), Expires: r.Expires, State: approvalPending}
 	open := "open " + page.URL + " in their own browser, signed in to " + aal.Visible(r.Origin) + ", and approve there"
@@ -774,15 +825,15 @@ func (b *bridge) onPage(ctx context.Context, a *approver, p *agent.Page, in Exec
 		}
 	default:
 		// The site's answer to the confirmed call, or a failure: as any.
-		return result(p, in, d, err, false, creds)
+		return result(p, in, d, err, false, creds, shown)
 	}
-	res, out, rerr := result(p, in, d, nil, err == nil, creds)
+	res, out, rerr := result(p, in, d, nil, err == nil, creds, shown)
 	if rerr == nil {
 		out.Approval = page
 		if d == nil {
 			d = &affordances.Delta{}
 		}
-		res.Content = []mcp.Content{&mcp.TextContent{Text: executeText(p, in, d, err == nil, creds, page)}}
+		res.Content = []mcp.Content{&mcp.TextContent{Text: executeText(p, in, d, err == nil, creds, page, shown)}}
 	}
 	return res, out, rerr
 }

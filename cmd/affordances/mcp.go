@@ -33,6 +33,14 @@ result's text is the compact form of docs/model-text.md, what the model
 reads; its structured content is the JSON, with the AAL fragment and the
 gate's reasons, for programs. Text from a site is data, never instructions.
 
+What the model reads grows with what it needs, not with the page: a
+call's result says what changed since the model read the page (a table's
+rows removed, added and changed, by their key), and a page whose text
+would pass --budget tokens (o200k; default 1500, 0 for none) shows its
+largest tables by their first rows, saying how many more there are and
+how to read them (fetch_affordances with show: NAME, the page's other
+pages, its search).
+
 A call the gate asks about, or that the site answers confirm_required, is
 asked of the person through the MCP client (form elicitation), the site's
 message verbatim; confirm: true is sent only on their yes. A client that
@@ -98,6 +106,7 @@ affordances mcp --site http://127.0.0.1:8082 --cookie-jar jar.txt`,
 		fs.Var(&grants, "grant", "a standing `grant` of the person's, CLASS[:CAP][@ORIGIN][,until=TIME] (aal.ParseGrant);\nwithout @ORIGIN it is for each configured site; repeatable")
 		jarFile := fs.String("cookie-jar", "", "Netscape cookie `file` of the person's sessions, sent to the configured sites only,\nwritten back when the bridge stops")
 		profile := fs.String("browser-profile", "", "the person's Chromium profile `directory`, for the configured sites' pages without a graph")
+		budget := fs.Int("budget", mcpbridge.DefaultBudget, "the most o200k `tokens` a page's text takes before its largest tables show their first rows; 0: no budget")
 		return func(ctx context.Context, e *env, args []string) (err error) {
 			if len(args) != 0 {
 				return usagef("mcp takes no arguments")
@@ -110,6 +119,14 @@ affordances mcp --site http://127.0.0.1:8082 --cookie-jar jar.txt`,
 				return usagef("--cookie-jar and --browser-profile need --site URL: the person's sessions go only to the sites they configure")
 			}
 			opts.BrowserProfile = *profile
+			switch {
+			case *budget < 0:
+				return usagef("--budget %d: a number of tokens, or 0 for no budget", *budget)
+			case *budget == 0:
+				opts.Budget = -1
+			default:
+				opts.Budget = *budget
+			}
 			if *jarFile != "" {
 				jar, err := loadCookieFile(*jarFile)
 				if err != nil {

@@ -23,7 +23,7 @@ func Graph(g *affordances.Graph, verdict func(action string) aal.Verdict) string
 		b.WriteString(" (route " + Path(g.Route) + ")")
 	}
 	b.WriteString("\n")
-	writeEntities(&b, "entities", g.Entities)
+	writeEntities(&b, "entities", g.Entities, nil)
 	b.WriteString("actions:")
 	if len(g.Actions) == 0 {
 		b.WriteString(" none")
@@ -52,7 +52,7 @@ func Graph(g *affordances.Graph, verdict func(action string) aal.Verdict) string
 
 // Delta writes the answer to a call.
 func Delta(d *affordances.Delta) string {
-	return delta(d, func(b *strings.Builder) { writeEntities(b, "changed", d.Changed) })
+	return delta(d, func(b *strings.Builder) { writeEntities(b, "changed", d.Changed, nil) })
 }
 
 // delta writes the answer to a call, its changed entities by changed.
@@ -132,7 +132,7 @@ func Index(ix *affordances.SiteIndex) string {
 
 // writeEntities writes a map of entities under a heading: one line each,
 // with its records (arrays of objects with the same keys) as tables.
-func writeEntities(b *strings.Builder, heading string, m map[string]any) {
+func writeEntities(b *strings.Builder, heading string, m map[string]any, c *cuts) {
 	b.WriteString(heading + ":")
 	if len(m) == 0 {
 		b.WriteString(" none\n")
@@ -141,15 +141,15 @@ func writeEntities(b *strings.Builder, heading string, m map[string]any) {
 	b.WriteString("\n")
 	n, _ := normal(m).(map[string]any)
 	for _, k := range sortedKeys(n) {
-		writeEntity(b, "  ", key(k), n[k])
+		writeEntity(b, "  ", key(k), n[k], c)
 	}
 }
 
 // writeEntity writes one named value: a table for records, an object's
 // records as tables of their own after its other fields.
-func writeEntity(b *strings.Builder, indent, name string, v any) {
+func writeEntity(b *strings.Builder, indent, name string, v any, c *cuts) {
 	if cols, ok := records(v); ok {
-		writeTable(b, indent, name, cols, v.([]any))
+		writeTable(b, indent, name, cols, v.([]any), c)
 		return
 	}
 	obj, ok := v.(map[string]any)
@@ -171,17 +171,23 @@ func writeEntity(b *strings.Builder, indent, name string, v any) {
 	}
 	for _, k := range tables {
 		cols, _ := records(obj[k])
-		writeTable(b, indent, name+"."+key(k), cols, obj[k].([]any))
+		writeTable(b, indent, name+"."+key(k), cols, obj[k].([]any), c)
 	}
 }
 
-func writeTable(b *strings.Builder, indent, name string, cols []string, rows []any) {
+func writeTable(b *strings.Builder, indent, name string, cols []string, rows []any, c *cuts) {
 	head := make([]string, len(cols))
 	for i, c := range cols {
 		head[i] = key(c)
 	}
-	fmt.Fprintf(b, "%s%s (%d): %s\n", indent, name, len(rows), strings.Join(head, " | "))
-	for _, r := range rows {
+	shown := c.rows(name, len(rows))
+	if shown < len(rows) {
+		fmt.Fprintf(b, "%s%s (%d, first %d shown): %s\n", indent, name, len(rows), shown, strings.Join(head, " | "))
+	} else {
+		fmt.Fprintf(b, "%s%s (%d): %s\n", indent, name, len(rows), strings.Join(head, " | "))
+	}
+	defer c.more(b, indent, name, len(rows)-shown)
+	for _, r := range rows[:shown] {
 		m := r.(map[string]any)
 		cells := make([]string, len(cols))
 		for i, c := range cols {

@@ -29,7 +29,7 @@ func DeltaSince(d *affordances.Delta, shown map[string]any) string {
 			if old, ok := before[k]; ok {
 				writeSince(b, "  ", key(k), old, now[k])
 			} else {
-				writeEntity(b, "  ", key(k), now[k])
+				writeEntity(b, "  ", key(k), now[k], nil)
 			}
 		}
 	})
@@ -43,7 +43,7 @@ func writeSince(b *strings.Builder, indent, name string, old, now any) {
 		return
 	}
 	var whole strings.Builder
-	writeEntity(&whole, indent, name, now)
+	writeEntity(&whole, indent, name, now, nil)
 	var since strings.Builder
 	if !tableSince(&since, indent, name, old, now) && !objectSince(&since, indent, name, old, now) {
 		b.WriteString(whole.String())
@@ -121,7 +121,7 @@ func tableSince(b *strings.Builder, indent, name string, old, now any) bool {
 	}
 	b.WriteString("\n")
 	if len(added) > 0 {
-		writeTable(b, indent, name+" added", nowCols, added)
+		writeTable(b, indent, name+" added", nowCols, added, nil)
 	}
 	if len(changed) > 0 {
 		cols := []string{k}
@@ -148,7 +148,7 @@ func tableSince(b *strings.Builder, indent, name string, old, now any) bool {
 			}
 			rows[i] = row
 		}
-		writeTable(b, indent, name+" changed", cols, rows)
+		writeTable(b, indent, name+" changed", cols, rows, nil)
 	}
 	return true
 }
@@ -169,10 +169,10 @@ func objectSince(b *strings.Builder, indent, name string, old, now any) bool {
 		case !has:
 			b.WriteString(indent + name + "." + key(f) + ": gone\n")
 		case !had:
-			writeEntity(b, indent, name+"."+key(f), nv)
+			writeEntity(b, indent, name+"."+key(f), nv, nil)
 		case !reflect.DeepEqual(ov, nv):
 			if !tableSince(b, indent, name+"."+key(f), ov, nv) {
-				writeEntity(b, indent, name+"."+key(f), nv)
+				writeEntity(b, indent, name+"."+key(f), nv, nil)
 			}
 		}
 	}

@@ -1,12 +1,14 @@
 package modeltext_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
 
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/internal/modeltext"
+	"github.com/tiktoken-go/tokenizer"
 )
 
 // tasks returns n task records, as a board lists them.
@@ -94,5 +96,47 @@ func TestDeltaSinceOneOfMany(t *testing.T) {
 	}
 	if !strings.Contains(got, "removed 12") {
 		t.Errorf("got %s, want task 12 removed", got)
+	}
+}
+
+// TestGraphWithin: a page whose text would pass the budget shows its
+// largest table by its first rows, and says how many more there are and
+// the ways to them (show, its other pages, its read-only actions that
+// take an input); under the budget, or with the table asked for whole,
+// it is the page's whole text.
+func TestGraphWithin(t *testing.T) {
+	enc, err := tokenizer.Get(tokenizer.O200kBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := func(s string) int {
+		ids, _, _ := enc.Encode(s)
+		return len(ids)
+	}
+	rows := tasks(40)
+	g := &affordances.Graph{Page: "/boards/launch", Entities: map[string]any{"tasks": rows, "board": map[string]any{"name": "Launch"}},
+		Actions: []affordances.ActionDescriptor{{ActionSummary: affordances.ActionSummary{Name: "search", ReadOnly: true, Expose: affordances.ExposePublic,
+			Input: json.RawMessage(`{"type":"object","properties":{"q":{"type":"string"}},"required":["q"]}`)}, Available: true}},
+		Nav: []affordances.NavLink{{To: "/boards", Label: "All boards"}, {To: "/boards/launch?page=2", Label: "Next tasks"}}}
+	whole := modeltext.Graph(g, nil)
+	text, cut := modeltext.GraphWithin(g, nil, modeltext.Budget{Tokens: 500, Count: count})
+	if count(text) > 500 || len(cut) != 1 || cut[0] != "tasks" {
+		t.Errorf("%d tokens (the whole: %d), cut %q:\n%s", count(text), count(whole), cut, text)
+	}
+	var shown int
+	if _, err := fmt.Sscanf(text[strings.Index(text, "tasks (40, first "):], "tasks (40, first %d shown)", &shown); err != nil || shown < 3 || shown >= 40 {
+		t.Fatalf("no cut table in\n%s", text)
+	}
+	if want := fmt.Sprintf("    … %d more not shown: show tasks; pages: /boards/launch?page=2; find: search\n", 40-shown); !strings.Contains(text, want) {
+		t.Errorf("want %q in\n%s", want, text)
+	}
+	if !strings.Contains(text, "board: {name: Launch}") || !strings.Contains(text, "search(q: string)") {
+		t.Errorf("the rest of the page is missing:\n%s", text)
+	}
+	if text, cut := modeltext.GraphWithin(g, nil, modeltext.Budget{Tokens: 500, Count: count, Whole: "tasks"}); text != whole || cut != nil {
+		t.Errorf("tasks asked whole: got\n%s", text)
+	}
+	if text, _ := modeltext.GraphWithin(g, nil, modeltext.Budget{Tokens: 1 << 20, Count: count}); text != whole {
+		t.Errorf("under the budget: got\n%s", text)
 	}
 }
