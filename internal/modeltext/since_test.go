@@ -29,7 +29,7 @@ func TestDeltaSince(t *testing.T) {
 	before := tasks(5)
 	after := tasks(5)
 	after = append(after[:2], after[3:]...) // task 3 deleted
-	after[0]["status"] = "done"            // task 1 moved by someone else
+	after[0]["status"] = "done"             // task 1 moved by someone else
 	after = append(after, map[string]any{"id": 9, "title": "A new one", "status": "todo", "assignee": "bob@example.com"})
 	d := &affordances.Delta{OK: true, Changed: map[string]any{
 		"tasks":   after,
