@@ -36,11 +36,15 @@ func graphHref(rawQuery string) string {
 // ([ActionField]); {{aal "addToCart"}}, the data-aal attribute its
 // affordance selects (CLARIFICATIONS 9), and {{aal "deleteTask" "task" .ID}}
 // with the data-aal-input that picks this element's item (CLARIFICATIONS
-// 11), as [AAL] gives them to code that renders without html/template.
+// 11), as [AAL] gives them to code that renders without html/template;
+// and {{list .ID}}, a list of its arguments, for an input field that is an
+// array: {{aal "markRead" "ids" (list .ID)}}. An app's own function of the
+// same name wins when its FuncMap is added after.
 func TemplateFuncs() template.FuncMap {
 	return template.FuncMap{
 		"actionField": ActionField,
 		"aal":         aalAttrs,
+		"list":        func(v ...any) []any { return v },
 	}
 }
 
