@@ -72,3 +72,39 @@ func TestMCPMode(t *testing.T) {
 		}
 	}
 }
+
+// TestMCPDeltaOfADelete: on the realistic board, a page of 25 tasks of
+// 100, the result of deleting one task says what changed since the model
+// read the page, in under a tenth of the page's text (issue 39: it sent
+// the page of tasks again, 4 of every 10 tokens of the task).
+func TestMCPDeltaOfADelete(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: starts the demos")
+	}
+	out := t.TempDir()
+	rep, err := bench.Run(context.Background(), &bench.Options{
+		Tasks: []string{"board-delete-task"}, Modes: []string{"mcp"},
+		Sizes: []bench.Size{bench.Realistic}, Out: out, Progress: testWriter{t},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rep.Runs[0]
+	if !r.Verified || len(r.Observations) != 2 {
+		t.Fatalf("not verified (%s), or not a page and a delta: %+v", r.Error, r.Observations)
+	}
+	site := func(o bench.Observation) string { // the site's part, after the bridge's two lines
+		b, err := os.ReadFile(filepath.Join(out, o.File))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.SplitN(string(b), "\n", 3)[2]
+	}
+	page, delta := site(r.Observations[0]), site(r.Observations[1])
+	if !strings.Contains(page, "tasks (25): ") || !strings.Contains(delta, "removed 3") {
+		t.Fatalf("the page:\n%s\nthe delta:\n%s", page, delta)
+	}
+	if len(delta)*10 >= len(page) {
+		t.Errorf("the delta is %d bytes, the page %d: want under a tenth\n%s", len(delta), len(page), delta)
+	}
+}

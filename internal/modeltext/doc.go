@@ -72,8 +72,9 @@
 //	  NAME (N rows, by KEY)[: removed K, ...]   with DeltaSince, a table the model was shown:
 //	  NAME added (N): COL | ...                 its rows removed (by their KEY), added,
 //	    CELL | ...
-//	  NAME changed (N): KEY | COL | ...         and changed (the KEY, then the cells that changed)
+//	  NAME changed (N): KEY | COL | ...         and changed (the KEY, then the cells that changed),
 //	    CELL | ...
+//	  NAME order: K, ...                        and the rows' new order when they moved
 //	  NAME.FIELD: VALUE | NAME.FIELD: gone      an object's fields that changed
 //	  NAME: unchanged
 //	actions added or changed:         as actions, without the gate

@@ -61,14 +61,15 @@ func writeSince(b *strings.Builder, indent, name string, old, now any) {
 var keyColumns = []string{"id", "key", "slug", "sku", "uid", "uuid", "code", "ref", "email", "handle", "name", "title"}
 
 // tableSince writes the rows of a table that were removed, added and
-// changed, known by a key column, when old and now are both tables with
-// one and the rows they share are in the same order; false otherwise.
+// changed, known by a key column, and their order when the rows moved,
+// when old and now are both tables with one; false otherwise.
 //
 //	NAME (N rows, by KEY): removed K, ...
 //	NAME added (N): COL | ...
 //	  CELL | ...
 //	NAME changed (N): KEY | COL | ...     the key, then the columns that changed
 //	  CELL | ...
+//	NAME order: K, ...                    the rows' keys in their new order
 func tableSince(b *strings.Builder, indent, name string, old, now any) bool {
 	oldCols, ok1 := records(old)
 	nowCols, ok2 := records(now)
@@ -112,9 +113,7 @@ func tableSince(b *strings.Builder, indent, name string, old, now any) bool {
 			removed = append(removed, id)
 		}
 	}
-	if !slices.Equal(kept, slices.DeleteFunc(slices.Clone(oldOrder), func(id string) bool { return !nowIDs[id] })) {
-		return false // the rows moved: the table, whole, says where
-	}
+	moved := !slices.Equal(kept, slices.DeleteFunc(slices.Clone(oldOrder), func(id string) bool { return !nowIDs[id] }))
 	b.WriteString(indent + name + " (" + plural(len(nowRows), "row") + ", by " + key(k) + ")")
 	if len(removed) > 0 {
 		b.WriteString(": removed " + strings.Join(removed, ", "))
@@ -149,6 +148,13 @@ func tableSince(b *strings.Builder, indent, name string, old, now any) bool {
 			rows[i] = row
 		}
 		writeTable(b, indent, name+" changed", cols, rows, nil)
+	}
+	if moved { // the rows' new order, by key, when they moved
+		ids := make([]string, len(nowRows))
+		for i, r := range nowRows {
+			ids[i] = value(r.(map[string]any)[k])
+		}
+		b.WriteString(indent + name + " order: " + strings.Join(ids, ", ") + "\n")
 	}
 	return true
 }

@@ -57,8 +57,9 @@ redirect: /boards/launch
 	}
 }
 
-// TestDeltaSinceWhole: what a change cannot say shorter is written whole:
-// rows that moved, an entity unchanged says so, a table without a key.
+// TestDeltaSinceWhole: rows that moved are written by their keys in their
+// new order; an entity unchanged says so; a table without a key, or one
+// the model was not shown, is written whole.
 func TestDeltaSinceWhole(t *testing.T) {
 	moved := tasks(3)
 	moved[0], moved[2] = moved[2], moved[0]
@@ -67,7 +68,8 @@ func TestDeltaSinceWhole(t *testing.T) {
 		shown, now  any
 		has, hasNot string
 	}{
-		{"rows moved", tasks(3), moved, "tasks (3): assignee | id | status | title\n", "by id"},
+		{"rows moved", tasks(25), append(tasks(25)[24:], tasks(25)[:24]...), "tasks (25 rows, by id)\n  tasks order: 25, 1, 2, 3,", "title"},
+		{"two rows swapped", tasks(3), moved, "tasks (3 rows, by id)\n  tasks order: 3, 2, 1\n", "title"},
 		{"unchanged", tasks(3), tasks(3), "tasks: unchanged\n", "|"},
 		{"no key", []map[string]any{{"a": 1}, {"a": 1}}, []map[string]any{{"a": 1}}, "tasks (1): a\n", "by"},
 		{"not shown", nil, tasks(1), "tasks (1): assignee", "by id"},
