@@ -19,7 +19,7 @@ import (
 // demo size: each verified, each observation on disk, report.json as the
 // issue has it (with each run's size and per-request tokens). The
 // browser modes are left out only on a machine without Chromium (or Node
-// and the npm packages make deps installs, for axtree and playwright-mcp)
+// and the npm packages make deps installs, for axtree and the playwright-mcp modes)
 // and outside make check.
 func TestBench(t *testing.T) {
 	if testing.Short() {
@@ -28,7 +28,7 @@ func TestBench(t *testing.T) {
 	modes := bench.ModeNames()
 	packages, errPackages := node.Repo()
 	if os.Getenv("AFFORDANCES_CHECK") == "" {
-		need := map[string][]string{"screenshot": {"chromium"}, "axtree": {"chromium", "node"}, "playwright-mcp": {"chromium", "node"}, "webmcp": {"chromium"}}
+		need := map[string][]string{"screenshot": {"chromium"}, "axtree": {"chromium", "node"}, "playwright-mcp": {"chromium", "node"}, "playwright-mcp-lean": {"chromium", "node"}, "webmcp": {"chromium"}}
 		modes = slices.DeleteFunc(modes, func(m string) bool {
 			for _, bin := range need[m] {
 				if _, err := exec.LookPath(bin); err != nil {
@@ -36,7 +36,7 @@ func TestBench(t *testing.T) {
 					return true
 				}
 			}
-			if (m == "axtree" || m == "playwright-mcp") && errPackages != nil {
+			if (m == "axtree" || strings.HasPrefix(m, "playwright-mcp")) && errPackages != nil {
 				t.Logf("the %s mode is left out: %v", m, errPackages)
 				return true
 			}

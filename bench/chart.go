@@ -17,6 +17,8 @@ var modeColors = map[string]string{
 	"webmcp":         "#CC79A7",
 	"axtree":         "#E69F00",
 	"screenshot":     "#0072B2",
+	// Okabe-Ito's black: its yellow is too light on white.
+	"playwright-mcp-lean": "#000000",
 }
 
 // Chart draws the tokens of each task by mode (latest observation only,

@@ -27,28 +27,57 @@ import (
 	"github.com/affordances/affordances-go/internal/pdeathsig"
 )
 
-// PlaywrightMCPVersion is the @playwright/mcp the playwright-mcp mode
-// runs, as the repository's internal/node/package-lock.json pins it.
-const PlaywrightMCPVersion = "0.0.83"
+// PlaywrightMCPVersion is the @playwright/mcp the playwright-mcp modes
+// run, as the repository's internal/node/package-lock.json pins it.
+const PlaywrightMCPVersion = "0.0.86"
 
 // PlaywrightMCPMode is the browser agent of Playwright MCP: the same UI
 // interactions as [AXTreeMode], made through the tools of the real
-// Playwright MCP server (@playwright/mcp 0.0.83, what browser agents are
+// Playwright MCP server (@playwright/mcp 0.0.86, what browser agents are
 // given), and what the model reads is what those tools answer.
 //
 // Each Run starts a server of its own (node and Debian's Chromium,
 // headless, at 1280×800, with an in-memory profile holding the task's
 // session cookie), as an MCP client of the Go SDK does over stdio: about
 // a second and a half, the browser's launch on the first call included.
-// It records the tool definitions of the server's tools/list. Each tool call is a
-// step, from 0, and its result, as the model receives it, an observation
-// of kind "result": browser_navigate, browser_fill_form (one call fills
-// in a form's fields), browser_click, and browser_snapshot. In this
-// version an action's result holds no snapshot, only a link to a file
-// the server wrote it to (Playwright MCP's own economy: the model asks
-// for a snapshot when it needs one), so the agent calls browser_snapshot
-// after each navigation and click, to read the page and the refs of what
-// it acts on next.
+// It records the tool definitions of the server's tools/list. Each tool
+// call is a step, from 0, and its result, as the model receives it, an
+// observation of kind "result": browser_navigate, browser_fill_form (one
+// call fills in a form's fields), browser_click, and browser_snapshot.
+//
+// The mode has two configurations of the server, two modes of the bench:
+//
+//   - playwright-mcp, its default one. In this version, as in 0.0.83,
+//     an action's result (browser_navigate's, browser_click's) holds no
+//     snapshot, only a link to a file the server wrote it to (under
+//     "### Snapshot", .playwright-mcp/page-….yml), with the page's
+//     address and title and the Playwright code it ran: Playwright MCP's
+//     own economy, the model asks for a snapshot when it needs one. The
+//     agent calls browser_snapshot after each navigation and click, to
+//     read the page and the refs of what it acts on next. (What 0.0.86
+//     changed is in the snapshot: a region is named by its
+//     aria-labelledby heading, region "Add a task" where 0.0.83 wrote
+//     region; and in its tool definitions, some parameters more.)
+//   - playwright-mcp-lean ([PlaywrightMCPOptions.Lean]), its leanest
+//     documented configuration, what a user who counts tokens runs:
+//     --snapshot-mode none, after which an action's result holds no
+//     snapshot nor its link (and names the page only when its address or
+//     title changed), and --codegen none, after which it holds no
+//     Playwright code either, so a click's result is often empty. The
+//     version has no incremental snapshot mode ("full" or "none" only).
+//     The agent calls browser_snapshot only when it needs to read the
+//     page: before acting on a page that may have changed since it read
+//     it (for the refs it acts on), and once after its last action, to
+//     read the outcome it reports (or, for a task that only reads, the
+//     page). The other options that make results smaller change nothing
+//     in these runs, so they are not passed: --image-responses omit (no
+//     tool the agent calls returns an image), --console-level (the demos
+//     log nothing); --caps only adds tools (the core ones, 25 tool
+//     definitions on every request, cannot be left out). Per call the
+//     agent could ask for less than the whole page (browser_snapshot's
+//     depth or target, browser_find's search), which needs a model's
+//     guess of where on the page its answer is; the oracle does not
+//     guess, and reads whole snapshots.
 //
 // The oracle finds the refs the model would pick by reading the page
 // through browser_run_code_unsafe, never shown to the model nor counted:
@@ -84,7 +113,16 @@ type PlaywrightMCPOptions struct {
 	Progress io.Writer
 	// Logger receives the servers' stderr. Nil is silent.
 	Logger *slog.Logger
+	// Lean runs the server in its leanest documented configuration, the
+	// playwright-mcp-lean mode: [PlaywrightMCPLeanArgs], and a
+	// browser_snapshot only when the agent needs to read the page.
+	Lean bool
 }
+
+// PlaywrightMCPLeanArgs are the server's options in the
+// playwright-mcp-lean mode: no snapshot in an action's result, nor the
+// Playwright code it ran (its README's options).
+var PlaywrightMCPLeanArgs = []string{"--snapshot-mode", "none", "--codegen", "none"}
 
 // playwrightMCPServer is how to run the server: node, the package's
 // cli.js and the browser.
@@ -109,9 +147,20 @@ func NewPlaywrightMCPMode(opts *PlaywrightMCPOptions) *PlaywrightMCPMode {
 // the bench. It uses the npm packages the axtree mode does (one install
 // holds both): [Options.AXTree]'s Packages, Cache, Chromium and Logger.
 func startPlaywrightMCPMode(ctx context.Context, o *Options) (Mode, func() error, error) {
-	var opts PlaywrightMCPOptions
+	return startPlaywrightMCPServer(ctx, o, false)
+}
+
+// startPlaywrightMCPLeanMode starts the playwright-mcp-lean mode, as
+// startPlaywrightMCPMode does the playwright-mcp one.
+func startPlaywrightMCPLeanMode(ctx context.Context, o *Options) (Mode, func() error, error) {
+	return startPlaywrightMCPServer(ctx, o, true)
+}
+
+// startPlaywrightMCPServer starts the playwright-mcp mode, lean or not.
+func startPlaywrightMCPServer(ctx context.Context, o *Options, lean bool) (Mode, func() error, error) {
+	opts := PlaywrightMCPOptions{Lean: lean}
 	if a := o.AXTree; a != nil {
-		opts = PlaywrightMCPOptions{Chromium: a.Chromium, Packages: a.Packages, Cache: a.Cache, Progress: a.Progress, Logger: a.Logger}
+		opts = PlaywrightMCPOptions{Chromium: a.Chromium, Packages: a.Packages, Cache: a.Cache, Progress: a.Progress, Logger: a.Logger, Lean: lean}
 	}
 	if opts.Progress == nil {
 		opts.Progress = o.Progress
@@ -123,8 +172,14 @@ func startPlaywrightMCPMode(ctx context.Context, o *Options) (Mode, func() error
 	return m, func() error { return nil }, nil
 }
 
-// Name is "playwright-mcp".
-func (*PlaywrightMCPMode) Name() string { return "playwright-mcp" }
+// Name is "playwright-mcp", or "playwright-mcp-lean" with
+// [PlaywrightMCPOptions.Lean].
+func (m *PlaywrightMCPMode) Name() string {
+	if m.opts.Lean {
+		return "playwright-mcp-lean"
+	}
+	return "playwright-mcp"
+}
 
 // Start finds Chromium and node and installs the packages (once: a later
 // Start finds them in the cache; never with
@@ -168,6 +223,9 @@ func (m *PlaywrightMCPMode) Run(ctx context.Context, t *Task, d *Demo, rec *Reco
 	defer os.RemoveAll(tmp)
 	args := []string{srv.cli, "--headless", "--isolated", "--executable-path", srv.chromium, "--no-sandbox",
 		"--viewport-size", fmt.Sprintf("%dx%d", viewportWidth, viewportHeight)}
+	if m.opts.Lean {
+		args = append(args, PlaywrightMCPLeanArgs...)
+	}
 	if d.Session != nil {
 		state, err := storageState(d)
 		if err != nil {
@@ -182,7 +240,8 @@ func (m *PlaywrightMCPMode) Run(ctx context.Context, t *Task, d *Demo, rec *Reco
 	cmd := exec.Command(srv.node, args...)
 	pdeathsig.Set(cmd)
 	// The server's workspace: where it writes the snapshots an action's
-	// result links to (.playwright-mcp/page-….yml).
+	// result links to (.playwright-mcp/page-….yml), in the default
+	// configuration.
 	cmd.Dir = tmp
 	cmd.Env = append(os.Environ(), "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1")
 	stderr := &tail{log: m.opts.Logger, name: "playwright-mcp server"}
@@ -196,7 +255,16 @@ func (m *PlaywrightMCPMode) Run(ctx context.Context, t *Task, d *Demo, rec *Reco
 	if err := recordTools(ctx, s, rec); err != nil {
 		return err
 	}
-	return runUI(ctx, t, d, &mcpDriver{s: s, rec: rec})
+	w := &mcpDriver{s: s, rec: rec, lean: m.opts.Lean}
+	if err := runUI(ctx, t, d, w); err != nil {
+		return err
+	}
+	if w.lean {
+		// The agent reads the page its last action led to: the outcome
+		// it reports, or the page a task only reads.
+		return w.look(ctx)
+	}
+	return nil
 }
 
 // storageState is the Playwright storage state holding d's session
@@ -246,6 +314,7 @@ type mcpDriver struct {
 	s   *mcp.ClientSession
 	rec *Recorder
 
+	lean  bool   // the playwright-mcp-lean mode: a snapshot only when the agent needs one
 	step  int    // the step of the next tool call
 	snap  string // the latest browser_snapshot result the model read
 	stale bool   // whether the page may have changed since
@@ -320,8 +389,15 @@ func (w *mcpDriver) confirm(ctx context.Context, id string, each func(string) er
 }
 
 // observe has the agent read the page after an interaction that may have
-// changed it: a browser_snapshot, whose refs it acts on next.
-func (w *mcpDriver) observe(ctx context.Context, _ int, _ string) error { return w.look(ctx) }
+// changed it: a browser_snapshot, whose refs it acts on next. In the lean
+// mode the agent reads it only when it needs to: before it acts on the
+// page (operate and confirm look first) and after its last action.
+func (w *mcpDriver) observe(ctx context.Context, _ int, _ string) error {
+	if w.lean {
+		return nil
+	}
+	return w.look(ctx)
+}
 
 // look calls browser_snapshot when the page may have changed since the
 // latest snapshot the model read.

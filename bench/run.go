@@ -116,6 +116,7 @@ var modes = []struct {
 	{"screenshot", startScreenshot},
 	{"axtree", startAxtree},
 	{"playwright-mcp", startPlaywrightMCP},
+	{"playwright-mcp-lean", startPlaywrightMCPLean},
 	{"affordances", startAffordances},
 	{"webmcp", startWebMCP},
 }
