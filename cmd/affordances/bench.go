@@ -23,7 +23,9 @@ definitions), screenshot (a 1280x800 PNG after each UI interaction, in
 headless Chromium, scrolling a viewport at a time to what a step needs),
 axtree (Playwright's ariaSnapshot in "ai" mode, same interactions),
 playwright-mcp (the same interactions through the real @playwright/mcp
-server: its tool results and tool definitions), affordances (the wire's
+server: its tool results and tool definitions), playwright-mcp-lean (the
+same server in its leanest documented configuration, --snapshot-mode none
+--codegen none, reading a snapshot only when it must), affordances (the wire's
 raw JSON: the page's graph, one call per step and its delta) and webmcp
 (the page's WebMCP tools and their results, where the demos register
 them). Each task runs at two sizes of seed (--sizes): demo, as affordances
@@ -52,8 +54,8 @@ task and mode, with its size and requestTokens), chart.svg, and every
 observation kept under <size>/<task>/<mode>/, so anyone can recount.
 Progress (size, task, mode, step) goes to stderr, a summary to stdout.
 
-The browser modes need Chromium (Debian's chromium package); axtree and
-playwright-mcp need Node.js 20 and npm: the first time, the bench installs
+The browser modes need Chromium (Debian's chromium package); axtree and the
+playwright-mcp modes need Node.js 20 and npm: the first time, the bench installs
 the npm packages the repository's package-lock.json pins (the binary holds
 a copy) with npm ci into $XDG_CACHE_HOME/affordances/bench-node (~/.cache
 when unset), and says so on stderr; later runs use that install. The mcp
