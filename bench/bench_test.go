@@ -71,7 +71,7 @@ func TestBench(t *testing.T) {
 		if r.RequestTokens != r.HistoryTokens+len(steps)*r.ToolTokens {
 			t.Errorf("%s %s: got %d tokens per request, want the history's %d and %d steps of %d tool tokens", r.Task, r.Mode, r.RequestTokens, r.HistoryTokens, len(steps), r.ToolTokens)
 		}
-		if mcp := strings.HasSuffix(r.Mode, "mcp") && r.Mode != "webmcp"; mcp != (r.ToolTokens > 0) {
+		if mcp := strings.Contains(r.Mode, "mcp") && r.Mode != "webmcp"; mcp != (r.ToolTokens > 0) {
 			t.Errorf("%s %s: got %d tool tokens", r.Task, r.Mode, r.ToolTokens)
 		}
 		for _, o := range r.Observations {
