@@ -155,12 +155,18 @@ func (a *mcpAgent) tool(ctx context.Context, kind, what, name string, args map[s
 }
 
 // resultText is a tool result's text content, as an MCP client gives it
-// to the model.
+// to the model, and its resource links (the page a call led to, an
+// approval page) as their JSON, which a client may hand on whole.
 func resultText(res *mcp.CallToolResult) string {
 	var parts []string
 	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			parts = append(parts, tc.Text)
+		switch c := c.(type) {
+		case *mcp.TextContent:
+			parts = append(parts, c.Text)
+		case *mcp.ResourceLink:
+			if b, err := json.Marshal(c); err == nil {
+				parts = append(parts, string(b))
+			}
 		}
 	}
 	return strings.Join(parts, "\n")

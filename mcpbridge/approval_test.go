@@ -179,10 +179,12 @@ func TestApprovalByURLElicitation(t *testing.T) {
 			}
 
 			// Notifications travel on their own (the complete one after the
-			// tool result): give them a moment to arrive.
+			// tool result, before 2026-07-28, which has none): give them a
+			// moment to arrive.
+			old := tc.protocol == "2025-11-25"
 			for deadline := time.Now().Add(5 * time.Second); tc.decision != "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 				p.mu.Lock()
-				arrived := len(p.completed) > 0 && (!tc.later || len(p.progress) > 0)
+				arrived := (len(p.completed) > 0 || !old) && (!tc.later || len(p.progress) > 0)
 				p.mu.Unlock()
 				if arrived {
 					break
@@ -190,14 +192,17 @@ func TestApprovalByURLElicitation(t *testing.T) {
 			}
 			p.mu.Lock()
 			defer p.mu.Unlock()
-			if len(p.asked) != 1 || p.asked[0].Mode != "url" || p.asked[0].URL != u || p.asked[0].ElicitationID == "" {
-				t.Fatalf("elicitations: got %+v, want one, in url mode, for %s", p.asked, u)
+			// An elicitationId only before 2026-07-28, which removed it with
+			// notifications/elicitation/complete.
+			if len(p.asked) != 1 || p.asked[0].Mode != "url" || p.asked[0].URL != u || (p.asked[0].ElicitationID != "") != old {
+				t.Fatalf("elicitations: got %+v, want one, in url mode, for %s, with an elicitationId: %v", p.asked, u, old)
 			}
 			if msg := p.asked[0].Message; !strings.Contains(msg, "The site says: "+orderSummary) || !strings.Contains(msg, "Approve or Deny there") {
 				t.Errorf("the person read %q, want the shop's summary and where to decide", msg)
 			}
-			// The decision on the page ends the visit the client opened.
-			wantCompleted := tc.decision != ""
+			// The decision on the page ends the visit the client opened:
+			// before 2026-07-28 a notification says so.
+			wantCompleted := tc.decision != "" && old
 			if got := len(p.completed) == 1 && p.completed[0] == p.asked[0].ElicitationID; got != wantCompleted {
 				t.Errorf("elicitation complete: got %q for %q, want notified: %v", p.completed, p.asked[0].ElicitationID, wantCompleted)
 			}
@@ -242,6 +247,11 @@ func TestApprovalWithoutURLElicitation(t *testing.T) {
 			expires, _ := time.Parse(time.RFC3339, at)
 			if page["state"] != "pending" || !strings.HasPrefix(u, d.url+affordances.ApprovalsPath) || time.Until(expires) < time.Minute {
 				t.Errorf("approval: got %v, want pending at the shop's page, expiring later", page)
+			}
+			// The page is linked too (resource_link), for the client to show
+			// the person.
+			if l, ok := res.Content[len(res.Content)-1].(*mcp.ResourceLink); !ok || l.URI != u || l.Name != "approval page" {
+				t.Errorf("placeOrder: content %+v, want its last a resource_link to %s", res.Content, u)
 			}
 			next, _ := page["next"].(string)
 			for _, want := range []string{"open " + u, "same url, action and input", expires.Format(time.RFC3339)} {

@@ -196,14 +196,17 @@ func (b *bridge) server() *mcp.Server {
 			"grants go only to the sites they configured: any other URL is fetched anonymously, and each " +
 			"result's credentials field says which.",
 	})
-	openWorld := true
-	notDestructive := false
+	// Every hint set, as hosts' app directories ask: the two that read
+	// change nothing; execute_affordance may change, delete or spend
+	// (its gate asks the person first), and a call twice may do it twice.
+	yes, no := true, false
+	reads := &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &yes, DestructiveHint: &no}
 	mcp.AddTool(s, &mcp.Tool{
 		Name:  ToolSiteIndex,
 		Title: "Site index",
 		Description: "Read an Affordances site's index: its routes and the actions on each; for a site that publishes AAL " +
 			"only, its manifest's routes, their fragments and the affordances of each route without parameters.",
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &openWorld, DestructiveHint: &notDestructive},
+		Annotations: reads,
 	}, b.siteIndex)
 	mcp.AddTool(s, &mcp.Tool{
 		Name:  ToolFetch,
@@ -214,7 +217,7 @@ func (b *bridge) server() *mcp.Server {
 			"name(input) -> output [expose] effects guard gate; name? an optional field, a-b a range, /* */ a description, " +
 			"=x a default; unavailable actions by reason; records as tables. A large table shows its first rows and how to read " +
 			"the rest: show: NAME reads it whole.",
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &openWorld, DestructiveHint: &notDestructive},
+		Annotations: reads,
 	}, b.fetch)
 	mcp.AddTool(s, &mcp.Tool{
 		Name:  ToolExecute,
@@ -225,7 +228,7 @@ func (b *bridge) server() *mcp.Server {
 			"A call that needs a person's approval is asked of the person through the client; without their yes nothing runs. " +
 			"When the result gives an approval page, ask the person to open approval.url and approve there, then call again " +
 			"with the same url, action and input.",
-		Annotations: &mcp.ToolAnnotations{OpenWorldHint: &openWorld},
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, IdempotentHint: false, OpenWorldHint: &yes, DestructiveHint: &yes},
 	}, b.execute)
 	return s
 }
@@ -676,7 +679,14 @@ func (b *bridge) execute(ctx context.Context, req *mcp.CallToolRequest, in Execu
 	case errors.Is(err, errNotPath):
 		return nil, ExecuteOutput{}, fmt.Errorf("mcpbridge: the site gives %q as the page of %s, which is not a path: no person is asked about it, and nothing was done (credentials %s)", aal.Visible(p.Graph.Page), aal.Visible(in.Action), creds)
 	}
-	return result(p, in, d, err, a.approved, creds, shown)
+	res, out, err := result(p, in, d, err, a.approved, creds, shown)
+	if to, ok := sitePath(d); res != nil && ok {
+		// The page the call led to, linked rather than read: the model
+		// reads it with fetch_affordances when it needs it.
+		res.Content = append(res.Content, &mcp.ResourceLink{URI: t.client.Origin() + to, Name: "next page", Title: "The page the call led to",
+			MIMEType: affordances.MediaType, Description: "Its graph: read it with fetch_affordances."})
+	}
+	return res, out, err
 }
 
 // executeAAL performs an affordance of a page that publishes AAL only, in
@@ -741,6 +751,19 @@ func (b *bridge) executeAAL(ctx context.Context, a *approver, t *target, page *a
 		text += "sent: " + out.Sent + "\n"
 	}
 	return textResult(header(t.creds, r.Approved, modeltext.Path(pathOf(page.URL)), modeltext.Name(in.Action)) + text + "next " + nextText), out, nil
+}
+
+// sitePath returns the delta's redirect when it is a path of the site
+// ("/orders/7", not "//elsewhere" nor a URL); false when there is none.
+func sitePath(d *affordances.Delta) (string, bool) {
+	if d == nil || !strings.HasPrefix(d.Redirect, "/") || strings.HasPrefix(d.Redirect, "//") || strings.ContainsAny(d.Redirect, "\\ \t\n\r") {
+		return "", false
+	}
+	u, err := url.Parse(d.Redirect)
+	if err != nil || u.Scheme != "" || u.Host != "" {
+		return "", false
+	}
+	return u.RequestURI(), true
 }
 
 // pathOf returns the path and query of a URL.
@@ -834,6 +857,10 @@ func (b *bridge) onPage(ctx context.Context, a *approver, p *agent.Page, in Exec
 			d = &affordances.Delta{}
 		}
 		res.Content = []mcp.Content{&mcp.TextContent{Text: executeText(p, in, d, err == nil, creds, page, shown)}}
+	}
+	if rerr == nil && page.State == approvalPending {
+		res.Content = append(res.Content, &mcp.ResourceLink{URI: page.URL, Name: "approval page", Title: "The site's approval page",
+			MIMEType: "text/html", Description: "Where the person approves or denies this call, in their own browser, signed in."})
 	}
 	return res, out, rerr
 }
@@ -1031,6 +1058,10 @@ type approver struct {
 	// configured says the call goes to a site the person configured,
 	// whose approval page speaks for them.
 	configured bool
+	// stateless says the client speaks MCP 2026-07-28 or later, which has
+	// no elicitationId and no notifications/elicitation/complete: a
+	// question is answered in the call's next round trip, and ends there.
+	stateless bool
 
 	pending   *mcp.ElicitParams
 	pendingID string
@@ -1053,8 +1084,13 @@ func newApprover(ctx context.Context, req *mcp.CallToolRequest) *approver {
 		a.canURL = e.URL != nil
 	}
 	a.answered = req.Params != nil && len(req.Params.InputResponses) > 0
+	a.stateless = req.ProtocolVersion() >= mcpStateless
 	return a
 }
+
+// mcpStateless is the MCP version from which the protocol is stateless:
+// 2026-07-28 (an ISO date, so later versions sort after it).
+const mcpStateless = "2026-07-28"
 
 // checkOnce is the ApprovalTimeout under which the client checks the
 // approval page once and does not wait.
@@ -1126,7 +1162,10 @@ func (a *approver) onPage(r *agent.ApprovalRequest, id string, answer *mcp.Elici
 	}
 	if a.canURL {
 		if u, err := url.Parse(r.URL); err == nil {
-			a.pending = &mcp.ElicitParams{Mode: "url", Message: describePage(r), URL: u.String(), ElicitationID: id}
+			a.pending = &mcp.ElicitParams{Mode: "url", Message: describePage(r), URL: u.String()}
+			if !a.stateless {
+				a.pending.ElicitationID = id // for notifications/elicitation/complete, which 2026-07-28 removed
+			}
 			a.pendingID = id
 		}
 	}
@@ -1160,9 +1199,10 @@ func (a *approver) progress(r *agent.ApprovalRequest, waited time.Duration) {
 }
 
 // complete tells the client that the person's visit to the approval page
-// it opened is over (notifications/elicitation/complete).
+// it opened is over (notifications/elicitation/complete), in an MCP
+// version that has it: from 2026-07-28 the call's result says it.
 func (a *approver) complete(ctx context.Context, logger *slog.Logger) {
-	if !a.waited || a.req.Session == nil {
+	if !a.waited || a.req.Session == nil || a.stateless {
 		return
 	}
 	if err := a.req.Session.NotifyElicitationComplete(ctx, &mcp.ElicitationCompleteParams{ElicitationID: questionID(a.page)}); err != nil && logger != nil {

@@ -192,8 +192,12 @@ func TestListTools(t *testing.T) {
 			t.Errorf("unexpected tool %s", tool.Name)
 			continue
 		}
-		if tool.Annotations == nil || tool.Annotations.ReadOnlyHint != w.readOnly {
-			t.Errorf("%s: annotations %+v, want readOnlyHint %v", tool.Name, tool.Annotations, w.readOnly)
+		// Every hint set (hosts' app directories refuse a tool without
+		// them): readOnly and idempotent are always written; destructive
+		// and openWorld are set, the writing tool destructive.
+		if a := tool.Annotations; a == nil || a.ReadOnlyHint != w.readOnly || a.IdempotentHint != w.readOnly ||
+			a.DestructiveHint == nil || *a.DestructiveHint == w.readOnly || a.OpenWorldHint == nil || !*a.OpenWorldHint {
+			t.Errorf("%s: annotations %+v, want every hint set, readOnly and idempotent %v", tool.Name, tool.Annotations, w.readOnly)
 		}
 		if tool.OutputSchema == nil {
 			t.Errorf("%s: no output schema", tool.Name)
@@ -309,6 +313,11 @@ func TestPlaceOrder(t *testing.T) {
 			if tc.wantError == "" {
 				if res.IsError || out["ok"] != true || out["approved"] != true {
 					t.Errorf("placeOrder: got %v (%s), want ok and approved", out, text(res))
+				}
+				// The order's page, linked (resource_link), not read.
+				redirect, _ := out["delta"].(map[string]any)["redirect"].(string)
+				if l, ok := res.Content[len(res.Content)-1].(*mcp.ResourceLink); !ok || !strings.HasPrefix(redirect, "/orders/") || l.URI != d.url+redirect || l.MIMEType != affordances.MediaType {
+					t.Errorf("placeOrder: content %+v, want its last a resource_link to %s%s", res.Content, d.url, redirect)
 				}
 			} else if !res.IsError || !strings.Contains(text(res), tc.wantError) {
 				t.Errorf("placeOrder: got %s, want a tool error saying %q", text(res), tc.wantError)
