@@ -17,6 +17,10 @@ import (
 //     ?affordances=1): the graph; a POST of MediaType: a call, answered
 //     with a [Delta]; a form posted to it with [FormActionField]: the same
 //     call, for a person ([Page.Form]);
+//   - a route's page asking for Markdown (Accept: text/markdown, named at
+//     least as high as text/html): what the page shows, in Markdown, for
+//     the same requester (its State.MD, else a rendering of its entities,
+//     actions and nav);
 //   - [IndexPath], [aal.ManifestPath], a page's [aal.FragmentPath],
 //     [LLMsTxtPath], [WebMCPScriptPath] and the approval pages under
 //     [ApprovalsPath];
@@ -60,6 +64,10 @@ func (s *Site) Handler(next http.Handler) http.Handler {
 			}
 			if r2, alias := withoutAlias(r); alias || mediatype.Accepts(r.Header.Values("Accept"), MediaType) {
 				s.serveGraph(w, r2, next)
+				return
+			}
+			if wantsMarkdown(r) {
+				s.serveMarkdown(w, r, next)
 				return
 			}
 			s.servePage(w, next, &Page{site: s, http: r})

@@ -27,10 +27,16 @@ func (s *Site) writeDocument(w http.ResponseWriter, r *http.Request, status int,
 // its size (net/http sets Content-Length itself only for a body under 2
 // kB written at once); and its ETag, unless etag is "".
 func (s *Site) writeBody(w http.ResponseWriter, r *http.Request, status int, body []byte, etag string) {
+	s.writeTyped(w, r, status, MediaType, body, etag)
+}
+
+// writeTyped is [Site.writeBody] for a document of another type (a
+// page's Markdown).
+func (s *Site) writeTyped(w http.ResponseWriter, r *http.Request, status int, contentType string, body []byte, etag string) {
 	// What Set and Add would store, without their canonicalisation and a
 	// slice per header: the response's own values, in one array, each
 	// slice capped at its one value so that an Add copies it.
-	vals := [...]string{MediaType, "Accept", "private, no-store", "nosniff", "", etag}
+	vals := [...]string{contentType, "Accept", "private, no-store", "nosniff", "", etag}
 	h := w.Header()
 	if etag != "" {
 		h["Etag"] = vals[5:6:6]

@@ -28,6 +28,22 @@ func Accepts(accept []string, mediaType string) bool {
 	return false
 }
 
+// Quality returns the q-value the Accept header's values give mediaType
+// itself, the highest when it is listed more than once; 0 when it is not
+// listed (wildcards never count, as in [Accepts]).
+func Quality(accept []string, mediaType string) float64 {
+	best := 0.0
+	for _, line := range accept {
+		for rng := range splitUnquoted(line, ',') {
+			typ, params, _ := strings.Cut(rng, ";")
+			if strings.EqualFold(strings.TrimSpace(typ), mediaType) {
+				best = max(best, q(params))
+			}
+		}
+	}
+	return best
+}
+
 // splitUnquoted yields the parts of s between seps that are outside
 // double-quoted strings (with backslash escapes, RFC 9110, 5.6.4).
 func splitUnquoted(s string, sep byte) func(yield func(string) bool) {

@@ -1,0 +1,180 @@
+package affordances
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/affordances/affordances-go/internal/mediatype"
+)
+
+// markdownType is the media type of a page's Markdown.
+const markdownType = "text/markdown"
+
+// wantsMarkdown reports whether r asks for Markdown rather than HTML: its
+// Accept lists text/markdown, by name, at least as high as text/html (an
+// agent-readiness checker's Accept: text/markdown; never a browser's,
+// which names text/html and */*).
+func wantsMarkdown(r *http.Request) bool {
+	accept := r.Header.Values("Accept")
+	md := mediatype.Quality(accept, markdownType)
+	return md > 0 && md >= mediatype.Quality(accept, "text/html")
+}
+
+// serveMarkdown answers a page of a route asked for as Markdown with what
+// the page shows, for the same requester as its graph: the state's MD
+// when the app wrote one, else a rendering of its entities, actions and
+// nav that a person could read. A path that is no route's goes to next.
+func (s *Site) serveMarkdown(w http.ResponseWriter, r *http.Request, next http.Handler) {
+	rt, params := s.route(r, next, r.URL.EscapedPath())
+	if rt == nil {
+		s.servePage(w, next, &Page{site: s, http: r})
+		return
+	}
+	p, err := s.authenticate(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	req, err := s.load(r.Context(), r, rt, params, p)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	body := []byte(req.State.MD)
+	if len(body) == 0 {
+		body = s.markdown(req, rt.appendListing(nil, r.Context(), req))
+	}
+	s.writeTyped(w, r, http.StatusOK, markdownType+"; charset=utf-8", body, "")
+}
+
+// markdown renders a page's state and listing as Markdown: its page as
+// the title, each entity (a table for an array of objects), the actions
+// it lists (those unavailable with why), and its nav as links.
+func (s *Site) markdown(req *Request, ls []listed) []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "# %s\n", mdLine(s.full(req.Page)))
+	// The entities' plain values first, as a list, then the sections of
+	// the objects and tables.
+	var values, sections bytes.Buffer
+	for _, name := range sortedNames(req.State.Entities) {
+		var v any
+		raw, err := json.Marshal(req.State.Entities[name])
+		if err != nil || json.Unmarshal(raw, &v) != nil {
+			continue
+		}
+		mdEntity(&values, &sections, name, v)
+	}
+	if values.Len() > 0 {
+		b.WriteString("\n")
+		b.Write(values.Bytes())
+	}
+	b.Write(sections.Bytes())
+	if len(ls) > 0 {
+		b.WriteString("\n## What can be done here\n\n")
+		for _, l := range ls {
+			fmt.Fprintf(&b, "- `%s`: %s", l.a.Name, mdLine(l.a.Description))
+			if !l.available {
+				fmt.Fprintf(&b, " (not now: %s)", mdLine(l.reason))
+			}
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "\nAn agent calls one by POSTing `{\"action\": NAME, \"input\": {...}}` to this page with `Content-Type: %s`.\n", MediaType)
+	}
+	if len(req.State.Nav) > 0 {
+		b.WriteString("\n## Links\n\n")
+		for _, n := range req.State.Nav {
+			label := n.Label
+			if label == "" {
+				label = n.To
+			}
+			fmt.Fprintf(&b, "- [%s](%s)\n", mdLink(label), strings.ReplaceAll(s.full(n.To), " ", "%20"))
+		}
+	}
+	return b.Bytes()
+}
+
+// mdEntity writes one entity: to sections, a table for an array of
+// objects or a list of fields for an object; to values, a line for
+// anything else.
+func mdEntity(values, b *bytes.Buffer, name string, v any) {
+	switch t := v.(type) {
+	case []any:
+		if cols := mdColumns(t); cols != nil {
+			fmt.Fprintf(b, "\n## %s\n\n| %s |\n|%s\n", mdLine(name), strings.Join(mdCells(cols), " | "), strings.Repeat(" --- |", len(cols)))
+			for _, row := range t {
+				cells := make([]string, len(cols))
+				for i, c := range cols {
+					if x, ok := row.(map[string]any)[c]; ok {
+						cells[i] = mdValue(x)
+					}
+				}
+				fmt.Fprintf(b, "| %s |\n", strings.Join(mdCells(cells), " | "))
+			}
+			return
+		}
+	case map[string]any:
+		fmt.Fprintf(b, "\n## %s\n\n", mdLine(name))
+		for _, k := range sortedNames(t) {
+			fmt.Fprintf(b, "- %s: %s\n", mdLine(k), mdValue(t[k]))
+		}
+		return
+	}
+	fmt.Fprintf(values, "- %s: %s\n", mdLine(name), mdValue(v))
+}
+
+// mdColumns returns the keys of a table of objects, sorted; nil when v
+// holds anything but objects, or none.
+func mdColumns(rows []any) []string {
+	seen := map[string]bool{}
+	for _, r := range rows {
+		m, ok := r.(map[string]any)
+		if !ok {
+			return nil
+		}
+		for k := range m {
+			seen[k] = true
+		}
+	}
+	if len(seen) == 0 {
+		return nil
+	}
+	return sortedNames(seen)
+}
+
+// mdValue writes a JSON value on one line: a string as it is, anything
+// else as JSON.
+func mdValue(v any) string {
+	if s, ok := v.(string); ok {
+		return mdLine(s)
+	}
+	b, _ := json.Marshal(v)
+	return mdLine(string(b))
+}
+
+// mdCells escapes each cell's pipes, so that none splits the row.
+func mdCells(cells []string) []string {
+	out := make([]string, len(cells))
+	for i, c := range cells {
+		out[i] = strings.ReplaceAll(mdLine(c), "|", `\|`)
+	}
+	return out
+}
+
+// mdLink escapes the brackets of a link's text.
+func mdLink(s string) string {
+	return strings.NewReplacer("[", `\[`, "]", `\]`).Replace(mdLine(s))
+}
+
+// sortedNames returns the keys of m, sorted.
+func sortedNames[V any](m map[string]V) []string {
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	return names
+}
