@@ -159,7 +159,8 @@ type Demo struct {
 // A Mode performs a task's plan as one kind of agent perceives pages.
 type Mode interface {
 	// Name is the mode's name in reports: "mcp", "screenshot", "axtree",
-	// "playwright-mcp", "playwright-mcp-lean", "affordances", "webmcp".
+	// "playwright-mcp", "playwright-mcp-lean", "affordances", "webmcp",
+	// "playwright-mcp-webmcp".
 	Name() string
 	// Run performs t's plan on d, starting on t.Start with d.Session,
 	// and records every observation the agent would read with rec. It

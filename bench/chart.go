@@ -19,6 +19,8 @@ var modeColors = map[string]string{
 	"screenshot":     "#0072B2",
 	// Okabe-Ito's black: its yellow is too light on white.
 	"playwright-mcp-lean": "#000000",
+	// Past Okabe-Ito's eight: the grey that goes with them.
+	"playwright-mcp-webmcp": "#999999",
 }
 
 // Chart draws the tokens of each task by mode (latest observation only,
@@ -148,7 +150,10 @@ func (r *Report) Chart() string {
 		}
 	}
 	p(`<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#888" stroke-width="1"/>`+"\n", left, top-12, left, bottom)
-	if slices.Contains(names, "webmcp") {
+	switch {
+	case slices.Contains(names, "playwright-mcp-webmcp"):
+		p(`<text x="16" y="%d" font-size="12" fill="#555">webmcp and playwright-mcp-webmcp count the tools and their results, not the page's content, which an agent also reads (see report.md).</text>`+"\n", height-10)
+	case slices.Contains(names, "webmcp"):
 		p(`<text x="16" y="%d" font-size="12" fill="#555">webmcp counts the tools and their results only, not the page's content, which an agent in the browser also reads (see report.md).</text>`+"\n", height-10)
 	}
 	p("</svg>\n")

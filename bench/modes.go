@@ -15,9 +15,10 @@ var (
 	startMCP    modeStarter = func(context.Context, *Options) (Mode, func() error, error) {
 		return MCPMode{}, func() error { return nil }, nil
 	}
-	startPlaywrightMCP     modeStarter = startPlaywrightMCPMode
-	startPlaywrightMCPLean modeStarter = startPlaywrightMCPLeanMode
-	startWebMCP            modeStarter = func(ctx context.Context, _ *Options) (Mode, func() error, error) {
+	startPlaywrightMCP       modeStarter = startPlaywrightMCPMode
+	startPlaywrightMCPLean   modeStarter = startPlaywrightMCPLeanMode
+	startPlaywrightMCPWebMCP modeStarter = startPlaywrightMCPWebMCPMode
+	startWebMCP              modeStarter = func(ctx context.Context, _ *Options) (Mode, func() error, error) {
 		return startWebMCPMode(ctx)
 	}
 )

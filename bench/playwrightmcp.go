@@ -117,6 +117,11 @@ type PlaywrightMCPOptions struct {
 	// playwright-mcp-lean mode: [PlaywrightMCPLeanArgs], and a
 	// browser_snapshot only when the agent needs to read the page.
 	Lean bool
+	// WebMCP is the playwright-mcp-webmcp mode: the server in its default
+	// configuration, its Chromium with WebMCP on, and the agent calls the
+	// page's WebMCP tools the server offers (webmcp_<tool>) rather than
+	// clicking. It takes precedence over Lean.
+	WebMCP bool
 }
 
 // PlaywrightMCPLeanArgs are the server's options in the
@@ -156,11 +161,22 @@ func startPlaywrightMCPLeanMode(ctx context.Context, o *Options) (Mode, func() e
 	return startPlaywrightMCPServer(ctx, o, true)
 }
 
+// startPlaywrightMCPWebMCPMode starts the playwright-mcp-webmcp mode, as
+// startPlaywrightMCPMode does the playwright-mcp one.
+func startPlaywrightMCPWebMCPMode(ctx context.Context, o *Options) (Mode, func() error, error) {
+	return startPlaywrightMCPWith(ctx, o, PlaywrightMCPOptions{WebMCP: true})
+}
+
 // startPlaywrightMCPServer starts the playwright-mcp mode, lean or not.
 func startPlaywrightMCPServer(ctx context.Context, o *Options, lean bool) (Mode, func() error, error) {
-	opts := PlaywrightMCPOptions{Lean: lean}
+	return startPlaywrightMCPWith(ctx, o, PlaywrightMCPOptions{Lean: lean})
+}
+
+// startPlaywrightMCPWith starts a playwright-mcp mode of opts' Lean and
+// WebMCP.
+func startPlaywrightMCPWith(ctx context.Context, o *Options, opts PlaywrightMCPOptions) (Mode, func() error, error) {
 	if a := o.AXTree; a != nil {
-		opts = PlaywrightMCPOptions{Chromium: a.Chromium, Packages: a.Packages, Cache: a.Cache, Progress: a.Progress, Logger: a.Logger, Lean: lean}
+		opts = PlaywrightMCPOptions{Chromium: a.Chromium, Packages: a.Packages, Cache: a.Cache, Progress: a.Progress, Logger: a.Logger, Lean: opts.Lean, WebMCP: opts.WebMCP}
 	}
 	if opts.Progress == nil {
 		opts.Progress = o.Progress
@@ -172,9 +188,13 @@ func startPlaywrightMCPServer(ctx context.Context, o *Options, lean bool) (Mode,
 	return m, func() error { return nil }, nil
 }
 
-// Name is "playwright-mcp", or "playwright-mcp-lean" with
-// [PlaywrightMCPOptions.Lean].
+// Name is "playwright-mcp", "playwright-mcp-lean" with
+// [PlaywrightMCPOptions.Lean], or "playwright-mcp-webmcp" with
+// [PlaywrightMCPOptions.WebMCP].
 func (m *PlaywrightMCPMode) Name() string {
+	if m.opts.WebMCP {
+		return "playwright-mcp-webmcp"
+	}
 	if m.opts.Lean {
 		return "playwright-mcp-lean"
 	}
@@ -212,44 +232,21 @@ func (m *PlaywrightMCPMode) start(ctx context.Context) (*playwrightMCPServer, er
 // Run starts a Playwright MCP server for t, performs t's plan on d through
 // its tools, and stops it.
 func (m *PlaywrightMCPMode) Run(ctx context.Context, t *Task, d *Demo, rec *Recorder) error {
-	srv, err := m.start(ctx)
-	if err != nil {
-		return err
+	if m.opts.WebMCP {
+		return m.runWebMCP(ctx, t, d, rec)
 	}
 	tmp, err := os.MkdirTemp("", "affordances-playwright-mcp-")
 	if err != nil {
 		return fmt.Errorf("bench: %w", err)
 	}
 	defer os.RemoveAll(tmp)
-	args := []string{srv.cli, "--headless", "--isolated", "--executable-path", srv.chromium, "--no-sandbox",
-		"--viewport-size", fmt.Sprintf("%dx%d", viewportWidth, viewportHeight)}
+	var args []string
 	if m.opts.Lean {
-		args = append(args, PlaywrightMCPLeanArgs...)
+		args = PlaywrightMCPLeanArgs
 	}
-	if d.Session != nil {
-		state, err := storageState(d)
-		if err != nil {
-			return err
-		}
-		file := filepath.Join(tmp, "storage-state.json")
-		if err := os.WriteFile(file, state, 0o600); err != nil {
-			return fmt.Errorf("bench: %w", err)
-		}
-		args = append(args, "--storage-state", file)
-	}
-	cmd := exec.Command(srv.node, args...)
-	pdeathsig.Set(cmd)
-	// The server's workspace: where it writes the snapshots an action's
-	// result links to (.playwright-mcp/page-….yml), in the default
-	// configuration.
-	cmd.Dir = tmp
-	cmd.Env = append(os.Environ(), "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1")
-	stderr := &tail{log: m.opts.Logger, name: "playwright-mcp server"}
-	cmd.Stderr = stderr
-	client := mcp.NewClient(&mcp.Implementation{Name: "affordances-bench", Version: PlaywrightMCPVersion}, nil)
-	s, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil)
+	s, err := m.connect(ctx, d, tmp, args, nil)
 	if err != nil {
-		return fmt.Errorf("bench: starting the Playwright MCP server: %w (%s)", err, stderr.String())
+		return err
 	}
 	defer s.Close()
 	if err := recordTools(ctx, s, rec); err != nil {
@@ -265,6 +262,45 @@ func (m *PlaywrightMCPMode) Run(ctx context.Context, t *Task, d *Demo, rec *Reco
 		return w.look(ctx)
 	}
 	return nil
+}
+
+// connect starts a Playwright MCP server for a run on d, in the workspace
+// tmp, with the options more besides the mode's common ones, and connects
+// a client of the options copts (nil: the defaults) to it.
+func (m *PlaywrightMCPMode) connect(ctx context.Context, d *Demo, tmp string, more []string, copts *mcp.ClientOptions) (*mcp.ClientSession, error) {
+	srv, err := m.start(ctx)
+	if err != nil {
+		return nil, err
+	}
+	args := []string{srv.cli, "--headless", "--isolated", "--executable-path", srv.chromium, "--no-sandbox",
+		"--viewport-size", fmt.Sprintf("%dx%d", viewportWidth, viewportHeight)}
+	args = append(args, more...)
+	if d.Session != nil {
+		state, err := storageState(d)
+		if err != nil {
+			return nil, err
+		}
+		file := filepath.Join(tmp, "storage-state.json")
+		if err := os.WriteFile(file, state, 0o600); err != nil {
+			return nil, fmt.Errorf("bench: %w", err)
+		}
+		args = append(args, "--storage-state", file)
+	}
+	cmd := exec.Command(srv.node, args...)
+	pdeathsig.Set(cmd)
+	// The server's workspace: where it writes the snapshots an action's
+	// result links to (.playwright-mcp/page-….yml), in the default
+	// configuration.
+	cmd.Dir = tmp
+	cmd.Env = append(os.Environ(), "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1")
+	stderr := &tail{log: m.opts.Logger, name: "playwright-mcp server"}
+	cmd.Stderr = stderr
+	client := mcp.NewClient(&mcp.Implementation{Name: "affordances-bench", Version: PlaywrightMCPVersion}, copts)
+	s, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("bench: starting the Playwright MCP server: %w (%s)", err, stderr.String())
+	}
+	return s, nil
 }
 
 // storageState is the Playwright storage state holding d's session

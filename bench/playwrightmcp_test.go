@@ -103,6 +103,13 @@ func TestPlaywrightMCPLeanMode(t *testing.T) {
 // packages make deps installed, started; it skips the test without them.
 func playwrightMCPMode(t *testing.T, lean bool) *bench.PlaywrightMCPMode {
 	t.Helper()
+	return startPlaywrightMCP(t, bench.PlaywrightMCPOptions{Lean: lean})
+}
+
+// startPlaywrightMCP returns a playwright-mcp mode of opts, with the
+// packages make deps installed, started; it skips the test without them.
+func startPlaywrightMCP(t *testing.T, opts bench.PlaywrightMCPOptions) *bench.PlaywrightMCPMode {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("-short: no browser, no npm packages (make check runs the mode)")
 	}
@@ -113,7 +120,8 @@ func playwrightMCPMode(t *testing.T, lean bool) *bench.PlaywrightMCPMode {
 		}
 		t.Skip(err)
 	}
-	m := bench.NewPlaywrightMCPMode(&bench.PlaywrightMCPOptions{Packages: dir, Lean: lean})
+	opts.Packages = dir
+	m := bench.NewPlaywrightMCPMode(&opts)
 	err = m.Start(context.Background())
 	if !errors.Is(err, bench.ErrNoNode) {
 		needs(t, err, browser.ErrNoChromium)

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	"github.com/affordances/affordances-go/internal/graphsize"
@@ -41,7 +42,7 @@ type Recorder struct {
 
 	mu    sync.Mutex
 	obs   []Observation
-	tools int // the tokens of the tool definitions, when recorded
+	tools []ToolsFrom // the tokens of the tool definitions, from each step they were given on
 
 	onRecord func(Observation) // Run's progress; nil: none
 }
@@ -80,26 +81,59 @@ func (r *Recorder) Text(step int, kind, what string, body []byte, ext string) er
 // API takes them, name, description and input schema each, in JSON. They
 // are kept as tools.json and counted once; [TaskRun.RequestTokens] adds
 // them to each request.
-func (r *Recorder) ToolDefinitions(body []byte) error {
+func (r *Recorder) ToolDefinitions(body []byte) error { return r.ToolDefinitionsFrom(0, body) }
+
+// A ToolsFrom is the tokens of the tool definitions a model is given on
+// each request from a step on, until another ToolsFrom.
+type ToolsFrom struct {
+	Step   int `json:"step"`
+	Tokens int `json:"tokens"`
+}
+
+// ToolDefinitionsFrom records the definitions of the tools the model is
+// given from step on, in place of those it was given before: a server
+// whose tools change during the run (the page's WebMCP tools, in the
+// playwright-mcp-webmcp mode). Those of step 0 are kept as tools.json,
+// those of a later step as tools-from-<step>.json; those recorded again
+// for a step replace that step's. [TaskRun.RequestTokens] adds to each
+// request the definitions of its step.
+func (r *Recorder) ToolDefinitionsFrom(step int, body []byte) error {
 	n, err := CountTokens(string(body))
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(r.dir, "tools.json"), body, 0o644); err != nil {
+	name := "tools.json"
+	if step > 0 {
+		name = fmt.Sprintf("tools-from-%02d.json", step)
+	}
+	if err := os.WriteFile(filepath.Join(r.dir, name), body, 0o644); err != nil {
 		return fmt.Errorf("bench: %w", err)
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.tools = n
+	r.tools = slices.DeleteFunc(r.tools, func(t ToolsFrom) bool { return t.Step >= step })
+	r.tools = append(r.tools, ToolsFrom{Step: step, Tokens: n})
 	return nil
 }
 
 // ToolTokens returns the tokens of the tool definitions recorded, 0 when
-// none were.
+// none were; the most, when they changed during the run.
 func (r *Recorder) ToolTokens() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.tools
+	most := 0
+	for _, t := range r.tools {
+		most = max(most, t.Tokens)
+	}
+	return most
+}
+
+// ToolTokensFrom returns the tokens of the tool definitions recorded from
+// each step on, by step; nil when none were.
+func (r *Recorder) ToolTokensFrom() []ToolsFrom {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.tools)
 }
 
 // Image records a screenshot, a PNG of width by height pixels.

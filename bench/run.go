@@ -65,6 +65,10 @@ type TaskRun struct {
 	// given on every request: an MCP server's tools; zero for a mode
 	// whose agent is given none.
 	ToolTokens int `json:"toolTokens"`
+	// ToolsFrom, when the tool definitions changed during the run (the
+	// playwright-mcp-webmcp mode's, which hold the page's WebMCP tools),
+	// are their tokens from each step on; ToolTokens is then the most.
+	ToolsFrom []ToolsFrom `json:"toolsFrom,omitempty"`
 	// RequestTokens is what a model pays over its requests: at each step,
 	// one request with the tool definitions and the transcript so far
 	// (the HistoryTokens of that step).
@@ -119,6 +123,7 @@ var modes = []struct {
 	{"playwright-mcp-lean", startPlaywrightMCPLean},
 	{"affordances", startAffordances},
 	{"webmcp", startWebMCP},
+	{"playwright-mcp-webmcp", startPlaywrightMCPWebMCP},
 }
 
 // ModeNames returns the names of the modes the bench can run, in report
@@ -260,6 +265,9 @@ func runOne(ctx context.Context, o *Options, t *Task, size Size, name string, mo
 	run.Millis = time.Since(begin).Milliseconds()
 	run.Observations = rec.Observations()
 	run.ToolTokens = rec.ToolTokens()
+	if from := rec.ToolTokensFrom(); len(from) > 1 {
+		run.ToolsFrom = from
+	}
 	run.count()
 	if err != nil {
 		run.Error = err.Error()
@@ -301,7 +309,7 @@ func (r *TaskRun) count() {
 		images = images || o.TokensOpenAI > 0
 	}
 	r.HistoryTokens = History(r.Observations, func(o Observation) int { return o.Tokens })
-	r.RequestTokens = r.HistoryTokens + requests(r.Observations)*r.ToolTokens
+	r.RequestTokens = r.HistoryTokens + r.requestToolTokens()
 	if images {
 		openAI := func(o Observation) int {
 			if o.TokensOpenAI > 0 {
@@ -328,6 +336,26 @@ func History(obs []Observation, tokens func(Observation) int) int {
 				total += tokens(o)
 			}
 		}
+	}
+	return total
+}
+
+// requestToolTokens is the tokens of the tool definitions over the run's
+// requests: one a step, each with the definitions the model was given at
+// that step.
+func (r *TaskRun) requestToolTokens() int {
+	if len(r.ToolsFrom) == 0 {
+		return requests(r.Observations) * r.ToolTokens
+	}
+	total := 0
+	for _, s := range steps(r.Observations) {
+		n := r.ToolsFrom[0].Tokens
+		for _, t := range r.ToolsFrom {
+			if t.Step <= s {
+				n = t.Tokens
+			}
+		}
+		total += n
 	}
 	return total
 }

@@ -26,9 +26,13 @@ playwright-mcp (the same interactions through the real @playwright/mcp
 server: its tool results and tool definitions), playwright-mcp-lean (the
 same server in its leanest documented configuration, --snapshot-mode none
 --codegen none, reading a snapshot only when it must), affordances (the wire's
-raw JSON: the page's graph, one call per step and its delta) and webmcp
+raw JSON: the page's graph, one call per step and its delta), webmcp
 (the page's WebMCP tools and their results, where the demos register
-them). Each task runs at two sizes of seed (--sizes): demo, as affordances
+them) and playwright-mcp-webmcp (the same page tools as Playwright MCP
+offers them to the model, webmcp_<tool>, in Chromium with WebMCP on: its
+navigations' and the tools' results, a snapshot only where the agent needs
+the server to list the page's tools again or reads the page, and the tool
+definitions, the page's tools among them, as they change). Each task runs at two sizes of seed (--sizes): demo, as affordances
 demo seeds it, and realistic (a shop of about 200 products with their
 reviews, boards of about 120 tasks), the same task code. Every task starts
 on a fresh demo it starts itself, and its final state is checked against
