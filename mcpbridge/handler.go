@@ -33,13 +33,13 @@ func Handler(site http.Handler, opts *Options) http.Handler {
 	if opts != nil {
 		o = *opts
 	}
-	h := mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
+	h := StreamableHTTP(func(r *http.Request) *mcp.Server {
 		b := &bridge{opts: o, origin: ownOrigin(r)}
 		b.opts.HTTPClient = &http.Client{Transport: inProcess{site, r.RemoteAddr}, Timeout: 30 * time.Second}
 		s := b.server()
 		s.AddReceivingMiddleware(fromCaller)
 		return s
-	}, nil)
+	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if origins := r.Header.Values("Origin"); len(origins) > 0 {
 			if got, err := weborigin.Parse(origins[0]); len(origins) > 1 || err != nil || got != ownOrigin(r) {
@@ -50,6 +50,26 @@ func Handler(site http.Handler, opts *Options) http.Handler {
 		r = r.Clone(r.Context())
 		r.Header.Set(callerHeader, r.RemoteAddr) // what the client sent under this name goes
 		h.ServeHTTP(w, r)
+	})
+}
+
+// StreamableHTTP serves the MCP servers getServer makes over streamable
+// HTTP in both the versions the bridge speaks: a request of MCP 2026-07-28
+// or later (its MCP-Protocol-Version header says so, from its first
+// request, server/discover), which is stateless, by the go-sdk's
+// stateless handler; any other (2025-11-25 and before, which starts a
+// session with initialize) by its stateful one, whose sessions keep what
+// each model was shown (docs/model-text.md). `affordances mcp --http`
+// serves [NewServer]'s this way, and [Handler] a site's own.
+func StreamableHTTP(getServer func(*http.Request) *mcp.Server) http.Handler {
+	stateful := mcp.NewStreamableHTTPHandler(getServer, nil)
+	stateless := mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{Stateless: true})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Mcp-Session-Id") == "" && r.Header.Get("MCP-Protocol-Version") >= mcpStateless {
+			stateless.ServeHTTP(w, r)
+			return
+		}
+		stateful.ServeHTTP(w, r)
 	})
 }
 

@@ -238,7 +238,7 @@ func serveMCP(ctx context.Context, e *env, addr string, opts *mcpbridge.Options)
 	}
 	server := mcpbridge.NewServer(opts)
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", ownOrigin(addr, ln.Addr(), mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)))
+	mux.Handle("/mcp", ownOrigin(addr, ln.Addr(), mcpbridge.StreamableHTTP(func(*http.Request) *mcp.Server { return server })))
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(e.stderr, "MCP bridge listening on http://%s/mcp\n", ln.Addr())
 	served := make(chan error, 1)
