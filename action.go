@@ -15,6 +15,7 @@ import (
 	"github.com/affordances/affordances-go/aal"
 	"github.com/affordances/affordances-go/internal/schema"
 	"github.com/affordances/affordances-go/internal/typeschema"
+	"github.com/affordances/affordances-go/internal/webmcp"
 	"github.com/affordances/affordances-go/internal/wirejson"
 	"github.com/cespare/xxhash/v2"
 )
@@ -130,6 +131,7 @@ type action struct {
 	aal           *publishedAffordance
 	input         *schema.Schema
 	form          *formSchema                                        // how a person's form reads into input
+	toolInput     json.RawMessage                                    // the input schema its WebMCP tool gives (internal/webmcp.Schema)
 	decode        func(input json.RawMessage) (any, error)           // a valid input into a *In
 	run           func(ctx context.Context, r *Request) (any, error) // with r.input from decode
 	// decodeValid decodes an input not validated yet into a *In, checking
@@ -260,6 +262,7 @@ func AddAction[In, Out any](rt *Route, a *Action, fn func(ctx context.Context, r
 			return v, plan.DecodeChecked(input, reflect.ValueOf(v).Elem(), rule)
 		},
 	}
+	act.toolInput = webmcp.Schema(act.summary.Input)
 	act.Consent = slices.Clone(a.Consent)
 	act.effects = slices.Clone(a.Effects) // nil stays nil: no effects declared
 	slices.Sort(act.effects)

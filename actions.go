@@ -74,11 +74,7 @@ func (as Actions) tool(name string) (string, string) {
 	if !ok || !a.Available {
 		return "", ""
 	}
-	desc := a.Description
-	if a.Expose == ExposeConfirm {
-		desc += confirmNote
-	}
-	return a.Name, desc
+	return a.Name, toolDescription(a.Description, a.Expose)
 }
 
 // listed is one action of a graph as a requester sees it.

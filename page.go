@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/affordances/affordances-go/aal"
+	"github.com/affordances/affordances-go/internal/webmcp"
 )
 
 // A Page is what [Site.Handler] knows of a request it hands to the
@@ -252,7 +253,7 @@ func (p *Page) Field(action, name string) Field {
 		if l.a.Name == action {
 			if d := l.a.form.describe(name); d != "" {
 				fd.description = d
-				attrs += ` toolparamdescription="` + template.HTMLEscapeString(d) + `"`
+				attrs += ` toolparamdescription="` + template.HTMLEscapeString(webmcp.Cut(d, webmcp.MaxParamDescription, "…")) + `"`
 			}
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/affordances/affordances-go/aal"
+	"github.com/affordances/affordances-go/internal/webmcp"
 )
 
 // WebMCPScriptPath is where [Site.Handler] serves the script that registers
@@ -16,10 +17,15 @@ const WebMCPScriptPath = "/.well-known/affordances/webmcp.js"
 var webmcpJS []byte
 
 // A webmcpTool is one action of a page as an in-page agent's tool
-// (CLARIFICATIONS 12): the action's name, description and input schema,
-// and the hints of its declaration.
+// (CLARIFICATIONS 12): the action's name, title, description and input
+// schema, within the limits of docs/webmcp.md, and the hints of its
+// declaration.
 type webmcpTool struct {
-	Name        string          `json:"name"`
+	Name string `json:"name"`
+	// Title is what the browser shows a person: the action's AAL label,
+	// declared ([aal.Meta.Label]) or its name in words, the app's words
+	// as the app wrote them (CLARIFICATIONS 13).
+	Title       string          `json:"title"`
 	Description string          `json:"description"`
 	InputSchema json.RawMessage `json:"inputSchema"`
 	Annotations webmcpHints     `json:"annotations"`
@@ -53,20 +59,28 @@ func webmcpTools(ls []listed, f *aal.Fragment) []webmcpTool {
 	tools := make([]webmcpTool, len(ls))
 	for i, l := range ls {
 		a := l.a
-		t := webmcpTool{
-			Name: a.Name, Description: a.Description, InputSchema: a.summary.Input, Available: l.available,
+		tools[i] = webmcpTool{
+			Name: a.Name, Title: f.Affordances[i].Label, Description: toolDescription(a.Description, a.Expose),
+			InputSchema: a.toolInput, Available: l.available,
 			Annotations: webmcpHints{
 				ReadOnlyHint:         a.ReadOnly,
 				ConsequentialHint:    len(aal.Classify(f.Affordances[i], string(a.Expose)).Classes) > 0,
 				UntrustedContentHint: a.UntrustedContent,
 			},
 		}
-		if a.Expose == ExposeConfirm {
-			t.Description += confirmNote
-		}
-		tools[i] = t
 	}
 	return tools
+}
+
+// toolDescription is the description of an action's tool, imperative or
+// declarative: the action's, cut to Chrome's guidance with a note
+// that says so, and the confirm note after it, whole.
+func toolDescription(desc string, expose Expose) string {
+	note := ""
+	if expose == ExposeConfirm {
+		note = confirmNote
+	}
+	return webmcp.Cut(desc, webmcp.MaxDescription-len([]rune(note)), "… (cut short: the page's graph has the whole description)") + note
 }
 
 // serveWebMCPScript answers GET of [WebMCPScriptPath].

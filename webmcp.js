@@ -12,13 +12,15 @@
 // htmx swapped in or by fetching the page, puts its links, fragment and
 // tools in place of the old page's, and registers the new page's tools in
 // place of the old ones. Without WebMCP in the browser it keeps the head
-// current and registers nothing.
+// current and registers nothing. A page's declarative forms answer the
+// agent that submits them with the delta, where the browser lets them.
 (function () {
   "use strict";
   var mc = document.modelContext || navigator.modelContext;
   if (!mc || typeof mc.registerTool !== "function") mc = null;
   if (!document.getElementById("affordances-webmcp")) return;
   var media = "application/vnd.affordances+json";
+  var maxResult = 1500; // Chrome's guidance for a tool's result, in characters
   var known = {}; // name -> tool, as the page declared it
   var live = {}; // name -> the AbortController of a registered tool
   var wanted = {}; // name -> whether its tool should be registered now
@@ -37,23 +39,54 @@
     return u.pathname + u.search;
   }
 
-  // The same tools as the page's declarative forms: this script's run the
-  // call and return the delta, so the forms step aside.
+  // The same tools as the page's declarative forms: where this script
+  // registers them, its tools run the call and return the delta, and the
+  // forms step aside, lest each tool be listed twice. Where it cannot (a
+  // browser with declarative tools only), the forms stay, and answer()
+  // gives their agent the delta.
   function quietForms() {
+    if (!mc) return;
     document.querySelectorAll("form[toolname]").forEach(function (f) {
       f.removeAttribute("toolname");
     });
   }
 
   // text is what a tool returns: JSON, never a value a browser cannot
-  // encode.
+  // encode, within Chrome's guidance of 1,500 characters: a longer delta
+  // is said in short (its outcome, its message and redirect, the entities
+  // it changed, the actions it added and removed), with the page to read
+  // for the rest.
   function text(v) {
+    var s;
     try {
-      var s = JSON.stringify(v);
-      return s === undefined ? "" : s;
+      s = JSON.stringify(v);
+      if (s === undefined) return "";
     } catch (e) {
       return JSON.stringify({ ok: false, error: { code: "internal", message: String(e && e.message) } });
     }
+    if (s.length <= maxResult || !v || typeof v !== "object") return s;
+    var short = { ok: !!v.ok };
+    if (v.error) short.error = { code: v.error.code, message: v.error.message };
+    if (v.message) short.message = v.message;
+    if (v.redirect) short.redirect = v.redirect;
+    if (v.changed) short.changed = Object.keys(v.changed);
+    if (v.actionsAdded) short.actionsAdded = v.actionsAdded.map(function (d) { return d.name; });
+    if (v.actionsRemoved) short.actionsRemoved = v.actionsRemoved;
+    short.more = "The whole result is " + s.length + " characters: read the page " + location.pathname + location.search + " (its graph: Accept: " + media + ") for the rest.";
+    s = JSON.stringify(short);
+    if (s.length > maxResult) s = JSON.stringify({ ok: short.ok, error: short.error && { code: short.error.code }, more: short.more });
+    return s;
+  }
+
+  // warn tells the page's developer, once, that the browser refused the
+  // page's tools for what its response headers say (docs/webmcp.md).
+  var warned = false;
+  function warn(e) {
+    if (warned) return;
+    warned = true;
+    console.warn("affordances: the browser refused this page's WebMCP tools (" + e.name + ": " + e.message + "). " +
+      (e.name === "SecurityError" ? "The page's agent cluster must be origin-keyed: remove Origin-Agent-Cluster: ?0 from its response." :
+        "Its Permissions-Policy must allow the tools feature for the page's origin: tools=(self), or no tools entry."));
   }
 
   function register(t, tries) {
@@ -69,6 +102,10 @@
     function refused(e) {
       if (live[t.name] !== ac) return;
       delete live[t.name];
+      if (e && (e.name === "SecurityError" || e.name === "NotAllowedError")) {
+        warn(e); // no retry mends a header
+        return;
+      }
       tries = tries || 0;
       if (tries < 40) {
         setTimeout(function () {
@@ -81,6 +118,7 @@
     try {
       var p = mc.registerTool({
         name: t.name,
+        title: t.title || undefined,
         description: t.description,
         inputSchema: t.inputSchema,
         annotations: t.annotations,
@@ -132,7 +170,7 @@
       }
       var t = known[d.name] || {
         name: d.name,
-        description: d.description,
+        description: String(d.description || d.name).slice(0, 500),
         inputSchema: d.input,
         annotations: { readOnlyHint: !!d.readOnly, consequentialHint: !d.readOnly, untrustedContentHint: true }
       };
@@ -154,8 +192,8 @@
     });
     Object.keys(wanted).forEach(function (name) {
       var t = next[name], k = known[name];
-      if (!t || !t.available || !k || JSON.stringify([k.description, k.inputSchema, k.annotations]) !==
-          JSON.stringify([t.description, t.inputSchema, t.annotations])) unregister(name);
+      if (!t || !t.available || !k || JSON.stringify([k.title, k.description, k.inputSchema, k.annotations]) !==
+          JSON.stringify([t.title, t.description, t.inputSchema, t.annotations])) unregister(name);
     });
     known = next;
     quietForms();
@@ -201,6 +239,43 @@
     });
   }
 
+  // answer gives the agent that submitted a declarative tool's form the
+  // delta, where the browser lets a page answer it (SubmitEvent's
+  // agentInvoked and respondWith): the form's fields, read as the tool's
+  // input schema types them, go as the Affordances call of the page's tool
+  // of that name, and the page stays. Elsewhere the form posts as it
+  // would for a person.
+  function answer(e) {
+    var form = e.target, name = form && form.getAttribute && form.getAttribute("toolname");
+    if (!e.agentInvoked || typeof e.respondWith !== "function" || !name || !known[name]) return;
+    e.preventDefault();
+    e.respondWith(call(name, fields(form, known[name].inputSchema)).then(text, function (err) {
+      return text({ ok: false, error: { code: "internal", message: "The call did not reach the site: " + String(err && err.message) } });
+    }));
+  }
+
+  // fields reads a form as the input its schema describes: integers,
+  // numbers and booleans as such, repeated fields an array, "a.b" a
+  // nested property, empty fields left out; the site checks the rest.
+  function fields(form, schema) {
+    var input = {};
+    new FormData(form).forEach(function (value, key) {
+      if (typeof value !== "string" || value === "" || key.charAt(0) === "_") return;
+      var path = key.split("."), at = input, s = schema;
+      for (var i = 0; i < path.length; i++) {
+        s = s && s.properties && s.properties[path[i]];
+        if (i < path.length - 1) at = at[path[i]] = at[path[i]] || {};
+      }
+      var k = path[path.length - 1], type = s && (Array.isArray(s.type) ? s.type.filter(function (x) { return x !== "null"; })[0] : s.type);
+      var item = type === "array" ? s.items && s.items.type : type, v = value;
+      if (item === "integer" || item === "number") v = value.trim() !== "" && isFinite(Number(value)) ? Number(value) : value;
+      else if (item === "boolean") v = value === "true" || value === "on" || value === "1";
+      if (type === "array") (at[k] = at[k] || []).push(v);
+      else at[k] = v;
+    });
+    return input;
+  }
+
   function parse(html) {
     return new DOMParser().parseFromString(html, "text/html");
   }
@@ -222,6 +297,7 @@
   ["htmx:afterSettle", "htmx:pushedIntoHistory", "htmx:replacedInHistory"].forEach(function (name) {
     document.addEventListener(name, soon);
   });
+  document.addEventListener("submit", answer, true);
   window.addEventListener("popstate", soon);
   if (window.navigation) navigation.addEventListener("currententrychange", soon);
 

@@ -15,6 +15,7 @@ import (
 	"github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/internal/browser"
 	"github.com/affordances/affordances-go/internal/browsertest"
+	"github.com/affordances/affordances-go/internal/webmcp"
 )
 
 // webmcpPage renders the page's WebMCP script, and its declarative form
@@ -48,10 +49,10 @@ func TestWebMCPToolsAreTheGraphsActions(t *testing.T) {
 		}
 		var data struct {
 			Tools []struct {
-				Name, Description string
-				InputSchema       json.RawMessage
-				Available         bool
-				Annotations       struct{ ReadOnlyHint, ConsequentialHint, UntrustedContentHint bool }
+				Name, Title, Description string
+				InputSchema              json.RawMessage
+				Available                bool
+				Annotations              struct{ ReadOnlyHint, ConsequentialHint, UntrustedContentHint bool }
 			}
 		}
 		if err := json.Unmarshal(m[1], &data); err != nil {
@@ -62,8 +63,16 @@ func TestWebMCPToolsAreTheGraphsActions(t *testing.T) {
 		}
 		for i, tool := range data.Tools {
 			a := graph.Actions[i]
-			if tool.Name != a.Name || string(tool.InputSchema) != string(a.Input) || tool.Available != a.Available || tool.Annotations.ReadOnlyHint != a.ReadOnly {
-				t.Errorf("%v: tool %d: got %s %s available=%v readOnly=%v, want the graph's %s %s %v %v", who, i, tool.Name, tool.InputSchema, tool.Available, tool.Annotations.ReadOnlyHint, a.Name, a.Input, a.Available, a.ReadOnly)
+			if tool.Name != a.Name || string(tool.InputSchema) != string(webmcp.Schema(a.Input)) || tool.Available != a.Available || tool.Annotations.ReadOnlyHint != a.ReadOnly {
+				t.Errorf("%v: tool %d: got %s %s available=%v readOnly=%v, want the graph's %s %s (within WebMCP's subset) %v %v", who, i, tool.Name, tool.InputSchema, tool.Available, tool.Annotations.ReadOnlyHint, a.Name, a.Input, a.Available, a.ReadOnly)
+			}
+			if o := webmcp.Outside(tool.InputSchema); o != nil {
+				t.Errorf("%v: %s: the input schema is outside WebMCP's subset at %v", who, tool.Name, o)
+			}
+			// The test site declares no AAL label: the title is the name
+			// in words.
+			if want := map[string]string{"increment": "Increment", "reset": "Reset"}[a.Name]; tool.Title == "" || want != "" && tool.Title != want {
+				t.Errorf("%v: %s: title %q, want %q", who, tool.Name, tool.Title, want)
 			}
 			wantConsequential := a.Expose == affordances.ExposeConfirm // the test site declares no risky AAL
 			if tool.Annotations.ConsequentialHint != wantConsequential {
@@ -84,7 +93,7 @@ func TestWebMCPScriptServed(t *testing.T) {
 	if res.status != 200 || res.header.Get("Content-Type") != "text/javascript; charset=utf-8" || res.header.Get("X-Content-Type-Options") != "nosniff" {
 		t.Fatalf("got %d %v", res.status, res.header)
 	}
-	if body := string(res.body); len(body) > 10<<10 || !strings.Contains(body, "registerTool") {
+	if body := string(res.body); len(body) > 16<<10 || !strings.Contains(body, "registerTool") {
 		t.Errorf("script: %d bytes, want a few KB that registers tools", len(body))
 	}
 }
