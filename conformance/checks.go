@@ -14,6 +14,7 @@ import (
 	"github.com/affordances/affordances-go/aal"
 	"github.com/affordances/affordances-go/internal/crawl"
 	"github.com/affordances/affordances-go/internal/graphsize"
+	"github.com/affordances/affordances-go/internal/webmcp"
 	"github.com/affordances/affordances-go/internal/wirecheck"
 	"github.com/affordances/affordances-go/schemas"
 	"github.com/affordances/affordances-go/store"
@@ -89,6 +90,7 @@ const (
 	secC5        = "CLARIFICATIONS 5"
 	secC10       = "CLARIFICATIONS 10"
 	secC11       = "CLARIFICATIONS 11"
+	secC12       = "CLARIFICATIONS 12"
 )
 
 // needPages is the verdict of a check that needs a discovered graph. When
@@ -493,6 +495,37 @@ func init() {
 				}
 				return verdict{}, true
 			})
+		}},
+		{"v0.webmcp.headers", secC12, "A page with WebMCP tools (its script's data block, or a form with toolname) should be served with headers that let the browser register them: no Origin-Agent-Cluster: ?0 (registerTool needs an origin-keyed agent cluster), and no Permissions-Policy that leaves the page's origin out of the tools feature.", Should, func(s *suite) verdict {
+			origin := s.base
+			if u, err := url.Parse(s.base); err == nil {
+				origin = u.Scheme + "://" + u.Host
+			}
+			tools := 0
+			v := eachPage(s, func(p *page) (verdict, bool) {
+				x, v, ok := s.pageHTML(p)
+				if !ok {
+					return v, false
+				}
+				doc, err := parseHTML(x.body)
+				if err != nil {
+					return fail(x, "HTML: %v", err), false
+				}
+				scripted, _ := doc.Count(`script#affordances-webmcp`)
+				declared, _ := doc.Count(`form[toolname]`)
+				if scripted+declared == 0 {
+					return verdict{}, true
+				}
+				tools++
+				if why := webmcp.Headers(x.header, origin); why != nil {
+					return fail(x, "%s has WebMCP tools, and the browser registers none of them: %s", p.path, strings.Join(why, "; ")), false
+				}
+				return verdict{}, true
+			})
+			if v.outcome == Pass && tools == 0 {
+				return none("no page has WebMCP tools")
+			}
+			return v
 		}},
 		{"v0.headers.etag", "RFC 9110, 13.1.2", "A graph should carry an ETag, and a GET with If-None-Match listing it should answer 304 with no body: an agent that polls a page then pays nothing while nothing changed.", Should, func(s *suite) verdict {
 			pages := s.each()

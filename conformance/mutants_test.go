@@ -176,6 +176,12 @@ var mutants = []struct {
 	{"link element drops the page's query", "v0.headers.link-element", onResponse(func(_ *http.Request, _ []byte, res *response) {
 		res.body = regexp.MustCompile(`<link rel="affordances" href="[^"]*">`).ReplaceAll(res.body, []byte(`<link rel="affordances" href="?affordances=1">`))
 	})},
+	{"WebMCP refused for Origin-Agent-Cluster ?0", "v0.webmcp.headers", onResponse(func(_ *http.Request, _ []byte, res *response) {
+		res.header.Set("Origin-Agent-Cluster", "?0")
+	})},
+	{"WebMCP refused for Permissions-Policy tools=()", "v0.webmcp.headers", onResponse(func(_ *http.Request, _ []byte, res *response) {
+		res.header.Set("Permissions-Policy", "camera=(), tools=()")
+	})},
 	{"delta without Vary", "v0.headers.delta", onResponse(func(r *http.Request, _ []byte, res *response) {
 		if r.Method == http.MethodPost {
 			res.header.Del("Vary")

@@ -21,6 +21,7 @@ import (
 	"github.com/affordances/affordances-go/internal/crawl"
 	"github.com/affordances/affordances-go/internal/graphsize"
 	"github.com/affordances/affordances-go/internal/htmlcheck"
+	"github.com/affordances/affordances-go/internal/webmcp"
 	"github.com/affordances/affordances-go/internal/wirecheck"
 	"github.com/affordances/affordances-go/schemas"
 )
@@ -60,7 +61,10 @@ or, for a document that is not JSON, the parse error and where it is
 and so is a skip, a document not read for want of credentials. A warning
 is a should of the specs a document misses: a graph over about 2,000 o200k
 tokens (seed 000, "Graph"), with the part that weighs most ("entity
-'entries' is 6,900 of 7,670 tokens"); it leaves the exit status alone.
+'entries' is 6,900 of 7,670 tokens"), or a page with WebMCP tools whose
+headers keep the browser from registering any (Origin-Agent-Cluster: ?0,
+a Permissions-Policy that leaves the page out of tools); it leaves the
+exit status alone.
 
 A site that cannot be reached at all (nothing listens there, no such
 host) is one error on stderr that says why, not a problem for each
@@ -531,14 +535,22 @@ func (l *linter) page(ctx context.Context, origin, page string, manifest *aal.Ma
 			l.problem(where, "graph", fmt.Sprintf("/actions/%d", i), fmt.Sprintf("action %q has no affordance %q in the page's AAL fragment (CLARIFICATIONS 9)", a.Name, id))
 		}
 	}
-	src, ok := l.fetch(ctx, where, "text/html", "HTML", crawl.Person)
+	res, ok := l.fetchResponse(ctx, where, "text/html", "HTML", crawl.Person)
 	if !ok {
 		return next
 	}
+	src := res.body
 	doc, err := htmlcheck.Parse(src)
 	if err != nil {
 		l.problem(where, "HTML", "", err.Error())
 		return next
+	}
+	scripted, _ := doc.Count(`script#affordances-webmcp`)
+	declared, _ := doc.Count(`form[toolname]`)
+	if scripted+declared > 0 {
+		for _, why := range webmcp.Headers(res.header, origin) {
+			l.warn(where, "HTML", "", "the page has WebMCP tools, and the browser registers none of them: "+why+" (docs/webmcp.md)")
+		}
 	}
 	if loc, err := aalpage.Locate(where, src, manifest); err != nil {
 		l.problem(where, "HTML", "", aal.Visible(strings.TrimPrefix(err.Error(), "aalpage: ")))
@@ -557,6 +569,15 @@ func (l *linter) page(ctx context.Context, origin, page string, manifest *aal.Ma
 // fetch GETs u asking for accept, as who, and reports a problem when the
 // answer is not a 200 of that kind.
 func (l *linter) fetch(ctx context.Context, u, accept, kind string, who crawl.Reader) ([]byte, bool) {
+	res, ok := l.fetchResponse(ctx, u, accept, kind, who)
+	if !ok {
+		return nil, false
+	}
+	return res.body, true
+}
+
+// fetchResponse is [linter.fetch] with the whole answer, headers and all.
+func (l *linter) fetchResponse(ctx context.Context, u, accept, kind string, who crawl.Reader) (*response, bool) {
 	res, err := l.get(ctx, u, accept, who)
 	if err != nil {
 		l.problem(u, kind, "", err.Error())
@@ -566,7 +587,7 @@ func (l *linter) fetch(ctx context.Context, u, accept, kind string, who crawl.Re
 		l.unread(u, kind, res)
 		return nil, false
 	}
-	return res.body, true
+	return res, true
 }
 
 // unread reports a document the site did not answer with a 200: when it
