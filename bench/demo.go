@@ -61,16 +61,15 @@ func StartDemo(ctx context.Context, site string, size Size, as string) (d *Demo,
 		return nil, nil, fmt.Errorf("bench: %w", err)
 	}
 	var closers []func() error
-	stop = func() {
+	cleanup := func() {
 		for i := len(closers) - 1; i >= 0; i-- {
 			closers[i]()
 		}
 		os.RemoveAll(dir)
 	}
 	defer func() {
-		if err != nil {
-			stop()
-			stop = nil
+		if err != nil { // a return of nil, nil, err has set stop to nil already
+			cleanup()
 		}
 	}()
 	var base string
@@ -102,7 +101,7 @@ func StartDemo(ctx context.Context, site string, size Size, as string) (d *Demo,
 			return nil, nil, fmt.Errorf("bench: %s: sign in as %s: %w", site, as, err)
 		}
 	}
-	return d, stop, nil
+	return d, cleanup, nil
 }
 
 // openReadOnly opens the SQLite file at path read-only, as the checks
