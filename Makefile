@@ -4,13 +4,15 @@
 GO       ?= go
 PKGS     ?= ./...
 
-.PHONY: check deps test fmt vet staticcheck race unraced postgres fuzz perf others generate bench demo screenshots
+.PHONY: check deps test fmt vet staticcheck race unraced postgres fuzz perf raced others generate bench demo screenshots
 
 # Under make check no test may skip for want of a tool: they fail instead.
-# The race detector's run and the others (unraced, postgres, fuzz, one
-# after another) are two jobs side by side: each waits on browsers, demo
-# processes and servers often enough that one alone leaves a core idle.
-# Each job's output is printed whole when it ends, with its time.
+# Two jobs run side by side, of about the same length: the race
+# detector's run, then the fuzzers and the perf module; and the unraced
+# tests (the bench's among them), then the PostgreSQL run. Each waits on
+# browsers, demo processes and servers often enough that one alone
+# leaves a core idle. Each step's output is printed whole when it ends,
+# with its time.
 #
 # Their temporary files (SQLite databases, PostgreSQL clusters, Chromium
 # profiles, the go command's work) go to a directory of the run's in
@@ -31,11 +33,14 @@ check: deps fmt vet staticcheck
 		if "$$d/x" 2>/dev/null; then rm "$$d/x"; tmp=$$d; else rm -rf "$$d"; fi; \
 	fi; \
 	if [ -n "$$tmp" ]; then export TMPDIR=$$tmp; trap 'rm -rf "$$TMPDIR"' EXIT; echo "make check: temporary files in $$tmp"; fi; \
-	$(MAKE) --no-print-directory -j2 --output-sync=target race others && \
+	$(MAKE) --no-print-directory -j2 --output-sync=target raced others && \
 	echo "make check: all passed"
 
+raced:
+	@$(MAKE) --no-print-directory race && $(MAKE) --no-print-directory fuzz && $(MAKE) --no-print-directory perf
+
 others:
-	@$(MAKE) --no-print-directory unraced && $(MAKE) --no-print-directory postgres && $(MAKE) --no-print-directory fuzz && $(MAKE) --no-print-directory perf
+	@$(MAKE) --no-print-directory unraced && $(MAKE) --no-print-directory postgres
 
 # What the tests need beyond Go, installed from Debian's packages when missing
 # (a package is there when its command is, or dpkg knows it): curl for the
