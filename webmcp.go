@@ -4,6 +4,8 @@ import (
 	_ "embed"
 	"encoding/json"
 	"net/http"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/affordances/affordances-go/aal"
 	"github.com/affordances/affordances-go/internal/webmcp"
@@ -79,6 +81,9 @@ func toolDescription(desc string, expose Expose) string {
 	note := ""
 	if expose == ExposeConfirm {
 		note = confirmNote
+		if last, _ := utf8.DecodeLastRuneInString(strings.TrimSpace(desc)); last != utf8.RuneError && !strings.ContainsRune(".!?…", last) {
+			note = "." + note // the description ends its sentence before the note's
+		}
 	}
 	return webmcp.Cut(desc, webmcp.MaxDescription-len([]rune(note)), "… (cut short: the page's graph has the whole description)") + note
 }

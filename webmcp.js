@@ -53,9 +53,9 @@
 
   // text is what a tool returns: JSON, never a value a browser cannot
   // encode, within Chrome's guidance of 1,500 characters: a longer delta
-  // is said in short (its outcome, its message and redirect, the entities
-  // it changed, the actions it added and removed), with the page to read
-  // for the rest.
+  // is said in short (its outcome, its message, its output when that
+  // fits, its redirect, the names of the entities it changed and of the
+  // actions it added and removed), with the page to read for the rest.
   function text(v) {
     var s;
     try {
@@ -68,12 +68,18 @@
     var short = { ok: !!v.ok };
     if (v.error) short.error = { code: v.error.code, message: v.error.message };
     if (v.message) short.message = v.message;
+    if (v.output !== undefined) short.output = v.output; // what the call made (an id), which the page may not show
     if (v.redirect) short.redirect = v.redirect;
-    if (v.changed) short.changed = Object.keys(v.changed);
+    if (v.changed) short.changedEntities = Object.keys(v.changed); // names, not the delta's changed values
     if (v.actionsAdded) short.actionsAdded = v.actionsAdded.map(function (d) { return d.name; });
     if (v.actionsRemoved) short.actionsRemoved = v.actionsRemoved;
     short.more = "The whole result is " + s.length + " characters: read the page " + location.pathname + location.search + " (its graph: Accept: " + media + ") for the rest.";
     s = JSON.stringify(short);
+    if (s.length > maxResult && short.output !== undefined) {
+      delete short.output;
+      short.more = "The output and the rest of the result are " + s.length + " characters: read the page " + location.pathname + location.search + " (its graph: Accept: " + media + ") for them.";
+      s = JSON.stringify(short);
+    }
     if (s.length > maxResult) s = JSON.stringify({ ok: short.ok, error: short.error && { code: short.error.code }, more: short.more });
     return s;
   }
