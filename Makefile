@@ -85,7 +85,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 staticcheck:
 	$(GO) run $(STATICCHECK) $(PKGS)
 
-# The conformance suite's 82 broken servers (TestMutants) and the demos'
+# The conformance suite's 84 broken servers (TestMutants) and the demos'
 # bad-input matrices (TestBadInput*, 200-odd refused requests) check
 # verdicts, not concurrency: under -race they cost a minute and more of
 # SQLite in pure Go under checkptr, so they run without it, and every other

@@ -695,7 +695,7 @@ var mutants = []struct {
 
 // noGraphFound are the checks that fail, beside v0.discovery.graph, when
 // the site answers no graph at all: each needs a page.
-const noGraphFound = "v0.negotiation.content-type v0.negotiation.alias v0.headers.graph-vary v0.headers.graph-cache v0.headers.html-vary v0.headers.link v0.headers.link-element v0.shape.graph v0.shape.version v0.shape.page v0.shape.unique-names v0.shape.reason v0.shape.no-unexposed v0.consistency.graph-routes v0.consistency.actions-in-index v0.consistency.summaries aal.manifest.routes aal.fragment.valid aal.fragment.page aal.fragment.affordances aal.selector.unique v0.size.tokens v0.privacy.urls v0.privacy.entities-in-html"
+const noGraphFound = "v0.negotiation.content-type v0.negotiation.alias v0.headers.graph-vary v0.headers.graph-cache v0.headers.html-vary v0.headers.link v0.headers.link-element v0.shape.graph v0.shape.version v0.shape.page v0.shape.unique-names v0.shape.reason v0.shape.no-unexposed v0.consistency.graph-routes v0.consistency.actions-in-index v0.consistency.summaries aal.manifest.routes aal.fragment.valid aal.fragment.page aal.fragment.affordances aal.selector.unique v0.size.tokens v0.privacy.urls v0.privacy.entities-in-html v0.webmcp.headers"
 
 // refusedCounter shows on the account page how many calls were refused:
 // each refused call then changes a page.
