@@ -15,7 +15,7 @@ import (
 	"github.com/affordances/affordances-go/internal/node"
 )
 
-// TestBench runs two tasks, one on each site, end to end in every mode at
+// TestBench runs two short tasks, one on each site, end to end in every mode at
 // demo size: each verified, each observation on disk, report.json as the
 // issue has it (with each run's size and per-request tokens). The
 // browser modes are left out only on a machine without Chromium (or Node
@@ -47,7 +47,7 @@ func TestBench(t *testing.T) {
 	}
 	out := t.TempDir()
 	rep, err := bench.Run(context.Background(), &bench.Options{
-		Tasks: []string{"shop-checkout", "board-delete-task-declined"}, Modes: modes, Sizes: []bench.Size{bench.DemoSize},
+		Tasks: []string{"shop-place-order-declined", "board-delete-task-declined"}, Modes: modes, Sizes: []bench.Size{bench.DemoSize},
 		Out: out, Progress: testWriter{t}, AXTree: &bench.AXTreeOptions{Packages: packages},
 	})
 	if err != nil {
