@@ -13,9 +13,6 @@ import (
 // index in Markdown, for a language model or a person (llmstxt.org).
 const LLMsTxtPath = "/llms.txt"
 
-// llmsLinkHeader is the Link header of the same, on every page with a graph.
-const llmsLinkHeader = `</llms.txt>; rel="alternate"; type="text/markdown"`
-
 // serveLLMsTxt answers GET /llms.txt with the site index as the requester
 // sees it, in Markdown: the site's name and what it is, how an agent reads
 // and operates its pages, then a section per route with its description,

@@ -3,6 +3,7 @@ package affordances
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -40,6 +41,10 @@ func (s *Site) serveMarkdown(w http.ResponseWriter, r *http.Request, next http.H
 		return
 	}
 	req, err := s.load(r.Context(), r, rt, params, p)
+	if errors.Is(err, ErrNotMine) { // the app's page after all (a catch-all route's): as the app serves it
+		s.servePage(w, next, &Page{site: s, http: r})
+		return
+	}
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -56,7 +61,7 @@ func (s *Site) serveMarkdown(w http.ResponseWriter, r *http.Request, next http.H
 // it lists (those unavailable with why), and its nav as links.
 func (s *Site) markdown(req *Request, ls []listed) []byte {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "# %s\n", mdLine(s.full(req.Page)))
+	fmt.Fprintf(&b, "# %s\n", mdText(s.full(req.Page)))
 	// The entities' plain values first, as a list, then the sections of
 	// the objects and tables.
 	var values, sections bytes.Buffer
@@ -76,9 +81,9 @@ func (s *Site) markdown(req *Request, ls []listed) []byte {
 	if len(ls) > 0 {
 		b.WriteString("\n## What can be done here\n\n")
 		for _, l := range ls {
-			fmt.Fprintf(&b, "- `%s`: %s", l.a.Name, mdLine(l.a.Description))
+			fmt.Fprintf(&b, "- `%s`: %s", l.a.Name, mdText(l.a.Description))
 			if !l.available {
-				fmt.Fprintf(&b, " (not now: %s)", mdLine(l.reason))
+				fmt.Fprintf(&b, " (not now: %s)", mdText(l.reason))
 			}
 			b.WriteString("\n")
 		}
@@ -91,7 +96,7 @@ func (s *Site) markdown(req *Request, ls []listed) []byte {
 			if label == "" {
 				label = n.To
 			}
-			fmt.Fprintf(&b, "- [%s](%s)\n", mdLink(label), strings.ReplaceAll(s.full(n.To), " ", "%20"))
+			fmt.Fprintf(&b, "- [%s](%s)\n", mdText(label), mdDestination(s.full(n.To)))
 		}
 	}
 	return b.Bytes()
@@ -104,7 +109,11 @@ func mdEntity(values, b *bytes.Buffer, name string, v any) {
 	switch t := v.(type) {
 	case []any:
 		if cols := mdColumns(t); cols != nil {
-			fmt.Fprintf(b, "\n## %s\n\n| %s |\n|%s\n", mdLine(name), strings.Join(mdCells(cols), " | "), strings.Repeat(" --- |", len(cols)))
+			heads := make([]string, len(cols))
+			for i, c := range cols {
+				heads[i] = mdText(c)
+			}
+			fmt.Fprintf(b, "\n## %s\n\n| %s |\n|%s\n", mdText(name), strings.Join(mdCells(heads), " | "), strings.Repeat(" --- |", len(cols)))
 			for _, row := range t {
 				cells := make([]string, len(cols))
 				for i, c := range cols {
@@ -117,13 +126,13 @@ func mdEntity(values, b *bytes.Buffer, name string, v any) {
 			return
 		}
 	case map[string]any:
-		fmt.Fprintf(b, "\n## %s\n\n", mdLine(name))
+		fmt.Fprintf(b, "\n## %s\n\n", mdText(name))
 		for _, k := range sortedNames(t) {
-			fmt.Fprintf(b, "- %s: %s\n", mdLine(k), mdValue(t[k]))
+			fmt.Fprintf(b, "- %s: %s\n", mdText(k), mdValue(t[k]))
 		}
 		return
 	}
-	fmt.Fprintf(values, "- %s: %s\n", mdLine(name), mdValue(v))
+	fmt.Fprintf(values, "- %s: %s\n", mdText(name), mdValue(v))
 }
 
 // mdColumns returns the keys of a table of objects, sorted; nil when v
@@ -145,28 +154,56 @@ func mdColumns(rows []any) []string {
 	return sortedNames(seen)
 }
 
-// mdValue writes a JSON value on one line: a string as it is, anything
-// else as JSON.
+// mdValue writes a JSON value as text on one line: a string as it is,
+// anything else as JSON, neither making Markdown of its own (mdText).
 func mdValue(v any) string {
 	if s, ok := v.(string); ok {
-		return mdLine(s)
+		return mdText(s)
 	}
 	b, _ := json.Marshal(v)
-	return mdLine(string(b))
+	return mdText(string(b))
 }
 
-// mdCells escapes each cell's pipes, so that none splits the row.
+// mdCells escapes each cell's pipes, so that none splits the row; the
+// cells are text already (mdValue, mdText).
 func mdCells(cells []string) []string {
 	out := make([]string, len(cells))
 	for i, c := range cells {
-		out[i] = strings.ReplaceAll(mdLine(c), "|", `\|`)
+		out[i] = strings.ReplaceAll(c, "|", `\|`)
 	}
 	return out
 }
 
-// mdLink escapes the brackets of a link's text.
-func mdLink(s string) string {
-	return strings.NewReplacer("[", `\[`, "]", `\]`).Replace(mdLine(s))
+// mdText is a site's string as Markdown text on one line (mdLine): its
+// punctuation that Markdown reads (a link, emphasis, a tag, code) escaped
+// with a backslash, so that it says only what it says.
+func mdText(s string) string {
+	var b strings.Builder
+	for _, r := range mdLine(s) {
+		if strings.ContainsRune("\\`*_{}[]()<>#+!~&", r) { // a cell's | is mdCells' to escape
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// mdDestination is a link's destination as Markdown reads one whole, in
+// angle brackets: its spaces, brackets, backslashes and any character
+// not printable percent-encoded, so that no site string closes the link
+// or starts another.
+func mdDestination(to string) string {
+	var b strings.Builder
+	b.WriteByte('<')
+	for _, c := range []byte(to) {
+		if c <= ' ' || c >= 0x7f || strings.IndexByte("<>()\\[]\"'`", c) >= 0 {
+			fmt.Fprintf(&b, "%%%02X", c)
+			continue
+		}
+		b.WriteByte(c)
+	}
+	b.WriteByte('>')
+	return b.String()
 }
 
 // sortedNames returns the keys of m, sorted.

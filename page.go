@@ -252,8 +252,8 @@ func (p *Page) Field(action, name string) Field {
 	for _, l := range p.listing() {
 		if l.a.Name == action {
 			if d := l.a.form.describe(name); d != "" {
-				fd.description = d
-				attrs += ` toolparamdescription="` + template.HTMLEscapeString(webmcp.Cut(d, webmcp.MaxParamDescription, "…")) + `"`
+				fd.description = webmcp.Cut(d, webmcp.MaxParamDescription, "…") // Chrome's guidance, for Attrs and Attributes alike
+				attrs += ` toolparamdescription="` + template.HTMLEscapeString(fd.description) + `"`
 			}
 		}
 	}
@@ -336,7 +336,7 @@ func (w *pageWriter) WriteHeader(code int) {
 		addToken(h, "Vary", "Accept")
 		if code >= 200 && code < 300 && !w.page.notMine.Load() {
 			addValue(h, "Link", "<"+graphHref(w.query)+`>; rel="affordances"`)
-			addValue(h, "Link", llmsLinkHeader)
+			addValue(h, "Link", w.page.site.llmsLink)
 			for _, l := range w.page.site.prefixLinks {
 				addValue(h, "Link", l)
 			}

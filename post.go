@@ -167,10 +167,12 @@ func ActionFrom(ctx context.Context) *Request {
 //		a.Refuse(errors.New(msg))
 //	}
 //
-// or, once for every handler, in the session middleware after it:
+// or, once for every handler, in the session middleware around it, for
+// a message this request left (not one already waiting for the person):
 //
+//	waiting := sess.ErrorMessage
 //	next.ServeHTTP(w, r)
-//	if a := affordances.ActionFrom(r.Context()); a != nil && sess.ErrorMessage != "" {
+//	if a := affordances.ActionFrom(r.Context()); a != nil && sess.ErrorMessage != "" && sess.ErrorMessage != waiting {
 //		a.Refuse(errors.New(sess.ErrorMessage))
 //	}
 //
@@ -334,7 +336,10 @@ func (r *Request) read(hr *http.Request, values url.Values, w *recorder, out any
 	}
 	if opts.Refused != nil {
 		if msg := opts.Refused(res()); msg != "" {
-			if w.status >= 400 {
+			switch {
+			case w.status == http.StatusForbidden:
+				return Forbidden(msg)
+			case w.status >= 400:
 				return NewError(codeOfStatus(w.status), msg)
 			}
 			return NewError(Unavailable, msg)
@@ -615,6 +620,8 @@ func refusal(contentType string, body []byte) string {
 		json.Unmarshal(body, &v)
 		if e, ok := v.Error.(map[string]any); ok {
 			v.Error = e["message"]
+		} else if _, ok := v.Error.(string); ok && (v.ErrorDescription != nil || v.Detail != nil) {
+			v.Error = nil // an OAuth-style code ("invalid_request"): the description says it
 		}
 		for _, m := range []any{v.Error, v.Message, v.ErrorMessage, v.ErrorDescription, v.Detail} {
 			if m, ok := m.(string); ok && m != "" {

@@ -455,6 +455,9 @@ func TestPostJSON(t *testing.T) {
 		case "long":
 			w.WriteHeader(http.StatusBadRequest)
 			io.WriteString(w, `{"error_message":"The title is too long."}`) // miniflux's
+		case "oauth":
+			w.WriteHeader(http.StatusBadRequest)
+			io.WriteString(w, `{"error":"invalid_request","error_description":"The title is a word too long."}`) // the description says it
 		case "problem":
 			w.Header().Set("Content-Type", "application/problem+json")
 			w.WriteHeader(http.StatusUnprocessableEntity)
@@ -480,6 +483,7 @@ func TestPostJSON(t *testing.T) {
 		{title: "", code: affordances.InvalidInput, message: "Give it a title."},
 		{title: "long", code: affordances.InvalidInput, message: "The title is too long."},
 		{title: "problem", code: affordances.InvalidInput, message: "Titles are words."},
+		{title: "oauth", code: affordances.InvalidInput, message: "The title is a word too long."},
 	} {
 		res := do(t, h, post("/items", `{"action":"addItem","input":{"title":"`+tc.title+`"}}`, "Authorization: Bearer tok"))
 		var msg, output string
@@ -523,6 +527,9 @@ func TestPostRefusalsSaidElsewhere(t *testing.T) {
 		case "dup":
 			w.Header().Set("HX-Trigger-After-Settle", `{"showError":"You have this todo already."}`)
 			io.WriteString(w, `<li></li>`)
+		case "theirs":
+			w.Header().Set("HX-Trigger", `{"showError":"Only the list's owner adds to it."}`)
+			w.WriteHeader(http.StatusForbidden)
 		default:
 			made = append(made, title)
 			w.Header().Set("HX-Trigger", `{"todoAdded":{"id":1}}`)
@@ -558,6 +565,7 @@ func TestPostRefusalsSaidElsewhere(t *testing.T) {
 	}{
 		{"addTodo", `{"title":""}`, affordances.Unavailable, "A todo needs a title."},
 		{"addTodo", `{"title":"dup"}`, affordances.Unavailable, "You have this todo already."},
+		{"addTodo", `{"title":"theirs"}`, affordances.Unauthorized, "Only the list's owner adds to it."}, // a 403: not internal
 		{"addTodo", `{"title":"Milk"}`, "", ""},
 		{"deleteTodo", `{"id":1}`, affordances.Unavailable, "This todo is shared: ask its owner."},
 		{"deleteTodo", `{"id":2}`, "", ""},

@@ -155,7 +155,7 @@ func TestPrefixDocumentsLinked(t *testing.T) {
 	rec := httptest.NewRecorder()
 	onlyApp.ServeHTTP(rec, httptest.NewRequest("GET", "/app/links/", nil))
 	links := rec.Header().Values("Link")
-	for _, want := range []string{`</app/.well-known/affordances.json>; rel="affordances-index"`, `</app/.well-known/agent-affordances.json>; rel="agent-affordances"`} {
+	for _, want := range []string{`</app/.well-known/affordances.json>; rel="affordances-index"`, `</app/.well-known/agent-affordances.json>; rel="agent-affordances"`, `</app/llms.txt>; rel="alternate"; type="text/markdown"`} {
 		if !slices.Contains(links, want) {
 			t.Errorf("the page's Link headers %q lack %s", links, want)
 		}

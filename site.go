@@ -143,6 +143,8 @@ type Site struct {
 	// prefix names its documents there with, for a proxy that forwards
 	// only the prefix (CLARIFICATIONS 13); none without a prefix.
 	prefixLinks []string
+	// llmsLink is the Link header value of the site's llms.txt.
+	llmsLink string
 	limiter     store.RateLimiter
 	idem        store.Idempotency
 	appr        store.Approvals
@@ -187,6 +189,7 @@ func NewSite(opts *SiteOptions) *Site {
 	} else if p != "" {
 		s.prefixLinks = []string{"<" + p + IndexPath + `>; rel="affordances-index"`, "<" + p + aal.ManifestPath + `>; rel="agent-affordances"`}
 	}
+	s.llmsLink = "<" + s.full(LLMsTxtPath) + `>; rel="alternate"; type="text/markdown"`
 	if s.opts.Auth == nil && s.opts.Authenticate != nil {
 		s.opts.Auth = []AuthMethod{AuthCookie, AuthBearer}
 	}

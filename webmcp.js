@@ -217,6 +217,10 @@
     var url = where(location.href);
     if (url === shown || url === pending) return;
     pending = url;
+    // The tools of the page left go now, not when the new page's head is
+    // read: none of them may run on this page meanwhile.
+    Object.keys(live).forEach(unregister);
+    known = {};
     var doc = swapped && swapped.url === url ? parse(swapped.html) : null;
     var got = doc && doc.getElementById("affordances-webmcp") ? Promise.resolve({ url: url, doc: doc }) :
       fetch(url, { credentials: "same-origin", headers: { "Accept": "text/html" } }).then(function (res) {
@@ -255,7 +259,15 @@
     var form = e.target, name = form && form.getAttribute && form.getAttribute("toolname");
     if (!e.agentInvoked || typeof e.respondWith !== "function" || !name || !known[name]) return;
     e.preventDefault();
-    e.respondWith(call(name, fields(form, known[name].inputSchema)).then(text, function (err) {
+    // Only the tool of the page the form is on, and the person sees: while
+    // the URL moves on (a navigation not yet followed), no call runs, lest
+    // the last page's tool act on this page's item.
+    var page = where(form.getAttribute("action") || location.href);
+    if (page !== here || here !== where(location.href)) {
+      e.respondWith(Promise.resolve(text({ ok: false, error: { code: "unavailable", message: "The page changed: read it again, then call its tool." } })));
+      return;
+    }
+    e.respondWith(call(name, fields(form, known[name].inputSchema, e.submitter)).then(text, function (err) {
       return text({ ok: false, error: { code: "internal", message: "The call did not reach the site: " + String(err && err.message) } });
     }));
   }
@@ -263,11 +275,18 @@
   // fields reads a form as the input its schema describes: integers,
   // numbers and booleans as such, repeated fields an array, "a.b" a
   // nested property, empty fields left out; the site checks the rest.
-  function fields(form, schema) {
+  function fields(form, schema, submitter) {
     var input = {};
-    new FormData(form).forEach(function (value, key) {
+    var data;
+    try {
+      data = new FormData(form, submitter); // the button the person (or agent) pressed, as a post sends it
+    } catch (e) {
+      data = new FormData(form);
+    }
+    data.forEach(function (value, key) {
       if (typeof value !== "string" || value === "" || key.charAt(0) === "_") return;
       var path = key.split("."), at = input, s = schema;
+      if (path.some(function (p) { return p === "__proto__" || p === "constructor" || p === "prototype"; })) return; // no walk out of the input
       for (var i = 0; i < path.length; i++) {
         s = s && s.properties && s.properties[path[i]];
         if (i < path.length - 1) at = at[path[i]] = at[path[i]] || {};

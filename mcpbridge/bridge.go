@@ -506,7 +506,9 @@ func (b *bridge) fetch(ctx context.Context, req *mcp.CallToolRequest, in FetchIn
 		return nil, FetchOutput{}, fmt.Errorf("mcpbridge: the page %s has no table %q to show; its tables: %s", aal.Visible(p.Graph.Page), aal.Visible(in.Show), aal.Visible(strings.Join(modeltext.Tables(p.Graph.Entities), ", ")))
 	}
 	text, _ := modeltext.GraphWithin(&p.Graph, p.Assess, b.budget(in.Show))
-	b.shown.put(req.Session, t.client.Origin()+p.Graph.Page, p.Graph.Entities, true)
+	if !oneRequest(req) {
+		b.shown.put(req.Session, t.client.Origin()+p.Path(), p.Graph.Entities, true)
+	}
 	out := summarise(t.client, p)
 	out.Credentials = t.creds
 	return textResult(header(t.creds, false, modeltext.Path(t.client.Origin())) + text), out, nil
@@ -657,10 +659,12 @@ func (b *bridge) execute(ctx context.Context, req *mcp.CallToolRequest, in Execu
 	if _, ok := p.Action(in.Action); !ok {
 		return nil, ExecuteOutput{}, fmt.Errorf("mcpbridge: the page %s has no action %q; fetch_affordances lists its actions", aal.Visible(p.Graph.Page), aal.Visible(in.Action))
 	}
-	page := t.client.Origin() + p.Graph.Page
+	// The page as the client asked for it, its query kept: the site's word
+	// for its page ("m/accounts") is no key of the bridge's.
+	page := t.client.Origin() + p.Path()
 	shown := b.shown.get(req.Session, page)
 	d, err := p.Call(ctx, in.Action, in.Input)
-	if d != nil && d.Changed != nil {
+	if d != nil && d.Changed != nil && !oneRequest(req) {
 		defer b.shown.put(req.Session, page, d.Changed, false) // what the result shows
 	}
 	if a.page != nil {
@@ -1084,13 +1088,30 @@ func newApprover(ctx context.Context, req *mcp.CallToolRequest) *approver {
 		a.canURL = e.URL != nil
 	}
 	a.answered = req.Params != nil && len(req.Params.InputResponses) > 0
-	a.stateless = req.ProtocolVersion() >= mcpStateless
+	a.stateless = stateless(req)
 	return a
 }
 
 // mcpStateless is the MCP version from which the protocol is stateless:
 // 2026-07-28 (an ISO date, so later versions sort after it).
 const mcpStateless = "2026-07-28"
+
+// stateless reports whether req is of a stateless MCP version, 2026-07-28
+// or later.
+func stateless(req *mcp.CallToolRequest) bool { return req.ProtocolVersion() >= mcpStateless }
+
+// oneRequestHeader marks a request [StreamableHTTP] serves statelessly,
+// whose session is its own: nothing shown is kept for it, as nothing could
+// be read back (over stdio or a stateful stream a session lasts, whatever
+// its MCP version). StreamableHTTP sets it, having removed any a client
+// sent.
+const oneRequestHeader = "Affordances-Mcp-One-Request"
+
+// oneRequest reports whether req came in a request whose session is its
+// own.
+func oneRequest(req *mcp.CallToolRequest) bool {
+	return req.Extra != nil && req.Extra.Header.Get(oneRequestHeader) != ""
+}
 
 // checkOnce is the ApprovalTimeout under which the client checks the
 // approval page once and does not wait.

@@ -65,7 +65,10 @@ func StreamableHTTP(getServer func(*http.Request) *mcp.Server) http.Handler {
 	stateful := mcp.NewStreamableHTTPHandler(getServer, nil)
 	stateless := mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{Stateless: true})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r = r.Clone(r.Context())
+		r.Header.Del(oneRequestHeader) // the bridge's word, never a client's
 		if r.Header.Get("Mcp-Session-Id") == "" && r.Header.Get("MCP-Protocol-Version") >= mcpStateless {
+			r.Header.Set(oneRequestHeader, "1")
 			stateless.ServeHTTP(w, r)
 			return
 		}

@@ -75,6 +75,12 @@ func TestResultsSayWhatChanged(t *testing.T) {
 	if site := func(s string) int { return len(s) - len(strings.Join(strings.SplitN(s, "\n", 3)[:2], "\n")) }; site(got)*10 >= site(whole) {
 		t.Errorf("the site's part of the result is %d bytes, of the whole page %d: want under a tenth\n%s", site(got), site(whole), got)
 	}
+	// Another URL of the page (a query) is another page to the model: its
+	// result is whole, not a change against /tasks.
+	_, res = call(t, cs, "execute_affordance", map[string]any{"url": srv.URL + "/tasks?sort=id", "action": "closeTask", "input": map[string]any{"task": 4}})
+	if got := text(res); !strings.Contains(got, "tasks (28): id | status | title\n") || strings.Contains(got, "by id") {
+		t.Errorf("a call on another URL of the page: got\n%s\nwant the tasks whole", got)
+	}
 	_, res = call(t, cs, "fetch_affordances", map[string]any{"url": srv.URL + "/tasks", "show": "nope"})
 	if !res.IsError || !strings.Contains(text(res), `has no table "nope" to show; its tables: tasks`) {
 		t.Errorf("show of a table the page has not: got %s", text(res))
