@@ -145,11 +145,11 @@ type Site struct {
 	prefixLinks []string
 	// llmsLink is the Link header value of the site's llms.txt.
 	llmsLink string
-	limiter     store.RateLimiter
-	idem        store.Idempotency
-	appr        store.Approvals
-	routes      []*Route
-	logger      *slog.Logger
+	limiter  store.RateLimiter
+	idem     store.Idempotency
+	appr     store.Approvals
+	routes   []*Route
+	logger   *slog.Logger
 	// formOrigin is the browser's origin rule for forms.
 	formOrigin *http.CrossOriginProtection
 	secret     []byte // keys the flash cookie's signature
