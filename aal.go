@@ -178,12 +178,12 @@ func (s *Site) serveFragment(w http.ResponseWriter, r *http.Request, next http.H
 	})
 	req, err := s.load(r.Context(), r2, rt, params, p)
 	if err != nil {
-		s.writeError(w, r, err)
+		s.writeErrorFor(w, r, p, err)
 		return
 	}
 	f, err := s.fragment(req, rt.listing(r.Context(), req))
 	if err != nil {
-		s.writeError(w, r, err)
+		s.writeErrorFor(w, r, p, err)
 		return
 	}
 	s.writeAAL(w, r, f)

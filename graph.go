@@ -163,7 +163,7 @@ func (s *Site) serveGraph(w http.ResponseWriter, r *http.Request, next http.Hand
 	}
 	req, err := s.load(r.Context(), r, rt, params, p)
 	if err != nil {
-		s.writeError(w, r, err)
+		s.writeErrorFor(w, r, p, err)
 		return
 	}
 	sc := scratches.Get().(*graphScratch)
@@ -177,7 +177,7 @@ func (s *Site) serveGraph(w http.ResponseWriter, r *http.Request, next http.Hand
 	sc.at = slices.Grow(sc.at[:0], len(ls))[:len(ls)]
 	body, err := encodeGraph(sc.buf[:0], req, ls, sc.at)
 	if err != nil {
-		s.writeError(w, r, fmt.Errorf("affordances: encoding the graph of %s: %w", req.Page, err))
+		s.writeErrorFor(w, r, p, fmt.Errorf("affordances: encoding the graph of %s: %w", req.Page, err))
 		return
 	}
 	sc.buf = body

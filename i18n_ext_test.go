@@ -2,6 +2,7 @@ package affordances_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -344,5 +345,28 @@ func TestLanguageTheAppSays(t *testing.T) {
 		if res := do(t, h, r); res.header.Get("Content-Language") != tc.lang {
 			t.Errorf("%s: got Content-Language %q (%s), want %q", tc.name, res.header.Get("Content-Language"), res.body, tc.lang)
 		}
+	}
+}
+
+// TestLanguageOfAGraphsRefusal: a graph the site refuses after it knew
+// who asks (the page's loader failed) speaks that user's language, not
+// the browser's.
+func TestLanguageOfAGraphsRefusal(t *testing.T) {
+	site := affordances.NewSite(&affordances.SiteOptions{Languages: withFrench(),
+		Authenticate: func(r *http.Request) (affordances.Principal, error) {
+			return affordances.Principal{ID: "marie"}, nil
+		},
+		Language: func(_ *http.Request, who affordances.Principal) language.Tag {
+			if who.ID == "marie" {
+				return language.French
+			}
+			return language.Und
+		}})
+	site.Route("/broken", &affordances.RouteOptions{State: func(context.Context, *affordances.Request) (*affordances.State, error) {
+		return nil, errors.New("the database is down")
+	}})
+	res := do(t, site.Handler(nil), get("/broken", "Accept-Language: en"))
+	if res.status != 500 || res.header.Get("Content-Language") != "fr" {
+		t.Errorf("got %d, Content-Language %q: %s; want 500 in marie's French", res.status, res.header.Get("Content-Language"), res.body)
 	}
 }

@@ -46,7 +46,7 @@ func (s *Site) serveMarkdown(w http.ResponseWriter, r *http.Request, next http.H
 		return
 	}
 	if err != nil {
-		s.writeError(w, r, err)
+		s.writeErrorFor(w, r, p, err)
 		return
 	}
 	body := []byte(req.State.MD)

@@ -62,9 +62,18 @@ func (s *Site) writeTyped(w http.ResponseWriter, r *http.Request, status int, co
 	}
 }
 
-// writeError writes err as an error delta with its status.
+// writeError writes err as an error delta with its status, in the
+// language of an anonymous requester (Accept-Language).
 func (s *Site) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	s.writeResponse(w, r, s.failure(err, "request"))
+}
+
+// writeErrorFor is writeError once the requester is known: the library's
+// words in who's language (CLARIFICATIONS 13).
+func (s *Site) writeErrorFor(w http.ResponseWriter, r *http.Request, who Principal, err error) {
+	res := s.failure(err, "request")
+	res.req = &Request{HTTP: r, Principal: who}
+	s.writeResponse(w, r, res)
 }
 
 // failure is the response of a call refused or failed with err: its status
