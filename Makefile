@@ -4,16 +4,15 @@
 GO       ?= go
 PKGS     ?= ./...
 
-.PHONY: check deps test fmt vet staticcheck race unraced postgres fuzz perf raced others static generate bench demo screenshots
+.PHONY: check deps test fmt vet staticcheck race unraced postgres fuzz perf raced others generate bench demo screenshots
 
 # Under make check no test may skip for want of a tool: they fail instead.
 # Two jobs run side by side, of about the same length: the race
 # detector's run, then the fuzzers and the perf module; and the unraced
 # tests (the bench's among them), then the PostgreSQL run. Each waits on
-# browsers, demo processes and servers often enough that two alone leave
-# a core idle a third of the time, so vet and staticcheck run beside them
-# as a third. Each step's output is printed whole when it ends, with its
-# time.
+# browsers, demo processes and servers often enough that one alone
+# leaves a core idle. Each step's output is printed whole when it ends,
+# with its time.
 #
 # Their temporary files (SQLite databases, PostgreSQL clusters, Chromium
 # profiles, the go command's work) go to a directory of the run's in
@@ -25,7 +24,7 @@ check: export AFFORDANCES_CHECK = 1
 # not by the directory of the checkout: a fresh clone (as CI makes) finds
 # them built by the last run, and vet's and staticcheck's findings too.
 check: export GOFLAGS = -trimpath
-check: deps fmt
+check: deps fmt vet staticcheck
 	@tmp=""; \
 	if [ "$$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] && \
 		[ "$$(df -Pk /dev/shm | awk 'NR == 2 { print $$4 }')" -ge 4194304 ] 2>/dev/null && \
@@ -34,11 +33,8 @@ check: deps fmt
 		if "$$d/x" 2>/dev/null; then rm "$$d/x"; tmp=$$d; else rm -rf "$$d"; fi; \
 	fi; \
 	if [ -n "$$tmp" ]; then export TMPDIR=$$tmp; trap 'rm -rf "$$TMPDIR"' EXIT; echo "make check: temporary files in $$tmp"; fi; \
-	$(MAKE) --no-print-directory -j3 --output-sync=target raced others static && \
+	$(MAKE) --no-print-directory -j2 --output-sync=target raced others && \
 	echo "make check: all passed"
-
-static:
-	@$(MAKE) --no-print-directory vet && $(MAKE) --no-print-directory staticcheck
 
 raced:
 	@$(MAKE) --no-print-directory race && $(MAKE) --no-print-directory fuzz && $(MAKE) --no-print-directory perf
