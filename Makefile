@@ -110,10 +110,13 @@ UNRACED := ^(TestMutants|TestRealisticSeed|TestRealisticSeedIsFixed|TestBadInput
 UNRACED_PKGS := ./examples/shop ./examples/board ./cmd/affordances ./conformance ./aal ./internal/schema ./internal/pdeathsig
 
 # Test binaries are linked without DWARF (-w): stack traces keep their
-# files and lines, and the links of some thirty binaries are quicker. The
-# race job runs three packages at a time: its tests wait on browsers, demo
-# processes and servers often enough that two leave a core idle.
-TESTFLAGS := -count=1 -ldflags=-w
+# files and lines, and the links of some thirty binaries are quicker. go
+# test's own vet (a subset of go vet's checks, run again for each way a
+# package is tested) is off: make check runs go vet ./... on every
+# package and its tests first. The race job runs three packages at a
+# time: its tests wait on browsers, demo processes and servers often
+# enough that two leave a core idle.
+TESTFLAGS := -count=1 -ldflags=-w -vet=off
 # A test named in UNRACED outside UNRACED_PKGS would run in neither job:
 # the race job checks there is none.
 race:
@@ -154,7 +157,7 @@ postgres:
 # first, with the coverage of the whole test binary (SQLite's included),
 # about 40 ms apiece, so the step would take longer every time. A long
 # fuzzing run (go test -fuzz ... -fuzztime 10m) keeps the cache.
-FUZZ = $(GO) test -ldflags=-w -run '^$$' -fuzz '^$(1)$$' -fuzztime $(2) $(3) -args -test.fuzzcachedir=$$cache/$(1)
+FUZZ = $(GO) test -ldflags=-w -vet=off -run '^$$' -fuzz '^$(1)$$' -fuzztime $(2) $(3) -args -test.fuzzcachedir=$$cache/$(1)
 fuzz:
 	@start=$$(date +%s); cache=$$(mktemp -d); trap 'rm -rf "$$cache"' EXIT; \
 	$(call FUZZ,FuzzAccepts,100000x,./internal/mediatype) && \
