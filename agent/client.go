@@ -86,8 +86,8 @@ type Client struct {
 	opts   Options
 	start  string // the path of the page New was given, "" for the origin
 
-	linksOnce sync.Once
-	links     map[string]string // the start page's Link headers, by rel
+	linksMu sync.Mutex
+	links   map[string]string // the start page's Link headers, by rel, once it answered
 
 	manifestMu    sync.Mutex
 	manifestKnown bool
@@ -189,26 +189,31 @@ func (c *Client) Index(ctx context.Context) (*affordances.SiteIndex, error) {
 // "agent-affordances") that the page New was given names in its Link
 // headers, for a site under a path prefix whose origin's /.well-known/
 // is not its own (CLARIFICATIONS 13); "" when there is none, or it is not
-// a path of the site. The page is read once.
+// a path of the site. The page is read once it answered: a read that
+// failed (the network, a cancelled ctx, a 5xx) is tried again next time.
 func (c *Client) linked(ctx context.Context, rel string) string {
 	if c.start == "" {
 		return ""
 	}
-	c.linksOnce.Do(func() {
-		c.links = map[string]string{}
+	c.linksMu.Lock()
+	defer c.linksMu.Unlock()
+	if c.links == nil {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.resolve(c.start), nil)
 		if err != nil {
-			return
+			return ""
 		}
 		req.Header.Set("Accept", "text/html")
 		c.authorize(req)
 		res, err := c.hc.Do(req)
 		if err != nil {
-			return
+			return ""
 		}
 		res.Body.Close()
+		if res.StatusCode >= 500 {
+			return "" // the site failed: ask again next time
+		}
 		c.links = crawl.DocumentLinks(res.Header)
-	})
+	}
 	return c.links[rel]
 }
 

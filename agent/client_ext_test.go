@@ -449,3 +449,34 @@ func TestDocumentsUnderAPrefix(t *testing.T) {
 		t.Errorf("the page was read %d times, with the index and manifest at the origin", n)
 	}
 }
+
+// TestDocumentsUnderAPrefixAfterAFailure: a first read of the page that
+// failed (a 503) is tried again on the next call, not
+// kept for the client's life (review: a sync.Once kept the failure, and a
+// prefix site's documents were then never found).
+func TestDocumentsUnderAPrefixAfterAFailure(t *testing.T) {
+	site := affordances.NewSite(&affordances.SiteOptions{Name: "Links", Prefix: "/app"})
+	site.Route("/links/", nil)
+	h := http.StripPrefix("/app", site.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "<!doctype html><title>Links</title>")
+	})))
+	var pageReads atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case !strings.HasPrefix(r.URL.Path, "/app/"):
+			http.NotFound(w, r)
+		case r.URL.Path == "/app/links/" && pageReads.Add(1) == 1:
+			http.Error(w, "busy", http.StatusServiceUnavailable) // the first read of the page fails
+		default:
+			h.ServeHTTP(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	c, _ := agent.New(nil, srv.URL+"/app/links/", nil)
+	if _, err := c.Index(t.Context()); err == nil {
+		t.Fatal("the first Index: got an index, want the failure of the page's read")
+	}
+	if idx, err := c.Index(t.Context()); err != nil || len(idx.Routes) != 1 {
+		t.Errorf("the second Index: got %+v, %v; want the index the page names", idx, err)
+	}
+}
