@@ -97,7 +97,12 @@ func New(htmx string) http.Handler {
 	home := site.Route("/", &affordances.RouteOptions{
 		Description: "The notes",
 		State: func(ctx context.Context, r *affordances.Request) (*affordances.State, error) {
-			return &affordances.State{Entities: map[string]any{"notes": s.list()}}, nil
+			list := s.list()
+			nav := make([]affordances.NavLink, len(list)) // each note's page, as the list links it
+			for i, n := range list {
+				nav[i] = affordances.NavLink{To: "/notes/" + strconv.Itoa(n.ID), Label: n.Title}
+			}
+			return &affordances.State{Entities: map[string]any{"notes": list}, Nav: nav}, nil
 		},
 	})
 	type title struct {
@@ -130,7 +135,7 @@ func New(htmx string) http.Handler {
 			if !ok {
 				return nil, affordances.NewError(affordances.NotFound, "No such note.")
 			}
-			return &affordances.State{Entities: map[string]any{"note": n}}, nil
+			return &affordances.State{Entities: map[string]any{"note": n}, Nav: []affordances.NavLink{{To: "/", Label: "All notes"}}}, nil
 		},
 	})
 	affordances.AddAction(one, &affordances.Action{
