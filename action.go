@@ -151,6 +151,12 @@ type action struct {
 
 var actionName = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9_]*$`)
 
+// An ActionFunc runs an action for the call r with its input in, decoded
+// and checked against the input schema, and returns the delta's output.
+// [AddAction] takes one; [Post], [PostWith] and [PostJSON] make one that
+// the app's own handler carries out.
+type ActionFunc[In, Out any] func(ctx context.Context, r *Request, in In) (Out, error)
+
 // AddAction declares an action on rt, run by fn with the call's input decoded
 // into In after it passed the input schema. fn returns the delta's output,
 // or an error: an [*Error] (built with [NewError]) is sent as it is (code
@@ -168,7 +174,7 @@ var actionName = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9_]*$`)
 // message naming the route, the action and the Go field: a bad or
 // duplicate name, no Description, an unknown Expose, a confirm action
 // without a Summary, a bad Limit or tag, a schema that does not compile.
-func AddAction[In, Out any](rt *Route, a *Action, fn func(ctx context.Context, r *Request, in In) (Out, error)) {
+func AddAction[In, Out any](rt *Route, a *Action, fn ActionFunc[In, Out]) {
 	where := fmt.Sprintf("affordances: AddAction(%q, %q)", rt.pattern, a.Name)
 	rt.site.mu.Lock()
 	defer rt.site.mu.Unlock()

@@ -60,7 +60,7 @@ import (
 // that tells the person elsewhere (a WebSocket to their tab, a flash
 // message its session keeps for the page its redirect leads to) calls
 // [Request.Refuse] where it does.
-func Post[In any](path func(r *Request, in In) string) func(ctx context.Context, r *Request, in In) (struct{}, error) {
+func Post[In any](path func(r *Request, in In) string) ActionFunc[In, struct{}] {
 	return PostWith(path, nil)
 }
 
@@ -99,7 +99,7 @@ type PostOptions struct {
 // PostWith is [Post] for an app whose request and answers opts says how
 // to send and read; nil opts is Post. It copies opts; Done is called by
 // concurrent calls.
-func PostWith[In any](path func(r *Request, in In) string, opts *PostOptions) func(ctx context.Context, r *Request, in In) (struct{}, error) {
+func PostWith[In any](path func(r *Request, in In) string, opts *PostOptions) ActionFunc[In, struct{}] {
 	if opts == nil {
 		opts = &PostOptions{}
 	}
@@ -120,7 +120,7 @@ func PostWith[In any](path func(r *Request, in In) string, opts *PostOptions) fu
 // with its status's code (409 and 412 unavailable) and its JSON "error",
 // "message", "error_message", "error_description" or "detail" field as
 // the message. It panics when opts says Multipart.
-func PostJSON[In, Out any](path func(r *Request, in In) string, opts *PostOptions) func(ctx context.Context, r *Request, in In) (Out, error) {
+func PostJSON[In, Out any](path func(r *Request, in In) string, opts *PostOptions) ActionFunc[In, Out] {
 	if opts == nil {
 		opts = &PostOptions{}
 	}

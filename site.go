@@ -250,6 +250,21 @@ type State struct {
 	MD string
 }
 
+// Entity returns the entity name of st as a T: what a guard, a summary or
+// a handler reads back of the state its loader made (a *board, a []task).
+// T's zero value when st is nil or its entity is missing or of another type.
+func Entity[T any](st *State, name string) T {
+	var zero T
+	if st == nil {
+		return zero
+	}
+	v, ok := st.Entities[name].(T)
+	if !ok {
+		return zero
+	}
+	return v
+}
+
 // A Route is a page pattern of a [Site], such as "/products/[slug]", with its
 // state loader and actions.
 type Route struct {

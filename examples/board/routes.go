@@ -92,7 +92,7 @@ func (b *Board) declare() {
 		Guard:     isOwner,
 		GuardText: "you own the board",
 		Summary: affordances.Summarize(func(_ context.Context, r *affordances.Request, _ struct{}) (string, error) {
-			bd := entity[*boardView](r.State, "board")
+			bd := affordances.Entity[*boardView](r.State, "board")
 			return fmt.Sprintf(`Delete the board "%s" and its %s.`, bd.Title, count(bd.Tasks, "task", "tasks")), nil
 		}),
 		AAL: &aal.Meta{Action: aal.Delete, Trust: aal.TrustAdmin, Destructive: true},
@@ -214,14 +214,14 @@ func byRank(tasks []task) []task {
 // Guards: whether the requester may use an action of the board they see.
 
 func isMember(_ context.Context, r *affordances.Request) (bool, string) {
-	if bd := entity[*boardView](r.State, "board"); bd == nil || !bd.member {
+	if bd := affordances.Entity[*boardView](r.State, "board"); bd == nil || !bd.member {
 		return false, "Only members of this board can change its tasks."
 	}
 	return true, ""
 }
 
 func isOwner(_ context.Context, r *affordances.Request) (bool, string) {
-	if bd := entity[*boardView](r.State, "board"); bd == nil || bd.ownerID != userID(r.Principal) {
+	if bd := affordances.Entity[*boardView](r.State, "board"); bd == nil || bd.ownerID != userID(r.Principal) {
 		return false, "Only the board's owner can do this."
 	}
 	return true, ""
@@ -309,7 +309,7 @@ func (b *Board) signOut(ctx context.Context, r *affordances.Request, _ struct{})
 }
 
 func (b *Board) createTask(ctx context.Context, r *affordances.Request, in createTaskInput) (task, error) {
-	t, err := b.store.createTask(ctx, entity[*boardView](r.State, "board"), strings.TrimSpace(in.Title), in.Assignee, in.Due)
+	t, err := b.store.createTask(ctx, affordances.Entity[*boardView](r.State, "board"), strings.TrimSpace(in.Title), in.Assignee, in.Due)
 	if err != nil {
 		return task{}, err
 	}
@@ -319,7 +319,7 @@ func (b *Board) createTask(ctx context.Context, r *affordances.Request, in creat
 
 func (b *Board) search(ctx context.Context, r *affordances.Request, in searchInput) (searchOutput, error) {
 	q := strings.TrimSpace(in.Q)
-	tasks, err := b.store.tasks(ctx, entity[*boardView](r.State, "board"), q)
+	tasks, err := b.store.tasks(ctx, affordances.Entity[*boardView](r.State, "board"), q)
 	if err != nil {
 		return searchOutput{}, err
 	}
@@ -329,7 +329,7 @@ func (b *Board) search(ctx context.Context, r *affordances.Request, in searchInp
 }
 
 func (b *Board) moveTask(ctx context.Context, r *affordances.Request, in moveTaskInput) (struct{}, error) {
-	t, err := b.store.moveTask(ctx, entity[*boardView](r.State, "board").id, in.Task, in.Status)
+	t, err := b.store.moveTask(ctx, affordances.Entity[*boardView](r.State, "board").id, in.Task, in.Status)
 	if err != nil {
 		return struct{}{}, err
 	}
@@ -338,7 +338,7 @@ func (b *Board) moveTask(ctx context.Context, r *affordances.Request, in moveTas
 }
 
 func (b *Board) deleteTask(ctx context.Context, r *affordances.Request, in taskInput) (struct{}, error) {
-	t, err := b.store.deleteTask(ctx, entity[*boardView](r.State, "board").id, in.Task)
+	t, err := b.store.deleteTask(ctx, affordances.Entity[*boardView](r.State, "board").id, in.Task)
 	if err != nil {
 		return struct{}{}, err
 	}
@@ -347,7 +347,7 @@ func (b *Board) deleteTask(ctx context.Context, r *affordances.Request, in taskI
 }
 
 func (b *Board) inviteMember(ctx context.Context, r *affordances.Request, in inviteMemberInput) (member, error) {
-	u, err := b.store.addMember(ctx, entity[*boardView](r.State, "board").id, in.Email)
+	u, err := b.store.addMember(ctx, affordances.Entity[*boardView](r.State, "board").id, in.Email)
 	if err != nil {
 		return member{}, err
 	}
@@ -356,7 +356,7 @@ func (b *Board) inviteMember(ctx context.Context, r *affordances.Request, in inv
 }
 
 func (b *Board) deleteBoard(ctx context.Context, r *affordances.Request, _ struct{}) (struct{}, error) {
-	bd := entity[*boardView](r.State, "board")
+	bd := affordances.Entity[*boardView](r.State, "board")
 	if err := b.store.deleteBoard(ctx, bd.id); err != nil {
 		return struct{}{}, err
 	}
@@ -369,12 +369,6 @@ func (b *Board) exportTasks(_ context.Context, r *affordances.Request, _ struct{
 	r.SetRedirect(r.Page + "/tasks.csv")
 	r.SetMessage("The board's tasks as CSV.")
 	return struct{}{}, nil
-}
-
-// entity returns the entity key of st as a T, or T's zero value.
-func entity[T any](st *affordances.State, key string) T {
-	v, _ := st.Entities[key].(T)
-	return v
 }
 
 // signInLink is the header's link to the sign-in page, for nobody.

@@ -139,28 +139,28 @@ func (s *Shop) declareAccounts(login *affordances.Route) {
 func signedIn(r *affordances.Request) bool { return !r.Principal.Anonymous() }
 
 func roomForAddress(r *affordances.Request) string {
-	if len(entity[[]addressView](r.State, "addresses")) >= maxAddresses {
+	if len(affordances.Entity[[]addressView](r.State, "addresses")) >= maxAddresses {
 		return fmt.Sprintf("You have %d addresses, the most the shop keeps. Delete one to add another.", maxAddresses)
 	}
 	return ""
 }
 
 func spareAddress(r *affordances.Request) string {
-	if len(entity[[]addressView](r.State, "addresses")) < 2 {
+	if len(affordances.Entity[[]addressView](r.State, "addresses")) < 2 {
 		return errLastAddress.Message
 	}
 	return ""
 }
 
 func roomForToken(r *affordances.Request) string {
-	if len(entity[[]tokenView](r.State, "tokens")) >= maxTokens {
+	if len(affordances.Entity[[]tokenView](r.State, "tokens")) >= maxTokens {
 		return fmt.Sprintf("You have %d tokens, the most the shop keeps. Revoke one to create another.", maxTokens)
 	}
 	return ""
 }
 
 func haveToken(r *affordances.Request) string {
-	if len(entity[[]tokenView](r.State, "tokens")) == 0 {
+	if len(affordances.Entity[[]tokenView](r.State, "tokens")) == 0 {
 		return "You have no tokens."
 	}
 	return ""

@@ -64,7 +64,7 @@ func (s *Shop) declareOrders(order *affordances.Route) {
 // cancellable says why the order of the page cannot be cancelled now, or
 // "" when it can (the guard of cancelOrder).
 func (s *Shop) cancellable(r *affordances.Request) string {
-	o := entity[*orderView](r.State, "order")
+	o := affordances.Entity[*orderView](r.State, "order")
 	if o == nil {
 		return errNoOrder.Message
 	}

@@ -76,14 +76,14 @@ const (
 )
 
 func notReviewed(r *affordances.Request) string {
-	if rv := entity[*reviewsView](r.State, "reviews"); rv != nil && rv.Mine != 0 {
+	if rv := affordances.Entity[*reviewsView](r.State, "reviews"); rv != nil && rv.Mine != 0 {
 		return alreadyReviewed
 	}
 	return ""
 }
 
 func reviewed(r *affordances.Request) string {
-	if rv := entity[*reviewsView](r.State, "reviews"); rv == nil || rv.Mine == 0 {
+	if rv := affordances.Entity[*reviewsView](r.State, "reviews"); rv == nil || rv.Mine == 0 {
 		return notReviewedYet
 	}
 	return ""

@@ -224,14 +224,14 @@ func guard(why reason) func(context.Context, *affordances.Request) (bool, string
 }
 
 func inStock(r *affordances.Request) string {
-	if p := entity[*productView](r.State, "product"); p == nil || !p.inStock() {
+	if p := affordances.Entity[*productView](r.State, "product"); p == nil || !p.inStock() {
 		return "Out of stock."
 	}
 	return ""
 }
 
 func cartNotEmpty(r *affordances.Request) string {
-	if c := entity[*cartView](r.State, "cart"); c == nil || len(c.Items) == 0 {
+	if c := affordances.Entity[*cartView](r.State, "cart"); c == nil || len(c.Items) == 0 {
 		return "Your cart is empty."
 	}
 	return ""
@@ -265,19 +265,6 @@ var signInLimit = affordances.Limit{Calls: 10, Per: time.Minute, Burst: 5}
 // price: someone who keeps guessing keeps the account's owner from signing
 // in by password.
 var guessesPerAccount = affordances.Limit{Calls: 5, Per: 15 * time.Minute, Burst: 5}
-
-// entity returns the entity key of st as a T, or T's zero value.
-func entity[T any](st *affordances.State, key string) T {
-	var zero T
-	if st == nil {
-		return zero
-	}
-	v, ok := st.Entities[key].(T)
-	if !ok {
-		return zero
-	}
-	return v
-}
 
 // nav returns extra, then the links of the header every page shows but
 // the one to the page itself and those extra already has.
@@ -528,9 +515,9 @@ func checkoutEntities(cart *cartView, ch *choice) map[string]any {
 // $60.00, card ending 4242, ship to Alice Example, 1 Main St, Springfield
 // 12345, US."
 func checkoutSummary(st *affordances.State) string {
-	c := entity[*cartView](st, "cart")
-	a := entity[addressView](st, "shipTo")
-	pay := entity[string](st, "payment")
+	c := affordances.Entity[*cartView](st, "cart")
+	a := affordances.Entity[addressView](st, "shipTo")
+	pay := affordances.Entity[string](st, "payment")
 	if c == nil {
 		return "Place order."
 	}
@@ -665,7 +652,7 @@ func (s *Shop) updateQuantity(ctx context.Context, r *affordances.Request, in up
 }
 
 func (s *Shop) removeFromCart(ctx context.Context, r *affordances.Request, in removeFromCartInput) (struct{}, error) {
-	name := lineName(entity[*cartView](r.State, "cart"), in.SKU)
+	name := lineName(affordances.Entity[*cartView](r.State, "cart"), in.SKU)
 	if err := s.store.removeFromCart(ctx, userID(r.Principal), in.SKU); err != nil {
 		return struct{}{}, err
 	}

@@ -177,7 +177,7 @@ func (s *Shop) pages() http.Handler {
 	mux.HandleFunc("GET "+routeProduct, s.show("product", s.productPage))
 	mux.HandleFunc("GET "+routeReviews, s.show("reviews", func(d *pageData, r *http.Request) {
 		st, _ := affordances.PageFrom(r.Context()).State()
-		d.Title = "Reviews of " + entity[map[string]string](st, "product")["name"]
+		d.Title = "Reviews of " + affordances.Entity[map[string]string](st, "product")["name"]
 	}))
 	mux.HandleFunc("GET "+routeCart, s.show("cart", func(d *pageData, _ *http.Request) { d.Title, d.Step = "Your cart", 1 }))
 	mux.HandleFunc("GET "+routeShipping, s.show("shipping", func(d *pageData, _ *http.Request) { d.Title, d.Step = "Shipping", 2 }))
@@ -270,7 +270,7 @@ func (s *Shop) catalogPage(d *pageData, r *http.Request) {
 
 func (s *Shop) productPage(d *pageData, r *http.Request) {
 	st, _ := affordances.PageFrom(r.Context()).State() // show rendered the error page when there is none
-	p := entity[*productView](st, "product")
+	p := affordances.Entity[*productView](st, "product")
 	d.Title = p.Name
 	for _, v := range p.Variants {
 		if v.Stock > 0 {
