@@ -166,17 +166,12 @@ func (s *Site) serveFragment(w http.ResponseWriter, r *http.Request, next http.H
 		s.writeError(w, r, libError(NotFound, phrase("This page has no AAL fragment.")))
 		return
 	}
-	p, err := s.authenticate(r)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
 	// The fragment's query is the page's: the state may depend on it.
 	r2 := withURL(r, func(u *url.URL) {
 		u.RawPath = page
 		u.Path, _ = url.PathUnescape(page) // lookup unescaped it
 	})
-	req, err := s.load(r.Context(), r2, rt, params, p)
+	req, p, err := s.loadFor(r, r2, rt, params)
 	if err != nil {
 		s.writeErrorFor(w, r, p, err)
 		return

@@ -149,6 +149,19 @@ func encodeGraph(dst []byte, req *Request, actions []listed, at []int) ([]byte, 
 	return append(dst, '}'), nil
 }
 
+// loadFor authenticates the requester of r and loads the page's state for
+// them with page (r itself, or the request of the page a fragment is
+// of), as a graph, its Markdown and its fragment do. who is anonymous when authentication
+// failed: then err says why, in the language of a requester not known.
+func (s *Site) loadFor(r, page *http.Request, rt *Route, params []param) (req *Request, who Principal, err error) {
+	who, err = s.authenticate(r)
+	if err != nil {
+		return nil, Principal{}, err
+	}
+	req, err = s.load(r.Context(), page, rt, params, who)
+	return req, who, err
+}
+
 // serveGraph answers a request that asked for the page's graph.
 func (s *Site) serveGraph(w http.ResponseWriter, r *http.Request, next http.Handler) {
 	rt, params := s.route(r, next, r.URL.EscapedPath())
@@ -156,12 +169,7 @@ func (s *Site) serveGraph(w http.ResponseWriter, r *http.Request, next http.Hand
 		s.writeError(w, r, ErrNotMine)
 		return
 	}
-	p, err := s.authenticate(r)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	req, err := s.load(r.Context(), r, rt, params, p)
+	req, p, err := s.loadFor(r, r, rt, params)
 	if err != nil {
 		s.writeErrorFor(w, r, p, err)
 		return

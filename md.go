@@ -35,12 +35,7 @@ func (s *Site) serveMarkdown(w http.ResponseWriter, r *http.Request, next http.H
 		s.servePage(w, next, &Page{site: s, http: r})
 		return
 	}
-	p, err := s.authenticate(r)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	req, err := s.load(r.Context(), r, rt, params, p)
+	req, p, err := s.loadFor(r, r, rt, params)
 	if errors.Is(err, ErrNotMine) { // the app's page after all (a catch-all route's): as the app serves it
 		s.servePage(w, next, &Page{site: s, http: r})
 		return

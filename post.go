@@ -336,13 +336,10 @@ func (r *Request) read(hr *http.Request, values url.Values, w *recorder, out any
 	}
 	if opts.Refused != nil {
 		if msg := opts.Refused(res()); msg != "" {
-			switch {
-			case w.status == http.StatusForbidden:
-				return Forbidden(msg)
-			case w.status >= 400:
-				return NewError(codeOfStatus(w.status), msg)
+			if w.status < 400 {
+				return NewError(Unavailable, msg)
 			}
-			return NewError(Unavailable, msg)
+			return refused(w.status, msg)
 		}
 	}
 	to, redirected := redirectOf(w)
@@ -381,13 +378,19 @@ func (r *Request) read(hr *http.Request, values url.Values, w *recorder, out any
 		return nil // a 3xx without Location: nowhere to go
 	}
 	msg := refusal(w.header.Get("Content-Type"), body)
-	switch {
-	case msg == "": // the library's words, in the person's language
+	if msg == "" { // the library's words, in the person's language
 		return libError(codeOfStatus(w.status), phrase("The site refused it: %d %s.", w.status, http.StatusText(w.status)))
-	case w.status == http.StatusForbidden:
+	}
+	return refused(w.status, msg)
+}
+
+// refused is the app's refusal with status (a 4xx or 5xx), in its words
+// msg: forbidden for a 403, else its status's code.
+func refused(status int, msg string) *Error {
+	if status == http.StatusForbidden {
 		return Forbidden(msg)
 	}
-	return NewError(codeOfStatus(w.status), msg) // the app's words
+	return NewError(codeOfStatus(status), msg)
 }
 
 // redirectOf returns where the app's answer sends the person: a 3xx's

@@ -297,18 +297,11 @@ func (p *Page) load(ctx context.Context, path string) error {
 	if err := checkVersion(g.V, path); err != nil {
 		return err
 	}
-	if !isPath(g.Page) {
+	if !crawl.IsPath(g.Page) {
 		return fmt.Errorf("%w: the graph of %s says its page is %q, which is not a path", ErrProtocol, path, aal.Visible(g.Page))
 	}
 	p.Graph, p.path = g, path
 	return p.refreshFragment(ctx)
-}
-
-// isPath reports whether s is a URL path of the site's own: one leading
-// slash, no backslash (which browsers read as a slash), nothing before it
-// that could name another host ("@bank.example/pay", "https://x").
-func isPath(s string) bool {
-	return strings.HasPrefix(s, "/") && !strings.HasPrefix(s, "//") && !strings.ContainsAny(s, "\\\x00\t\n\r")
 }
 
 // refreshFragment loads the page's AAL fragment through the manifest.

@@ -497,10 +497,6 @@ func init() {
 			})
 		}},
 		{"v0.webmcp.headers", secC12, "A page with WebMCP tools (its script's data block, or a form with toolname) should be served with headers that let the browser register them: no Origin-Agent-Cluster: ?0 (registerTool needs an origin-keyed agent cluster), and no Permissions-Policy that leaves the page's origin out of the tools feature.", Should, func(s *suite) verdict {
-			origin := s.base
-			if u, err := url.Parse(s.base); err == nil {
-				origin = u.Scheme + "://" + u.Host
-			}
 			tools := 0
 			v := eachPage(s, func(p *page) (verdict, bool) {
 				x, v, ok := s.pageHTML(p)
@@ -517,7 +513,7 @@ func init() {
 					return verdict{}, true
 				}
 				tools++
-				if why := webmcp.Headers(x.header, origin); why != nil {
+				if why := webmcp.Headers(x.header, s.base); why != nil {
 					return fail(x, "%s has WebMCP tools, and the browser registers none of them: %s", p.path, strings.Join(why, "; ")), false
 				}
 				return verdict{}, true

@@ -760,7 +760,7 @@ func (b *bridge) executeAAL(ctx context.Context, a *approver, t *target, page *a
 // sitePath returns the delta's redirect when it is a path of the site
 // ("/orders/7", not "//elsewhere" nor a URL); false when there is none.
 func sitePath(d *affordances.Delta) (string, bool) {
-	if d == nil || !strings.HasPrefix(d.Redirect, "/") || strings.HasPrefix(d.Redirect, "//") || strings.ContainsAny(d.Redirect, "\\ \t\n\r") {
+	if d == nil || !crawl.IsPath(d.Redirect) || strings.Contains(d.Redirect, " ") {
 		return "", false
 	}
 	u, err := url.Parse(d.Redirect)

@@ -48,6 +48,15 @@ func Walk(start []string, max int, visit func(path string) (links []string)) (bo
 	return len(queue) > 0
 }
 
+// IsPath reports whether s is a URL path of the site's own: one leading
+// slash, no backslash (which browsers read as a slash) or control
+// character, nothing before it that could name another host
+// ("@bank.example/pay", "https://x"): a path a client may follow with
+// the site's credentials.
+func IsPath(s string) bool {
+	return strings.HasPrefix(s, "/") && !strings.HasPrefix(s, "//") && !strings.ContainsAny(s, "\\\x00\t\n\r")
+}
+
 // Local returns to when it is a path of this site ("/x", "/x?y"), without
 // its fragment, and "" otherwise.
 func Local(to string) string {

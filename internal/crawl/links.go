@@ -14,15 +14,15 @@ const (
 )
 
 // DocumentLinks returns the targets of h's Link headers by their rel, the
-// first of each: those that are paths of this site (as [Local] says, with
-// no backslash or control character), others ignored.
+// first of each: those that are paths of this site ([IsPath]), without a
+// fragment, others ignored.
 func DocumentLinks(h http.Header) map[string]string {
 	links := map[string]string{}
 	for _, v := range h.Values("Link") {
 		for link := range strings.SplitSeq(v, ",") {
 			target, params, ok := strings.Cut(strings.TrimSpace(link), ">")
 			target, found := strings.CutPrefix(target, "<")
-			if !ok || !found || Local(target) != target || strings.ContainsAny(target, "\\\x00\t\n\r") {
+			if !ok || !found || !IsPath(target) || strings.Contains(target, "#") {
 				continue
 			}
 			for p := range strings.SplitSeq(params, ";") {

@@ -14,18 +14,10 @@ import (
 // as 0; a malformed range is skipped. Several Accept lines count as one
 // list (RFC 9110, 5.3), and commas inside quoted parameters do not split.
 func Accepts(accept []string, mediaType string) bool {
-	for _, line := range accept {
-		if line == mediaType {
-			return true // the header as clients most often send it: nothing to parse
-		}
-		for rng := range splitUnquoted(line, ',') {
-			typ, params, _ := strings.Cut(rng, ";")
-			if strings.EqualFold(strings.TrimSpace(typ), mediaType) && q(params) > 0 {
-				return true
-			}
-		}
+	if len(accept) == 1 && accept[0] == mediaType {
+		return true // the header as clients most often send it: nothing to parse
 	}
-	return false
+	return Quality(accept, mediaType) > 0
 }
 
 // Quality returns the q-value the Accept header's values give mediaType
