@@ -96,7 +96,7 @@ func successSchema(output json.RawMessage) map[string]string {
 var currency = regexp.MustCompile(`^[A-Z]{3}$`)
 
 // fragment computes the AAL fragment of req's page from its state: one
-// affordance for each action the graph lists (CLARIFICATIONS 7, 9).
+// affordance for each action the graph lists (docs/protocol.md decisions 7 and 9).
 func (s *Site) fragment(req *Request, ls []listed) (*aal.Fragment, error) {
 	f := &aal.Fragment{AAL: aal.Version, Page: s.full(req.Page), Flow: req.route.opts.Flow, Affordances: make([]aal.Affordance, 0, len(ls))}
 	for _, l := range ls {
@@ -141,7 +141,7 @@ func pageOfFragment(path string) (string, bool) {
 }
 
 // serveManifest answers GET /.well-known/agent-affordances.json: every
-// route and the path of its fragment (CLARIFICATIONS 7).
+// route and the path of its fragment (docs/protocol.md decision 7).
 func (s *Site) serveManifest(w http.ResponseWriter, r *http.Request) {
 	m := aal.Manifest{AAL: aal.Version, Site: aal.ManifestSite{Name: s.opts.Name, Origin: s.origin(r)}, Routes: []aal.ManifestRoute{}}
 	if m.Site.Name == "" {

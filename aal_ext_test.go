@@ -14,7 +14,7 @@ import (
 )
 
 // shopSite is a small site publishing AAL: a checkout whose placeOrder is a
-// purchase costing the cart's total (seed 003; CLARIFICATIONS 7, 9).
+// purchase costing the cart's total (seed 003; docs/protocol.md decisions 7 and 9).
 func shopSite() *affordances.Site {
 	total := 3600
 	site := affordances.NewSite(&affordances.SiteOptions{
@@ -80,7 +80,7 @@ func getAAL(t *testing.T, h http.Handler, path string, headers ...string) (int, 
 }
 
 // TestManifest: the manifest lists every route with its fragment path
-// (CLARIFICATIONS 7) and validates.
+// (docs/protocol.md decision 7) and validates.
 func TestManifest(t *testing.T) {
 	h := shopSite().Handler(nil)
 	status, header, body := getAAL(t, h, aal.ManifestPath)
@@ -140,8 +140,8 @@ func TestFragment(t *testing.T) {
 }
 
 // TestInlineFragment: the page's HTML can carry its fragment and a link to
-// it (CLARIFICATIONS 7), equal to the served one, and {{aal}} writes the
-// attribute the default selector selects (CLARIFICATIONS 9).
+// it (docs/protocol.md decision 7), equal to the served one, and {{aal}} writes the
+// attribute the default selector selects (docs/protocol.md decision 9).
 func TestInlineFragment(t *testing.T) {
 	site := shopSite()
 	page := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -178,7 +178,7 @@ func TestInlineFragment(t *testing.T) {
 
 // TestPageHeadLinksTheGraph: the head of a page with a graph starts with
 // the <link rel="affordances"> to it, which keeps the page's query
-// (CLARIFICATIONS 3), and the one to llms.txt; a page that does not exist
+// (docs/protocol.md decision 3), and the one to llms.txt; a page that does not exist
 // has none.
 func TestPageHeadLinksTheGraph(t *testing.T) {
 	site := shopSite()

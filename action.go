@@ -28,7 +28,7 @@ type Action struct {
 	Name string
 	// Description says what the action does, for an agent planning a task.
 	Description string
-	// Expose says who may call the action (CLARIFICATIONS 1). The zero
+	// Expose says who may call the action (docs/protocol.md decision 1). The zero
 	// value exposes nothing: the action is never listed and never callable.
 	Expose Expose
 	// Guard says whether the requester can call the action now and, if
@@ -40,18 +40,18 @@ type Action struct {
 	GuardText string
 	// Effects lists the entity keys the action changes; the delta then
 	// carries exactly those keys. Nil: the delta carries every entity whose
-	// value changed (CLARIFICATIONS 5). A key no state of the route has
+	// value changed (docs/protocol.md decision 5). A key no state of the route has
 	// had yet is logged, once, as a likely mistake.
 	Effects []string
 	// ReadOnly says the action changes nothing. Its delta then carries
 	// no changes: the page is not loaded again after it runs.
 	ReadOnly bool
 	// Secret says the answer carries a secret no store may keep (a new
-	// token, a Set-Cookie; CLARIFICATIONS 10): a retry with its
+	// token, a Set-Cookie; docs/protocol.md decision 10): a retry with its
 	// Idempotency-Key runs it again, so its second run must be harmless.
 	Secret bool
 	// UntrustedContent says the result carries text others wrote (reviews,
-	// messages): its WebMCP tool says so (CLARIFICATIONS 12).
+	// messages): its WebMCP tool says so (docs/protocol.md decision 12).
 	UntrustedContent bool
 	// Summary writes the message of confirm_required, what will happen, for
 	// the person who approves it ([Summarize]); a confirm action needs one.
@@ -60,10 +60,10 @@ type Action struct {
 	// confirmation covers beside the input: what the Summary describes
 	// (the cart's lines, the recipient). The call runs only while they hold
 	// what the person was shown, checked before the action and, with
-	// [Request.Consented], in its transaction (CLARIFICATIONS 10); else
+	// [Request.Consented], in its transaction (docs/protocol.md decision 10); else
 	// nothing runs and the person is asked again.
 	Consent []string
-	// Verify makes a confirm action human-verified (CLARIFICATIONS 10):
+	// Verify makes a confirm action human-verified (docs/protocol.md decision 10):
 	// confirm: true alone never runs it. The call gets confirm_required
 	// with the URL of the site's approval page, where the person, signed
 	// in, approves or denies it; then the same call with confirm: true
@@ -86,7 +86,7 @@ type Action struct {
 	// then counted apart from the route's other actions.
 	Limit *Limit
 	// AAL publishes the action as an AAL 0.1.1 affordance of its pages'
-	// fragments (CLARIFICATIONS 9): its type, trust, cost and the rest. Nil:
+	// fragments (docs/protocol.md decision 9): its type, trust, cost and the rest. Nil:
 	// the defaults of a zero [aal.Meta]. Every listed action has its
 	// affordance, with id [aal.ID] of its name.
 	AAL *aal.Meta

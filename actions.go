@@ -44,7 +44,7 @@ func (as Actions) Reason(name string) string {
 }
 
 // Tool returns the attributes that make a form of the action a declarative
-// WebMCP tool (CLARIFICATIONS 12): toolname and tooldescription, the
+// WebMCP tool (docs/protocol.md decision 12): toolname and tooldescription, the
 // same tool [Page.Head]'s script registers, for a browser without script; "" when
 // the action is not available.
 func (as Actions) Tool(name string) template.HTMLAttr {
@@ -91,7 +91,7 @@ func (l listed) descriptor() ActionDescriptor {
 }
 
 // listing evaluates the route's actions for req: those listed, in
-// declaration order, with their availability (CLARIFICATIONS 1).
+// declaration order, with their availability (docs/protocol.md decision 1).
 func (rt *Route) listing(ctx context.Context, req *Request) []listed {
 	return rt.appendListing(make([]listed, 0, len(rt.actions)), ctx, req)
 }
@@ -137,7 +137,7 @@ func guarded(before []listed, a *action) error {
 }
 
 // listedFor reports whether the action appears in req's graph and index
-// (CLARIFICATIONS 1).
+// (docs/protocol.md decision 1).
 // A panicking Visible hides the action.
 func (a *action) listedFor(req *Request) (listed bool) {
 	if a.Expose == "" {

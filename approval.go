@@ -13,7 +13,7 @@ import (
 )
 
 // confirmed is step 6 of a confirm action: nil when the call may run, or
-// the refusal. A human-verified action (CLARIFICATIONS 10) runs on
+// the refusal. A human-verified action (docs/protocol.md decision 10) runs on
 // confirm: true only with an approval the person gave on the site's
 // approval page for this very call, taken once; or when the call is the
 // person's own form on the site's page, confirmed by its button, from

@@ -21,7 +21,7 @@ import (
 
 // ApprovalsPath is where a site serves its approval pages, one per call
 // awaiting a person's approval: ApprovalsPath + the approval's id
-// (CLARIFICATIONS 10, human-verified confirmation).
+// (docs/protocol.md decision 10, human-verified confirmation).
 const ApprovalsPath = "/.well-known/affordances/approvals/"
 
 // An ApprovalStatus is an approval page asked for as JSON ([MediaType]):

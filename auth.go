@@ -4,8 +4,8 @@ import "net/http"
 
 // admit is step 2 of a call (seed 000): the origin rule of its front door,
 // who asks ([Site.authenticate]), the action's expose against them
-// (CLARIFICATIONS 1), and the trust classes of their grant, if any
-// (CLARIFICATIONS 14). The Request it returns, from when the caller is
+// (docs/protocol.md decision 1), and the trust classes of their grant, if any
+// (docs/protocol.md decision 14). The Request it returns, from when the caller is
 // known, is the call's for the steps that follow, made with the call's
 // answer (call.ans) in one allocation; nil if no one was authenticated.
 func (s *Site) admit(r *http.Request, c *call) (*Request, error) {
@@ -40,7 +40,7 @@ func (s *Site) admit(r *http.Request, c *call) (*Request, error) {
 
 // authenticate says who is asking. A bearer request is authenticated with
 // its cookies taken away, so a bad token is never rescued by a cookie and
-// a cookie session never passes for a bearer call (CLARIFICATIONS 4). A
+// a cookie session never passes for a bearer call (docs/protocol.md decision 4). A
 // panicking authenticator is an internal error.
 func (s *Site) authenticate(r *http.Request) (p Principal, err error) {
 	kind := kindOf(r)

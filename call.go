@@ -23,7 +23,7 @@ type call struct {
 	params  []param
 	action  *action
 	confirm bool
-	// origin is step 2's origin rule: CLARIFICATIONS 4 for agents, the
+	// origin is step 2's origin rule: docs/protocol.md decision 4 for agents, the
 	// browser's for forms.
 	origin func(*Site, *http.Request) error
 	// input is the input step 4 validates, as an agent's call carries it;
@@ -77,7 +77,7 @@ func (res *response) who() Principal {
 	return res.req.Principal
 }
 
-// A changeSet is a delta's changed (CLARIFICATIONS 5) as a call finds it:
+// A changeSet is a delta's changed (docs/protocol.md decision 5) as a call finds it:
 // the keys, sorted and each once, and the entities they are read from (a
 // key absent there is gone: null).
 type changeSet struct {
@@ -99,7 +99,7 @@ func (s *Site) serveCall(w http.ResponseWriter, r *http.Request, next http.Handl
 // agentCall answers the call r carries, its body read into *buf.
 func (s *Site) agentCall(w http.ResponseWriter, r *http.Request, next http.Handler, buf *[]byte) *response {
 	// A bad Idempotency-Key is refused before anything else is read or
-	// runs (CLARIFICATIONS 10).
+	// runs (docs/protocol.md decision 10).
 	keys := r.Header[IdempotencyHeader]
 	if keys != nil && (len(keys) != 1 || !validIdempotencyKey(keys[0])) {
 		return s.failure(errBadIdempotencyKey, "call")
@@ -154,7 +154,7 @@ func (s *Site) resolve(r *http.Request, next http.Handler, name string) (*Route,
 }
 
 // answer runs a resolved call through steps 2 to 7 of seed 000 ("Call"),
-// in order, and stops at the first that fails (CLARIFICATIONS 5). Each
+// in order, and stops at the first that fails (docs/protocol.md decision 5). Each
 // step is one call, its mechanics in the file of its concern. The answer
 // carries the call's Request from step 2 on.
 func (s *Site) answer(ctx context.Context, r *http.Request, c *call) (res *response) {
@@ -171,7 +171,7 @@ func (s *Site) answer(ctx context.Context, r *http.Request, c *call) (res *respo
 		return s.failure(err, "call")
 	}
 
-	// An Idempotency-Key (CLARIFICATIONS 10): steps 3 to 7 run once per
+	// An Idempotency-Key (docs/protocol.md decision 10): steps 3 to 7 run once per
 	// caller, page and key; a retry gets the first answer (idempotency.go).
 	claim, replay := s.claim(ctx, c, req)
 	if replay != nil {
@@ -240,7 +240,7 @@ func (s *Site) answer(ctx context.Context, r *http.Request, c *call) (res *respo
 }
 
 // runAction is step 7: it runs the action, loads the page again as the
-// requester is now, and answers with the delta (CLARIFICATIONS 5); ran
+// requester is now, and answers with the delta (docs/protocol.md decision 5); ran
 // says the action ran, whatever the answer (a reload that failed after
 // it is still a call that ran). When the action refused to run because
 // what the person confirmed changed ([Request.Consented]), it answers
@@ -336,9 +336,9 @@ func (an *answer) set(status int, header http.Header, d Delta) *response {
 }
 
 // decodeCall reads a call's body: the JSON and the bounds [wirejson.ScanCall]
-// checks (CLARIFICATIONS 2), a non-empty string "action", any "input", and
+// checks (docs/protocol.md decision 2), a non-empty string "action", any "input", and
 // a boolean "confirm" when present. Unknown fields are ignored
-// (CLARIFICATIONS 5). The error is an invalid_input [*Error], for
+// (docs/protocol.md decision 5). The error is an invalid_input [*Error], for
 // [errors.As].
 func decodeCall(body []byte) (Call, error) {
 	var c Call
@@ -377,7 +377,7 @@ func (s *Site) run(ctx context.Context, a *action, req *Request) (out any, err e
 	return out, nil
 }
 
-// changed computes the delta's changed (CLARIFICATIONS 5), read from
+// changed computes the delta's changed (docs/protocol.md decision 5), read from
 // after: with effects (sorted, each once), the new value of each effect key
 // (null when gone); without, every entity whose JSON differs from before,
 // gone ones as null.
@@ -418,7 +418,7 @@ func encodeEach(entities map[string]any) (map[string][]byte, error) {
 }
 
 // actionChanges returns the actions listed now that were not, or whose
-// availability flipped, and the names no longer listed (CLARIFICATIONS 5).
+// availability flipped, and the names no longer listed (docs/protocol.md decision 5).
 // Both listings are in the route's order of declaration, so one walk
 // through each pairs them.
 func actionChanges(before, after []listed) (added []ActionDescriptor, removed []string) {

@@ -13,8 +13,8 @@ import (
 
 const sameOrigin = "Origin: http://shop.test"
 
-// TestCallSteps checks each step of seed 000 "Call", its error code and
-// status (CLARIFICATIONS 2), and that the steps run in order: each case
+// TestCallSteps checks each step of docs/protocol.md §18, its error code and
+// status (docs/protocol.md decision 2), and that the steps run in order: each case
 // fails two steps at once and must report the earlier one.
 func TestCallSteps(t *testing.T) {
 	for _, tc := range []struct {
@@ -25,13 +25,13 @@ func TestCallSteps(t *testing.T) {
 		wantCode   affordances.Code
 	}{
 		{"ok: public action, anonymous", "/", `{"action":"ping"}`, nil, 200, ""},
-		{"body not JSON (CLARIFICATIONS 2)", "/", `{"action":`, nil, 400, affordances.InvalidInput},
+		{"body not JSON (docs/protocol.md decision 2)", "/", `{"action":`, nil, 400, affordances.InvalidInput},
 		{"body not an object", "/", `["ping"]`, nil, 400, affordances.InvalidInput},
 		{"body is null", "/", `null`, nil, 400, affordances.InvalidInput},
 		{"action not a string", "/", `{"action":7}`, nil, 400, affordances.InvalidInput},
 		{"confirm not a boolean", "/", `{"action":"ping","confirm":"yes"}`, nil, 400, affordances.InvalidInput},
 		{"step 1: unknown action", "/", `{"action":"nope"}`, nil, 404, affordances.NotFound},
-		{"step 1: action without expose is not callable (seed 000 Security)", "/", `{"action":"hidden"}`, []string{"Authorization: Bearer admin"}, 404, affordances.NotFound},
+		{"step 1: action without expose is not callable (docs/protocol.md §26 (Security))", "/", `{"action":"hidden"}`, []string{"Authorization: Bearer admin"}, 404, affordances.NotFound},
 		{"step 1: path without a route", "/nowhere", `{"action":"ping"}`, nil, 404, affordances.NotFound},
 		{"step 1 before step 2: unknown action with a bad Origin", "/", `{"action":"nope"}`, []string{"Cookie: sid=s1", "Origin: https://evil.test"}, 404, affordances.NotFound},
 		{"step 2: session action, anonymous (401)", "/", `{"action":"addNote","input":{"text":"hi"}}`, nil, 401, affordances.Unauthorized},
@@ -43,14 +43,14 @@ func TestCallSteps(t *testing.T) {
 		{"step 4: input fails the schema", "/", `{"action":"increment","input":{"by":99}}`, nil, 400, affordances.InvalidInput},
 		{"step 4: unknown input field", "/", `{"action":"increment","input":{"by":1,"extra":true}}`, nil, 400, affordances.InvalidInput},
 		{"step 4: input of the wrong type", "/", `{"action":"increment","input":"one"}`, nil, 400, affordances.InvalidInput},
-		{"step 4: absent input is {} (CLARIFICATIONS 5)", "/", `{"action":"increment"}`, nil, 200, ""},
+		{"step 4: absent input is {} (docs/protocol.md decision 5)", "/", `{"action":"increment"}`, nil, 200, ""},
 		{"step 4: null input is {}", "/", `{"action":"increment","input":null}`, nil, 200, ""},
 		{"step 4: missing required field", "/", `{"action":"addNote","input":{}}`, []string{"Authorization: Bearer good"}, 400, affordances.InvalidInput},
 		{"step 4: raw JSON schema", "/", `{"action":"raw","input":{"n":3}}`, nil, 400, affordances.InvalidInput},
 		{"step 4 before step 5: bad input, guard false", "/", `{"action":"reset","input":{"x":1}}`, []string{"Authorization: Bearer good"}, 400, affordances.InvalidInput},
 		{"step 5: guard false (409, its reason)", "/", `{"action":"reset","confirm":true}`, []string{"Authorization: Bearer good"}, 409, affordances.Unavailable},
 		{"step 5 before step 6: guard false, no confirm", "/", `{"action":"reset"}`, []string{"Authorization: Bearer good"}, 409, affordances.Unavailable},
-		{"unknown Call fields are ignored (CLARIFICATIONS 5)", "/", `{"action":"ping","input":{},"trace":"x","v":"0"}`, nil, 200, ""},
+		{"unknown Call fields are ignored (docs/protocol.md decision 5)", "/", `{"action":"ping","input":{},"trace":"x","v":"0"}`, nil, 200, ""},
 		{"action reports a domain failure (409)", "/", `{"action":"soldOut"}`, nil, 409, affordances.Unavailable},
 		{"action fails unexpectedly (500)", "/", `{"action":"broken"}`, nil, 500, affordances.Internal},
 		{"action panics (500)", "/", `{"action":"boom"}`, nil, 500, affordances.Internal},
@@ -79,7 +79,7 @@ func TestCallSteps(t *testing.T) {
 }
 
 // TestInvalidInputIssues: invalid_input lists issues as JSON Pointers and
-// sentences (CLARIFICATIONS 2).
+// sentences (docs/protocol.md decision 2).
 func TestInvalidInputIssues(t *testing.T) {
 	site, _ := testSite(t, nil)
 	res := do(t, site.Handler(app), post("/", `{"action":"increment","input":{"by":0}}`))
@@ -92,7 +92,7 @@ func TestInvalidInputIssues(t *testing.T) {
 }
 
 // TestNothingRunsOnRefusal: a refused call runs nothing, and a confirm
-// action without confirm: true changes nothing (seed 000 step 6, Security).
+// action without confirm: true changes nothing (docs/protocol.md §19, step 6, Security).
 func TestNothingRunsOnRefusal(t *testing.T) {
 	site, b := testSite(t, nil)
 	h := site.Handler(app)
@@ -129,7 +129,7 @@ func TestNothingRunsOnRefusal(t *testing.T) {
 	}
 }
 
-// TestOriginRule checks CLARIFICATIONS 4: a cookie call must carry the
+// TestOriginRule checks docs/protocol.md decision 4: a cookie call must carry the
 // site's exact origin; bearer and anonymous calls need none.
 func TestOriginRule(t *testing.T) {
 	for _, tc := range []struct {
@@ -176,7 +176,7 @@ func TestOriginRule(t *testing.T) {
 	}
 }
 
-// TestDeltas checks CLARIFICATIONS 5: changed with and without effects,
+// TestDeltas checks docs/protocol.md decision 5: changed with and without effects,
 // availability flips in actionsAdded, removal in actionsRemoved, output,
 // message and redirect.
 func TestDeltas(t *testing.T) {
@@ -257,8 +257,8 @@ func TestDeltas(t *testing.T) {
 	}
 }
 
-// TestGraph checks a graph's shape (seed 000 "Graph", "Action descriptor";
-// CLARIFICATIONS 1): listed actions, availability and reasons.
+// TestGraph checks a graph's shape (docs/protocol.md §7, "Action descriptor";
+// docs/protocol.md decision 1): listed actions, availability and reasons.
 func TestGraph(t *testing.T) {
 	site, _ := testSite(t, nil)
 	h := site.Handler(app)
@@ -316,7 +316,7 @@ func TestGraph(t *testing.T) {
 }
 
 // TestLimits: the body limit (413) and the nesting limit of 64
-// (CLARIFICATIONS 2).
+// (docs/protocol.md decision 2).
 func TestLimits(t *testing.T) {
 	site, _ := testSite(t, &affordances.SiteOptions{MaxBodyBytes: 1024})
 	h := site.Handler(app)
@@ -382,7 +382,7 @@ func TestLimits(t *testing.T) {
 // TestLoneSurrogates: a string escape that is half of a UTF-16 surrogate
 // pair without its other half is no character (RFC 8259, section 8.2);
 // encoding/json would read it as U+FFFD, another input than the one sent,
-// so the call is refused as invalid_input, 400 (CLARIFICATIONS 2), and
+// so the call is refused as invalid_input, 400 (docs/protocol.md decision 2), and
 // nothing runs. A whole pair is a character like any other.
 func TestLoneSurrogates(t *testing.T) {
 	for _, tc := range []struct {
@@ -419,7 +419,7 @@ func TestLoneSurrogates(t *testing.T) {
 }
 
 // TestRateLimit: over the limit, rate_limited with Retry-After in whole
-// seconds (seed 000 step 3; CLARIFICATIONS 5: every call that passed step 2
+// seconds (docs/protocol.md §19, step 3; docs/protocol.md decision 5: every call that passed step 2
 // counts, also those that later fail).
 func TestRateLimit(t *testing.T) {
 	site, b := testSite(t, &affordances.SiteOptions{Limit: affordances.Limit{Calls: 1, Per: time.Minute, Burst: 3}})
@@ -455,7 +455,7 @@ func TestRateLimit(t *testing.T) {
 // TestCookieCannotRescueABadToken: a bearer call is authenticated without
 // its cookies, even by an application that looks at the cookie first, so a
 // bad token with a good cookie and a foreign Origin is refused (401) and
-// nothing runs (CLARIFICATIONS 4).
+// nothing runs (docs/protocol.md decision 4).
 func TestCookieCannotRescueABadToken(t *testing.T) {
 	ran := 0
 	site := affordances.NewSite(&affordances.SiteOptions{Authenticate: func(r *http.Request) (affordances.Principal, error) {
@@ -557,7 +557,7 @@ func TestPanicsAreContained(t *testing.T) {
 }
 
 // TestServerKeepsServing: after a panic in an action the server answers the
-// next call (CLARIFICATIONS 2, internal).
+// next call (docs/protocol.md decision 2, internal).
 func TestServerKeepsServing(t *testing.T) {
 	site, _ := testSite(t, nil)
 	h := site.Handler(app)

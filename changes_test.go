@@ -7,7 +7,7 @@ import (
 
 // TestActionChanges: a delta's actionsAdded are the actions listed now
 // that were not, or whose availability flipped, and its actionsRemoved
-// the ones no longer listed, each in the route's order (CLARIFICATIONS 5).
+// the ones no longer listed, each in the route's order (docs/protocol.md decision 5).
 func TestActionChanges(t *testing.T) {
 	var declared []*action
 	for _, name := range strings.Split("a b c d e f", " ") {

@@ -158,7 +158,7 @@ func (s *consentShop) approved(t *testing.T) string {
 // tee, shipped to her; if her agent then swaps the tee for another item
 // of the same price, or ships to another address, the summary reads the
 // same, yet confirm: true asks her again and nothing is ordered
-// (CLARIFICATIONS 10). Unchanged, the approval places the order once.
+// (docs/protocol.md decision 10). Unchanged, the approval places the order once.
 func TestConsentBindsTheState(t *testing.T) {
 	for _, tc := range []struct {
 		name   string

@@ -49,7 +49,7 @@ func TestEffectsNamingNoEntity(t *testing.T) {
 // TestEffectsShapeTheDelta: a delta's changed carries the keys an
 // action's Effects name, in order and once each, however they were
 // written; Effects that name none carry no changed at all; no Effects,
-// every entity whose value changed (CLARIFICATIONS 5).
+// every entity whose value changed (docs/protocol.md decision 5).
 func TestEffectsShapeTheDelta(t *testing.T) {
 	site := affordances.NewSite(nil)
 	n := 0

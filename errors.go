@@ -7,8 +7,8 @@ import (
 	"time"
 )
 
-// A Code says why a call or a page request failed (seed 000, "Error codes";
-// CLARIFICATIONS 2). The code is authoritative; the HTTP status is what a
+// A Code says why a call or a page request failed (docs/protocol.md §23;
+// docs/protocol.md decision 2). The code is authoritative; the HTTP status is what a
 // plain HTTP client sees.
 type Code string
 
@@ -91,7 +91,7 @@ func (e *Error) Unwrap() error {
 }
 
 // Forbidden returns the [Unauthorized] error with HTTP status 403: the
-// requester is known, and may not do this (CLARIFICATIONS 2). message is
+// requester is known, and may not do this (docs/protocol.md decision 2). message is
 // written for a person.
 func Forbidden(message string) *Error {
 	return &Error{Code: Unauthorized, Message: message, status: http.StatusForbidden}
@@ -116,7 +116,7 @@ func CodeOf(err error) Code {
 }
 
 // HTTPStatus returns the HTTP status a response carrying the error has: the
-// table of CLARIFICATIONS 2, kept in this one place.
+// table of docs/protocol.md decision 2, kept in this one place.
 func (e *Error) HTTPStatus() int {
 	if e.status != 0 {
 		return e.status

@@ -21,7 +21,7 @@ var errDatabase = errors.New("database: connection refused")
 // (ErrInvalidToken) is the requester's fault, 401 with WWW-Authenticate; any
 // other error of Authenticate (its database did not answer) is the site's,
 // 500 internal and logged, and the token is not called bad; an *Error it
-// returns is answered as it is (CLARIFICATIONS 2).
+// returns is answered as it is (docs/protocol.md decision 2).
 func TestAuthenticateErrors(t *testing.T) {
 	var logs bytes.Buffer
 	site := affordances.NewSite(&affordances.SiteOptions{

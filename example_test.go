@@ -79,7 +79,7 @@ func ExampleCodeOf() {
 	// internal
 }
 
-// Each code has its HTTP status (CLARIFICATIONS 2).
+// Each code has its HTTP status (docs/protocol.md decision 2).
 func ExampleError_HTTPStatus() {
 	for _, c := range []affordances.Code{affordances.NotFound, affordances.Unauthorized, affordances.RateLimited, affordances.InvalidInput, affordances.Unavailable, affordances.ConfirmRequired, affordances.Internal} {
 		fmt.Println(c, affordances.NewError(c, "").HTTPStatus())

@@ -32,7 +32,7 @@ const (
 	// FormConfirmField is the person's confirmation of a confirm action,
 	// sent by the button of the confirmation page ([Form.ConfirmFields]).
 	FormConfirmField = "_confirm"
-	// FormKeyField is a form's Idempotency-Key (CLARIFICATIONS 10): the
+	// FormKeyField is a form's Idempotency-Key (docs/protocol.md decision 10): the
 	// confirmation page's form carries a new one, so that a second click on
 	// its button gets the first click's answer instead of running the
 	// action again.
@@ -292,7 +292,7 @@ func formAction(r *http.Request, body []byte, multi, cut bool) string {
 // errFormOrigin is the refusal of a form posted from another site.
 var errFormOrigin = forbidden(phrase("This form was posted from another site, so it was refused. Nothing changed."))
 
-// checkFormOrigin is step 2's origin rule for forms (CLARIFICATIONS 13):
+// checkFormOrigin is step 2's origin rule for forms (docs/protocol.md decision 13):
 // the browser's, as [http.CrossOriginProtection] applies it
 // (Sec-Fetch-Site, else Origin against the Host), with the site's
 // configured origin trusted. Beyond it: a request with neither header is
@@ -355,7 +355,7 @@ func (s *Site) renderForm(w http.ResponseWriter, r *http.Request, next http.Hand
 }
 
 // statusWriter answers with status where the handler it wraps answers 200,
-// with WWW-Authenticate on a 401 (CLARIFICATIONS 2).
+// with WWW-Authenticate on a 401 (docs/protocol.md decision 2).
 type statusWriter struct {
 	http.ResponseWriter
 	site   *Site

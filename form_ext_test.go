@@ -144,7 +144,7 @@ func postForm(h http.Handler, body string, headers ...string) *httptest.Response
 
 // TestFormBinding: a person's form runs the declared action through the
 // same seven steps as an agent's call, with the documented answers
-// (CLARIFICATIONS 2), and a refusal changes nothing.
+// (docs/protocol.md decision 2), and a refusal changes nothing.
 func TestFormBinding(t *testing.T) {
 	for _, tc := range []struct {
 		name       string
@@ -240,10 +240,10 @@ func TestFormOriginConfigured(t *testing.T) {
 }
 
 // TestFormOriginScheme: without SiteOptions.Origin, the site's origin is
-// the request's own scheme, host and port (CLARIFICATIONS 4 and 13), so a
+// the request's own scheme, host and port (docs/protocol.md decisions 4 and 13), so a
 // form whose Origin names another scheme or port of the same host is
 // refused, even when the browser calls it same-origin; Origin: null with
-// Sec-Fetch-Site: same-origin stays accepted (CLARIFICATIONS 13).
+// Sec-Fetch-Site: same-origin stays accepted (docs/protocol.md decision 13).
 func TestFormOriginScheme(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
@@ -271,7 +271,7 @@ func TestFormOriginScheme(t *testing.T) {
 	}
 }
 
-// TestFormOriginNull: CLARIFICATIONS 13. With SiteOptions.Origin set, a
+// TestFormOriginNull: docs/protocol.md decision 13. With SiteOptions.Origin set, a
 // same-origin form under Referrer-Policy: no-referrer (Origin: null,
 // Sec-Fetch-Site: same-origin) runs; null without that word from the
 // browser, a rebinding Host, and a post with neither header are refused,
@@ -499,7 +499,7 @@ func TestFormBodyBounded(t *testing.T) {
 }
 
 // TestFormSharesTheRateLimit: a person's forms and an agent's calls from
-// the same caller spend one budget (CLARIFICATIONS 5); past it, a form
+// the same caller spend one budget (docs/protocol.md decision 5); past it, a form
 // gets 429 with Retry-After and nothing runs.
 func TestFormSharesTheRateLimit(t *testing.T) {
 	h, st := formSite(t, &affordances.SiteOptions{Limit: affordances.Limit{Calls: 2, Per: time.Hour, Burst: 2}})

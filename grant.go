@@ -11,7 +11,7 @@ import (
 )
 
 // A Grant is what a person granted an assistant that calls with an OAuth
-// access token (CLARIFICATIONS 14): the AAL trust classes whose actions it
+// access token (docs/protocol.md decision 14): the AAL trust classes whose actions it
 // may call, and what it may still spend. The authenticator that reads such
 // a token sets it on the [Principal]; a principal without one (a browser
 // session, the application's own token) may do all its account may.
@@ -43,7 +43,7 @@ func (g *Grant) Allows(t aal.Trust) bool {
 }
 
 // trust is the trust class of a, as a grant's scope reads it: an action
-// without AAL metadata is of TrustUser (CLARIFICATIONS 14).
+// without AAL metadata is of TrustUser (docs/protocol.md decision 14).
 func (a *action) trust() aal.Trust {
 	if a.AAL == nil {
 		return aal.TrustUser
@@ -76,7 +76,7 @@ func scopeWords(t aal.Trust) text {
 }
 
 // spend takes what a call of a costs from its caller's grant, before it
-// runs (CLARIFICATIONS 14); undo gives it back. Nil, nil for a caller
+// runs (docs/protocol.md decision 14); undo gives it back. Nil, nil for a caller
 // without a grant or a call that costs nothing.
 func (s *Site) spend(ctx context.Context, req *Request, a *action) (undo func(context.Context), err error) {
 	g := req.Principal.Grant

@@ -107,7 +107,7 @@ func grantSite(t *testing.T, spent *ceiling) (http.Handler, *atomic.Int32) {
 // classes the person granted it, safe always and an action without AAL
 // metadata as user; anything else is 403 insufficient_scope, with
 // WWW-Authenticate naming the scope and the protected resource metadata
-// (CLARIFICATIONS 14, RFC 6750 section 3.1). A call without a token is 401
+// (docs/protocol.md decision 14, RFC 6750 section 3.1). A call without a token is 401
 // pointing to that metadata; the index names it.
 func TestGrantScopes(t *testing.T) {
 	h, runs := grantSite(t, &ceiling{left: 1000})

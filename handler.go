@@ -11,7 +11,7 @@ import (
 )
 
 // Handler serves the site's Affordances documents and hands every other
-// request to next (CLARIFICATIONS 3):
+// request to next (docs/protocol.md decision 3):
 //
 //   - a route's page asking for its graph (Accept: [MediaType], or
 //     ?affordances=1): the graph; a POST of MediaType: a call, answered

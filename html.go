@@ -10,7 +10,7 @@ import (
 )
 
 // graphHref is the relative URL of the graph of the page whose raw query
-// is rawQuery: the query kept, then affordances=1 (CLARIFICATIONS 3).
+// is rawQuery: the query kept, then affordances=1 (docs/protocol.md decision 3).
 // Bytes a URI may not hold (a space, "<", ">", a quote) are percent-encoded,
 // so the result is safe in a Link header's <…>.
 func graphHref(rawQuery string) string {
@@ -34,7 +34,7 @@ func graphHref(rawQuery string) string {
 // TemplateFuncs returns the package's template functions:
 // {{actionField "addToCart"}}, the field that makes a form run the action
 // ([ActionField]); {{aal "addToCart"}}, the data-aal attribute its
-// affordance selects (CLARIFICATIONS 9), and {{aal "deleteTask" "task" .ID}}
+// affordance selects (docs/protocol.md decision 9), and {{aal "deleteTask" "task" .ID}}
 // with the data-aal-input that picks this element's item (CLARIFICATIONS
 // 11), as [AAL] gives them to code that renders without html/template;
 // and {{list .ID}}, a list of its arguments, for an input field that is an
@@ -57,8 +57,8 @@ func ActionField(action string) template.HTML {
 
 // AAL returns the attributes of the element that performs action, as
 // {{aal}} writes them ([TemplateFuncs]): data-aal, which the action's
-// affordance selects (CLARIFICATIONS 9), and from name/value pairs the
-// data-aal-input that picks this element's item (CLARIFICATIONS 11). The
+// affordance selects (docs/protocol.md decision 9), and from name/value pairs the
+// data-aal-input that picks this element's item (docs/protocol.md decision 11). The
 // map is a templ.Attributes for templ's spread, without this package
 // importing templ:
 //

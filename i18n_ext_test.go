@@ -25,7 +25,7 @@ func withFrench() map[language.Tag]map[string]string {
 // TestLibraryErrorsInFrench: an agent whose Accept-Language prefers
 // French gets the library's errors, and their issues, in French, said so
 // in Content-Language; the application's own words stay as it wrote them
-// (CLARIFICATIONS 13).
+// (docs/protocol.md decision 13).
 func TestLibraryErrorsInFrench(t *testing.T) {
 	site, _ := testSite(t, &affordances.SiteOptions{Languages: withFrench()})
 	h := site.Handler(app)
@@ -318,7 +318,7 @@ func TestAppLanguages(t *testing.T) {
 // application says (a setting of its user's, which Language reads from
 // the requester the site authenticated), whatever the browser's
 // Accept-Language; when it says none, or one the site does not have,
-// Accept-Language chooses (CLARIFICATIONS 13, issue 38: a French user
+// Accept-Language chooses (docs/protocol.md decision 13, issue 38: a French user
 // with an English browser read English; then Language was not told who
 // asks, and a retrofit authenticated each call a second time to know).
 func TestLanguageTheAppSays(t *testing.T) {

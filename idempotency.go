@@ -13,7 +13,7 @@ import (
 )
 
 // IdempotencyHeader is the request header that makes a call idempotent
-// (CLARIFICATIONS 10): the first delta of a call with a given key is kept
+// (docs/protocol.md decision 10): the first delta of a call with a given key is kept
 // for [store.IdempotencyTTL] (24 hours) and replayed for a retry with the
 // same body.
 const IdempotencyHeader = "Idempotency-Key"
@@ -36,10 +36,10 @@ func validIdempotencyKey(k string) bool {
 }
 
 // IdempotentReplayedHeader marks the replay of a kept answer
-// (CLARIFICATIONS 10).
+// (docs/protocol.md decision 10).
 const IdempotentReplayedHeader = "Idempotent-Replayed"
 
-// The refusals of CLARIFICATIONS 10.
+// The refusals of docs/protocol.md decision 10.
 var (
 	errBadIdempotencyKey = libError(InvalidInput, phrase("The Idempotency-Key header must be sent once, as 1 to 255 visible ASCII characters."))
 	errKeyReused         = libError(InvalidInput, phrase("This Idempotency-Key was used for another call.")).withStatus(http.StatusUnprocessableEntity)
@@ -51,7 +51,7 @@ var (
 )
 
 // A claim is a call's hold on its Idempotency-Key while steps 3 to 7 run
-// (CLARIFICATIONS 10). It ends one of two ways: kept with the answer of an
+// (docs/protocol.md decision 10). It ends one of two ways: kept with the answer of an
 // action that ran, or released, so that a retry runs, when a step refused
 // the call first. A nil claim (no key) does nothing.
 type claim struct {

@@ -27,7 +27,7 @@ type (
 )
 
 // jobsSite is [testSite] with a route for the idempotency tests
-// (CLARIFICATIONS 10):
+// (docs/protocol.md decision 10):
 //
 //	/jobs/[id]  start: counts its runs and answers {"run": n}, with
 //	            Set-Cookie: run=n and Retry-After: 30; when gate is not
@@ -86,7 +86,7 @@ func from(addr string, r *http.Request) *http.Request {
 // TestIdempotencyReplay: the first answer for (principal, key) is replayed
 // for a retry with the same body, and the action runs once; the same key
 // with another body is invalid_input and runs nothing; another principal,
-// page or key runs its own call (CLARIFICATIONS 10).
+// page or key runs its own call (docs/protocol.md decision 10).
 func TestIdempotencyReplay(t *testing.T) {
 	const (
 		replay = "the first answer again"
@@ -172,7 +172,7 @@ func TestIdempotencyReplay(t *testing.T) {
 }
 
 // TestSecretAnswersAreNotKept: an action whose answer carries a secret is
-// never kept by the store (CLARIFICATIONS 10): the same key runs it again,
+// never kept by the store (docs/protocol.md decision 10): the same key runs it again,
 // and nothing was given to the store to keep.
 func TestSecretAnswersAreNotKept(t *testing.T) {
 	rec := &recordingStore{Idempotency: store.NewMemoryIdempotency(nil)}
@@ -200,7 +200,7 @@ func (s *recordingStore) Finish(ctx context.Context, scope, key string, res *sto
 
 // TestIdempotencyReplayHeaders: a replay carries the action's headers,
 // Set-Cookie included, but not Retry-After, the media type and caching
-// headers of every delta, and Idempotent-Replayed: true (CLARIFICATIONS 3,
+// headers of every delta, and Idempotent-Replayed: true (docs/protocol.md decision 3,
 // 10).
 func TestIdempotencyReplayHeaders(t *testing.T) {
 	site, _ := jobsSite(t, nil, nil)
@@ -231,7 +231,7 @@ func TestIdempotencyReplayHeaders(t *testing.T) {
 
 // TestIdempotencyBadKeys: a key that is not 1 to 255 visible ASCII
 // characters, or is sent twice, is invalid_input (400) before anything
-// runs, the rate limit included (CLARIFICATIONS 10).
+// runs, the rate limit included (docs/protocol.md decision 10).
 func TestIdempotencyBadKeys(t *testing.T) {
 	for _, tc := range []struct {
 		name       string
@@ -279,7 +279,7 @@ func TestIdempotencyBadKeys(t *testing.T) {
 }
 
 // TestIdempotencyExpires: a kept answer is replayed for 24 hours; after
-// that the same key runs the call again (CLARIFICATIONS 10).
+// that the same key runs the call again (docs/protocol.md decision 10).
 func TestIdempotencyExpires(t *testing.T) {
 	for _, tc := range []struct {
 		after    time.Duration
@@ -330,8 +330,8 @@ func (l *countingLimiter) Allow(ctx context.Context, key string, limit affordanc
 
 // TestIdempotencyRateLimit: a call refused by the rate limit is not kept,
 // so the client's retry with the same key runs; a replay is not counted
-// again (CLARIFICATIONS 5: each call that passed step 2 is counted once;
-// CLARIFICATIONS 10: the retry gets the first delta).
+// again (docs/protocol.md decision 5: each call that passed step 2 is counted once;
+// docs/protocol.md decision 10: the retry gets the first delta).
 func TestIdempotencyRateLimit(t *testing.T) {
 	limiter := &countingLimiter{refuse: 1}
 	site, b := jobsSite(t, &affordances.SiteOptions{RateLimiter: limiter}, nil)
@@ -354,7 +354,7 @@ func TestIdempotencyRateLimit(t *testing.T) {
 // TestIdempotencyConcurrent: 20 identical calls with one key at once, over
 // real HTTP, run the action exactly once; every answer is that call's
 // delta or the retryable refusal of a key still running (unavailable, 409,
-// Retry-After: 1) (CLARIFICATIONS 10). With the action held until the
+// Retry-After: 1) (docs/protocol.md decision 10). With the action held until the
 // others have answered, all 19 others are refusals; a later retry gets the
 // delta.
 func TestIdempotencyConcurrent(t *testing.T) {

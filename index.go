@@ -2,7 +2,7 @@ package affordances
 
 import "net/http"
 
-// IndexPath is where a site serves its index (seed 000, "Discovery").
+// IndexPath is where a site serves its index (docs/protocol.md §3).
 const IndexPath = "/.well-known/affordances.json"
 
 // serveIndex answers GET /.well-known/affordances.json with the site index

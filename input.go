@@ -10,7 +10,7 @@ const maxIssues = 20
 
 // validate is step 4 of a call (seed 000): its input, validated against
 // the action's input schema, then decoded into the action's Go type for
-// [Request]. Each issue says where and why (CLARIFICATIONS 5); the input
+// [Request]. Each issue says where and why (docs/protocol.md decision 5); the input
 // that passes is returned as sent, the empty one as {}.
 func (s *Site) validate(c *call, req *Request) (json.RawMessage, error) {
 	a := c.action

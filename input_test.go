@@ -10,7 +10,7 @@ import (
 // TestInputReadOnce: an input that its schema's fast path accepts is
 // validated and decoded in one pass (issue 29), into the value the action
 // gets; one it refuses is left to the library's validation, whose issue
-// the call reports at the input's place (CLARIFICATIONS 5).
+// the call reports at the input's place (docs/protocol.md decision 5).
 func TestInputReadOnce(t *testing.T) {
 	type input struct {
 		SKU      string `json:"sku" affordances:"minLength=1"`

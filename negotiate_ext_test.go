@@ -11,8 +11,8 @@ import (
 	"github.com/affordances/affordances-go"
 )
 
-// TestNegotiation checks which requests ask for a graph (CLARIFICATIONS 3;
-// seed 000 "Media type": a server must not return an Affordances document
+// TestNegotiation checks which requests ask for a graph (docs/protocol.md decision 3;
+// docs/protocol.md §2: a server must not return an Affordances document
 // for a request that did not ask for one).
 func TestNegotiation(t *testing.T) {
 	site, _ := testSite(t, nil)
@@ -33,7 +33,7 @@ func TestNegotiation(t *testing.T) {
 		{"application/json does not ask", "GET", "/", "application/json", false, 200},
 		{"browser Accept does not ask", "GET", "/", "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8", false, 200},
 		{"no Accept does not ask", "GET", "/", "", false, 200},
-		{"alias asks (seed 000 Discovery)", "GET", "/?affordances=1", "text/html", true, 200},
+		{"alias asks (docs/protocol.md §3 (Discovery))", "GET", "/?affordances=1", "text/html", true, 200},
 		{"alias with other query asks", "GET", "/?q=tee&affordances=1", "", true, 200},
 		{"alias other than 1 does not ask", "GET", "/?affordances=0", "", false, 200},
 		{"alias beside a malformed parameter asks", "GET", "/?x=%zz&affordances=1", "", true, 200},
@@ -83,7 +83,7 @@ func TestAcceptOnTwoLines(t *testing.T) {
 }
 
 // TestAliasRemovedFromQuery: the loader must not see affordances=1, and the
-// rest of the query survives (seed 000 "Discovery").
+// rest of the query survives (docs/protocol.md §3).
 func TestAliasRemovedFromQuery(t *testing.T) {
 	site, _ := testSite(t, nil)
 	res := do(t, site.Handler(app), get("/?q=tee&affordances=1&x=%zz"))
@@ -99,7 +99,7 @@ func TestAliasRemovedFromQuery(t *testing.T) {
 }
 
 // TestHeaders checks the caching and discovery headers of both
-// representations (CLARIFICATIONS 3; seed 000 "Discovery").
+// representations (docs/protocol.md decision 3; docs/protocol.md §3).
 func TestHeaders(t *testing.T) {
 	site, _ := testSite(t, nil)
 	h := site.Handler(app)
@@ -146,7 +146,7 @@ func TestHeaders(t *testing.T) {
 }
 
 // TestHTMLFromTheSameLoad: the HTML handler renders from the state the
-// library loaded, as the same principal (CLARIFICATIONS 3).
+// library loaded, as the same principal (docs/protocol.md decision 3).
 func TestHTMLFromTheSameLoad(t *testing.T) {
 	site, _ := testSite(t, nil)
 	r := httptest.NewRequest("GET", "http://shop.test/", nil)
@@ -162,7 +162,7 @@ func TestHTMLFromTheSameLoad(t *testing.T) {
 }
 
 // TestFormPostsGoToTheApp: a POST that is not an Affordances call is the
-// application's (CLARIFICATIONS 3).
+// application's (docs/protocol.md decision 3).
 func TestFormPostsGoToTheApp(t *testing.T) {
 	site, _ := testSite(t, nil)
 	r := httptest.NewRequest("POST", "http://shop.test/", strings.NewReader("action=ping"))
@@ -173,7 +173,7 @@ func TestFormPostsGoToTheApp(t *testing.T) {
 	}
 }
 
-// TestIndex checks the site index (CLARIFICATIONS 6): routes in
+// TestIndex checks the site index (docs/protocol.md decision 6): routes in
 // declaration order, exposed actions only, actions hidden from the
 // requester left out.
 func TestIndex(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"github.com/affordances/affordances-go/internal/weborigin"
 )
 
-// callKind classifies a call by its credentials (CLARIFICATIONS 4).
+// callKind classifies a call by its credentials (docs/protocol.md decision 4).
 type callKind int
 
 const (
@@ -47,7 +47,7 @@ func (k callKind) method() AuthMethod {
 // errOrigin is the refusal of a cookie call without the site's Origin.
 var errOrigin = forbidden(phrase("A cookie call needs this site's Origin header."))
 
-// checkOrigin applies the origin rule of CLARIFICATIONS 4 to a call: a
+// checkOrigin applies the origin rule of docs/protocol.md decision 4 to a call: a
 // cookie call (a Cookie header and no Authorization: Bearer) must carry an
 // Origin header equal to the site's origin: the configured
 // [SiteOptions.Origin], or else the request's own scheme, host and port. It

@@ -217,7 +217,7 @@ func (p *Page) Form() *Form {
 type Field struct {
 	Value string            // what the person sent, to fill the input again after a failed post
 	Issue string            // why the input was refused, for a person; "" when it was not
-	Attrs template.HTMLAttr // name, aria-invalid when Issue is set, toolparamdescription (CLARIFICATIONS 12)
+	Attrs template.HTMLAttr // name, aria-invalid when Issue is set, toolparamdescription (docs/protocol.md decision 12)
 
 	name, description string // of Attrs, for Attributes
 }
@@ -262,9 +262,9 @@ func (p *Page) Field(action, name string) Field {
 }
 
 // Head returns what a route's page's <head> carries for agents: links to
-// its graph (its query kept, CLARIFICATIONS 3), llms.txt and its AAL
-// fragment, the fragment inline (CLARIFICATIONS 7), and its WebMCP tools
-// with the script that registers them (CLARIFICATIONS 12; the page's CSP
+// its graph (its query kept, docs/protocol.md decision 3), llms.txt and its AAL
+// fragment, the fragment inline (docs/protocol.md decision 7), and its WebMCP tools
+// with the script that registers them (docs/protocol.md decision 12; the page's CSP
 // must allow script-src and connect-src 'self', or [Page.SetNonce]). ""
 // without a state. In a templ component: @templ.Raw(pg.Head()). After a
 // navigation that swaps the body and pushes a URL (htmx's hx-boost), the

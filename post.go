@@ -287,7 +287,7 @@ func (r *Request) post(ctx context.Context, path string, in, out any, opts *Post
 	bearer := kindOf(r.HTTP) == bearerCall
 	for k, vs := range r.HTTP.Header {
 		switch {
-		case k == "Cookie" && bearer: // never a session for a bearer call (CLARIFICATIONS 4)
+		case k == "Cookie" && bearer: // never a session for a bearer call (docs/protocol.md decision 4)
 		case k == "Content-Type", k == "Content-Length", k == "Accept", k == "Accept-Encoding", k == "Idempotency-Key", k == "Origin", k == "Sec-Fetch-Site":
 		default:
 			hr.Header[k] = vs
@@ -588,7 +588,7 @@ func embeddedJSON(t reflect.Type, sf reflect.StructField) bool {
 	return true
 }
 
-// codeOfStatus is the code of CLARIFICATIONS 2 whose status an app's
+// codeOfStatus is the code of docs/protocol.md decision 2 whose status an app's
 // refusal has.
 func codeOfStatus(status int) Code {
 	switch status {

@@ -18,7 +18,7 @@ import (
 )
 
 // TestPrefix: a site mounted under /app behind http.StripPrefix speaks of
-// its pages by their full paths (CLARIFICATIONS 13; issue 27, clash 5):
+// its pages by their full paths (docs/protocol.md decision 13; issue 27, clash 5):
 // page, route, nav, redirect, the index, the AAL manifest, fragments and
 // llms.txt carry /app, while its documents are at the origin's
 // /.well-known/ and /llms.txt as well as under /app, and the app's own
@@ -108,7 +108,7 @@ func TestPrefixRefused(t *testing.T) {
 
 // TestPrefixApproval: under a prefix, the approval page of a
 // human-verified call is a page of the site, under its prefix, where the
-// person's cookie (its Path the prefix) goes (CLARIFICATIONS 10 and 13).
+// person's cookie (its Path the prefix) goes (docs/protocol.md decisions 10 and 13).
 func TestPrefixApproval(t *testing.T) {
 	site := affordances.NewSite(&affordances.SiteOptions{Prefix: "/app", Authenticate: func(r *http.Request) (affordances.Principal, error) {
 		if r.Header.Get("Authorization") == "Bearer tok" {
@@ -138,7 +138,7 @@ func TestPrefixApproval(t *testing.T) {
 // site's index and manifest are served under the prefix, and every page
 // names them there (Link rel="affordances-index", "agent-affordances"),
 // so that a client that finds nothing at the origin's /.well-known/ finds
-// them (CLARIFICATIONS 13, issue 38); what the page's head and the
+// them (docs/protocol.md decision 13, issue 38); what the page's head and the
 // manifest name (the fragment, llms.txt, the WebMCP script) is there
 // through the proxy too: before, all but the graph were 404.
 func TestPrefixDocumentsLinked(t *testing.T) {

@@ -20,7 +20,7 @@ import (
 type Limit = store.Limit
 
 // defaultLimit is the limit of a site that sets none: 60 calls a minute,
-// burst 20 (CLARIFICATIONS 5).
+// burst 20 (docs/protocol.md decision 5).
 func defaultLimit() Limit { return Limit{Calls: 60, Per: time.Minute, Burst: 20} }
 
 // validLimit reports whether Calls, Per and Burst are all positive.
@@ -69,7 +69,7 @@ func (s *Site) allow(ctx context.Context, key string, limit Limit) error {
 	return nil
 }
 
-// rateLimit counts the call (seed 000, step 3): per principal, or client
+// rateLimit counts the call (docs/protocol.md §19, step 3): per principal, or client
 // address for anonymous calls, and route; an action with its own Limit is
 // counted apart.
 func (s *Site) rateLimit(ctx context.Context, req *Request, a *action) error {

@@ -52,7 +52,7 @@ func guessSite(t *testing.T) (http.Handler, *atomic.Int32) {
 // TestRequestLimit: Request.Limit counts calls under the action's own key
 // from every address and principal together, and answers over the limit
 // as the site's own limit does: rate_limited, 429, Retry-After in whole
-// seconds that the message repeats (CLARIFICATIONS 2). Its keys never
+// seconds that the message repeats (docs/protocol.md decision 2). Its keys never
 // count against the site's limit per requester, even a key spelled like
 // one.
 func TestRequestLimit(t *testing.T) {

@@ -85,7 +85,7 @@ func TestMuxPatterns(t *testing.T) {
 
 // TestActionRateLimitedHasRetryAfter: an action that answers rate_limited
 // itself (a sign-in lockout) sends 429 with Retry-After, as the limiter's
-// refusals do (CLARIFICATIONS 2).
+// refusals do (docs/protocol.md decision 2).
 func TestActionRateLimitedHasRetryAfter(t *testing.T) {
 	site := affordances.NewSite(nil)
 	rt := site.Route("/", nil)

@@ -29,7 +29,7 @@ type SiteOptions struct {
 
 	// Prefix is the path the pages live under ("/app") when [http.StripPrefix]
 	// or a proxy takes it off: every path on the wire carries it, the app's
-	// own (patterns, Nav, redirects) do not (CLARIFICATIONS 13). The site's
+	// own (patterns, Nav, redirects) do not (docs/protocol.md decision 13). The site's
 	// documents are served under it too (/app/.well-known/affordances.json),
 	// where every page names them (its Link headers, its head's fragment,
 	// llms.txt and WebMCP script), so that a proxy that forwards only the
@@ -49,7 +49,7 @@ type SiteOptions struct {
 	}
 
 	// Origin is the site's origin ("https://shop.example"), the only Origin a
-	// cookie call may carry (CLARIFICATIONS 4). Empty: derived from each
+	// cookie call may carry (docs/protocol.md decision 4). Empty: derived from each
 	// request's scheme and Host.
 	Origin string
 
@@ -68,12 +68,12 @@ type SiteOptions struct {
 	MCP string
 
 	// OAuth is the URL of the site's OAuth protected resource metadata
-	// (RFC 9728) when it takes OAuth access tokens (CLARIFICATIONS 14):
+	// (RFC 9728) when it takes OAuth access tokens (docs/protocol.md decision 14):
 	// the index names it, and a 401 or a refusal for want of scope points
 	// to it. Empty: none.
 	OAuth string
 
-	// RateLimiter counts calls (seed 000, step 3). Nil: in memory; package
+	// RateLimiter counts calls (docs/protocol.md §19, step 3). Nil: in memory; package
 	// redisstore shares one budget between instances.
 	RateLimiter store.RateLimiter
 
@@ -82,12 +82,12 @@ type SiteOptions struct {
 	Limit Limit
 
 	// Idempotency keeps the first answer of a call with an Idempotency-Key
-	// for its retry (CLARIFICATIONS 10). Nil: in memory; package sqlstore
+	// for its retry (docs/protocol.md decision 10). Nil: in memory; package sqlstore
 	// keeps it in the app's database, redisstore in Redis.
 	Idempotency store.Idempotency
 
 	// Approvals keeps the approvals of human-verified confirmation
-	// (CLARIFICATIONS 10). Nil: in memory; as Idempotency otherwise.
+	// (docs/protocol.md decision 10). Nil: in memory; as Idempotency otherwise.
 	Approvals store.Approvals
 
 	// VerifyConfirm makes every confirm action human-verified, as
@@ -110,7 +110,7 @@ type SiteOptions struct {
 	Languages map[language.Tag]map[string]string
 
 	// Language returns the language the application says who reads, a
-	// setting of its user's (CLARIFICATIONS 13), or language.Und when it
+	// setting of its user's (docs/protocol.md decision 13), or language.Und when it
 	// says none: the library's text is then in the one of Languages that
 	// Accept-Language prefers, as it is when Language names one the site
 	// does not have. who is the requester of r as Authenticate said,
@@ -141,7 +141,7 @@ type Site struct {
 	opts   SiteOptions
 	// prefixLinks are the Link values every page of a site under a path
 	// prefix names its documents there with, for a proxy that forwards
-	// only the prefix (CLARIFICATIONS 13); none without a prefix.
+	// only the prefix (docs/protocol.md decision 13); none without a prefix.
 	prefixLinks []string
 	// llmsLink is the Link header value of the site's llms.txt.
 	llmsLink string
@@ -241,7 +241,7 @@ type RouteOptions struct {
 // State is one load of a page's state.
 type State struct {
 	// Entities is the page's state, keyed by name. It must not hold anything
-	// the HTML page would not show the same requester (seed 000, "Graph").
+	// the HTML page would not show the same requester (docs/protocol.md §7).
 	// Values are encoded with encoding/json.
 	Entities map[string]any
 	// Nav lists the links a person sees on the page.
@@ -745,5 +745,5 @@ func (r *Request) Header() http.Header {
 }
 
 // SetPrincipal says who the requester is after the action (a sign-in or
-// sign-out action): the page's state is reloaded as p (CLARIFICATIONS 5).
+// sign-out action): the page's state is reloaded as p (docs/protocol.md decision 5).
 func (r *Request) SetPrincipal(p Principal) { r.principal = &p }

@@ -107,7 +107,7 @@ func aliceBrowser(srv *httptest.Server) map[string]string {
 // TestHumanVerifiedConfirmation: a human-verified confirm call runs only
 // after its caller approved it on the site's approval page, once; a model
 // sending confirm: true without that is refused, and so is anyone but the
-// person's browser deciding (CLARIFICATIONS 10).
+// person's browser deciding (docs/protocol.md decision 10).
 func TestHumanVerifiedConfirmation(t *testing.T) {
 	srv, runs := verifiedSite(t, nil)
 	const in = `{"amount":18,"to":"Bob"}`
@@ -188,7 +188,7 @@ func TestHumanVerifiedConfirmation(t *testing.T) {
 
 // TestApprovalPageShowsHidden: the approval page shows the summary, the
 // label and the input with every invisible and direction character made
-// visible, as aal.Visible writes them (CLARIFICATIONS 8): the person
+// visible, as aal.Visible writes them (docs/protocol.md decision 8): the person
 // approving sees "Bob\u202e", never text a right-to-left override turned
 // around. The input's members read as names and values, made visible
 // the same way.

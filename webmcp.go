@@ -19,14 +19,14 @@ const WebMCPScriptPath = "/.well-known/affordances/webmcp.js"
 var webmcpJS []byte
 
 // A webmcpTool is one action of a page as an in-page agent's tool
-// (CLARIFICATIONS 12): the action's name, title, description and input
+// (docs/protocol.md decision 12): the action's name, title, description and input
 // schema, within the limits of docs/webmcp.md, and the hints of its
 // declaration.
 type webmcpTool struct {
 	Name string `json:"name"`
 	// Title is what the browser shows a person: the action's AAL label,
 	// declared ([aal.Meta.Label]) or its name in words, the app's words
-	// as the app wrote them (CLARIFICATIONS 13).
+	// as the app wrote them (docs/protocol.md decision 13).
 	Title       string          `json:"title"`
 	Description string          `json:"description"`
 	InputSchema json.RawMessage `json:"inputSchema"`
@@ -37,7 +37,7 @@ type webmcpTool struct {
 	Available bool `json:"available"`
 }
 
-// webmcpHints are a tool's annotations (CLARIFICATIONS 12).
+// webmcpHints are a tool's annotations (docs/protocol.md decision 12).
 type webmcpHints struct {
 	// ReadOnlyHint is the action's readOnly.
 	ReadOnlyHint bool `json:"readOnlyHint"`

@@ -1,5 +1,5 @@
 // affordances-go: registers the page's actions as WebMCP tools, for agents
-// that live in the browser (CLARIFICATIONS 12). The tools are those of the
+// that live in the browser (docs/protocol.md decision 12). The tools are those of the
 // page's graph, declared once on the server: this script only reads them
 // from the page (script#affordances-webmcp) and runs each as an
 // Affordances call from the page, with the person's own session. A call

@@ -34,7 +34,7 @@ var webmcpData = regexp.MustCompile(`<script type="application/json" id="afforda
 
 // TestWebMCPToolsAreTheGraphsActions: the tools a page declares to the
 // browser are its graph's actions, one for one and in order, with the same
-// input schemas and availability, and the hints of CLARIFICATIONS 12 (one
+// input schemas and availability, and the hints of docs/protocol.md decision 12 (one
 // source of truth).
 func TestWebMCPToolsAreTheGraphsActions(t *testing.T) {
 	site, _ := testSite(t, nil)

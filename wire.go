@@ -6,15 +6,15 @@ import (
 )
 
 // MediaType is the media type of every Affordances document: graphs, calls,
-// deltas and the site index (seed 000, "Media type").
+// deltas and the site index (docs/protocol.md §2).
 const MediaType = "application/vnd.affordances+json"
 
 // Version is the protocol major version this package reads and writes, the
-// value of the "v" field of graphs and site indexes (seed 000, "Versioning").
+// value of the "v" field of graphs and site indexes (docs/protocol.md §27).
 const Version = "0"
 
 // A Graph is what a page shows an agent: its state (entities), what can be
-// done there (actions) and where to go next (nav) (seed 000, "Graph").
+// done there (actions) and where to go next (nav) (docs/protocol.md §7).
 type Graph struct {
 	V        string             `json:"v" jsonschema:"the protocol's major version"`
 	Page     string             `json:"page" jsonschema:"the concrete path of the page"`
@@ -32,8 +32,8 @@ type NavLink struct {
 	When  string `json:"when,omitempty" jsonschema:"a human-readable condition"`
 }
 
-// Expose says who may call an action (seed 000, "Action descriptor";
-// CLARIFICATIONS 1). The zero value exposes nothing: such an action is never
+// Expose says who may call an action (docs/protocol.md §13;
+// docs/protocol.md decision 1). The zero value exposes nothing: such an action is never
 // listed and never callable.
 type Expose string
 
@@ -45,7 +45,7 @@ const (
 )
 
 // An ActionSummary describes an action without this request's availability:
-// the form it takes in the site index (seed 000, "Site index").
+// the form it takes in the site index (docs/protocol.md §24).
 type ActionSummary struct {
 	Name        string          `json:"name" jsonschema:"unique per route, stable across releases"`
 	Description string          `json:"description"`
@@ -65,7 +65,7 @@ type ActionDescriptor struct {
 	Reason    string `json:"reason,omitempty" jsonschema:"why available is false, for a person"`
 }
 
-// A Call is the body of a POST that performs an action (seed 000, "Call").
+// A Call is the body of a POST that performs an action (docs/protocol.md §18).
 // Unknown fields are ignored; an absent input is validated as {}.
 type Call struct {
 	Action  string          `json:"action" jsonschema:"the name of an action of the page's route"`
@@ -74,7 +74,7 @@ type Call struct {
 }
 
 // A Delta is the answer to a call: what changed on the page, or why nothing
-// did (seed 000, "Delta"; CLARIFICATIONS 5). Every error body is a Delta with
+// did (docs/protocol.md §22; docs/protocol.md decision 5). Every error body is a Delta with
 // OK false and Error set.
 type Delta struct {
 	OK             bool               `json:"ok"`
@@ -86,19 +86,19 @@ type Delta struct {
 	Message        string             `json:"message,omitempty" jsonschema:"a short sentence to repeat to the user"`
 	Error          *Error             `json:"error,omitempty"`
 	// Approval, beside a confirm_required error, is where a person must
-	// approve the call before confirm: true runs it (CLARIFICATIONS 10).
+	// approve the call before confirm: true runs it (docs/protocol.md decision 10).
 	Approval *PendingApproval `json:"approval,omitempty" jsonschema:"where a person approves this call before confirm: true runs it (human-verified confirmation)"`
 }
 
 // A PendingApproval is a call waiting for a person's approval on the
-// site's own page (CLARIFICATIONS 10, human-verified confirmation).
+// site's own page (docs/protocol.md decision 10, human-verified confirmation).
 type PendingApproval struct {
 	URL     string    `json:"url" jsonschema:"the approval page, a path of the site: /.well-known/affordances/approvals/<id>"`
 	Expires time.Time `json:"expires" jsonschema:"when the approval lapses, RFC 3339"`
 }
 
 // A SiteIndex lists a site's routes and their actions, enough to plan a task
-// without opening a page first (seed 000, "Site index"; CLARIFICATIONS 6).
+// without opening a page first (docs/protocol.md §24; docs/protocol.md decision 6).
 type SiteIndex struct {
 	V      string         `json:"v" jsonschema:"the protocol's major version"`
 	Name   string         `json:"name,omitempty"`

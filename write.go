@@ -11,7 +11,7 @@ import (
 )
 
 // writeDocument writes an Affordances document with the headers of
-// CLARIFICATIONS 3; HEAD gets the headers alone.
+// docs/protocol.md decision 3; HEAD gets the headers alone.
 func (s *Site) writeDocument(w http.ResponseWriter, r *http.Request, status int, v any) {
 	body, err := json.Marshal(v)
 	if err != nil {
@@ -69,7 +69,7 @@ func (s *Site) writeError(w http.ResponseWriter, r *http.Request, err error) {
 }
 
 // writeErrorFor is writeError once the requester is known: the library's
-// words in who's language (CLARIFICATIONS 13).
+// words in who's language (docs/protocol.md decision 13).
 func (s *Site) writeErrorFor(w http.ResponseWriter, r *http.Request, who Principal, err error) {
 	res := s.failure(err, "request")
 	res.req = &Request{HTTP: r, Principal: who}
@@ -77,7 +77,7 @@ func (s *Site) writeErrorFor(w http.ResponseWriter, r *http.Request, who Princip
 }
 
 // failure is the response of a call refused or failed with err: its status
-// (CLARIFICATIONS 2), and Retry-After for rate_limited, in whole seconds.
+// (docs/protocol.md decision 2), and Retry-After for rate_limited, in whole seconds.
 func (s *Site) failure(err error, where string) *response {
 	e := s.public(err, where)
 	res := answered(e.HTTPStatus(), nil, Delta{Error: e})
@@ -99,7 +99,7 @@ func (s *Site) encode(dst []byte, res *response) []byte {
 	return body
 }
 
-// challenge sets WWW-Authenticate on a 401 (CLARIFICATIONS 2) and on a
+// challenge sets WWW-Authenticate on a 401 (docs/protocol.md decision 2) and on a
 // refusal for want of scope (grant.go): Bearer, the scope the call needs
 // (RFC 6750, section 3.1), and the site's protected resource metadata
 // when it takes OAuth tokens (RFC 9728, section 5.1), so that an assistant

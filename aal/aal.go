@@ -12,7 +12,7 @@ import (
 )
 
 // Version is the AAL version this package reads and writes, the value of
-// the "aal" field (seed 003; CLARIFICATIONS 7).
+// the "aal" field (seed 003; docs/protocol.md decision 7).
 const Version = "0.1"
 
 // MediaType is the type of an inline fragment's <script> element.
@@ -26,7 +26,7 @@ const ManifestPath = "/.well-known/agent-affordances.json"
 const FragmentPrefix = "/.well-known/agent-affordances"
 
 // A Manifest points an agent from a site to the fragment of each route
-// (CLARIFICATIONS 7).
+// (docs/protocol.md decision 7).
 type Manifest struct {
 	AAL    string          `json:"aal"`
 	Site   ManifestSite    `json:"site"`
@@ -48,7 +48,7 @@ type ManifestRoute struct {
 }
 
 // A Fragment describes the affordances of one concrete page, computed from
-// that page's state (seed 003; CLARIFICATIONS 7).
+// that page's state (seed 003; docs/protocol.md decision 7).
 type Fragment struct {
 	AAL         string       `json:"aal"`
 	Page        string       `json:"page"`
@@ -134,7 +134,7 @@ type Cost struct {
 	Amount   float64 `json:"amount"`
 }
 
-// ActionType is the closed set of what an affordance does (CLARIFICATIONS 7).
+// ActionType is the closed set of what an affordance does (docs/protocol.md decision 7).
 type ActionType string
 
 // The action types of AAL 0.1.
@@ -153,13 +153,13 @@ const (
 	Authenticate ActionType = "authenticate"
 )
 
-// ActionTypes returns every [ActionType], in the order of CLARIFICATIONS 7,
+// ActionTypes returns every [ActionType], in the order of docs/protocol.md decision 7,
 // in a new slice.
 func ActionTypes() []ActionType {
 	return []ActionType{Navigate, Search, Fill, Select, Toggle, Submit, Create, Update, Delete, Purchase, Download, Authenticate}
 }
 
-// Trust is the closed set of what an affordance touches (CLARIFICATIONS 7).
+// Trust is the closed set of what an affordance touches (docs/protocol.md decision 7).
 type Trust string
 
 // The trust classes of AAL 0.1.
@@ -171,14 +171,14 @@ const (
 	TrustAdmin     Trust = "admin"     // acts on other users or the site
 )
 
-// Trusts returns every [Trust], in the order of CLARIFICATIONS 7, in a new
+// Trusts returns every [Trust], in the order of docs/protocol.md decision 7, in a new
 // slice.
 func Trusts() []Trust {
 	return []Trust{TrustSafe, TrustUser, TrustPersonal, TrustFinancial, TrustAdmin}
 }
 
 // Meta is what a publisher declares beside a seed 000 action to publish it
-// as an AAL affordance (CLARIFICATIONS 9). The zero value publishes a
+// as an AAL affordance (docs/protocol.md decision 9). The zero value publishes a
 // "submit" affordance of trust "user" ("safe" for read-only actions) with
 // the default id, label and selector.
 type Meta struct {
@@ -206,7 +206,7 @@ type Meta struct {
 
 // ID returns the affordance id of a seed 000 action name: its kebab case,
 // "addToCart" is "add-to-cart", and a run of capitals is one word,
-// "placeOrderURL" is "place-order-url" (CLARIFICATIONS 9).
+// "placeOrderURL" is "place-order-url" (docs/protocol.md decision 9).
 func ID(action string) string {
 	rs := []rune(action)
 	var b strings.Builder
@@ -245,7 +245,7 @@ func FragmentPath(page string) string {
 // FragmentFor returns the fragment path of a concrete page from its
 // manifest route: the [param] segments of fragment, the route's pattern
 // mapped as the manifest maps it, filled with the page's values
-// (CLARIFICATIONS 7). FragmentFor("/.well-known/agent-affordances/products/[slug].json",
+// (docs/protocol.md decision 7). FragmentFor("/.well-known/agent-affordances/products/[slug].json",
 // "/products/[slug]", "/products/canvas-tote") is
 // "/.well-known/agent-affordances/products/canvas-tote.json". A catch-all
 // last segment [...name] takes one or more non-empty segments of the page,
@@ -283,7 +283,7 @@ func FragmentFor(fragment, route, page string) string {
 // InputAttribute is the attribute that tells apart the elements one
 // selector matches when its action acts on one of several items (a delete
 // button on each row): a JSON object of the input fields that pick the
-// element's item, data-aal-input='{"task":"t-17"}' (CLARIFICATIONS 11).
+// element's item, data-aal-input='{"task":"t-17"}' (docs/protocol.md decision 11).
 const InputAttribute = "data-aal-input"
 
 // ParseInput reads the value of a data-aal-input attribute, which must be
@@ -344,7 +344,7 @@ func canonicalJSON(v any) (string, error) {
 }
 
 // CheckMatches checks the elements one affordance's selector matches on a
-// page against CLARIFICATIONS 11. inputs holds the data-aal-input
+// page against docs/protocol.md decision 11. inputs holds the data-aal-input
 // attribute of each matched element, in document order, nil for an
 // element without one; available says whether the affordance's action is
 // available on the page. It returns one sentence for each problem

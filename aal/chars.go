@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 )
 
-// listed holds the invisible and direction characters that CLARIFICATIONS 7
+// listed holds the invisible and direction characters that docs/protocol.md decision 7
 // refuses in a label or a selector, with their Unicode names.
 var listed = map[rune]string{
 	0x00AD: "SOFT HYPHEN",
@@ -66,7 +66,7 @@ func isControl(r rune) bool { return r < 0x20 || (r >= 0x7F && r <= 0x9F) }
 // isTag reports whether r is a tag character, U+E0000 to U+E007F.
 func isTag(r rune) bool { return r >= 0xE0000 && r <= 0xE007F }
 
-// refused reports whether CLARIFICATIONS 7 refuses r in a label or a
+// refused reports whether docs/protocol.md decision 7 refuses r in a label or a
 // selector: a C0 or C1 control character, DEL, a listed invisible or
 // direction character, or a tag character.
 func refused(r rune) bool {
@@ -110,10 +110,10 @@ func hidden(r rune) bool {
 // Visible returns s as it should be shown to a person: verbatim, except that
 // every character a person could not see becomes a visible escape. Text a
 // site wrote (an id, a label, a message) is untrusted; show it through
-// Visible so that nothing in it is hidden (CLARIFICATIONS 8).
+// Visible so that nothing in it is hidden (docs/protocol.md decision 8).
 //
 // Escaped are the C0 and C1 control characters and DEL, the invisible and
-// direction characters of CLARIFICATIONS 7, every other format character
+// direction characters of docs/protocol.md decision 7, every other format character
 // (Unicode category Cf), the line and paragraph separators (Zl, Zp), the
 // variation selectors and the tag characters U+E0000 to U+E007F. A
 // character of the Basic Multilingual Plane is written \u200b (four
@@ -179,7 +179,7 @@ func quote(s string) string {
 	return `"` + strings.ReplaceAll(Visible(s), `"`, `\"`) + `"`
 }
 
-// The scripts a label word may not mix (CLARIFICATIONS 7): letters of the
+// The scripts a label word may not mix (docs/protocol.md decision 7): letters of the
 // Basic Multilingual Plane only, as the schema's pattern lists them.
 const (
 	scriptOther = iota

@@ -1,5 +1,5 @@
 // Package aal implements the Agent Affordance Layer 0.1.1 (seed 003 and
-// CLARIFICATIONS 7-9): the manifest a site serves at
+// docs/protocol.md decisions 7 to 9): the manifest a site serves at
 // /.well-known/agent-affordances.json and the per-page fragments it points
 // to, their JSON Schema and validation, and the consumer gate that decides
 // whether an agent may act, must ask a person, or must refuse. Publishers
@@ -11,7 +11,7 @@
 //
 // [Schema] returns schema/aal-0.1.json (JSON Schema 2020-12), embedded.
 // [ValidateFragment], [ValidateManifest] and [Validate] run it and check
-// every rule of CLARIFICATIONS 7 again in code, with what a schema cannot
+// every rule of docs/protocol.md decision 7 again in code, with what a schema cannot
 // say (refused characters whatever the regex dialect, unique ids,
 // of >= step, the 32 KiB limit). Each [Problem] has a JSON Pointer and a
 // sentence a person understands. [Fragment.Validate] and
@@ -20,7 +20,7 @@
 // # The gate
 //
 // [Classify] tells what an affordance risks once the overrides of
-// CLARIFICATIONS 8 have tightened what its publisher declared (a purchase
+// docs/protocol.md decision 8 have tightened what its publisher declared (a purchase
 // is always destructive, irreversible and financial; a delete always
 // irreversible; a submit that names money is financial). A [Gate] holds a
 // person's [Grant]s (one class on one origin, optionally capped and

@@ -45,7 +45,7 @@ func SchemaAndCode(kind string, doc []byte) (schema, code []string, ok bool) {
 	return lines(sp), lines(c.out), true
 }
 
-// Refused reports whether CLARIFICATIONS 7 refuses r in a label.
+// Refused reports whether docs/protocol.md decision 7 refuses r in a label.
 var Refused = refused
 
 var MixedWord = mixedWord

@@ -11,7 +11,7 @@ import (
 
 // FuzzValidate checks that Validate never panics, that every problem has a
 // pointer ("" or starting with "/") and a message, that the schema and the
-// code checks agree (CLARIFICATIONS 7), and that a document it calls
+// code checks agree (docs/protocol.md decision 7), and that a document it calls
 // clean decodes into its Go type and is still clean once encoded again.
 func FuzzValidate(f *testing.F) {
 	for _, s := range []string{

@@ -19,10 +19,10 @@ import (
 )
 
 // A Class is a kind of risk for which an affordance needs a person's
-// authority (CLARIFICATIONS 8).
+// authority (docs/protocol.md decision 8).
 type Class string
 
-// The classes of CLARIFICATIONS 8, in the order [Classify] lists them.
+// The classes of docs/protocol.md decision 8, in the order [Classify] lists them.
 const (
 	// ClassDestructive: destructive and not reversible.
 	ClassDestructive Class = "destructive"
@@ -40,7 +40,7 @@ const (
 func Classes() []Class { return []Class{ClassDestructive, ClassFinancial, ClassAdmin, ClassConfirm} }
 
 // An Assessment is what an affordance risks once the overrides of
-// CLARIFICATIONS 8 have tightened what its publisher declared.
+// docs/protocol.md decision 8 have tightened what its publisher declared.
 type Assessment struct {
 	// Destructive, Reversible and Financial are the effective flags.
 	Destructive bool
@@ -56,13 +56,13 @@ type Assessment struct {
 }
 
 // moneyWords name money in the id or label of a submit, a create or an
-// update (CLARIFICATIONS 8);
+// update (docs/protocol.md decision 8);
 // "send money" is two words in a row.
 var moneyWords = []string{"pay", "payment", "checkout", "purchase", "buy", "order", "transfer", "donate", "subscribe", "withdraw", "deposit", "tip", "bid"}
 
 // Classify assesses a, which maps to a seed 000 action with the given
 // expose ("" when there is none or it is unknown). The overrides of
-// CLARIFICATIONS 8 only tighten what a declares: a purchase is destructive,
+// docs/protocol.md decision 8 only tighten what a declares: a purchase is destructive,
 // irreversible and financial whatever is declared; a delete is destructive
 // and irreversible; a submit, a create or an update is financial when its
 // trust is financial, its cost is above zero, or its id or label, after NFKC
@@ -73,7 +73,7 @@ var moneyWords = []string{"pay", "payment", "checkout", "purchase", "buy", "orde
 // at every character that is not a letter, and in a label also where
 // camelCase changes case ("PayNow").
 //
-// Classify does not check that a follows the rules of CLARIFICATIONS 7;
+// Classify does not check that a follows the rules of docs/protocol.md decision 7;
 // [Gate.Decide] does.
 func Classify(a Affordance, expose string) Assessment {
 	as := Assessment{Destructive: a.Destructive, Reversible: a.Reversible}
@@ -214,7 +214,7 @@ var moneySkeletons = func() map[string]string {
 //go:generate go run ../internal/confusablesgen
 
 // skeleton returns the Unicode TR39 confusable skeleton of w once NFKC
-// folded (CLARIFICATIONS 8): NFD (after NFKC, that is NFKD), each
+// folded (docs/protocol.md decision 8): NFD (after NFKC, that is NFKD), each
 // character mapped to its prototype in confusables.txt, NFD again. Only
 // the prototypes made of ASCII letters are at hand ([prototypes]), so the
 // skeleton is exact whenever it is made of ASCII letters, as a money
@@ -265,7 +265,7 @@ func words(s string) []string {
 }
 
 // A Grant is a person's standing authority for one class of action on one
-// site origin (CLARIFICATIONS 8), optionally capped per action and
+// site origin (docs/protocol.md decision 8), optionally capped per action and
 // optionally expiring.
 //
 // A grant covers an affordance's class when the class matches, the
@@ -447,7 +447,7 @@ const (
 )
 
 // A Gate decides whether an agent may act on an affordance on its own,
-// must ask a person, or must refuse (CLARIFICATIONS 8). The zero Gate has
+// must ask a person, or must refuse (docs/protocol.md decision 8). The zero Gate has
 // no grants and a person to ask: it asks for everything that needs
 // authority. A Gate is safe for concurrent use as long as its fields are
 // not changed meanwhile.
@@ -477,7 +477,7 @@ type Verdict struct {
 // Decide decides on a, an affordance of the site at origin (an origin such
 // as https://shop.example, or any URL of the site), which maps to a seed
 // 000 action with the given expose ("" when unknown). An affordance that
-// breaks a rule of CLARIFICATIONS 7 (an id, a label, a selector, an action
+// breaks a rule of docs/protocol.md decision 7 (an id, a label, a selector, an action
 // or trust outside the closed sets, a cost, a precondition...) is refused
 // whatever the grants. Otherwise Decide allows it when no class needs
 // authority or a live grant for origin covers every class, and asks (when
@@ -552,7 +552,7 @@ func (g *Gate) Decide(origin string, a Affordance, expose string) Verdict {
 	return v
 }
 
-// checkAffordance checks a against the rules of CLARIFICATIONS 7, as
+// checkAffordance checks a against the rules of docs/protocol.md decision 7, as
 // [ValidateFragment] checks an affordance of a fragment.
 func checkAffordance(a Affordance) []Problem {
 	bad := invalidStrings("", a)

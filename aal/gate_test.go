@@ -44,7 +44,7 @@ func grant(t *testing.T, s string) aal.Grant {
 	return g
 }
 
-// TestClassify covers each class and each override of CLARIFICATIONS 8,
+// TestClassify covers each class and each override of docs/protocol.md decision 8,
 // with publishers that lie.
 func TestClassify(t *testing.T) {
 	type flags struct{ destructive, reversible, financial bool }
@@ -57,7 +57,7 @@ func TestClassify(t *testing.T) {
 		amount  *aal.Cost
 		reason  string // one of the reasons contains it
 	}{
-		// The classes (CLARIFICATIONS 8).
+		// The classes (docs/protocol.md decision 8).
 		{name: "safe navigate needs nothing", a: affordance(func(a *aal.Affordance) { a.Action, a.Trust = aal.Navigate, aal.TrustSafe })},
 		{name: "destructive but reversible needs nothing", a: affordance(func(a *aal.Affordance) { a.Destructive, a.Reversible = true, true }),
 			flags: flags{destructive: true, reversible: true}},
@@ -79,7 +79,7 @@ func TestClassify(t *testing.T) {
 		{name: "every class at once", a: affordance(func(a *aal.Affordance) { a.Destructive, a.Trust, a.Cost = true, aal.TrustAdmin, usd(1) }), expose: "confirm",
 			classes: []aal.Class{aal.ClassDestructive, aal.ClassFinancial, aal.ClassAdmin, aal.ClassConfirm}, flags: flags{destructive: true, financial: true}, amount: usd(1)},
 
-		// The overrides, which only tighten (CLARIFICATIONS 8).
+		// The overrides, which only tighten (docs/protocol.md decision 8).
 		{name: "a purchase declared non-destructive, reversible and safe", a: affordance(func(a *aal.Affordance) {
 			a.Action, a.Destructive, a.Reversible, a.Trust = aal.Purchase, false, true, aal.TrustSafe
 		}), classes: []aal.Class{aal.ClassDestructive, aal.ClassFinancial}, flags: flags{destructive: true, financial: true},
@@ -162,10 +162,10 @@ func TestClassify(t *testing.T) {
 
 // TestMoneyWordsBySkeleton: a submit, create or update whose label names
 // money once NFKC folded and compared by its Unicode TR39 confusable
-// skeleton is financial (CLARIFICATIONS 8), so an all-Cyrillic "Рау" is
+// skeleton is financial (docs/protocol.md decision 8), so an all-Cyrillic "Рау" is
 // not posted unattended; a word that only resembles a money word ("Play")
 // is not, and neither is a money word of another language (the list is
-// English). The label rule of CLARIFICATIONS 7 is unchanged: it refuses a
+// English). The label rule of docs/protocol.md decision 7 is unchanged: it refuses a
 // word mixing Latin with Cyrillic or Greek letters, and a word of one
 // script ("Рау", "Оплатить") passes it.
 func TestMoneyWordsBySkeleton(t *testing.T) {
@@ -216,7 +216,7 @@ func TestMoneyWordsBySkeleton(t *testing.T) {
 	}
 }
 
-// TestGateDecide covers grants, Unattended and refusals (CLARIFICATIONS 8).
+// TestGateDecide covers grants, Unattended and refusals (docs/protocol.md decision 8).
 func TestGateDecide(t *testing.T) {
 	purchase := placeOrder()
 	financialNoAmount := affordance(func(a *aal.Affordance) { a.Action, a.Trust = aal.Submit, aal.TrustFinancial })
@@ -279,7 +279,7 @@ func TestGateDecide(t *testing.T) {
 		{name: "a lying purchase still asks", a: affordance(func(a *aal.Affordance) { a.Action, a.Reversible, a.Trust = aal.Purchase, true, aal.TrustSafe }),
 			grants: []string{"destructive:100USD@" + shop}, decision: aal.Ask, uncovered: []aal.Class{aal.ClassDestructive, aal.ClassFinancial}},
 
-		// CLARIFICATIONS 7 broken: refused whatever the grants.
+		// docs/protocol.md decision 7 broken: refused whatever the grants.
 		{name: "refused: bad id", a: affordance(func(a *aal.Affordance) { a.ID = "Place Order" }), grants: all, decision: aal.Refuse, reason: "The id"},
 		{name: "refused: label with an invisible character", a: affordance(func(a *aal.Affordance) { a.Label = "Save\u200b" }), grants: all, decision: aal.Refuse,
 			reason: `The label has an invisible character U+200B (ZERO WIDTH SPACE) at position 5: "Save\u200b".`},
@@ -327,7 +327,7 @@ func TestGateDecide(t *testing.T) {
 }
 
 // TestGateZero checks that the zero Gate, and a nil one, ask for what is
-// risky (CLARIFICATIONS 8: without a grant the consumer asks).
+// risky (docs/protocol.md decision 8: without a grant the consumer asks).
 func TestGateZero(t *testing.T) {
 	var zero aal.Gate
 	var null *aal.Gate

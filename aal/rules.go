@@ -42,7 +42,7 @@ type problem struct {
 	rule string
 }
 
-// The caps of CLARIFICATIONS 7.
+// The caps of docs/protocol.md decision 7.
 const (
 	// MaxFragmentBytes is the largest fragment, in bytes of the document
 	// as served: 32 KiB.
@@ -77,7 +77,7 @@ var (
 	maxAmount           = big.NewRat(MaxAmount, 1)
 )
 
-// checker runs the rules of CLARIFICATIONS 7 on a decoded document, in
+// checker runs the rules of docs/protocol.md decision 7 on a decoded document, in
 // code. It mirrors [Schema] rule for rule (a test holds them together)
 // and adds what a schema cannot say.
 type checker struct {
@@ -391,7 +391,7 @@ func (c *checker) version(at string, v tree) {
 }
 
 // text checks a label, a selector or a site's name: 1 to max characters,
-// none of them refused (CLARIFICATIONS 7).
+// none of them refused (docs/protocol.md decision 7).
 func (c *checker) text(at string, v tree, the string, max int) {
 	s, ok := c.str(at, v, the)
 	if !ok {

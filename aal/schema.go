@@ -13,7 +13,7 @@ import (
 // Schema returns the JSON Schema (2020-12) of AAL 0.1 documents,
 // schema/aal-0.1.json: at its top a fragment or a manifest, and in $defs
 // the fragment, manifest, affordance, flow and cost. It enforces every cap,
-// closed set and pattern of CLARIFICATIONS 7 that a schema can carry; the
+// closed set and pattern of docs/protocol.md decision 7 that a schema can carry; the
 // size of a fragment, the uniqueness of ids and of >= step are checked in
 // code ([ValidateFragment]). The bytes are a copy: changing them changes
 // nothing the package validates.

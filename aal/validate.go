@@ -12,7 +12,7 @@ import (
 )
 
 // A Problem is one way a document breaks the rules of AAL 0.1
-// (CLARIFICATIONS 7).
+// (docs/protocol.md decision 7).
 type Problem struct {
 	// Pointer locates the problem in the document (RFC 6901): "" is the
 	// whole document, "/affordances/0/label" a label. A missing property
@@ -41,7 +41,7 @@ const (
 // ValidateFragment checks that doc is an AAL 0.1 fragment and returns every
 // problem it finds, sorted by pointer (array indexes in numeric order); nil
 // means doc is a valid fragment. It runs [Schema] and, in code, every rule
-// of CLARIFICATIONS 7 again plus what a schema cannot say: the refused
+// of docs/protocol.md decision 7 again plus what a schema cannot say: the refused
 // invisible and control characters of labels and selectors whatever the
 // regex dialect, label words mixing Latin with Cyrillic or Greek letters,
 // ids unique in the fragment, flow.of >= flow.step, at most

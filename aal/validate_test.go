@@ -61,7 +61,7 @@ func TestSchemaCompiles(t *testing.T) {
 }
 
 // TestSchemaPatterns checks that the label and selector patterns of the
-// schema refuse exactly CLARIFICATIONS 7's characters, written as literal
+// schema refuse exactly docs/protocol.md decision 7's characters, written as literal
 // characters in one class that RE2 and ECMA-262 read alike.
 func TestSchemaPatterns(t *testing.T) {
 	var s struct {
@@ -106,7 +106,7 @@ func TestSchemaPatterns(t *testing.T) {
 	}
 }
 
-// TestRefusedCharacters puts every character CLARIFICATIONS 7 refuses in a
+// TestRefusedCharacters puts every character docs/protocol.md decision 7 refuses in a
 // label and in a selector, escaped and as is, and wants one problem at
 // that field that names the character.
 func TestRefusedCharacters(t *testing.T) {
@@ -144,7 +144,7 @@ func TestRefusedCharacters(t *testing.T) {
 	}
 }
 
-// TestRefusedMessages checks the sentences of CLARIFICATIONS 7's character
+// TestRefusedMessages checks the sentences of docs/protocol.md decision 7's character
 // rule.
 func TestRefusedMessages(t *testing.T) {
 	for _, tc := range []struct{ label, want string }{
@@ -343,7 +343,7 @@ func TestConcurrentValidate(t *testing.T) {
 }
 
 // TestFragmentFor: an agent fills the manifest's [param] segments with the
-// concrete page's values (CLARIFICATIONS 7), and a catch-all [...name] last
+// concrete page's values (docs/protocol.md decision 7), and a catch-all [...name] last
 // segment with one or more of them, each escaped, the slashes kept.
 func TestFragmentFor(t *testing.T) {
 	for _, tc := range []struct{ fragment, route, page, want string }{
@@ -369,7 +369,7 @@ func TestFragmentFor(t *testing.T) {
 
 // TestCheckMatches: an available action's selector matches an element;
 // several elements each carry a distinct JSON object as data-aal-input,
-// compared as parsed JSON (CLARIFICATIONS 11).
+// compared as parsed JSON (docs/protocol.md decision 11).
 func TestCheckMatches(t *testing.T) {
 	s := func(v string) *string { return &v }
 	for _, tc := range []struct {
@@ -401,7 +401,7 @@ func TestCheckMatches(t *testing.T) {
 }
 
 // TestPicks: an input picks an item when every field of the item's
-// data-aal-input has the same JSON value in it (CLARIFICATIONS 11).
+// data-aal-input has the same JSON value in it (docs/protocol.md decision 11).
 func TestPicks(t *testing.T) {
 	for _, tc := range []struct {
 		item  string
@@ -449,7 +449,7 @@ func TestParseInput(t *testing.T) {
 }
 
 // TestMixedScriptWords: a label word mixing Latin letters with Cyrillic or
-// Greek ones is refused (CLARIFICATIONS 7), and the schema's pattern and
+// Greek ones is refused (docs/protocol.md decision 7), and the schema's pattern and
 // the code agree on every letter and mark of the Basic Multilingual Plane
 // beside a Latin "a" and a Cyrillic "а".
 func TestMixedScriptWords(t *testing.T) {
@@ -486,7 +486,7 @@ func TestMixedScriptWords(t *testing.T) {
 }
 
 // TestID: an action's affordance id is its name in kebab case, a run of
-// capitals one word (CLARIFICATIONS 9).
+// capitals one word (docs/protocol.md decision 9).
 func TestID(t *testing.T) {
 	for name, want := range map[string]string{"addToCart": "add-to-cart", "placeOrder": "place-order", "signIn": "sign-in", "search": "search", "getV2": "get-v2", "snake_case": "snake_case",
 		"placeOrderURL": "place-order-url", "URLParser": "url-parser", "getHTTPSLink": "get-https-link", "a": "a", "A": "a", "snake_Case": "snake_case"} {

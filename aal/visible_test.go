@@ -44,7 +44,7 @@ func TestVisible(t *testing.T) {
 	}
 }
 
-// TestVisibleListed checks every character CLARIFICATIONS 7 lists, and
+// TestVisibleListed checks every character docs/protocol.md decision 7 lists, and
 // every control character.
 func TestVisibleListed(t *testing.T) {
 	chars := append([]rune{}, listedCharacters...)

@@ -8,7 +8,7 @@ import (
 )
 
 // CheckGraph fails t, and lets the test go on, unless body is a valid graph
-// (seed 000, "Graph"): the answer to GET of a page that asks for
+// (docs/protocol.md §7): the answer to GET of a page that asks for
 // Affordances.
 func CheckGraph(t testing.TB, body []byte) {
 	t.Helper()
@@ -16,14 +16,14 @@ func CheckGraph(t testing.TB, body []byte) {
 }
 
 // CheckDelta fails t, and lets the test go on, unless body is a valid delta
-// (seed 000, "Delta"): the answer to a call, and every error body.
+// (docs/protocol.md §22): the answer to a call, and every error body.
 func CheckDelta(t testing.TB, body []byte) {
 	t.Helper()
 	Check(t, schemas.Delta, body)
 }
 
 // CheckIndex fails t, and lets the test go on, unless body is a valid site
-// index (seed 000, "Site index"): the answer to GET
+// index (docs/protocol.md §24): the answer to GET
 // /.well-known/affordances.json.
 func CheckIndex(t testing.TB, body []byte) {
 	t.Helper()
@@ -31,7 +31,7 @@ func CheckIndex(t testing.TB, body []byte) {
 }
 
 // CheckCall fails t, and lets the test go on, unless body is a valid call
-// (seed 000, "Call"): the body of a POST that performs an action.
+// (docs/protocol.md §18): the body of a POST that performs an action.
 func CheckCall(t testing.TB, body []byte) {
 	t.Helper()
 	Check(t, schemas.Call, body)

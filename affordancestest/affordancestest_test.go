@@ -42,18 +42,18 @@ func TestChecks(t *testing.T) {
 		body  string
 		want  []string // what the failure must mention; nil: no failure
 	}{
-		{"graph from EXAMPLES (seed 000 Graph)", affordancestest.CheckGraph, graph, nil},
-		{"graph with an unknown field (seed 000 Versioning)", affordancestest.CheckGraph, strings.Replace(graph, `"v":"0"`, `"v":"0","later":1`, 1), nil},
-		{"graph of major 1 with a bad expose (seed 000 Versioning, Action descriptor)", affordancestest.CheckGraph,
+		{"graph from EXAMPLES (docs/protocol.md §7 (Graph))", affordancestest.CheckGraph, graph, nil},
+		{"graph with an unknown field (docs/protocol.md §27 (Versioning))", affordancestest.CheckGraph, strings.Replace(graph, `"v":"0"`, `"v":"0","later":1`, 1), nil},
+		{"graph of major 1 with a bad expose (docs/protocol.md §27 (Versioning), Action descriptor)", affordancestest.CheckGraph,
 			strings.NewReplacer(`"v":"0"`, `"v":"1"`, `"session"`, `"admin"`).Replace(graph),
 			[]string{"not a valid graph.json", `/v: value must be '0' (got "1")`, `/actions/0/expose: `, `(got "admin")`, "body: {"}},
-		{"graph without actions (seed 000 Graph)", affordancestest.CheckGraph, `{"v":"0","page":"/","route":"/","entities":{}}`, []string{`/actions: is required`}},
-		{"delta from EXAMPLES (seed 000 Delta)", affordancestest.CheckDelta, delta, nil},
-		{"delta with an unknown code (CLARIFICATIONS 2)", affordancestest.CheckDelta, `{"ok":false,"error":{"code":"forbidden","message":"No."}}`, []string{`/error/code: `, `(got "forbidden")`}},
-		{"index (seed 000 Site index)", affordancestest.CheckIndex, index, nil},
-		{"index with basic auth (seed 000 Site index)", affordancestest.CheckIndex, strings.Replace(index, `"bearer"`, `"basic"`, 1), []string{`/auth/1: `}},
-		{"call from EXAMPLES (seed 000 Call)", affordancestest.CheckCall, call, nil},
-		{"call with an empty action (seed 000 Call)", affordancestest.CheckCall, `{"action":""}`, []string{`/action: `}},
+		{"graph without actions (docs/protocol.md §7 (Graph))", affordancestest.CheckGraph, `{"v":"0","page":"/","route":"/","entities":{}}`, []string{`/actions: is required`}},
+		{"delta from EXAMPLES (docs/protocol.md §22 (Delta))", affordancestest.CheckDelta, delta, nil},
+		{"delta with an unknown code (docs/protocol.md decision 2)", affordancestest.CheckDelta, `{"ok":false,"error":{"code":"forbidden","message":"No."}}`, []string{`/error/code: `, `(got "forbidden")`}},
+		{"index (docs/protocol.md §24 (Site index))", affordancestest.CheckIndex, index, nil},
+		{"index with basic auth (docs/protocol.md §24 (Site index))", affordancestest.CheckIndex, strings.Replace(index, `"bearer"`, `"basic"`, 1), []string{`/auth/1: `}},
+		{"call from EXAMPLES (docs/protocol.md §18 (Call))", affordancestest.CheckCall, call, nil},
+		{"call with an empty action (docs/protocol.md §18 (Call))", affordancestest.CheckCall, `{"action":""}`, []string{`/action: `}},
 		{"body that is not JSON", affordancestest.CheckCall, `{"action":`, []string{`"": not JSON`, `body: {"action":`}},
 		{"two JSON values", affordancestest.CheckCall, call + call, []string{`"": not JSON`}},
 	}

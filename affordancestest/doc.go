@@ -17,7 +17,7 @@
 // without a testing.TB and returns a [*ValidationError], for code such as a
 // conformance suite.
 //
-// The schemas accept fields they do not know (seed 000, "Versioning"), so a
+// The schemas accept fields they do not know (docs/protocol.md §27), so a
 // check fails only on a missing required field, a wrong type, an unknown
 // enumeration value or a broken constraint.
 //

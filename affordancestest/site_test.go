@@ -73,15 +73,15 @@ func TestPublisherWritesValidDocuments(t *testing.T) {
 		status                         int
 		check                          func(testing.TB, []byte)
 	}{
-		{"graph, anonymous (seed 000 Graph)", "GET", "/products/canvas-tote", "", "", 200, affordancestest.CheckGraph},
-		{"graph, signed in (seed 000 Graph)", "GET", "/products/canvas-tote", "Bearer good", "", 200, affordancestest.CheckGraph},
-		{"site index (seed 000 Site index)", "GET", "/.well-known/affordances.json", "", "", 200, affordancestest.CheckIndex},
-		{"delta of a call (seed 000 Delta)", "POST", "/products/canvas-tote", "Bearer good", `{"action":"addToCart","input":{"slug":"canvas-tote","quantity":2}}`, 200, affordancestest.CheckDelta},
-		{"not_found delta (CLARIFICATIONS 2)", "POST", "/products/canvas-tote", "Bearer good", `{"action":"nope"}`, 404, affordancestest.CheckDelta},
-		{"unauthorized delta (CLARIFICATIONS 2)", "POST", "/products/canvas-tote", "", `{"action":"addToCart","input":{"slug":"x"}}`, 401, affordancestest.CheckDelta},
-		{"invalid_input delta with issues (CLARIFICATIONS 2)", "POST", "/products/canvas-tote", "Bearer good", `{"action":"addToCart","input":{"slug":""}}`, 400, affordancestest.CheckDelta},
-		{"confirm_required delta (seed 000 Call, step 6)", "POST", "/products/canvas-tote", "Bearer good", `{"action":"buyNow"}`, 428, affordancestest.CheckDelta},
-		{"page without a graph (seed 000 Discovery)", "GET", "/nowhere", "", "", 404, affordancestest.CheckDelta},
+		{"graph, anonymous (docs/protocol.md §7 (Graph))", "GET", "/products/canvas-tote", "", "", 200, affordancestest.CheckGraph},
+		{"graph, signed in (docs/protocol.md §7 (Graph))", "GET", "/products/canvas-tote", "Bearer good", "", 200, affordancestest.CheckGraph},
+		{"site index (docs/protocol.md §24 (Site index))", "GET", "/.well-known/affordances.json", "", "", 200, affordancestest.CheckIndex},
+		{"delta of a call (docs/protocol.md §22 (Delta))", "POST", "/products/canvas-tote", "Bearer good", `{"action":"addToCart","input":{"slug":"canvas-tote","quantity":2}}`, 200, affordancestest.CheckDelta},
+		{"not_found delta (docs/protocol.md decision 2)", "POST", "/products/canvas-tote", "Bearer good", `{"action":"nope"}`, 404, affordancestest.CheckDelta},
+		{"unauthorized delta (docs/protocol.md decision 2)", "POST", "/products/canvas-tote", "", `{"action":"addToCart","input":{"slug":"x"}}`, 401, affordancestest.CheckDelta},
+		{"invalid_input delta with issues (docs/protocol.md decision 2)", "POST", "/products/canvas-tote", "Bearer good", `{"action":"addToCart","input":{"slug":""}}`, 400, affordancestest.CheckDelta},
+		{"confirm_required delta (docs/protocol.md §18 (Call), step 6)", "POST", "/products/canvas-tote", "Bearer good", `{"action":"buyNow"}`, 428, affordancestest.CheckDelta},
+		{"page without a graph (docs/protocol.md §3 (Discovery))", "GET", "/nowhere", "", "", 404, affordancestest.CheckDelta},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

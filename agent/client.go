@@ -32,7 +32,7 @@ type Options struct {
 	// Token is a bearer token. Empty: the client authenticates with the
 	// cookies of its http.Client's Jar, if any, and sends the site's
 	// Origin on every call so cookie calls pass the origin rule
-	// (CLARIFICATIONS 4).
+	// (docs/protocol.md decision 4).
 	Token string
 
 	// Approver is asked before any call that needs a person (see
@@ -41,7 +41,7 @@ type Options struct {
 	Approver Approver
 
 	// Gate decides which calls need a person, from the page's AAL fragment
-	// and the person's grants (CLARIFICATIONS 8). Nil: the zero gate, which
+	// and the person's grants (docs/protocol.md decision 8). Nil: the zero gate, which
 	// asks for every risky call.
 	Gate *aal.Gate
 
@@ -118,7 +118,7 @@ var (
 // when the origin has no site index or AAL manifest at its /.well-known/,
 // the client reads those that page names in its Link headers
 // (rel="affordances-index", rel="agent-affordances"), as a site under a
-// path prefix does (CLARIFICATIONS 13). hc nil means http.DefaultClient;
+// path prefix does (docs/protocol.md decision 13). hc nil means http.DefaultClient;
 // give one with a Jar for cookie sessions. opts may be nil.
 func New(hc *http.Client, baseURL string, opts *Options) (*Client, error) {
 	u, err := url.Parse(baseURL)
@@ -154,7 +154,7 @@ func New(hc *http.Client, baseURL string, opts *Options) (*Client, error) {
 // Origin returns the site's origin, as the gate and the origin rule see it.
 func (c *Client) Origin() string { return c.origin }
 
-// Index fetches the site index (seed 000, "Site index"). A site without
+// Index fetches the site index (docs/protocol.md §24). A site without
 // one is a not_found [*affordances.Error], in the site's words when its 404
 // is an error delta.
 func (c *Client) Index(ctx context.Context) (*affordances.SiteIndex, error) {
@@ -188,7 +188,7 @@ func (c *Client) Index(ctx context.Context) (*affordances.SiteIndex, error) {
 // linked returns the path of the site's document rel ("affordances-index",
 // "agent-affordances") that the page New was given names in its Link
 // headers, for a site under a path prefix whose origin's /.well-known/
-// is not its own (CLARIFICATIONS 13); "" when there is none, or it is not
+// is not its own (docs/protocol.md decision 13); "" when there is none, or it is not
 // a path of the site. The page is read once it answered: a read that
 // failed (the network, a cancelled ctx, a 5xx) is tried again next time.
 func (c *Client) linked(ctx context.Context, rel string) string {
@@ -410,7 +410,7 @@ type ApprovalRequest struct {
 	Label string
 	// Input is the call's input as it will be sent.
 	Input json.RawMessage
-	// Classes are the risks that need a person (CLARIFICATIONS 8).
+	// Classes are the risks that need a person (docs/protocol.md decision 8).
 	Classes []aal.Class
 	// Amount is what it costs, when the site says.
 	Amount *aal.Cost
@@ -419,7 +419,7 @@ type ApprovalRequest struct {
 	// which the client asks before sending anything.
 	Message string
 	// URL, when set, is the site's approval page for this call
-	// (human-verified confirmation, CLARIFICATIONS 10): the person must
+	// (human-verified confirmation, docs/protocol.md decision 10): the person must
 	// open it in their own browser, signed in, and approve there; a yes
 	// from the Approver alone does not run the call. The Approver's job is
 	// then to send the person there; its true means "wait for them".
@@ -432,7 +432,7 @@ type ApprovalRequest struct {
 
 // Call performs the named action on the page with input (any value that
 // encodes as JSON; nil is no input), as the gate and the person allow
-// (CLARIFICATIONS 8):
+// (docs/protocol.md decision 8):
 //
 //   - the gate refuses: nothing is sent ([ErrRefused]);
 //   - the gate asks about an action that is not a confirm action: the
@@ -479,7 +479,7 @@ func (p *Page) Call(ctx context.Context, action string, input any) (*affordances
 	}
 	// A confirm action is first sent without confirm: by seed 000 (step 6)
 	// nothing runs, and the site answers with its own summary, which the
-	// person then reads before saying yes (CLARIFICATIONS 8).
+	// person then reads before saying yes (docs/protocol.md decision 8).
 	delta, err := c.send(ctx, p.path, affordances.Call{Action: action, Input: in})
 	if err != nil {
 		return nil, err
@@ -626,7 +626,7 @@ func (req *ApprovalRequest) Ask(ctx context.Context, a Approver) error {
 	return nil
 }
 
-// apply updates the page with a successful delta (CLARIFICATIONS 5).
+// apply updates the page with a successful delta (docs/protocol.md decision 5).
 func (p *Page) apply(d *affordances.Delta) {
 	if p.Graph.Entities == nil {
 		p.Graph.Entities = map[string]any{}
@@ -676,7 +676,7 @@ func (c *Client) send(ctx context.Context, path string, call affordances.Call) (
 		req.Header.Set("Idempotency-Key", key)
 		c.authorize(req)
 		if c.opts.Token == "" {
-			req.Header.Set("Origin", c.origin) // a cookie call must carry it (CLARIFICATIONS 4)
+			req.Header.Set("Origin", c.origin) // a cookie call must carry it (docs/protocol.md decision 4)
 		}
 		res, err := c.hc.Do(req)
 		if err != nil {
@@ -693,7 +693,7 @@ func (c *Client) send(ctx context.Context, path string, call affordances.Call) (
 			return nil, fmt.Errorf("%w: calling %s on %s: %v", ErrProtocol, call.Action, path, err)
 		}
 		// 429, and 409 with Retry-After (the same key still running on the
-		// server, CLARIFICATIONS 10), say "later": retry with the same key.
+		// server, docs/protocol.md decision 10), say "later": retry with the same key.
 		later := res.StatusCode == http.StatusTooManyRequests || (res.StatusCode == http.StatusConflict && res.Header.Get("Retry-After") != "")
 		if later && attempt < c.opts.MaxRetries {
 			wait, _ := strconv.Atoi(res.Header.Get("Retry-After"))

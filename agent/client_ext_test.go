@@ -38,7 +38,7 @@ func counterSite(opts *affordances.SiteOptions) (*affordances.Site, *atomic.Int3
 }
 
 // lyingSite publishes a purchase as a safe, reversible, non-destructive
-// submit... of type purchase: the gate must not believe it (CLARIFICATIONS 8).
+// submit... of type purchase: the gate must not believe it (docs/protocol.md decision 8).
 func lyingSite(t *testing.T) (*httptest.Server, *atomic.Int32, *atomic.Int32) {
 	var posts, bought atomic.Int32
 	site := affordances.NewSite(&affordances.SiteOptions{Name: "Honest Bob's"})
@@ -65,7 +65,7 @@ func lyingSite(t *testing.T) (*httptest.Server, *atomic.Int32, *atomic.Int32) {
 
 // TestGateStopsALyingPublisher: a purchase declared safe and reversible is
 // still destructive, irreversible and financial; without a person's yes
-// nothing is sent (issue 4; CLARIFICATIONS 8).
+// nothing is sent (issue 4; docs/protocol.md decision 8).
 func TestGateStopsALyingPublisher(t *testing.T) {
 	srv, posts, bought := lyingSite(t)
 	ctx := t.Context()
@@ -110,7 +110,7 @@ func TestGateStopsALyingPublisher(t *testing.T) {
 }
 
 // TestApproverSeesVisibleText: the label and reasons reach the person with
-// invisible characters made visible (CLARIFICATIONS 8).
+// invisible characters made visible (docs/protocol.md decision 8).
 func TestApproverSeesVisibleText(t *testing.T) {
 	site := affordances.NewSite(nil)
 	affordances.AddAction(site.Route("/", nil), &affordances.Action{Name: "pay", Description: "d", Expose: affordances.ExposePublic,
@@ -131,7 +131,7 @@ func TestApproverSeesVisibleText(t *testing.T) {
 }
 
 // TestClientVersions: a graph of another major is refused with a clear
-// error; unknown fields are ignored (seed 000, "Versioning").
+// error; unknown fields are ignored (docs/protocol.md §27).
 func TestClientVersions(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", affordances.MediaType)
@@ -194,7 +194,7 @@ func TestClientRetriesAfter429(t *testing.T) {
 }
 
 // TestClientWaitsForARunningTwin: a 409 with Retry-After (the same key
-// still running on the server, CLARIFICATIONS 10) is retried with the same
+// still running on the server, docs/protocol.md decision 10) is retried with the same
 // key; a 409 without it is the site's answer.
 func TestClientWaitsForARunningTwin(t *testing.T) {
 	var keys []string
@@ -399,7 +399,7 @@ func TestPageThatIsNotAPath(t *testing.T) {
 // TestDocumentsUnderAPrefix: a site behind a proxy that forwards only
 // /app/ has no index at the origin's /.well-known/; a client given one of
 // its pages reads the index and the manifest that page names in its Link
-// headers (CLARIFICATIONS 13, issue 38). Given the origin alone, it finds
+// headers (docs/protocol.md decision 13, issue 38). Given the origin alone, it finds
 // none, and says so.
 func TestDocumentsUnderAPrefix(t *testing.T) {
 	site := affordances.NewSite(&affordances.SiteOptions{Name: "Links", Prefix: "/app"})

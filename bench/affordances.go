@@ -277,7 +277,7 @@ func (a *apiAgent) gateAsks(ctx context.Context, s Step, desc affordances.Action
 	return fmt.Errorf("the fragment %s has no affordance %s", path, id)
 }
 
-// fragmentPath is the path of a page's AAL fragment (CLARIFICATIONS 7),
+// fragmentPath is the path of a page's AAL fragment (docs/protocol.md decision 7),
 // with the page's query: the page's state may depend on it.
 func fragmentPath(page string) string {
 	p, q, ok := strings.Cut(page, "?")

@@ -13,7 +13,7 @@ import (
 	"github.com/affordances/affordances-go/internal/browser"
 )
 
-// WebMCPMode is the agent that lives in the browser (CLARIFICATIONS 12):
+// WebMCPMode is the agent that lives in the browser (docs/protocol.md decision 12):
 // in headless Chromium with WebMCP on, it reads the tools the page
 // registers (name, description, input schema and the annotations the page
 // gave them) when it arrives on a page, and runs one tool per step,

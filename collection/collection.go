@@ -1,5 +1,5 @@
 // Package collection pages a collection entity, so that a page's graph
-// stays small (seed 000, "Graph": about 2,000 tokens) and the rest of the
+// stays small (docs/protocol.md §7: about 2,000 tokens) and the rest of the
 // collection is one nav link away.
 //
 // A state loader reads the page its URL asks for with [Paginate], puts

@@ -17,7 +17,7 @@ import (
 const aalOnlyReason = "AAL only: the site has no Affordances site index or graph (its AAL is checked)"
 
 // An aalPage is a page of a site that publishes AAL alone, as its HTML and
-// the manifest locate its fragment (seed 003, CLARIFICATIONS 7).
+// the manifest locate its fragment (seed 003, docs/protocol.md decision 7).
 type aalPage struct {
 	path   string
 	htmlX  *exchange
@@ -148,7 +148,7 @@ func aalOnlyFragmentPage(s *suite) verdict {
 }
 
 // aalOnlySelectors checks each selector of a page's fragment against its
-// HTML (CLARIFICATIONS 11): a page without a graph lists in its fragment
+// HTML (docs/protocol.md decision 11): a page without a graph lists in its fragment
 // what it offers, so each affordance is taken as available.
 func aalOnlySelectors(s *suite) verdict {
 	return eachAALPage(s, func(p *aalPage) (verdict, bool) {

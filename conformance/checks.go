@@ -73,24 +73,24 @@ func (s *suite) needsAccount() (verdict, bool) {
 
 // Sections of the specs the checks quote.
 const (
-	secMedia     = "seed 000, Media type"
-	secDiscovery = "seed 000, Discovery"
-	secGraph     = "seed 000, Graph"
-	secAction    = "seed 000, Action descriptor"
-	secCall      = "seed 000, Call"
-	secSecurity  = "seed 000, Security"
-	secIndex     = "seed 000, Site index"
-	secVersion   = "seed 000, Versioning"
-	secAAL       = "seed 003; CLARIFICATIONS 7"
-	secAALMeet   = "CLARIFICATIONS 9"
-	secC1        = "CLARIFICATIONS 1"
-	secC2        = "CLARIFICATIONS 2"
-	secC3        = "CLARIFICATIONS 3"
-	secC4        = "CLARIFICATIONS 4"
-	secC5        = "CLARIFICATIONS 5"
-	secC10       = "CLARIFICATIONS 10"
-	secC11       = "CLARIFICATIONS 11"
-	secC12       = "CLARIFICATIONS 12"
+	secMedia     = "docs/protocol.md §2 (Media type)"
+	secDiscovery = "docs/protocol.md §3 (Discovery)"
+	secGraph     = "docs/protocol.md §7 (Graph)"
+	secAction    = "docs/protocol.md §13 (Action descriptor)"
+	secCall      = "docs/protocol.md §18 (Call)"
+	secSecurity  = "docs/protocol.md §26 (Security)"
+	secIndex     = "docs/protocol.md §24 (Site index)"
+	secVersion   = "docs/protocol.md §27 (Versioning)"
+	secAAL       = "seed 003; docs/protocol.md decision 7"
+	secAALMeet   = "docs/protocol.md decision 9"
+	secC1        = "docs/protocol.md decision 1"
+	secC2        = "docs/protocol.md decision 2"
+	secC3        = "docs/protocol.md decision 3"
+	secC4        = "docs/protocol.md decision 4"
+	secC5        = "docs/protocol.md decision 5"
+	secC10       = "docs/protocol.md decision 10"
+	secC11       = "docs/protocol.md decision 11"
+	secC12       = "docs/protocol.md decision 12"
 )
 
 // needPages is the verdict of a check that needs a discovered graph. When
@@ -338,7 +338,7 @@ func statusOf(code affordances.Code, want ...int) func(*suite) verdict {
 
 // notFound GETs a path no site has, once: under the path prefix every
 // route of the index shares, for a site mounted under one
-// (CLARIFICATIONS 13), where the site, not its host, answers.
+// (docs/protocol.md decision 13), where the site, not its host, answers.
 func (s *suite) notFound() []*exchange {
 	x, _ := s.probe("not found", func() (*exchange, string) {
 		return s.get(s.prefix()+"/.conformance/no-such-page-7d1f", affordances.MediaType, agent), ""
@@ -462,7 +462,7 @@ func init() {
 				return fail(x, "no Vary: Accept on the HTML of a page with a graph"), x.isDocument() || hasToken(x.header.Values("Vary"), "Accept")
 			})
 		}},
-		{"v0.headers.link", secDiscovery, `HTML responses for pages with a graph should advertise it in both places: Link: <?affordances=1>; rel="affordances"; on a page whose URL has a query, the link keeps it: <?q=tote&affordances=1> (CLARIFICATIONS 3)`, Should, func(s *suite) verdict {
+		{"v0.headers.link", secDiscovery, `HTML responses for pages with a graph should advertise it in both places: Link: <?affordances=1>; rel="affordances"; on a page whose URL has a query, the link keeps it: <?q=tote&affordances=1> (docs/protocol.md decision 3)`, Should, func(s *suite) verdict {
 			return eachPage(s, func(p *page) (verdict, bool) {
 				x, v, ok := s.pageHTML(p)
 				if !ok {
@@ -479,7 +479,7 @@ func init() {
 				return fail(x, "no Link header to the graph, <%s>; rel=\"affordances\"", want), false
 			})
 		}},
-		{"v0.headers.link-element", secDiscovery, `HTML responses for pages with a graph should advertise it in both places: <link rel="affordances" href="?affordances=1" />; on a page whose URL has a query, the link keeps it: href="?q=tote&affordances=1" (CLARIFICATIONS 3)`, Should, func(s *suite) verdict {
+		{"v0.headers.link-element", secDiscovery, `HTML responses for pages with a graph should advertise it in both places: <link rel="affordances" href="?affordances=1" />; on a page whose URL has a query, the link keeps it: href="?q=tote&affordances=1" (docs/protocol.md decision 3)`, Should, func(s *suite) verdict {
 			return eachPage(s, func(p *page) (verdict, bool) {
 				x, v, ok := s.pageHTML(p)
 				if !ok {
@@ -1336,7 +1336,7 @@ const maxRateProbes = 120
 
 // rateLimited checks every rate_limited delta seen, and when none was,
 // provokes one: anonymous calls with input the schema refuses, which run
-// nothing but count (seed 000 step 3 comes before step 4; CLARIFICATIONS 5),
+// nothing but count (docs/protocol.md §19, step 3 comes before step 4; docs/protocol.md decision 5),
 // until the site answers rate_limited or maxRateProbes calls went through.
 func rateLimited(s *suite) verdict {
 	if v := statusOf(affordances.RateLimited, 429)(s); v.outcome != Skip {

@@ -84,9 +84,9 @@ type Options struct {
 
 	// Cookies are the session cookies of the same test account in a
 	// browser: the person's credentials. The suite reads the HTML pages
-	// and the approval pages (CLARIFICATIONS 10) with them. Without Token
+	// and the approval pages (docs/protocol.md decision 10) with them. Without Token
 	// they serve for the graphs and the calls too, each call a cookie call
-	// carrying the site's Origin (CLARIFICATIONS 4). Without Cookies, the
+	// carrying the site's Origin (docs/protocol.md decision 4). Without Cookies, the
 	// HTML is read with Token.
 	Cookies []*http.Cookie
 
@@ -128,7 +128,7 @@ type Evidence struct {
 // A Result is one check's outcome.
 type Result struct {
 	ID       string    `json:"id"`                 // stable, such as "v0.negotiation.vary"
-	Section  string    `json:"section"`            // where the rule is: "seed 000, Discovery", "CLARIFICATIONS 3"
+	Section  string    `json:"section"`            // where the rule is: "docs/protocol.md §3 (Discovery)", "docs/protocol.md decision 3"
 	Rule     string    `json:"rule"`               // the sentence of the spec the check tests
 	Level    Level     `json:"level"`              // must or should
 	Outcome  Outcome   `json:"outcome"`            // pass, fail or skip
@@ -204,7 +204,7 @@ const DefaultUserAgent = "affordances-conform (+https://github.com/affordances/a
 // discovery starts: when the origin's /.well-known/ has no index or
 // manifest, the suite reads those that page names in its Link headers,
 // as for a site under a path prefix behind a proxy that forwards only the
-// prefix (CLARIFICATIONS 13). It never returns nil: a site that cannot be
+// prefix (docs/protocol.md decision 13). It never returns nil: a site that cannot be
 // reached at all is a report with [Report.Unreachable] and no check; one
 // that stops answering during the run fails the checks that needed it.
 // opts may be nil.

@@ -22,7 +22,7 @@ type postInput struct {
 // TestInputFromWhatThePageOffers: the suite builds an action's input from
 // what the page offers an agent, in this order: the input schema's
 // examples, the data-aal-input of the action's elements on the page
-// (CLARIFICATIONS 11), the schema's enum, const or default, then the
+// (docs/protocol.md decision 11), the schema's enum, const or default, then the
 // values of the page's entities and nav whose key matches; the evidence
 // says where the input came from. The blog's post is p-42, under an entity
 // called entry, not post, so a guess from the entities' names finds nothing

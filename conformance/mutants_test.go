@@ -767,7 +767,7 @@ func withoutElements(available bool) func(http.Handler) http.Handler {
 }
 
 // TestUnavailableWithoutElements: a page may hide the controls of the
-// actions that are not available (CLARIFICATIONS 11); no must fails.
+// actions that are not available (docs/protocol.md decision 11); no must fails.
 func TestUnavailableWithoutElements(t *testing.T) {
 	demotest.Parallel(t)
 	url, token := demo(t, withoutElements(false))

@@ -17,7 +17,7 @@ import (
 // The checks of a site that takes OAuth access tokens (CLARIFICATIONS
 // 14): they run when its index names its protected resource metadata.
 
-const secC14 = "CLARIFICATIONS 14"
+const secC14 = "docs/protocol.md decision 14"
 
 func init() {
 	checks = append(checks,

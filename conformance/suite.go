@@ -158,7 +158,7 @@ type suite struct {
 	indexX *exchange
 	// indexPath and manPath are where the index and the manifest were
 	// found: the origin's /.well-known/, or where the start page's Link
-	// headers name them (CLARIFICATIONS 13).
+	// headers name them (docs/protocol.md decision 13).
 	indexPath, manPath string
 	index              *affordances.SiteIndex
 	manX               *exchange
@@ -325,7 +325,7 @@ const (
 // retryAfter says how long to wait before sending again a call that x
 // answered rate_limited (429), by its Retry-After in whole seconds; ok is
 // false for any other answer, or when the wait is past the bounds. A
-// rate_limited call ran nothing (seed 000 step 3), so sending it again is
+// rate_limited call ran nothing (docs/protocol.md §19, step 3), so sending it again is
 // safe; waiting makes a run right after another (whose rate-limit probe
 // emptied a bucket) see what the first saw.
 func (s *suite) retryAfter(x *exchange) (time.Duration, bool) {

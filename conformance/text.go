@@ -63,7 +63,7 @@ func personal(s string) string {
 }
 
 // graphHref is the relative URL of the graph that the HTML of the page at
-// path links: its query kept, then affordances=1 (CLARIFICATIONS 3).
+// path links: its query kept, then affordances=1 (docs/protocol.md decision 3).
 func graphHref(path string) string {
 	if _, query, ok := strings.Cut(path, "?"); ok && query != "" {
 		return "?" + query + "&affordances=1"

@@ -38,7 +38,7 @@ func action(page map[string]any, name string) map[string]any {
 // site_index lists its manifest's routes and their affordances, and
 // fetch_affordances the page's affordances by id with their labels, the
 // gate's decision and the fields of their forms as input (seed 003,
-// CLARIFICATIONS 7, 8 and 11). No browser is needed to read.
+// docs/protocol.md decisions 7, 8 and 11). No browser is needed to read.
 func TestAALOnlyIndexAndFetch(t *testing.T) {
 	_, base := openPlain(t)
 	cs := connect(t, mcpbridge.NewServer(&mcpbridge.Options{Sites: []string{base}}), nil)

@@ -104,7 +104,7 @@ type Options struct {
 const defaultApprovalTimeout = 5 * time.Minute
 
 // DefaultBudget is [Options.Budget]'s zero: 1,500 o200k tokens, under
-// the 2,000 a graph should stay within (seed 000, "Graph").
+// the 2,000 a graph should stay within (docs/protocol.md §7).
 const DefaultBudget = 1500
 
 // Version is the bridge's version, as its MCP implementation reports it.
@@ -364,7 +364,7 @@ type ExecuteOutput struct {
 }
 
 // ApprovalPage is a site's approval page for one call (human-verified
-// confirmation, CLARIFICATIONS 10), as execute_affordance reports it.
+// confirmation, docs/protocol.md decision 10), as execute_affordance reports it.
 type ApprovalPage struct {
 	URL     string    `json:"url" jsonschema:"the site's approval page, for the person to open in their own browser, signed in"`
 	Expires time.Time `json:"expires" jsonschema:"when the page lapses"`
@@ -946,7 +946,7 @@ func (b *bridge) target(req *mcp.CallToolRequest, raw string, a *approver) (*tar
 	hc = aalpage.WithToken(sameOriginRedirects(hc, origin), origin, token)
 	for _, g := range b.opts.Grants {
 		if g.Origin == "" {
-			g.Origin = origin // a grant is for one site (CLARIFICATIONS 8)
+			g.Origin = origin // a grant is for one site (docs/protocol.md decision 8)
 		}
 		opts.Gate.Grants = append(opts.Gate.Grants, g)
 	}

@@ -21,7 +21,7 @@ var defaultHTTPClient = &http.Client{Timeout: 30 * time.Second}
 // the origin the MCP request came to and from the address of the MCP
 // request that carries each tool call (its RemoteAddr), so an anonymous
 // client is counted by its own address, as a call it made itself would be
-// (CLARIFICATIONS 5), even when its session moves to another; each carries
+// (docs/protocol.md decision 5), even when its session moves to another; each carries
 // the MCP caller's bearer token (its Authorization header), or else
 // opts.Token; opts.Sites, opts.Tokens and opts.Transports are not used,
 // the site being its own. opts may be nil; its HTTPClient is not used. A

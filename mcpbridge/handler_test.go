@@ -101,7 +101,7 @@ func (f forged) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // TestHandlerClientAddress: the calls a site's own MCP endpoint makes are
 // counted by the address of the MCP request that carries each, as a call
-// its client made itself would be (CLARIFICATIONS 5): two anonymous
+// its client made itself would be (docs/protocol.md decision 5): two anonymous
 // clients from two addresses have a limit each, and neither spends the
 // other's; a client whose session moves to another address is counted
 // there; a client cannot claim another's.

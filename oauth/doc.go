@@ -2,7 +2,7 @@
 // authorization server of its own, so that the assistants people already
 // run (MCP hosts: Claude, ChatGPT, VS Code, Cursor) connect to its /mcp
 // and act as the person, within what the person granted
-// (CLARIFICATIONS 14).
+// (docs/protocol.md decision 14).
 //
 // An assistant that reaches the site's /mcp without a token is answered
 // 401 with the site's protected resource metadata (RFC 9728); it finds

@@ -47,7 +47,7 @@ type ExternalOptions struct {
 
 // A ResourceServer is a site whose tokens an authorization server of the
 // application's own issues (Keycloak, Auth0, an OpenID provider): the site
-// only checks them (CLARIFICATIONS 14). Its protected resource metadata
+// only checks them (docs/protocol.md decision 14). Its protected resource metadata
 // names that server; a token's scope holds AAL's trust classes by their
 // names ([Scopes]). No such server keeps a spending ceiling here, so its
 // tokens may spend nothing: a call that costs money is insufficient_scope.

@@ -12,7 +12,7 @@ import (
 )
 
 // The consent and connected-assistants pages speak the person's language,
-// as the site's other pages do (CLARIFICATIONS 13): English, as written
+// as the site's other pages do (docs/protocol.md decision 13): English, as written
 // here, or one of Options.Languages chosen by Accept-Language.
 
 // phrase marks s, an English message of the pages, as a key of the

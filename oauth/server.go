@@ -28,7 +28,7 @@ import (
 )
 
 // Scopes are the scopes this server grants: AAL's trust classes
-// (CLARIFICATIONS 14). safe is granted to every token.
+// (docs/protocol.md decision 14). safe is granted to every token.
 var Scopes = []string{string(aal.TrustSafe), string(aal.TrustUser), string(aal.TrustPersonal), string(aal.TrustFinancial), string(aal.TrustAdmin)}
 
 // The paths this server answers at, on the site's origin.
@@ -105,7 +105,7 @@ type Options struct {
 }
 
 // A Server is a site's own OAuth 2.1 authorization server and the
-// resource server its tokens are checked by (CLARIFICATIONS 14): the
+// resource server its tokens are checked by (docs/protocol.md decision 14): the
 // assistants people run (MCP hosts) discover it from the site's /mcp,
 // register or name themselves by a metadata document, send the person to
 // sign in on the site and grant them AAL's trust classes, then call the

@@ -99,7 +99,7 @@ func TestAcrossInstances(t *testing.T) {
 // TestKeysOutliveARestart: a call retried with its Idempotency-Key after
 // Redis restarted, on the other instance, is answered from the kept
 // answer and runs once, with Redis run with persistence, as the README's
-// several instances run it (CLARIFICATIONS 10: the keys outlive a
+// several instances run it (docs/protocol.md decision 10: the keys outlive a
 // restart).
 func TestKeysOutliveARestart(t *testing.T) {
 	r := servicetest.StartDurableRedis(t)

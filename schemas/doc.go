@@ -4,7 +4,7 @@
 // any language; in Go, package affordancestest checks documents against
 // them in tests.
 //
-//	graph.json              a page's graph (seed 000, "Graph")
+//	graph.json              a page's graph (docs/protocol.md §7)
 //	action-descriptor.json  an action in a graph or in a delta's actionsAdded
 //	action-summary.json     an action in the site index
 //	call.json               the body of a POST that performs an action

@@ -84,7 +84,7 @@ func TestNames(t *testing.T) {
 
 // TestFileHeaders checks what every file promises besides its shape: the
 // 2020-12 dialect, a stable $id, a title, a description, and objects left
-// open (seed 000, "Versioning": clients must ignore fields they do not
+// open (docs/protocol.md §27: clients must ignore fields they do not
 // recognise).
 func TestFileHeaders(t *testing.T) {
 	for _, name := range schemas.Names() {
@@ -107,7 +107,7 @@ func TestFileHeaders(t *testing.T) {
 				}
 			}
 			if closed := bytes.Contains(schemas.File(name), []byte(`"additionalProperties": false`)); closed {
-				t.Errorf("has additionalProperties: false, want open objects (seed 000, Versioning)")
+				t.Errorf("has additionalProperties: false, want open objects (docs/protocol.md §27 (Versioning))")
 			}
 		})
 	}

@@ -17,7 +17,7 @@ import (
 )
 
 // NewIdempotency returns a [store.Idempotency] kept in the application's
-// own database, so that a restart forgets no key (CLARIFICATIONS 10): the
+// own database, so that a restart forgets no key (docs/protocol.md decision 10): the
 // durable default for a site of one instance, and shared by several
 // instances when they share a PostgreSQL database. It creates its table
 // (opts.Table, empty for affordances_idempotency) when missing. Every

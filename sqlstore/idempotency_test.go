@@ -32,7 +32,7 @@ func TestIdempotencyContract(t *testing.T) {
 
 // TestIdempotencySurvivesARestart: a key answered before a restart is
 // replayed after it, by a new site on the same database, and the action
-// does not run again (CLARIFICATIONS 10: the keys outlive a restart).
+// does not run again (docs/protocol.md decision 10: the keys outlive a restart).
 func TestIdempotencySurvivesARestart(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "app.db")
 	var runs atomic.Int32

@@ -1,7 +1,7 @@
 // Package sqlstore is for publishers: it keeps a site's Idempotency-Keys,
 // approvals and OAuth grants and tokens in the application's own SQL
 // database, through database/sql: a restart forgets none of them
-// (CLARIFICATIONS 10: the keys outlive a restart; a restart signs no
+// (docs/protocol.md decision 10: the keys outlive a restart; a restart signs no
 // assistant out), and the instances of a site that share a PostgreSQL
 // database share them. Its stores implement the interfaces of package
 // store.

@@ -13,7 +13,7 @@ import (
 )
 
 // ApprovalTTL is how long a person has to decide on a call
-// (CLARIFICATIONS 10), and how long a decision waits for the call.
+// (docs/protocol.md decision 10), and how long a decision waits for the call.
 const ApprovalTTL = 15 * time.Minute
 
 // An ApprovalState is where an [Approval] stands.
@@ -28,7 +28,7 @@ const (
 )
 
 // An Approval is one confirm call waiting for, or given, a person's
-// decision (CLARIFICATIONS 10: human-verified confirmation).
+// decision (docs/protocol.md decision 10: human-verified confirmation).
 type Approval struct {
 	// ID is unguessable and URL-safe: the <id> of
 	// /.well-known/affordances/approvals/<id>. [NewApprovalID] makes one.

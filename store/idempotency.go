@@ -8,11 +8,11 @@ import (
 	"time"
 )
 
-// IdempotencyTTL is how long a kept delta is replayed (CLARIFICATIONS 10).
+// IdempotencyTTL is how long a kept delta is replayed (docs/protocol.md decision 10).
 const IdempotencyTTL = 24 * time.Hour
 
 // An Idempotency store keeps the first delta of each call made with an
-// Idempotency-Key (CLARIFICATIONS 10), so that a retry gets it back instead
+// Idempotency-Key (docs/protocol.md decision 10), so that a retry gets it back instead
 // of running the action again. Implementations must be safe for concurrent
 // use, by several instances of a site when they share it.
 //
@@ -70,7 +70,7 @@ type KeptCall struct {
 // A KeptDelta is a call's answer as a site replays it, byte for byte: the
 // HTTP status, the headers the action set (Set-Cookie included; never
 // Retry-After), and the encoded delta. The media type and caching headers
-// of CLARIFICATIONS 3 and WWW-Authenticate are not kept; every answer gets
+// of docs/protocol.md decision 3 and WWW-Authenticate are not kept; every answer gets
 // them anew.
 type KeptDelta struct {
 	Status int

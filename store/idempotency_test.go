@@ -47,7 +47,7 @@ func TestMemoryIdempotencyStaysBounded(t *testing.T) {
 }
 
 // TestMemoryIdempotencyDropsExpired: answers older than 24 hours
-// (CLARIFICATIONS 10) are dropped as the store is used, not only when
+// (docs/protocol.md decision 10) are dropped as the store is used, not only when
 // their own key comes back.
 func TestMemoryIdempotencyDropsExpired(t *testing.T) {
 	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)

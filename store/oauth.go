@@ -7,7 +7,7 @@ import (
 )
 
 // What a site's OAuth authorization server keeps (package oauth,
-// CLARIFICATIONS 14): the clients assistants registered, what each
+// docs/protocol.md decision 14): the clients assistants registered, what each
 // person granted each assistant, and the tokens issued for a grant, each
 // under its signature, never the token itself.
 

@@ -161,7 +161,7 @@ func (f *agentFlags) open(e *env, rawURL string, ap *approval) (*site, error) {
 			return nil, usagef("--grant: %v", err)
 		}
 		if g.Origin == "" {
-			g.Origin = origin // CLARIFICATIONS 8: a grant is for one site
+			g.Origin = origin // docs/protocol.md decision 8: a grant is for one site
 		}
 		gate.Grants = append(gate.Grants, g)
 	}

@@ -175,7 +175,7 @@ func shopCounts(demo, token string) (cart, orders int, err error) {
 }
 
 // TestApprovalPage: on the demo shop, which has the person approve each
-// order on its own approval page (CLARIFICATIONS 10), call placeOrder
+// order on its own approval page (docs/protocol.md decision 10), call placeOrder
 // prints the site's summary and the page's URL and waits; --approve,
 // grants and a y at the prompt do not place the order. The person's
 // Approve in their browser places it, once; a call nobody decides within

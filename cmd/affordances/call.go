@@ -25,7 +25,7 @@ var callCommand = &command{
 	Summary: "Call an action on a page and print the delta; a person approves what needs their approval.",
 	Details: `The input is JSON text, @FILE to read it from a file, or - to read it from
 standard input; without one the call has no input. The call goes through
-the AAL gate (CLARIFICATIONS 8): an action that is destructive and cannot
+the AAL gate (docs/protocol.md decision 8): an action that is destructive and cannot
 be undone, financial, admin, or a "confirm" action needs a person's
 approval unless a --grant covers it; a site that answers confirm_required
 needs it too. confirm: true is sent only after that approval.
@@ -38,7 +38,7 @@ done. --approve is the person's explicit approval of this one call; never
 give it on a model's behalf. --unattended refuses instead of asking.
 
 Approval on the site's own page (human-verified confirmation,
-CLARIFICATIONS 10; the demo shop asks it for every order): a site may have
+docs/protocol.md decision 10; the demo shop asks it for every order): a site may have
 the person approve a confirm call on its approval page, in their own
 browser. Then --approve, --grant and a y typed here do not approve the
 call, and nothing is asked here: the call prints the site's summary and the

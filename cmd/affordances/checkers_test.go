@@ -193,7 +193,7 @@ type conformResult struct {
 // agent (the bearer token, not the cookie), and send their calls as the
 // agent; with --cookie-jar alone, every request is the person's, and a
 // call that carries the session carries the site's Origin too
-// (CLARIFICATIONS 4), and the checks of calls by an authenticated
+// (docs/protocol.md decision 4), and the checks of calls by an authenticated
 // requester run (issue 27).
 func TestCheckersSplitCredentials(t *testing.T) {
 	b := startBlog(t)
@@ -293,7 +293,7 @@ func TestCheckersNameRedirects(t *testing.T) {
 // TestCheckersSayWhatNeedsCredentials: run anonymously, lint and conform
 // say of each page and check they could not read for want of credentials
 // which they need, and end with one line on how to give them; /drafts,
-// which answers an anonymous reader unauthorized (401, CLARIFICATIONS 2),
+// which answers an anonymous reader unauthorized (401, docs/protocol.md decision 2),
 // is no failure of v0.consistency.index-routes (issue 27).
 func TestCheckersSayWhatNeedsCredentials(t *testing.T) {
 	b := startBlog(t)

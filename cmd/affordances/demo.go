@@ -203,7 +203,7 @@ func runShop(ctx context.Context, e *env, set demoSettings, rdb *redis.Client) e
 	defer s.Close()
 	mux := http.NewServeMux()
 	// The shop's own MCP endpoint, advertised in its index: without a
-	// token, 401 and where to sign in (CLARIFICATIONS 14).
+	// token, 401 and where to sign in (docs/protocol.md decision 14).
 	mux.Handle("/mcp", s.OAuth().Protect(mcpbridge.Handler(s.Handler(), nil)))
 	mux.Handle("/", s.Handler())
 	fmt.Fprintf(e.stdout, `Demo shop listening on %s

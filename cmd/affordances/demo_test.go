@@ -183,7 +183,7 @@ func TestDemoRedis(t *testing.T) {
 
 // TestDemoMCPAsksForOAuth: the demo's /mcp answers a client without a
 // token 401 with where its protected resource metadata is (RFC 9728,
-// CLARIFICATIONS 14), which names the shop as its authorization server;
+// docs/protocol.md decision 14), which names the shop as its authorization server;
 // with alice's bearer token it serves. --addr on every address without
 // --origin is a usage error: the shop's tokens name its origin.
 func TestDemoMCPAsksForOAuth(t *testing.T) {

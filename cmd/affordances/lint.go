@@ -60,7 +60,7 @@ or, for a document that is not JSON, the parse error and where it is
 ("at line 4, column 1 (byte 34)"). A note is information, not a problem,
 and so is a skip, a document not read for want of credentials. A warning
 is a should of the specs a document misses: a graph over about 2,000 o200k
-tokens (seed 000, "Graph"), with the part that weighs most ("entity
+tokens (docs/protocol.md §7), with the part that weighs most ("entity
 'entries' is 6,900 of 7,670 tokens"), or a page with WebMCP tools whose
 headers keep the browser from registering any (Origin-Agent-Cluster: ?0,
 a Permissions-Policy that leaves the page out of tools); it leaves the
@@ -335,7 +335,7 @@ func (l *linter) weigh(where string, doc []byte) {
 	case err != nil:
 		l.note(where, "graph", "not weighed: "+err.Error())
 	case w.Over():
-		l.warn(where, "graph", w.Pointer, fmt.Sprintf("the graph passes about %s o200k tokens, a should of seed 000 (Graph): %s; page or summarize it, with nav to the rest",
+		l.warn(where, "graph", w.Pointer, fmt.Sprintf("the graph passes about %s o200k tokens, a should of docs/protocol.md (§7, Graph): %s; page or summarize it, with nav to the rest",
 			graphsize.Comma(graphsize.Ceiling), w))
 	}
 }
@@ -427,7 +427,7 @@ func (l *linter) site(ctx context.Context, start string) error {
 	manifestRes, _ := l.get(ctx, manifestURL, "application/json", crawl.Agent)
 	if page := strings.Trim(base.EscapedPath(), "/"); page != "" && (indexErr != nil || indexRes.status != http.StatusOK || manifestRes == nil || manifestRes.status != http.StatusOK) {
 		// A site under a prefix that a proxy forwards alone names its
-		// documents from its pages (CLARIFICATIONS 13).
+		// documents from its pages (docs/protocol.md decision 13).
 		if res, err := l.get(ctx, origin+base.EscapedPath(), "text/html", crawl.Agent); err == nil {
 			links := crawl.DocumentLinks(res.header)
 			if p := links[crawl.RelIndex]; p != "" {
@@ -532,7 +532,7 @@ func (l *linter) page(ctx context.Context, origin, page string, manifest *aal.Ma
 	}
 	for i, a := range g.Actions {
 		if id := aal.ID(a.Name); !ids[id] {
-			l.problem(where, "graph", fmt.Sprintf("/actions/%d", i), fmt.Sprintf("action %q has no affordance %q in the page's AAL fragment (CLARIFICATIONS 9)", a.Name, id))
+			l.problem(where, "graph", fmt.Sprintf("/actions/%d", i), fmt.Sprintf("action %q has no affordance %q in the page's AAL fragment (docs/protocol.md decision 9)", a.Name, id))
 		}
 	}
 	res, ok := l.fetchResponse(ctx, where, "text/html", "HTML", crawl.Person)
@@ -560,7 +560,7 @@ func (l *linter) page(ctx context.Context, origin, page string, manifest *aal.Ma
 	for _, sp := range doc.CheckSelectors(g.Actions, &f) {
 		for _, msg := range sp.Problems {
 			l.problem(fragURL, "fragment", fmt.Sprintf("/affordances/%d/selector", sp.Index),
-				fmt.Sprintf("page %s, affordance %q, selector %s: %s (CLARIFICATIONS 11)", where, sp.ID, aal.Visible(sp.Selector), msg))
+				fmt.Sprintf("page %s, affordance %q, selector %s: %s (docs/protocol.md decision 11)", where, sp.ID, aal.Visible(sp.Selector), msg))
 		}
 	}
 	return next
@@ -667,9 +667,9 @@ func (l *linter) inline(where, text string) *aal.Fragment {
 
 // aalPage lints one page of a site that publishes AAL only: the fragments
 // it inlines, links and the manifest names for it (seed 003,
-// CLARIFICATIONS 7), that the manifest has its route, that its fragment's
+// docs/protocol.md decision 7), that the manifest has its route, that its fragment's
 // page is its path, and the fragment's selectors against its HTML
-// (CLARIFICATIONS 11: a page without a graph lists what it offers, so each
+// (docs/protocol.md decision 11: a page without a graph lists what it offers, so each
 // selector matches). It returns the page's links within the site.
 func (l *linter) aalPage(ctx context.Context, origin, page string, manifest *aal.Manifest) []string {
 	where := origin + page
@@ -746,7 +746,7 @@ func (l *linter) aalPage(ctx context.Context, origin, page string, manifest *aal
 		}
 		for _, msg := range aal.CheckMatches(true, inputs) {
 			l.problem(fragWhere, "fragment", fmt.Sprintf("/affordances/%d/selector", i),
-				fmt.Sprintf("page %s, affordance %q, selector %s: %s (CLARIFICATIONS 11)", where, a.ID, aal.Visible(a.Selector), msg))
+				fmt.Sprintf("page %s, affordance %q, selector %s: %s (docs/protocol.md decision 11)", where, a.ID, aal.Visible(a.Selector), msg))
 		}
 	}
 	l.clean(where, "HTML")

@@ -128,7 +128,7 @@ func itemsSite(t *testing.T, available bool, body string) string {
 // TestLintItems: a selector matches an element while its action is
 // available, and several elements each carry a distinct data-aal-input
 // JSON object; each problem names the page, the affordance, the selector
-// and what is wrong (CLARIFICATIONS 11).
+// and what is wrong (docs/protocol.md decision 11).
 func TestLintItems(t *testing.T) {
 	const sel = `selector [data-aal="delete-task"]: `
 	for _, tc := range []struct {
@@ -148,7 +148,7 @@ func TestLintItems(t *testing.T) {
 		{"unavailable, disabled elements", false, `<button data-aal="delete-task" data-aal-input='{"task":"t-1"}' disabled>Delete</button>
 			<button data-aal="delete-task" data-aal-input='{"task":"t-2"}' disabled>Delete</button>`, exitOK, []string{", 0 problems\n"}},
 		{"available, no element", true, `<p>No button.</p>`, exitFail, []string{
-			`FAIL  URL/.well-known/agent-affordances/tasks.json (fragment) /affordances/0/selector: page URL/tasks, affordance "delete-task", ` + sel + "no element matches while the action is available (CLARIFICATIONS 11)",
+			`FAIL  URL/.well-known/agent-affordances/tasks.json (fragment) /affordances/0/selector: page URL/tasks, affordance "delete-task", ` + sel + "no element matches while the action is available (docs/protocol.md decision 11)",
 			", 1 problem\n"}},
 		{"several, one without input", true, `<button data-aal="delete-task" data-aal-input='{"task":"t-1"}'>Delete</button>
 			<button data-aal="delete-task">Delete</button>`, exitFail, []string{
@@ -195,7 +195,7 @@ func TestLintSize(t *testing.T) {
 	if err := os.WriteFile(file, body, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	const warn = "/entities/entries: the graph passes about 2,000 o200k tokens, a should of seed 000 (Graph): entity 'entries' is "
+	const warn = "/entities/entries: the graph passes about 2,000 o200k tokens, a should of docs/protocol.md (§7, Graph): entity 'entries' is "
 	for _, tc := range []struct {
 		name string
 		arg  string
@@ -225,7 +225,7 @@ func TestLintSize(t *testing.T) {
 // TestLintBehindAProxyOfThePrefix: lint given a page of a site under /app
 // behind a proxy that forwards only /app/ reads the site index and the
 // manifest the page names in its Link headers, and each page's graph and
-// fragment under the prefix, with no problem (CLARIFICATIONS 13, issue
+// fragment under the prefix, with no problem (docs/protocol.md decision 13, issue
 // 38). Before, it read the origin's /.well-known/ alone: no index.
 func TestLintBehindAProxyOfThePrefix(t *testing.T) {
 	site := affordances.NewSite(&affordances.SiteOptions{Name: "Links", Prefix: "/app"})

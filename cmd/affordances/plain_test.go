@@ -109,7 +109,7 @@ func startPlain(t *testing.T) (*plain.Site, string) {
 // TestInspectPlain: inspect reads a page that publishes AAL only: its
 // affordances with their labels verbatim, classes, the gate's decision,
 // the elements their selectors find and the fields of their forms
-// (seed 003, CLARIFICATIONS 7, 8 and 11); --json says it has no graph. A
+// (seed 003, docs/protocol.md decisions 7, 8 and 11); --json says it has no graph. A
 // page with neither a graph nor AAL is a protocol failure, exit 4.
 func TestInspectPlain(t *testing.T) {
 	_, base := startPlain(t)
@@ -253,7 +253,7 @@ func TestCallPlain(t *testing.T) {
 
 // TestIndexPlain: a site that publishes AAL only has no site index; index
 // lists its manifest's routes and their affordances instead (seed 003,
-// CLARIFICATIONS 7).
+// docs/protocol.md decision 7).
 func TestIndexPlain(t *testing.T) {
 	_, base := startPlain(t)
 	e, out, errOut := testEnv(nil)

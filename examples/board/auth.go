@@ -11,7 +11,7 @@ import (
 // sessionCookie is the name of the session cookie.
 const sessionCookie = "sid"
 
-// authenticate says who is asking (CLARIFICATIONS 4): the user of a bearer
+// authenticate says who is asking (docs/protocol.md decision 4): the user of a bearer
 // token (an unknown one is affordances.ErrInvalidToken), else of the
 // session cookie, else nobody. A failure of the store is its error, which
 // the site answers as internal and logs.

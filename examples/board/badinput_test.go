@@ -245,7 +245,7 @@ var stateForms = []struct {
 }
 
 // TestBadInputBoard sends the board bad requests of every kind (issue 14,
-// section 4): each gets the status and code of CLARIFICATIONS 2, and
+// section 4): each gets the status and code of docs/protocol.md decision 2, and
 // nothing changes, in the store or on the boards bob and carol read.
 func TestBadInputBoard(t *testing.T) {
 	start := time.Now()

@@ -26,7 +26,7 @@ type options struct {
 	Token string
 
 	// NoApproval lets deleteBoard run on an agent's confirm: true alone.
-	// By default deleting a board is human-verified (CLARIFICATIONS 10):
+	// By default deleting a board is human-verified (docs/protocol.md decision 10):
 	// the agent's call gets the URL of the board's approval page, the
 	// owner approves there, signed in, and only then does the call run. A
 	// person's own form needs no approval page: its confirmation is one.
@@ -67,7 +67,7 @@ func newBoard(ctx context.Context, db *sql.DB, opts options) (*Board, error) {
 		return nil, err
 	}
 	// Idempotency-Keys and approvals live in the board's own database, so
-	// a restart forgets none (CLARIFICATIONS 10).
+	// a restart forgets none (docs/protocol.md decision 10).
 	idempotency, err := sqlstore.NewIdempotency(ctx, db, nil)
 	if err != nil {
 		return nil, err

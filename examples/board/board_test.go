@@ -391,7 +391,7 @@ func TestAgentBoard(t *testing.T) {
 }
 
 // TestDeleteBoardNeedsApproval: on the board as the demo runs it, an
-// agent's confirm: true alone deletes no board (CLARIFICATIONS 10,
+// agent's confirm: true alone deletes no board (docs/protocol.md decision 10,
 // human-verified confirmation): the call gets the URL of an approval page,
 // where alice, signed in in her browser, reads the summary and approves;
 // then the same call deletes the board. Her own form's confirmation needs

@@ -58,7 +58,7 @@ func (x *person) visit(path string) {
 
 // perform uses the element of the affordance id of the page's AAL
 // fragment, the one input picks among several (a card's button,
-// CLARIFICATIONS 11), and returns the affordance.
+// docs/protocol.md decision 11), and returns the affordance.
 func (x *person) perform(id string, input map[string]any) aal.Affordance {
 	x.t.Helper()
 	f, err := x.p.Fragment(x.t.Context())

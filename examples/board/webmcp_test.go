@@ -2,7 +2,7 @@ package main
 
 // Tests in Chromium with WebMCP (Debian's Chromium 148 has it behind the
 // WebMCPTesting feature), as an agent that lives in the browser sees the
-// board (CLARIFICATIONS 12): each page's tools are its available actions,
+// board (docs/protocol.md decision 12): each page's tools are its available actions,
 // with their input schemas and the hints of their declarations; running
 // one is an Affordances call with the person's own session, and the next
 // page shows it; deleteBoard's tool only asks; tools follow the actions
@@ -578,7 +578,7 @@ func TestWebMCPDeclarative(t *testing.T) {
 }
 
 // A webmcpTool is a tool of a page's WebMCP data block, as Page.Head
-// writes it (CLARIFICATIONS 12).
+// writes it (docs/protocol.md decision 12).
 type webmcpTool struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`

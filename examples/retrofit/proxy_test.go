@@ -13,7 +13,7 @@ import (
 // the origin's /.well-known/ is not the app's, and the conformance suite
 // given a page of the app finds the site index and the AAL manifest that
 // page names, walks the app's pages and passes every must, as it does at
-// the origin (CLARIFICATIONS 13, issue 38). Before, the suite read the
+// the origin (docs/protocol.md decision 13, issue 38). Before, the suite read the
 // origin's documents alone, found nothing and checked no page.
 func TestBehindAProxyOfThePrefix(t *testing.T) {
 	if testing.Short() {

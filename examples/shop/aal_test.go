@@ -36,8 +36,8 @@ func fragmentURL(page string) string {
 var inlineAAL = regexp.MustCompile(`<script type="application/aal\+json">(.*?)</script>`)
 
 // wantAAL is what each action of the shop declares to an AAL consumer
-// (CLARIFICATIONS 7-9), by affordance id, and the classes a consumer's gate
-// must then ask a person about (CLARIFICATIONS 8).
+// (docs/protocol.md decisions 7 to 9), by affordance id, and the classes a consumer's gate
+// must then ask a person about (docs/protocol.md decision 8).
 var wantAAL = map[string]struct {
 	action        aal.ActionType
 	trust         aal.Trust
@@ -63,7 +63,7 @@ var wantAAL = map[string]struct {
 	"cancel-order": {action: aal.Update, trust: aal.TrustFinancial, reversible: true,
 		classes: []aal.Class{aal.ClassFinancial}},
 	// Accounts (accounts.go): a delete is destructive and irreversible
-	// whatever is declared (CLARIFICATIONS 8), and they declare it so.
+	// whatever is declared (docs/protocol.md decision 8), and they declare it so.
 	"sign-up":        {action: aal.Authenticate, trust: aal.TrustPersonal},
 	"update-profile": {action: aal.Update, trust: aal.TrustPersonal, reversible: true},
 	"add-address":    {action: aal.Create, trust: aal.TrustPersonal, reversible: true},
@@ -89,10 +89,10 @@ var wantFlow = map[string]*aal.Flow{
 
 // TestAALPages: every page the shop serves, to nobody and to alice (with
 // an empty cart and a full one, by cookie and by token), publishes the AAL
-// fragment of its graph (seed 003; CLARIFICATIONS 7, 9): the served
+// fragment of its graph (seed 003; docs/protocol.md decisions 7 and 9): the served
 // fragment validates and is the one inlined in the page, every available
 // affordance selects one element of the page, or several that each carry
-// the input of their item (CLARIFICATIONS 11), no element carries a
+// the input of their item (docs/protocol.md decision 11), no element carries a
 // data-aal of no affordance, an unavailable action's one element is
 // disabled with the graph's reason beside it, each graph action has its affordance and the
 // reverse, the checkout's steps carry their flow, and placing the order
@@ -171,7 +171,7 @@ func checkAALPage(t *testing.T, a *agent, page string, nobody bool) {
 		t.Errorf("got page %q, want %q", f.Page, path)
 	}
 
-	// The head links the graph, the page's query kept (CLARIFICATIONS 3),
+	// The head links the graph, the page's query kept (docs/protocol.md decision 3),
 	// and the fragment, and inlines the same one.
 	graph := "?affordances=1"
 	if _, q, ok := strings.Cut(page, "?"); ok {
@@ -229,7 +229,7 @@ func checkAALPage(t *testing.T, a *agent, page string, nobody bool) {
 			t.Fatal(err)
 		}
 		for _, problem := range aal.CheckMatches(d.Available, inputs) {
-			t.Errorf("%s: selector %s: %s (CLARIFICATIONS 11)", af.ID, af.Selector, problem)
+			t.Errorf("%s: selector %s: %s (docs/protocol.md decision 11)", af.ID, af.Selector, problem)
 		}
 		if !d.Available && len(inputs) != 1 {
 			t.Errorf("%s: unavailable, and its selector matches %d elements, want its one disabled element", af.ID, len(inputs))
@@ -296,7 +296,7 @@ func cssString(s string) string {
 }
 
 // TestAALManifest: the manifest validates and lists every route of the site
-// index, each with its fragment path (CLARIFICATIONS 7).
+// index, each with its fragment path (docs/protocol.md decision 7).
 func TestAALManifest(t *testing.T) {
 	_, srv := newShop(t)
 	a := newAgent(t, srv, "")

@@ -29,7 +29,7 @@ const (
 // The account pages' templates, parsed with the others by mustParseViews.
 func init() { pageNames = append(pageNames, "signup", "account", "tokens") }
 
-// Bounds that keep the account graphs small (seed 000, "Graph"): a person
+// Bounds that keep the account graphs small (docs/protocol.md §7): a person
 // keeps at most maxAddresses shipping addresses and maxTokens tokens.
 const (
 	maxAddresses = 5
@@ -44,7 +44,7 @@ var signUpLimit = affordances.Limit{Calls: 20, Per: time.Minute, Burst: 10}
 // with its shipping addresses, and bearer tokens for agents.
 //
 // The profile's and the tokens' actions are hidden from nobody, as signOut
-// is (CLARIFICATIONS 1): they act on one's own account, so there is nothing
+// is (docs/protocol.md decision 1): they act on one's own account, so there is nothing
 // to list until someone is signed in; the pages then say to sign in.
 func (s *Shop) declareAccounts(login *affordances.Route) {
 	signup := s.site.Route(routeSignup, &affordances.RouteOptions{
@@ -98,7 +98,7 @@ func (s *Shop) declareAccounts(login *affordances.Route) {
 		Guard:       guard(spareAddress),
 		// A delete, honestly: the address is gone, and adding it again
 		// makes another one (a new id). AAL reads every delete as
-		// destructive and irreversible (CLARIFICATIONS 8), so the gate
+		// destructive and irreversible (docs/protocol.md decision 8), so the gate
 		// asks, and the declaration says the same.
 		AAL: &aal.Meta{Action: aal.Delete, Trust: aal.TrustPersonal, Destructive: true, Label: "Delete address"},
 	}, s.deleteAddressAction)

@@ -64,7 +64,7 @@ func see(t *testing.T, a *agent, path string, want ...string) {
 
 // TestSignUp: a person signs up by the action (an agent) or by the form (a
 // browser) and is then signed in to the new account; an email that has an
-// account is refused with invalid_input at /email (CLARIFICATIONS 2) and
+// account is refused with invalid_input at /email (docs/protocol.md decision 2) and
 // creates nothing.
 func TestSignUp(t *testing.T) {
 	_, srv := newShop(t)
@@ -116,7 +116,7 @@ func TestSignUp(t *testing.T) {
 		}
 	})
 
-	t.Run("CLARIFICATIONS 2: an email with an account is invalid_input at /email, and nothing changes", func(t *testing.T) {
+	t.Run("docs/protocol.md decision 2: an email with an account is invalid_input at /email, and nothing changes", func(t *testing.T) {
 		b := newBrowser(t, srv)
 		status, d, h := b.call("/signup", "signUp", signUpInput("Impostor", "BOB@example.com", "another password"), false)
 		wantError(t, "signUp again", status, d, http.StatusBadRequest, affordances.InvalidInput, "/email")
@@ -203,7 +203,7 @@ func TestProfile(t *testing.T) {
 	wantError(t, "an empty name", status, d, http.StatusBadRequest, affordances.InvalidInput, "/name")
 
 	// Nobody sees no profile and no actions, but a way to sign in
-	// (CLARIFICATIONS 1: the actions are hidden from nobody).
+	// (docs/protocol.md decision 1: the actions are hidden from nobody).
 	nobody := newAgent(t, srv, "")
 	_, g := nobody.graph("/account")
 	if len(g.Actions) != 0 || g.Entities["signedIn"] != false {
@@ -333,9 +333,9 @@ func graphs(a *agent) map[string]string {
 
 // TestTokens: a person creates a bearer token for an agent, which is shown
 // once (in the delta's output, or on the page right after the form) and
-// never in a graph (seed 000, "Graph": entities carry no secrets); the
-// agent uses it (CLARIFICATIONS 4); once revoked it is refused at once
-// (CLARIFICATIONS 2: 401).
+// never in a graph (docs/protocol.md §7: entities carry no secrets); the
+// agent uses it (docs/protocol.md decision 4); once revoked it is refused at once
+// (docs/protocol.md decision 2: 401).
 func TestTokens(t *testing.T) {
 	_, srv := newShop(t)
 	alice := newBrowser(t, srv)
@@ -437,7 +437,7 @@ func TestTokens(t *testing.T) {
 }
 
 // TestSignUpIsLimited: sign-ups from one host share one budget, by the
-// form and by the action (seed 000 Call step 3; CLARIFICATIONS 2: 429
+// form and by the action (docs/protocol.md §19, step 3; docs/protocol.md decision 2: 429
 // with Retry-After): each costs a password hash and an account.
 func TestSignUpIsLimited(t *testing.T) {
 	_, srv := newShop(t)

@@ -20,7 +20,7 @@ import (
 // This file holds the admin pages: prices, stock, users.
 //
 // Only admins know the admin pages are there. Their actions are hidden from
-// everyone else (CLARIFICATIONS 1): the site index lists the routes with no
+// everyone else (docs/protocol.md decision 1): the site index lists the routes with no
 // actions, and a call is refused as for any hidden action, unauthorized
 // (401 for nobody, 403 for a signed-in customer). The pages themselves are
 // not found for anyone but an admin, graph and HTML alike (404, as an
@@ -36,7 +36,7 @@ const (
 func init() { pageNames = append(pageNames, "admin", "admin_users") }
 
 // How many products and users one admin page lists: the graphs stay small
-// (seed 000, "Graph"); the counts say how many there are in all.
+// (docs/protocol.md §7); the counts say how many there are in all.
 const (
 	adminProductsPerPage = 4
 	adminUsersPerPage    = 5
@@ -62,7 +62,7 @@ func adminOnly(r *affordances.Request) bool { return isAdmin(r.Principal) }
 
 // declareAdmin declares the routes and actions of the admin pages: prices,
 // stock, users. Every action acts on the site or on other people: trust
-// admin, which a consumer's gate always asks about (CLARIFICATIONS 8).
+// admin, which a consumer's gate always asks about (docs/protocol.md decision 8).
 func (s *Shop) declareAdmin() {
 	products := s.site.Route(routeAdmin, &affordances.RouteOptions{
 		Description: "Admin: prices and stock (admins only)",

@@ -14,11 +14,11 @@ import (
 	"github.com/affordances/affordances-go/examples/shop"
 )
 
-// Decision (CLARIFICATIONS 1): the admin pages are not found for anyone but
+// Decision (docs/protocol.md decision 1): the admin pages are not found for anyone but
 // an admin, graph (not_found, 404) and HTML (404) alike, as another
 // customer's order is; the site index lists their routes with no actions;
 // a call to one of their actions is refused as for any hidden action,
-// unauthorized (401 for nobody, 403 for a customer, CLARIFICATIONS 2).
+// unauthorized (401 for nobody, 403 for a customer, docs/protocol.md decision 2).
 
 var (
 	adminPages   = []string{"/admin", "/admin/users"}
@@ -281,7 +281,7 @@ func TestDisableUser(t *testing.T) {
 	wantError(t, "an unknown account", status, d, http.StatusBadRequest, affordances.InvalidInput, "/email")
 }
 
-// TestDeleteUser: deleteUser is confirmed first (seed 000, Call step 6),
+// TestDeleteUser: deleteUser is confirmed first (docs/protocol.md §19, step 6),
 // then deletes the account with its sessions, tokens, cart, addresses,
 // cards and reviews. An account with orders is kept (the shop keeps its
 // order records; disable it instead), and an admin cannot delete themselves.

@@ -1,6 +1,6 @@
 package shop_test
 
-// Human-verified confirmation (CLARIFICATIONS 10) in real Chromium: the
+// Human-verified confirmation (docs/protocol.md decision 10) in real Chromium: the
 // shop as the demo runs it, where an agent's placeOrder waits for alice's
 // decision on the shop's approval page. Without Chromium these skip; under
 // make check they fail instead.

@@ -13,7 +13,7 @@ import (
 // sessionCookie is the name of the session cookie.
 const sessionCookie = "sid"
 
-// authenticate says who is asking (CLARIFICATIONS 4): a bearer token when
+// authenticate says who is asking (docs/protocol.md decision 4): a bearer token when
 // the request has one (an unknown token is affordances.ErrInvalidToken),
 // else the session cookie (an unknown or expired session is nobody), else
 // nobody. A failure of the store is its error, which the site answers as

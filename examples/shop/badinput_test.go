@@ -322,7 +322,7 @@ var stateForms = []struct {
 }
 
 // TestBadInputShop sends the shop bad requests of every kind (issue 14,
-// section 4): each gets the status and code of CLARIFICATIONS 2, and
+// section 4): each gets the status and code of docs/protocol.md decision 2, and
 // nothing changes, in the store or on the pages alice and bob read.
 func TestBadInputShop(t *testing.T) {
 	start := time.Now()
@@ -397,7 +397,7 @@ func TestBadInputShop(t *testing.T) {
 		{name: "fractional quantity", as: asToken, method: "POST", path: productPath, header: j(), body: `{"action":"addToCart","input":{"sku":"TOTE-NAT","quantity":1.5}}`, status: 400, code: "invalid_input"},
 		{name: "quantity a string", as: asToken, method: "POST", path: productPath, header: j(), body: `{"action":"addToCart","input":{"sku":"TOTE-NAT","quantity":"1"}}`, status: 400, code: "invalid_input"},
 		{name: "negative quantity", as: asToken, method: "POST", path: productPath, header: j(), body: `{"action":"addToCart","input":{"sku":"TOTE-NAT","quantity":-1}}`, status: 400, code: "invalid_input"},
-		{name: "form with neither Origin nor Sec-Fetch-Site (CLARIFICATIONS 13)", as: asAlice, method: "POST", path: productPath, header: http.Header{"Content-Type": {formType}, "Origin": {noOrigin}}, body: "_action=addToCart&sku=TOTE-NAT", status: 403},
+		{name: "form with neither Origin nor Sec-Fetch-Site (docs/protocol.md decision 13)", as: asAlice, method: "POST", path: productPath, header: http.Header{"Content-Type": {formType}, "Origin": {noOrigin}}, body: "_action=addToCart&sku=TOTE-NAT", status: 403},
 		{name: "form a browser says is same-site", as: asAlice, method: "POST", path: productPath, header: http.Header{"Content-Type": {formType}, "Sec-Fetch-Site": {"same-site"}}, body: "_action=addToCart&sku=TOTE-NAT", status: 403},
 		{name: "case-folded Action key", as: asToken, method: "POST", path: productPath, header: j(), body: `{"Action":"addToCart","input":{"sku":"TOTE-NAT"}}`, status: 400, code: "invalid_input"},
 		{name: "case-folded input key", as: asToken, method: "POST", path: productPath, header: j(), body: `{"action":"addToCart","input":{"SKU":"TOTE-NAT"}}`, status: 400, code: "invalid_input"},

@@ -95,7 +95,7 @@ func (x *person) perform(id string) aal.Affordance {
 }
 
 // performOn uses the affordance id of the page's AAL fragment on the item
-// input picks, among the elements of one per item (CLARIFICATIONS 11), and
+// input picks, among the elements of one per item (docs/protocol.md decision 11), and
 // waits for the page that loads.
 func (x *person) performOn(id string, input map[string]any) {
 	x.t.Helper()

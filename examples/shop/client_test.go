@@ -222,7 +222,7 @@ func TestClientJourneyBearer(t *testing.T) {
 }
 
 // TestClientJourneyCookie: the same journey with a cookie session from the
-// signIn action; every call carries the site's Origin (CLARIFICATIONS 4).
+// signIn action; every call carries the site's Origin (docs/protocol.md decision 4).
 func TestClientJourneyCookie(t *testing.T) {
 	s, srv := newShop(t)
 	rec := &recorder{next: srv.Client().Transport}
@@ -251,7 +251,7 @@ func TestClientJourneyCookie(t *testing.T) {
 
 // TestClientLostResponse: the answer to placeOrder is lost after the server
 // ran it; the client retries with the same Idempotency-Key, gets the same
-// delta, and exactly one order exists (CLARIFICATIONS 10).
+// delta, and exactly one order exists (docs/protocol.md decision 10).
 func TestClientLostResponse(t *testing.T) {
 	s, srv := newShop(t)
 	rec := &recorder{next: srv.Client().Transport, dropOnce: `"confirm":true`}

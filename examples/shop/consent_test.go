@@ -1,6 +1,6 @@
 package shop_test
 
-// What alice approves is what is ordered (issue 25, CLARIFICATIONS 10):
+// What alice approves is what is ordered (issue 25, docs/protocol.md decision 10):
 // her approval covers the cart's lines and the recipient as the summary
 // showed them, checked before placeOrder runs and again in its
 // transaction. These run on SQLite and, under make check's postgres job,

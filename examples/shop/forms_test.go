@@ -16,7 +16,7 @@ import (
 // by the site's form binding, not by code of the shop's own: a form from
 // another site, a body over the limit (urlencoded or multipart), a value
 // the action's schema refuses, and a sign-in after five guesses from one
-// address (the signIn action's limit) each get the answer a call gets (CLARIFICATIONS 2), on the page
+// address (the signIn action's limit) each get the answer a call gets (docs/protocol.md decision 2), on the page
 // the form was on, and change nothing in the store.
 func TestFormsGoThroughTheBinding(t *testing.T) {
 	s, srv := newShop(t)

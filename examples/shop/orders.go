@@ -31,7 +31,7 @@ const (
 const cancelWindow = 30 * time.Minute
 
 // ordersPageSize is how many orders one page of the history lists: the
-// graph stays small (seed 000, "Graph").
+// graph stays small (docs/protocol.md §7).
 const ordersPageSize = 8
 
 // declareOrders declares the order history and, on the order page, the
@@ -56,7 +56,7 @@ func (s *Shop) declareOrders(order *affordances.Route) {
 		// placing (reversible)"): nothing is lost, the money and the stock
 		// go back where they were before the order, and ordering the same
 		// items again restores the rest. A consumer still asks a person
-		// first, for the money (CLARIFICATIONS 8, class financial).
+		// first, for the money (docs/protocol.md decision 8, class financial).
 		AAL: &aal.Meta{Action: aal.Update, Trust: aal.TrustFinancial, Reversible: true},
 	}, s.cancelOrder)
 }

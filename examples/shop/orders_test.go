@@ -72,8 +72,8 @@ var stockText = regexp.MustCompile(`<span class="stock">(\d+) left</span>`)
 
 // TestCancelOrder: an order cancelled within 30 minutes gives every line's
 // stock back, as the product pages show it to people and agents, and its
-// page shows it cancelled (seed 000 Call step 7, CLARIFICATIONS 5); a
-// second cancel is refused by the guard (CLARIFICATIONS 2: unavailable,
+// page shows it cancelled (docs/protocol.md §19, step 7, docs/protocol.md decision 5); a
+// second cancel is refused by the guard (docs/protocol.md decision 2: unavailable,
 // 409) and gives nothing back twice.
 func TestCancelOrder(t *testing.T) {
 	_, srv, clock := newShopWithClock(t)
@@ -135,7 +135,7 @@ func TestCancelOrder(t *testing.T) {
 
 // TestCancelOrderTooLate: 30 minutes after placing, the guard refuses with
 // its reason, in the graph, beside the page's disabled button and to a
-// call (CLARIFICATIONS 1, 2), and the stock stays sold.
+// call (docs/protocol.md decisions 1 and 2), and the stock stays sold.
 func TestCancelOrderTooLate(t *testing.T) {
 	_, srv, clock := newShopWithClock(t)
 	alice := newBrowser(t, srv)
@@ -249,7 +249,7 @@ func TestCancelOrderOnce(t *testing.T) {
 }
 
 // TestCancelOthersOrder: another customer's order is not found to them,
-// by call and by form (CLARIFICATIONS 2: not_found, 404), and stays placed.
+// by call and by form (docs/protocol.md decision 2: not_found, 404), and stays placed.
 func TestCancelOthersOrder(t *testing.T) {
 	s, srv, _ := newShopWithClock(t)
 	alice := newAgent(t, srv, demoToken)
@@ -279,7 +279,7 @@ func TestCancelOthersOrder(t *testing.T) {
 
 // TestOrderHistory: /orders lists the requester's orders, newest first,
 // each with its id, date, item count, total and status, and links to each
-// (seed 000 "Graph": entities and nav); the HTML shows the same; nobody
+// (docs/protocol.md §7: entities and nav); the HTML shows the same; nobody
 // gets an empty history and a way to sign in; the header links it for a
 // signed-in person.
 func TestOrderHistory(t *testing.T) {
@@ -346,7 +346,7 @@ func TestOrderHistory(t *testing.T) {
 }
 
 // TestOrderHistoryPages: a long history is paged, each page's graph small
-// (seed 000 "Graph"), with links to the older and newer pages.
+// (docs/protocol.md §7), with links to the older and newer pages.
 func TestOrderHistoryPages(t *testing.T) {
 	_, srv, _ := newShopWithClock(t)
 	alice := newAgent(t, srv, demoToken)

@@ -64,7 +64,7 @@ func (s *Shop) declareReviews(product *affordances.Route) {
 		// signed-in customers only, as signOut is.
 		Visible: func(r *affordances.Request) bool { return !r.Principal.Anonymous() },
 		// A deleted review is gone: destructive and irreversible, as AAL
-		// reads every delete (CLARIFICATIONS 8), so a consumer asks first.
+		// reads every delete (docs/protocol.md decision 8), so a consumer asks first.
 		AAL: &aal.Meta{Action: aal.Delete, Trust: aal.TrustUser, Destructive: true, Reversible: false, Label: "Delete your review"},
 	}, s.deleteReview)
 }

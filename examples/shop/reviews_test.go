@@ -37,7 +37,7 @@ func availability(g affordances.Graph, action string) (listed, available bool, r
 }
 
 // TestReviewsByAction: reviews are written, listed and deleted by the
-// product page's actions (seed 000 Call; CLARIFICATIONS 1, 2, 5). One
+// product page's actions (docs/protocol.md §18 (Call); docs/protocol.md decisions 1, 2 and 5). One
 // review per customer: a second is unavailable (409) with the guard's
 // reason. Another's review cannot be deleted (invalid_input, 400) and
 // nothing changes.
@@ -48,7 +48,7 @@ func TestReviewsByAction(t *testing.T) {
 	const page = "/products/canvas-tote"
 
 	// Before any review: writeReview is available, deleteReview listed
-	// but unavailable with its reason (CLARIFICATIONS 1).
+	// but unavailable with its reason (docs/protocol.md decision 1).
 	_, g := alice.graph(page)
 	if got := num(reviews(g)["count"]); got != 0 {
 		t.Fatalf("got %d reviews, want 0", got)
@@ -68,7 +68,7 @@ func TestReviewsByAction(t *testing.T) {
 	if want := "Thank you: your review of Canvas Tote is posted."; d.Message != want {
 		t.Errorf("got message %q, want %q", d.Message, want)
 	}
-	// The delta carries the reviews (CLARIFICATIONS 5, effects), with the
+	// The delta carries the reviews (docs/protocol.md decision 5, effects), with the
 	// new review's id as mine, and the flipped availability of both
 	// actions.
 	aliceID := num(obj(d.Changed["reviews"], "mine"))
@@ -98,7 +98,7 @@ func TestReviewsByAction(t *testing.T) {
 	}
 
 	// A second review of the same product is refused by the guard
-	// (CLARIFICATIONS 2: unavailable, 409) and nothing is added.
+	// (docs/protocol.md decision 2: unavailable, 409) and nothing is added.
 	status, d, _ = alice.call(page, "writeReview", map[string]any{"rating": 1, "body": "Changed my mind."}, false)
 	if status != http.StatusConflict || d.Error == nil || d.Error.Code != affordances.Unavailable || d.Error.Message != alreadyReviewed {
 		t.Errorf("second writeReview: got %d %+v, want 409 unavailable %q", status, d.Error, alreadyReviewed)
@@ -165,7 +165,7 @@ func mustCreateUser(t *testing.T, s *shop.Shop, email string) string {
 // TestReviewsForNobody: nobody reads the reviews, in the graph and the
 // HTML, and sees writeReview unavailable with the sign-in reason; the
 // delete action is not listed to nobody, and a call is unauthorized
-// (CLARIFICATIONS 1, 2).
+// (docs/protocol.md decisions 1 and 2).
 func TestReviewsForNobody(t *testing.T) {
 	_, srv := newShop(t)
 	alice := newAgent(t, srv, demoToken)
@@ -291,7 +291,7 @@ func reviewsOf(a *agent, path string) map[string]any {
 }
 
 // TestReviewInput: writeReview's input is bounded by its schema and by the
-// store (CLARIFICATIONS 2: invalid_input, 400, with the path).
+// store (docs/protocol.md decision 2: invalid_input, 400, with the path).
 func TestReviewInput(t *testing.T) {
 	_, srv := newShop(t)
 	alice := newAgent(t, srv, demoToken)
@@ -327,7 +327,7 @@ func TestReviewInput(t *testing.T) {
 // TestReviewsStaySmall: however many and however long the reviews, the
 // product's graph carries the latest three, their texts cut to their first
 // words (a prefix the page shows whole, so parity holds), and the rest as a
-// count (seed 000 "Graph": large collections summarised); they add at most
+// count (docs/protocol.md §7: large collections summarised); they add at most
 // 600 bytes to the graph.
 func TestReviewsStaySmall(t *testing.T) {
 	s, srv := newShop(t)

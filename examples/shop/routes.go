@@ -38,9 +38,9 @@ const signInReason = "Sign in to use your cart, check out and write reviews."
 func checkoutStep(n int) *aal.Flow { return &aal.Flow{ID: "checkout", Step: n, Of: 4} }
 
 // declare declares the shop's routes and actions on its site. Each action
-// also declares its AAL affordance (CLARIFICATIONS 9): what kind of thing it
+// also declares its AAL affordance (docs/protocol.md decision 9): what kind of thing it
 // does, what it touches, whether it can be undone and what it costs, so a
-// consumer can gate it (CLARIFICATIONS 8).
+// consumer can gate it (docs/protocol.md decision 8).
 func (s *Shop) declare() {
 	catalog := s.site.Route(routeCatalog, &affordances.RouteOptions{
 		Description: "The catalog: products by category, and search",
@@ -100,7 +100,7 @@ func (s *Shop) declare() {
 		GuardText:   "the cart is not empty",
 		Guard:       guard(cartNotEmpty),
 		// An update of the cart, not a delete: adding the item again undoes
-		// it, and AAL reads every delete as irreversible (CLARIFICATIONS 8).
+		// it, and AAL reads every delete as irreversible (docs/protocol.md decision 8).
 		AAL: &aal.Meta{Action: aal.Update, Trust: aal.TrustUser, Reversible: true},
 	}, s.removeFromCart)
 
@@ -133,7 +133,7 @@ func (s *Shop) declare() {
 		Expose:      affordances.ExposeSession,
 		Effects:     []string{"chosen"},
 		// Trust personal, not financial: choosing a card moves no money and
-		// commits to nothing (CLARIFICATIONS 7 keeps financial for that);
+		// commits to nothing (docs/protocol.md decision 7 keeps financial for that);
 		// it picks one of the person's own cards, known here by brand and
 		// last four digits, for an order that placeOrder alone commits,
 		// itself financial, destructive and confirmed. Choosing another card

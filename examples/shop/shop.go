@@ -125,7 +125,7 @@ type Options struct {
 	Redis redis.UniversalClient
 
 	// NoApproval lets placeOrder run on confirm: true alone. By default an
-	// order is human-verified (CLARIFICATIONS 10): the agent's call gets
+	// order is human-verified (docs/protocol.md decision 10): the agent's call gets
 	// the URL of the shop's approval page, the person approves there,
 	// signed in, and only then does the call run.
 	NoApproval bool

@@ -342,8 +342,8 @@ func descriptor(ds []affordances.ActionDescriptor, name string) *affordances.Act
 }
 
 // TestConcurrentOrders: fifty customers race for ten items. Placing an
-// order is one transaction (seed 000 Call step 7): exactly ten succeed, the
-// rest get unavailable (CLARIFICATIONS 2: 409) and nothing of theirs
+// order is one transaction (docs/protocol.md §19, step 7): exactly ten succeed, the
+// rest get unavailable (docs/protocol.md decision 2: 409) and nothing of theirs
 // changes, stock ends at zero and never goes below.
 func TestConcurrentOrders(t *testing.T) {
 	s, srv := newShop(t)
@@ -429,7 +429,7 @@ func TestAgentJourney(t *testing.T) {
 	}
 	var orderPath string
 
-	step("seed 000 Call: signIn starts a cookie session and reloads as the user", func(t *testing.T) {
+	step("docs/protocol.md §18 (Call): signIn starts a cookie session and reloads as the user", func(t *testing.T) {
 		a.t = t
 		status, d, h := a.call("/login", "signIn", map[string]any{"email": shop.DemoEmail, "password": shop.DemoPassword}, false)
 		if status != http.StatusOK || !d.OK {
@@ -452,7 +452,7 @@ func TestAgentJourney(t *testing.T) {
 		}
 	})
 
-	step("seed 000 Call: search answers results and a redirect to follow", func(t *testing.T) {
+	step("docs/protocol.md §18 (Call): search answers results and a redirect to follow", func(t *testing.T) {
 		a.t = t
 		status, d, _ := a.call("/", "search", map[string]any{"q": "tee"}, false)
 		if status != http.StatusOK || !d.OK {
@@ -514,7 +514,7 @@ func TestAgentJourney(t *testing.T) {
 		}
 	})
 
-	step("seed 000 Call step 6: placeOrder without confirm is confirm_required and changes nothing", func(t *testing.T) {
+	step("docs/protocol.md §19, step 6: placeOrder without confirm is confirm_required and changes nothing", func(t *testing.T) {
 		a.t = t
 		status, d, _ := a.call("/checkout", "placeOrder", nil, false)
 		if status != http.StatusPreconditionRequired || d.Error == nil || d.Error.Code != affordances.ConfirmRequired {
@@ -533,7 +533,7 @@ func TestAgentJourney(t *testing.T) {
 		}
 	})
 
-	step("seed 000 Call step 7: placeOrder with confirm orders, decrements stock, redirects", func(t *testing.T) {
+	step("docs/protocol.md §19, step 7: placeOrder with confirm orders, decrements stock, redirects", func(t *testing.T) {
 		a.t = t
 		status, d, _ := a.call("/checkout", "placeOrder", nil, true)
 		if status != http.StatusOK || !d.OK {
@@ -582,7 +582,7 @@ func TestAgentJourney(t *testing.T) {
 		}
 		_, g := a.graph("/products/heavyweight-tee")
 		if add := descriptor(g.Actions, "addToCart"); add == nil || add.Available || add.Reason == "" {
-			t.Errorf("got addToCart %+v, want it listed, unavailable, with a reason (CLARIFICATIONS 1)", add)
+			t.Errorf("got addToCart %+v, want it listed, unavailable, with a reason (docs/protocol.md decision 1)", add)
 		}
 		if status, _ := a.graph(orderPath); status != http.StatusNotFound {
 			t.Errorf("GET %s signed out: got %d, want 404", orderPath, status)
@@ -590,8 +590,8 @@ func TestAgentJourney(t *testing.T) {
 	})
 }
 
-// TestRefusals: each step of seed 000 "Call" that can say no, with the
-// status of CLARIFICATIONS 2.
+// TestRefusals: each step of docs/protocol.md §18 that can say no, with the
+// status of docs/protocol.md decision 2.
 func TestRefusals(t *testing.T) {
 	s, srv := newShop(t)
 	emptyToken, err := s.CreateUser(t.Context(), "empty@example.com", "password")
@@ -721,12 +721,12 @@ func TestOrdersArePrivate(t *testing.T) {
 	}
 }
 
-// TestHTML: people get HTML from the same URLs (seed 000 "Discovery";
-// CLARIFICATIONS 3), and the forms work with no JavaScript.
+// TestHTML: people get HTML from the same URLs (docs/protocol.md §3;
+// docs/protocol.md decision 3), and the forms work with no JavaScript.
 func TestHTML(t *testing.T) {
 	s, srv := newShop(t)
 
-	t.Run("CLARIFICATIONS 3: a browser gets HTML with Vary and Link", func(t *testing.T) {
+	t.Run("docs/protocol.md decision 3: a browser gets HTML with Vary and Link", func(t *testing.T) {
 		resp, body := newAgent(t, srv, "").page("/")
 		if resp.StatusCode != 200 {
 			t.Fatalf("got %d, want 200", resp.StatusCode)
@@ -745,7 +745,7 @@ func TestHTML(t *testing.T) {
 		}
 	})
 
-	t.Run("seed 000 Discovery: ?affordances=1 is the graph", func(t *testing.T) {
+	t.Run("docs/protocol.md §3 (Discovery): ?affordances=1 is the graph", func(t *testing.T) {
 		resp, body := newAgent(t, srv, "").do(http.MethodGet, "/products/canvas-tote?affordances=1", nil, nil)
 		if got := resp.Header.Get("Content-Type"); got != affordances.MediaType {
 			t.Fatalf("got Content-Type %q, want %q", got, affordances.MediaType)
@@ -863,7 +863,7 @@ func TestHTML(t *testing.T) {
 }
 
 // TestParity: a graph must not contain anything the page would not show the
-// same user (seed 000 "Graph", "Security"): every string among a page's
+// same user (docs/protocol.md §7, "Security"): every string among a page's
 // entities appears in its HTML, outside hidden form fields.
 func TestParity(t *testing.T) {
 	s, srv := newShop(t)
@@ -933,8 +933,8 @@ func walkStrings(v any, ptr string, f func(ptr, s string)) {
 }
 
 // TestIndex: the site index lists every route with the actions the
-// requester may know about, and the auth modes (seed 000 "Site index";
-// CLARIFICATIONS 1, 6): signOut and deleteReview are hidden from nobody.
+// requester may know about, and the auth modes (docs/protocol.md §24;
+// docs/protocol.md decisions 1 and 6): signOut and deleteReview are hidden from nobody.
 func TestIndex(t *testing.T) {
 	_, srv := newShop(t)
 	routes := map[string][]string{
@@ -1145,7 +1145,7 @@ func TestAuthenticate(t *testing.T) {
 }
 
 // TestSignInFormIsLimited: the sign-in form is the signIn action, counted
-// by its limit (seed 000 Call step 3): the 6th guess from one address is
+// by its limit (docs/protocol.md §19, step 3): the 6th guess from one address is
 // its page again, 429 with Retry-After, and even the right password signs
 // nobody in then.
 func TestSignInFormIsLimited(t *testing.T) {
@@ -1237,7 +1237,7 @@ func TestLongSearchIsBounded(t *testing.T) {
 }
 
 // TestStoreFailure: when the database fails, requests get internal (500),
-// never a misleading unauthorized or not_found (CLARIFICATIONS 2).
+// never a misleading unauthorized or not_found (docs/protocol.md decision 2).
 func TestStoreFailure(t *testing.T) {
 	s, err := shop.Open(t.Context(), options(t))
 	if err != nil {

@@ -330,7 +330,7 @@ func (c cardView) String() string { return c.Brand + ", " + payment(c.Last4) }
 
 // catalogPageSize is how many products one page of the catalog lists, as
 // many as a real shop's page shows; the graph of a full page stays under
-// 2,000 tokens (seed 000, "Graph").
+// 2,000 tokens (docs/protocol.md §7).
 const catalogPageSize = 24
 
 // catalog returns the page of the products matching every word of q, in

@@ -63,9 +63,9 @@ type pageData struct {
 
 	// Head is what the head of a page with a graph carries for agents
 	// (affordances.Page.Head): the links to its graph (its query kept, a
-	// search's graph is the search's, CLARIFICATIONS 3), to llms.txt and
+	// search's graph is the search's, docs/protocol.md decision 3), to llms.txt and
 	// to its AAL fragment, the fragment inline (seed 003), and its WebMCP
-	// tools (CLARIFICATIONS 12).
+	// tools (docs/protocol.md decision 12).
 	Head template.HTML
 
 	// Step is the page's step in the checkout flow, 1 to 4; 0 outside it.
@@ -101,7 +101,7 @@ type pageData struct {
 }
 
 // Unavailable returns why the page's action is unavailable to the person,
-// as the page's graph says (CLARIFICATIONS 1), or "" when it is available:
+// as the page's graph says (docs/protocol.md decision 1), or "" when it is available:
 // the page renders its element disabled with the reason beside it.
 func (d *pageData) Unavailable(action string) (string, error) {
 	a, ok := d.Actions.Find(action)

@@ -2,7 +2,7 @@ package shop_test
 
 // Tests in Chromium with WebMCP (Debian's Chromium 148 has it behind the
 // WebMCPTesting feature), as an agent that lives in the browser sees the
-// shop (CLARIFICATIONS 12): each page's tools are its available actions,
+// shop (docs/protocol.md decision 12): each page's tools are its available actions,
 // with their input schemas and the hints of their declarations; running
 // one is an Affordances call with the person's own session, and the next
 // page shows it; a confirm action's tool only asks; tools follow the
@@ -180,7 +180,7 @@ func registered(t *testing.T, x *person) map[string]browser.Tool {
 }
 
 // asks says whether the AAL gate would ask a person before the action a
-// runs, from its affordance in the page's fragment (CLARIFICATIONS 8).
+// runs, from its affordance in the page's fragment (docs/protocol.md decision 8).
 func asks(t *testing.T, f *aal.Fragment, a affordances.ActionDescriptor) bool {
 	t.Helper()
 	i := slices.IndexFunc(f.Affordances, func(af aal.Affordance) bool { return af.ID == aal.ID(a.Name) })
@@ -631,7 +631,7 @@ func TestWebMCPDeclarative(t *testing.T) {
 }
 
 // A webmcpTool is a tool of a page's WebMCP data block, as Page.Head
-// writes it (CLARIFICATIONS 12).
+// writes it (docs/protocol.md decision 12).
 type webmcpTool struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`

@@ -47,7 +47,7 @@ func body(t *testing.T, res *http.Response) string {
 // TestTemplPages: the templ components carry what the html/template
 // helpers give: the page's head for agents, the form binding's field, the
 // data-aal and data-aal-input every affordance of the page's fragment
-// selects (CLARIFICATIONS 11), the declarative tool and the inputs'
+// selects (docs/protocol.md decision 11), the declarative tool and the inputs'
 // names and descriptions; and a person's form runs the action.
 func TestTemplPages(t *testing.T) {
 	h := templapp.New("")

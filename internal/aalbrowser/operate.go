@@ -47,7 +47,7 @@ type Operator struct {
 	// Cookies are the person's session on Origin, set in the page's
 	// browser context before it loads a page of Origin; never for another.
 	Cookies []*http.Cookie
-	// Gate decides what needs the person's authority (CLARIFICATIONS 8).
+	// Gate decides what needs the person's authority (docs/protocol.md decision 8).
 	// Nil: the zero gate, which asks for everything that does.
 	Gate *aal.Gate
 	// Approver is asked, before anything is clicked, about what the gate

@@ -39,8 +39,8 @@ func (a *approver) Approve(_ context.Context, r *agent.ApprovalRequest) (bool, e
 // filled from the input (by name and by label) and clicked, and the site
 // receives exactly that form; the next page and its affordances come
 // back. A destructive, irreversible delete is asked of the person first
-// (CLARIFICATIONS 8) and, without their yes, nothing is posted; with it,
-// the note their input picks (CLARIFICATIONS 11) is deleted. A field the
+// (docs/protocol.md decision 8) and, without their yes, nothing is posted; with it,
+// the note their input picks (docs/protocol.md decision 11) is deleted. A field the
 // form lacks, or a required field left empty, fails before anything is
 // clicked.
 func TestExecute(t *testing.T) {

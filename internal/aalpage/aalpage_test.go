@@ -24,9 +24,9 @@ func startPlain(t *testing.T) (*plain.Site, string) {
 
 // TestLoad: a page of the plain site is read through AAL alone: the
 // fragment it links, inlines, or the manifest names (seed 003,
-// CLARIFICATIONS 7), and for each affordance the elements and form
+// docs/protocol.md decision 7), and for each affordance the elements and form
 // fields the HTML has for it, as the input schema a call gives
-// (CLARIFICATIONS 11's data-aal-input picking a note).
+// (docs/protocol.md decision 11's data-aal-input picking a note).
 func TestLoad(t *testing.T) {
 	_, base := startPlain(t)
 	ctx := t.Context()
@@ -131,7 +131,7 @@ func TestLoadInvalid(t *testing.T) {
 	}
 }
 
-// TestMatchRoute: the manifest's route patterns (CLARIFICATIONS 7).
+// TestMatchRoute: the manifest's route patterns (docs/protocol.md decision 7).
 func TestMatchRoute(t *testing.T) {
 	for _, tc := range []struct {
 		route, path string

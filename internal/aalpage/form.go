@@ -19,12 +19,12 @@ import (
 // its form. Its strings are the site's text.
 type Element struct {
 	// Matches is how many elements the selector finds in the HTML; 0
-	// means the page does not offer the affordance now (CLARIFICATIONS 11).
+	// means the page does not offer the affordance now (docs/protocol.md decision 11).
 	Matches int
 	// Items holds the data-aal-input of each element found, when the
 	// selector finds several: the input fields that pick one.
 	Items []map[string]any
-	// Problems say how the elements break CLARIFICATIONS 11 (an element
+	// Problems say how the elements break docs/protocol.md decision 11 (an element
 	// among several without data-aal-input, two alike), or that the
 	// selector is not valid CSS.
 	Problems []string

@@ -1,7 +1,7 @@
 // Package aalpage reads a page that publishes the Agent
 // Affordance Layer (AAL 0.1.1) and no Affordances graph: any website, in
 // any language, that annotates its HTML with data-aal attributes and
-// publishes a manifest and fragments (seed 003, CLARIFICATIONS 7 and 11).
+// publishes a manifest and fragments (seed 003, docs/protocol.md decisions 7 and 11).
 //
 // [Load] reads a page as an agent does without a browser: its HTML, its
 // fragment (inline as <script type="application/aal+json">, linked with
@@ -390,7 +390,7 @@ func manifestFor(ctx context.Context, hc *http.Client, base *url.URL) (*aal.Mani
 // MatchRoute reports whether the page path (a query is ignored) has the
 // shape of the manifest route: the same segments, a [param] segment
 // standing for any one non-empty segment and a last [...name] for one or
-// more (CLARIFICATIONS 7).
+// more (docs/protocol.md decision 7).
 func MatchRoute(route, path string) bool {
 	path, _, _ = strings.Cut(path, "?")
 	rs, ps := strings.Split(route, "/"), strings.Split(path, "/")

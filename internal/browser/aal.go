@@ -62,7 +62,7 @@ func (p *Page) Perform(ctx context.Context, a aal.Affordance) (*Response, error)
 }
 
 // PerformInput is [Page.Perform] for an affordance whose action acts on
-// one of several items, a delete button on each row (CLARIFICATIONS 11):
+// one of several items, a delete button on each row (docs/protocol.md decision 11):
 // when a.Selector finds several elements, it operates the one whose
 // data-aal-input the call's input picks ([aal.Picks]: every field of that
 // JSON object has the same value in input). None or several that fit is an

@@ -270,7 +270,7 @@ func TestPerform(t *testing.T) {
 }
 
 // TestPerformInput: among the elements one selector finds, the call's
-// input picks the one whose data-aal-input it matches (CLARIFICATIONS 11).
+// input picks the one whose data-aal-input it matches (docs/protocol.md decision 11).
 func TestPerformInput(t *testing.T) {
 	b := browsertest.Start(t)
 	srv := testSite(t)

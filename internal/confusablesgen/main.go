@@ -1,6 +1,6 @@
 // Command confusablesgen writes aal/confusables.go: the prototypes of
 // Unicode's confusables.txt (UTS #39, Unicode Security Mechanisms) that the
-// gate's skeleton of a word needs (CLARIFICATIONS 8). `go generate ./aal`
+// gate's skeleton of a word needs (docs/protocol.md decision 8). `go generate ./aal`
 // runs it in the aal directory.
 //
 // Its input is confusables.txt as the Go module github.com/mtibben/confusables

@@ -103,7 +103,7 @@ func TestHTMLLinks(t *testing.T) {
 }
 
 // TestCredentials: an agent's requests carry the token, else the session
-// with the site's Origin (a cookie call's, CLARIFICATIONS 4); a person's
+// with the site's Origin (a cookie call's, docs/protocol.md decision 4); a person's
 // carry the session, the Origin on a POST only, else the token; Lacks
 // names, as the command line does, what a reader needs and has not.
 func TestCredentials(t *testing.T) {

@@ -15,7 +15,7 @@ const (
 	// Agent reads the graphs, the site index and the AAL documents of a
 	// site, and calls its actions: with the bearer token; without one,
 	// with the session cookies and the site's Origin, as a cookie call
-	// must carry it (CLARIFICATIONS 4).
+	// must carry it (docs/protocol.md decision 4).
 	Agent
 	// Person reads the HTML pages and the approval pages, and posts the
 	// forms, as a browser does: with the session cookies, and the site's

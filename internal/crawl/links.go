@@ -7,7 +7,7 @@ import (
 
 // The Link relations by which a page of a site under a path prefix names
 // its site index and its AAL manifest, where a proxy that forwards only
-// the prefix serves them (CLARIFICATIONS 13).
+// the prefix serves them (docs/protocol.md decision 13).
 const (
 	RelIndex    = "affordances-index"
 	RelManifest = "agent-affordances"

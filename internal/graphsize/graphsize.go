@@ -1,5 +1,5 @@
 // Package graphsize weighs a graph in o200k tokens and names its heaviest
-// part, for conform's v0.size.tokens and lint (seed 000, "Graph": about
+// part, for conform's v0.size.tokens and lint (docs/protocol.md §7: about
 // 2,000 tokens is a good ceiling).
 package graphsize
 

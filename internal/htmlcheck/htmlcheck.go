@@ -1,6 +1,6 @@
 // Package htmlcheck answers questions about a page's HTML that AAL asks:
 // how many elements a CSS selector matches, and whether they follow
-// CLARIFICATIONS 11.
+// docs/protocol.md decision 11.
 package htmlcheck
 
 import (
@@ -78,7 +78,7 @@ func (p *Page) Attrs(selector, name string) ([]string, error) {
 }
 
 // A SelectorProblem is what is wrong with the elements one affordance's
-// selector matches on a page (CLARIFICATIONS 11).
+// selector matches on a page (docs/protocol.md decision 11).
 type SelectorProblem struct {
 	Index    int // of the affordance in its fragment
 	ID       string
@@ -87,7 +87,7 @@ type SelectorProblem struct {
 }
 
 // CheckSelectors checks every affordance of a page's fragment against the
-// page's HTML by CLARIFICATIONS 11, its action's availability taken from
+// page's HTML by docs/protocol.md decision 11, its action's availability taken from
 // the page's graph (an affordance that is no action of the graph counts as
 // available).
 func (p *Page) CheckSelectors(actions []affordances.ActionDescriptor, f *aal.Fragment) []SelectorProblem {

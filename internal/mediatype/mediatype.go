@@ -1,5 +1,5 @@
 // Package mediatype reads the Accept and Content-Type headers the way
-// CLARIFICATIONS 3 asks: exact media types, q-values, nothing inferred from
+// docs/protocol.md decision 3 asks: exact media types, q-values, nothing inferred from
 // wildcards.
 package mediatype
 

@@ -7,7 +7,7 @@ import (
 
 const aff = "application/vnd.affordances+json"
 
-// TestAccepts: CLARIFICATIONS 3, a request asks when Accept lists the
+// TestAccepts: docs/protocol.md decision 3, a request asks when Accept lists the
 // media type with q > 0; wildcards never ask.
 func TestAccepts(t *testing.T) {
 	for _, tc := range []struct {

@@ -8,7 +8,7 @@
 //
 //  1. json.RawMessage is anything, and the enumerations are closed by Go type:
 //     [affordances.Expose] (public, session, confirm), [affordances.Code]
-//     (the seven of CLARIFICATIONS 2) and [affordances.AuthMethod] (cookie,
+//     (the seven of docs/protocol.md decision 2) and [affordances.AuthMethod] (cookie,
 //     bearer); a test holds each list to the constants the root declares.
 //  2. Objects stay open: ForType closes structs with additionalProperties
 //     false, which is removed, because clients must ignore fields they do not
@@ -76,15 +76,15 @@ var files = []struct {
 // typeDocs describes every struct on the wire: the description of a file's
 // root and of a nested object whose field has no description of its own.
 var typeDocs = map[reflect.Type]string{
-	reflect.TypeFor[affordances.Graph]():            "What a page shows an agent: its state (entities), what can be done there (actions) and where to go next (nav). The answer to GET of a page with Accept: application/vnd.affordances+json (seed 000, \"Graph\").",
-	reflect.TypeFor[affordances.NavLink]():          "A link an agent can follow from the page (seed 000, \"Graph\").",
-	reflect.TypeFor[affordances.ActionSummary]():    "An action without this request's availability: the form it takes in the site index (seed 000, \"Site index\").",
-	reflect.TypeFor[affordances.ActionDescriptor](): "An action as one requester sees it in a graph or in a delta's actionsAdded: its summary, and whether that requester can call it right now (seed 000, \"Action descriptor\").",
-	reflect.TypeFor[affordances.Call]():             "The body of a POST to a page that performs one of its route's actions (seed 000, \"Call\"; CLARIFICATIONS 5).",
-	reflect.TypeFor[affordances.Delta]():            "The answer to a call: what changed on the page, or why nothing did. Every error body is a delta with ok false and error set (seed 000, \"Delta\"; CLARIFICATIONS 2).",
-	reflect.TypeFor[affordances.Error]():            "The error object of a delta: a code, a message for a person and, for invalid_input, the issues (seed 000, \"Delta\"; CLARIFICATIONS 2).",
-	reflect.TypeFor[affordances.Issue]():            "One way a call's input failed its schema: where, as a JSON Pointer into the input, and what, in a sentence (CLARIFICATIONS 2).",
-	reflect.TypeFor[affordances.SiteIndex]():        "A site's routes and their actions, served at /.well-known/affordances.json: enough to plan a task and call an action without opening its page first (seed 000, \"Site index\"; CLARIFICATIONS 6).",
+	reflect.TypeFor[affordances.Graph]():            "What a page shows an agent: its state (entities), what can be done there (actions) and where to go next (nav). The answer to GET of a page with Accept: application/vnd.affordances+json (docs/protocol.md §7).",
+	reflect.TypeFor[affordances.NavLink]():          "A link an agent can follow from the page (docs/protocol.md §7).",
+	reflect.TypeFor[affordances.ActionSummary]():    "An action without this request's availability: the form it takes in the site index (docs/protocol.md §24).",
+	reflect.TypeFor[affordances.ActionDescriptor](): "An action as one requester sees it in a graph or in a delta's actionsAdded: its summary, and whether that requester can call it right now (docs/protocol.md §13).",
+	reflect.TypeFor[affordances.Call]():             "The body of a POST to a page that performs one of its route's actions (docs/protocol.md §18; docs/protocol.md decision 5).",
+	reflect.TypeFor[affordances.Delta]():            "The answer to a call: what changed on the page, or why nothing did. Every error body is a delta with ok false and error set (docs/protocol.md §22; docs/protocol.md decision 2).",
+	reflect.TypeFor[affordances.Error]():            "The error object of a delta: a code, a message for a person and, for invalid_input, the issues (docs/protocol.md §22; docs/protocol.md decision 2).",
+	reflect.TypeFor[affordances.Issue]():            "One way a call's input failed its schema: where, as a JSON Pointer into the input, and what, in a sentence (docs/protocol.md decision 2).",
+	reflect.TypeFor[affordances.SiteIndex]():        "A site's routes and their actions, served at /.well-known/affordances.json: enough to plan a task and call an action without opening its page first (docs/protocol.md §24; docs/protocol.md decision 6).",
 	reflect.TypeFor[affordances.RouteSummary]():     "One route of the site index: its pattern, what the page is for, and its actions.",
 }
 
@@ -96,18 +96,18 @@ func typeSchemas() map[reflect.Type]*jsonschema.Schema {
 		reflect.TypeFor[affordances.Expose](): {
 			Type:        "string",
 			Enum:        strings2any(affordances.ExposePublic, affordances.ExposeSession, affordances.ExposeConfirm),
-			Description: "who may call the action: public, anyone; session, an authenticated requester; confirm, an authenticated requester in a call with confirm true (CLARIFICATIONS 1)",
+			Description: "who may call the action: public, anyone; session, an authenticated requester; confirm, an authenticated requester in a call with confirm true (docs/protocol.md decision 1)",
 		},
 		reflect.TypeFor[affordances.Code](): {
 			Type: "string",
 			Enum: strings2any(affordances.NotFound, affordances.Unauthorized, affordances.RateLimited, affordances.InvalidInput,
 				affordances.Unavailable, affordances.ConfirmRequired, affordances.Internal),
-			Description: "why the call or page request failed; authoritative over the HTTP status (CLARIFICATIONS 2)",
+			Description: "why the call or page request failed; authoritative over the HTTP status (docs/protocol.md decision 2)",
 		},
 		reflect.TypeFor[affordances.AuthMethod](): {
 			Type:        "string",
 			Enum:        strings2any(affordances.AuthCookie, affordances.AuthBearer),
-			Description: "a way of authenticating: cookie, a cookie session with the site's Origin; bearer, Authorization: Bearer (CLARIFICATIONS 4)",
+			Description: "a way of authenticating: cookie, a cookie session with the site's Origin; bearer, Authorization: Bearer (docs/protocol.md decision 4)",
 		},
 	}
 }
@@ -155,7 +155,7 @@ func absolutePath(s *jsonschema.Schema) { s.Pattern = "^/" }
 func nonEmpty(s *jsonschema.Schema) { s.MinLength = jsonschema.Ptr(1) }
 
 // jsonSchema makes s accept a JSON Schema: an object or a boolean. Input
-// schemas may omit $schema and are 2020-12 (seed 000, "Site index").
+// schemas may omit $schema and are 2020-12 (docs/protocol.md §24).
 func jsonSchema(s *jsonschema.Schema) {
 	s.Type, s.Types = "", []string{"object", "boolean"}
 }

@@ -150,11 +150,11 @@ func truncate(s string, n int) string {
 }
 
 // ApprovalPage reports whether path is a path the approval of a
-// human-verified call may have (CLARIFICATIONS 10): ApprovalsPath and an
+// human-verified call may have (docs/protocol.md decision 10): ApprovalsPath and an
 // id of 1 to 128 of a URL's unreserved characters (RFC 3986: letters,
 // digits, "-._~"; not starting with a dot), as any site may make them
 // (store.NewApprovalID makes 26 of lowercase base32), after the path
-// prefix of a site under one (CLARIFICATIONS 13), and nothing after. The
+// prefix of a site under one (docs/protocol.md decision 13), and nothing after. The
 // prefix is segments of a URL path's own characters (RFC 3986), with no
 // dot segment and no /.well-known: a client's credentials follow the path
 // only to a page of the site's own, and a client can show it as one word.

@@ -23,7 +23,7 @@ func TestHugeNumbersDoNotCrash(t *testing.T) {
 }
 
 // TestApprovalPage: an approval's URL is a path of the site under
-// ApprovalsPath, after a site's path prefix (CLARIFICATIONS 10 and 13),
+// ApprovalsPath, after a site's path prefix (docs/protocol.md decisions 10 and 13),
 // with an id of a URL's unreserved characters (any site's: a UUID, or
 // store.NewApprovalID's lowercase base32) and nothing after: no
 // more a client's credentials should not follow, and nothing that could

@@ -44,7 +44,7 @@ func ReadBody(dst []byte, r io.Reader, size, limit int64) ([]byte, error) {
 // ErrTooLarge is [ReadBody]'s error for a body past its limit.
 var ErrTooLarge = errors.New("wirejson: the body is larger than its limit")
 
-// Bounds on a call's body beyond its size (CLARIFICATIONS 2): validating
+// Bounds on a call's body beyond its size (docs/protocol.md decision 2): validating
 // costs time in the number of values and in the size of numbers, so both
 // are bounded before any schema runs.
 const (
