@@ -50,9 +50,7 @@ func (s *Site) serveApproval(w http.ResponseWriter, r *http.Request) {
 	var p Principal // who asks, once known
 	fail := func(e *Error) {
 		if asJSON {
-			res := s.failure(e, "approval")
-			res.req = &Request{HTTP: r, Principal: p} // whose language it speaks
-			s.writeResponse(w, r, res)
+			s.writeResponse(w, r, p, s.failure(e, "approval"))
 			return
 		}
 		s.renderApproval(w, r, p, e.HTTPStatus(), &approvalPage{Site: s.opts.Name, Host: weborigin.Host(s.origin(r)), Error: s.localize(r, p, e).Message})

@@ -2,9 +2,10 @@ package affordances
 
 import (
 	"errors"
-	"github.com/affordances/affordances-go/aal"
 	"net/http"
 	"time"
+
+	"github.com/affordances/affordances-go/aal"
 )
 
 // A Code says why a call or a page request failed (docs/protocol.md §23;

@@ -158,7 +158,7 @@ func (s *Site) serveForm(w http.ResponseWriter, r *http.Request, next http.Handl
 	body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
 	if err != nil {
 		e := libError(InvalidInput, phrase("The form could not be read."))
-		s.renderForm(w, r, next, page, &Form{Error: e}, s.failure(e, "form"))
+		s.renderForm(w, r, next, page, &Form{Error: e}, s.failure(e, "form"), nil)
 		return
 	}
 	multi := mediatype.Is(r.Header.Get("Content-Type"), "multipart/form-data")
@@ -176,7 +176,7 @@ func (s *Site) serveForm(w http.ResponseWriter, r *http.Request, next http.Handl
 	}
 	if int64(len(body)) > limit {
 		e := tooLarge(phrase("The form is larger than %s, so nothing was sent. Send less at a time.", byteSize(limit)))
-		s.renderForm(w, r, next, page, &Form{Action: name, Error: e}, s.failure(e, "form"))
+		s.renderForm(w, r, next, page, &Form{Action: name, Error: e}, s.failure(e, "form"), nil)
 		return
 	}
 	// Within the limit, parsed from memory: no part reaches a temporary
@@ -192,20 +192,19 @@ func (s *Site) serveForm(w http.ResponseWriter, r *http.Request, next http.Handl
 	}
 	if err != nil {
 		e := libError(InvalidInput, phrase("The form could not be read."))
-		s.renderForm(w, r, next, page, &Form{Action: name, Error: e}, s.failure(e, "form"))
+		s.renderForm(w, r, next, page, &Form{Action: name, Error: e}, s.failure(e, "form"), nil)
 		return
 	}
 	c := &call{
 		route: rt, params: params, action: a, confirm: r.PostForm.Get(FormConfirmField) == "yes",
-		origin: (*Site).checkFormOrigin, form: true, consent: r.PostForm.Get(FormConsentField), next: next,
-		decode: func() (json.RawMessage, []issue) { return a.form.decode(r.PostForm) },
+		form: true, values: r.PostForm, consent: r.PostForm.Get(FormConsentField), next: next,
 	}
 	if key := r.PostForm.Get(FormKeyField); validIdempotencyKey(key) {
 		values := maps.Clone(r.PostForm)
 		delete(values, FormKeyField)
 		c.key, c.body = key, []byte(values.Encode()) // sorted by name: one body for one form
 	}
-	res := s.answer(r.Context(), r, c)
+	res, req := s.answer(r.Context(), r, c)
 	d := res.delta
 	if d == nil { // a replay: the first click's answer
 		d = &Delta{}
@@ -230,7 +229,7 @@ func (s *Site) serveForm(w http.ResponseWriter, r *http.Request, next http.Handl
 		http.Redirect(w, r, to, http.StatusSeeOther)
 	case d.Error.Code == ConfirmRequired:
 		res.status = http.StatusOK
-		s.renderForm(w, r, next, page, &Form{Action: name, Values: r.PostForm, Confirm: s.localize(r, res.who(), d.Error).Message, consent: res.consent}, res)
+		s.renderForm(w, r, next, page, &Form{Action: name, Values: r.PostForm, Confirm: s.localize(r, req.who(), d.Error).Message, consent: res.consent}, res, req)
 	default:
 		e := d.Error
 		if e.schema {
@@ -239,7 +238,7 @@ func (s *Site) serveForm(w http.ResponseWriter, r *http.Request, next http.Handl
 			e2.Message = e2.words.in(nil)
 			e = &e2
 		}
-		s.renderForm(w, r, next, page, &Form{Action: name, Values: r.PostForm, Error: e}, res)
+		s.renderForm(w, r, next, page, &Form{Action: name, Values: r.PostForm, Error: e}, res, req)
 	}
 }
 
@@ -325,19 +324,19 @@ func (s *Site) checkFormOrigin(r *http.Request) error {
 
 // renderForm answers a form that did not succeed with its page pg,
 // rendered by next as for a GET of the same URL, with form, its error in
-// the person's language, and the status and headers of res.
-func (s *Site) renderForm(w http.ResponseWriter, r *http.Request, next http.Handler, pg *Page, form *Form, res *response) {
+// the person's language, and the status and headers of res. req is the
+// call's Request, nil before step 2 found who asks: who the call found,
+// and the page as it last loaded it, not authenticated or loaded again.
+func (s *Site) renderForm(w http.ResponseWriter, r *http.Request, next http.Handler, pg *Page, form *Form, res *response, req *Request) {
 	h := res.header
 	if _, ok := h["Content-Language"]; ok { // a kept answer's: the page's language is the app's
 		h = h.Clone()
 		h.Del("Content-Language")
 	}
 	addHeader(w.Header(), h)
-	form.Error = s.localize(r, res.who(), form.Error)
+	form.Error = s.localize(r, req.who(), form.Error)
 	pg.form = form
-	if req := res.req; req != nil {
-		// Who the call found, and the page as it last loaded it: not
-		// authenticated or loaded again.
+	if req != nil {
 		pg.who.Do(func() { pg.p = req.Principal })
 		if req.State != nil {
 			pg.load.Do(func() { pg.req = req })

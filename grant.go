@@ -3,7 +3,6 @@ package affordances
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"slices"
 
@@ -73,32 +72,4 @@ func scopeWords(t aal.Trust) text {
 		return phrase("administration")
 	}
 	return text{format: "%s", args: []any{string(t)}}
-}
-
-// spend takes what a call of a costs from its caller's grant, before it
-// runs (docs/protocol.md decision 14); undo gives it back. Nil, nil for a caller
-// without a grant or a call that costs nothing.
-func (s *Site) spend(ctx context.Context, req *Request, a *action) (undo func(context.Context), err error) {
-	g := req.Principal.Grant
-	if g == nil {
-		return nil, nil
-	}
-	aff, err := a.affordance(req.State.Entities)
-	if err != nil {
-		return nil, err
-	}
-	if aff.Cost == nil || !(aff.Cost.Amount > 0) {
-		return nil, nil
-	}
-	if g.Spend == nil {
-		return nil, insufficientScope(aal.TrustFinancial)
-	}
-	undo, err = g.Spend(ctx, *aff.Cost)
-	if errors.Is(err, ErrOverCeiling) {
-		return nil, insufficientScope(aal.TrustFinancial)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("affordances: the grant of %s: %w", g.Client, err)
-	}
-	return undo, nil
 }

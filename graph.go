@@ -13,20 +13,6 @@ import (
 	"github.com/cespare/xxhash/v2"
 )
 
-// buffers holds the buffers answers are encoded in ([putBuffer]).
-var buffers = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
-
-// maxPooled bounds the capacity of a buffer the pools keep: a page's rare
-// large graph or answer is not held for every request after it.
-const maxPooled = 64 << 10
-
-// putBuffer returns buf to buffers, unless it grew past maxPooled.
-func putBuffer(buf *[]byte) {
-	if cap(*buf) <= maxPooled {
-		buffers.Put(buf)
-	}
-}
-
 // A graphScratch is what serving a graph reuses from one request to the
 // next: the buffer of its bytes, where its actions' summaries begin in it,
 // and the hash of its ETag.

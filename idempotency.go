@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/affordances/affordances-go/store"
@@ -59,7 +58,6 @@ type claim struct {
 	r          *http.Request // the call's, whose requester's language the kept answer speaks
 	who        Principal
 	scope, key string
-	ended      bool
 }
 
 // claim takes the call's Idempotency-Key for its caller and page
@@ -100,16 +98,23 @@ func (s *Site) claim(ctx context.Context, c *call, req *Request) (*claim, *respo
 	return nil, &response{status: k.Status, header: h, body: k.Body}
 }
 
-// keep ends the claim of a call whose action ran: res is what a retry
-// will get. The call's context may be gone (a client that hung up is the
-// case the key exists for), so the store is written without it.
-func (cl *claim) keep(ctx context.Context, res *response) {
+// end ends the claim, deferred once it is taken: a call whose action ran
+// ([response.ran]) is kept, *res being what a retry will get; any other
+// (a refusal, a hang-up, a panic) is released, so that a retry runs the
+// call. The call's context may be gone (a client that hung up is the case
+// the key exists for), so the store is written without it.
+func (cl *claim) end(ctx context.Context, res **response) {
 	if cl == nil {
 		return
 	}
-	cl.ended = true
-	cl.s.localizeResponse(cl.r, cl.who, res)
-	if err := cl.s.idem.Finish(context.WithoutCancel(ctx), cl.scope, cl.key, cl.s.keep(res)); err != nil {
+	ctx = context.WithoutCancel(ctx)
+	if *res == nil || !(*res).ran {
+		if err := cl.s.idem.Release(ctx, cl.scope, cl.key); err != nil {
+			cl.s.logger.Error("affordances: idempotency store: release", "err", err)
+		}
+		return
+	}
+	if err := cl.s.idem.Finish(ctx, cl.scope, cl.key, cl.s.keep(cl.r, cl.who, *res)); err != nil {
 		// The action ran: answer with its delta all the same. The claim
 		// stays until the store expires it, so a retry is refused as
 		// still running, never run again.
@@ -117,38 +122,20 @@ func (cl *claim) keep(ctx context.Context, res *response) {
 	}
 }
 
-// release ends a claim not kept, so that a retry runs the call: deferred,
-// it runs however the call ended, a refusal, a hang-up or a panic.
-func (cl *claim) release(ctx context.Context) {
-	if cl == nil || cl.ended {
-		return
-	}
-	cl.ended = true
-	if err := cl.s.idem.Release(context.WithoutCancel(ctx), cl.scope, cl.key); err != nil {
-		cl.s.logger.Error("affordances: idempotency store: release", "err", err)
-	}
-}
-
 // idempotencyScope names who calls which page, for [store.Idempotency]:
-// the principal's ID, or for an anonymous caller its client network as the
-// rate limit counts it, then the page's path. The quoting keeps distinct
-// callers and pages apart whatever their IDs hold.
+// the caller as the rate limit counts them ([appendCaller]), then the
+// page's path.
 func idempotencyScope(r *http.Request, p Principal) string {
 	var room [128]byte // written in one string
-	scope := room[:0]
-	if p.Anonymous() {
-		scope = strconv.AppendQuote(append(scope, "a:"...), clientNetwork(r.RemoteAddr))
-	} else {
-		scope = strconv.AppendQuote(append(scope, "p:"...), p.ID)
-	}
-	return string(append(append(scope, ' '), r.URL.Path...))
+	return string(append(append(appendCaller(room[:0], r, p), ' '), r.URL.Path...))
 }
 
-// keep encodes res as the answer a retry will get: its status, body and
-// headers without Retry-After.
-func (s *Site) keep(res *response) *store.KeptDelta {
+// keep encodes res as the answer a retry will get, in who's language
+// ([Site.encode]): its status, body and headers without Retry-After. The
+// body stays on res, which the call then writes as it is.
+func (s *Site) keep(r *http.Request, who Principal, res *response) *store.KeptDelta {
 	buf := buffers.Get().(*[]byte)
-	*buf = s.encode((*buf)[:0], res)
+	*buf = s.encode((*buf)[:0], r, who, res)
 	res.body = slices.Clone(*buf) // kept beyond this request
 	putBuffer(buf)
 	k := &store.KeptDelta{Status: res.status, Header: res.header.Clone(), Body: res.body}

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"net/netip"
+	"strconv"
 	"time"
 
 	"github.com/affordances/affordances-go/store"
@@ -69,19 +71,15 @@ func (s *Site) allow(ctx context.Context, key string, limit Limit) error {
 	return nil
 }
 
-// rateLimit counts the call (docs/protocol.md §19, step 3): per principal, or client
-// address for anonymous calls, and route; an action with its own Limit is
-// counted apart.
-func (s *Site) rateLimit(ctx context.Context, req *Request, a *action) error {
-	who := "p:" + req.Principal.ID
-	if req.Principal.Anonymous() {
-		who = "a:" + clientNetwork(req.HTTP.RemoteAddr)
+// appendCaller appends who calls to dst, as the rate limit counts them
+// and the Idempotency-Key is scoped to them: the principal's ID, or for an
+// anonymous caller its client network ([clientNetwork]), quoted so that
+// no ID reads as another caller whatever it holds.
+func appendCaller(dst []byte, r *http.Request, p Principal) []byte {
+	if p.Anonymous() {
+		return strconv.AppendQuote(append(dst, "a:"...), clientNetwork(r.RemoteAddr))
 	}
-	key, limit := who+" "+req.route.pattern, s.opts.Limit
-	if a.Limit != nil {
-		key, limit = key+" "+a.Name, *a.Limit
-	}
-	return s.allow(ctx, key, limit)
+	return strconv.AppendQuote(append(dst, "p:"...), p.ID)
 }
 
 // clientNetwork returns who an anonymous caller is for the rate limit: its

@@ -7,8 +7,23 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
+
+// buffers holds the buffers answers are encoded in ([putBuffer]).
+var buffers = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+// maxPooled bounds the capacity of a buffer the pools keep: a page's rare
+// large graph or answer is not held for every request after it.
+const maxPooled = 64 << 10
+
+// putBuffer returns buf to buffers, unless it grew past maxPooled.
+func putBuffer(buf *[]byte) {
+	if cap(*buf) <= maxPooled {
+		buffers.Put(buf)
+	}
+}
 
 // writeDocument writes an Affordances document with the headers of
 // docs/protocol.md decision 3; HEAD gets the headers alone.
@@ -65,15 +80,13 @@ func (s *Site) writeTyped(w http.ResponseWriter, r *http.Request, status int, co
 // writeError writes err as an error delta with its status, in the
 // language of an anonymous requester (Accept-Language).
 func (s *Site) writeError(w http.ResponseWriter, r *http.Request, err error) {
-	s.writeResponse(w, r, s.failure(err, "request"))
+	s.writeResponse(w, r, Principal{}, s.failure(err, "request"))
 }
 
 // writeErrorFor is writeError once the requester is known: the library's
 // words in who's language (docs/protocol.md decision 13).
 func (s *Site) writeErrorFor(w http.ResponseWriter, r *http.Request, who Principal, err error) {
-	res := s.failure(err, "request")
-	res.req = &Request{HTTP: r, Principal: who}
-	s.writeResponse(w, r, res)
+	s.writeResponse(w, r, who, s.failure(err, "request"))
 }
 
 // failure is the response of a call refused or failed with err: its status
@@ -87,9 +100,15 @@ func (s *Site) failure(err error, where string) *response {
 	return res
 }
 
-// encode appends the encoding of res's delta to dst; a delta that cannot
-// be encoded becomes internal, and so does res.status.
-func (s *Site) encode(dst []byte, res *response) []byte {
+// encode appends the encoding of res to dst, the one place a delta is
+// encoded: res's kept bytes, or its delta with the library's words in
+// who's language ([Site.localizeResponse]). A delta that cannot be encoded
+// becomes internal, and so does res.status.
+func (s *Site) encode(dst []byte, r *http.Request, who Principal, res *response) []byte {
+	if res.body != nil {
+		return append(dst, res.body...)
+	}
+	s.localizeResponse(r, who, res)
 	body, err := encodeDelta(dst, res.delta, res.changed)
 	if err != nil {
 		s.logger.Error("affordances: encoding a delta", "err", err)
@@ -126,14 +145,13 @@ func retrySeconds(d time.Duration) int { return max(int(math.Ceil(d.Seconds())),
 
 // writeResponse writes an agent's answer: the response's headers, and
 // WWW-Authenticate on a 401 or a refusal for want of scope; the library's
-// words in the language of r.
-func (s *Site) writeResponse(w http.ResponseWriter, r *http.Request, res *response) {
+// words in who's language.
+func (s *Site) writeResponse(w http.ResponseWriter, r *http.Request, who Principal, res *response) {
 	body := res.body
 	if body == nil {
-		s.localizeResponse(r, res.who(), res)
 		buf := buffers.Get().(*[]byte)
 		defer putBuffer(buf)
-		body = s.encode((*buf)[:0], res)
+		body = s.encode((*buf)[:0], r, who, res)
 		*buf = body
 	}
 	addHeader(w.Header(), res.header)
