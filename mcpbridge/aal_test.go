@@ -37,8 +37,9 @@ func action(page map[string]any, name string) map[string]any {
 // TestAALOnlyIndexAndFetch: on a site that publishes AAL and no graph,
 // site_index lists its manifest's routes and their affordances, and
 // fetch_affordances the page's affordances by id with their labels, the
-// gate's decision and the fields of their forms as input (seed 003,
-// docs/protocol.md decisions 7, 8 and 11). No browser is needed to read.
+// gate's decision and the fields of their forms as input (AAL 0.1.1,
+// docs/protocol.md §29 to §31 and §39, decisions 7, 8 and 11). No browser
+// is needed to read.
 func TestAALOnlyIndexAndFetch(t *testing.T) {
 	_, base := openPlain(t)
 	cs := connect(t, mcpbridge.NewServer(&mcpbridge.Options{Sites: []string{base}}), nil)

@@ -40,15 +40,15 @@
 // ([Options.ApprovalTimeout]) for their decision on the page, then runs
 // the call once if they approved. While it waits it sends progress
 // notifications, when the call carries a progress token, so that a client
-// that resets its timeout on progress does not give up on the person. Declined, cancelled or denied, nothing
-// runs. A client without URL mode gets a tool result, not an error, with
-// ok false, the delta and the page (approval: url, expires, what to do):
-// the model asks the person to open it, and the same execute_affordance
-// made again runs once they approved there, on a site the person
-// configured. On any other site the page's word is the site's alone: the
-// call runs only after the person accepted the URL elicitation that sent
-// them there, and without one the result says that calling again changes
-// nothing.
+// that resets its timeout on progress does not give up on the person.
+// Declined, cancelled or denied, nothing runs. A client without URL
+// mode gets a tool result, not an error, with ok false, the delta and
+// the page (approval: url, expires, what to do): the model asks the
+// person to open it, and the same execute_affordance made again runs
+// once they approved there, on a site the person configured. On any
+// other site the page's word is the site's alone: the call runs only
+// after the person accepted the URL elicitation that sent them there,
+// and without one the result says that calling again changes nothing.
 //
 // The bridge keeps the person's keys. Their token, their grants and the
 // cookies of their HTTP client go only to the sites they configured

@@ -11,8 +11,6 @@ import (
 	"github.com/affordances/affordances-go/internal/weborigin"
 )
 
-var defaultHTTPClient = &http.Client{Timeout: 30 * time.Second}
-
 // Handler returns the MCP endpoint (streamable HTTP) a publisher mounts on
 // its own site, such as at /mcp, and advertises as "mcp" in its site index
 // (SiteOptions.MCP). Its tools are those of [NewServer], limited to the
@@ -21,13 +19,13 @@ var defaultHTTPClient = &http.Client{Timeout: 30 * time.Second}
 // the origin the MCP request came to and from the address of the MCP
 // request that carries each tool call (its RemoteAddr), so an anonymous
 // client is counted by its own address, as a call it made itself would be
-// (docs/protocol.md decision 5), even when its session moves to another; each carries
-// the MCP caller's bearer token (its Authorization header), or else
-// opts.Token; opts.Sites, opts.Tokens and opts.Transports are not used,
-// the site being its own. opts may be nil; its HTTPClient is not used. A
-// request with an Origin header other than the site's own (its scheme and
-// Host: a page of another site, which a browser lets post here) is refused
-// with 403, as the MCP transport asks of servers.
+// (docs/protocol.md decision 5), even when its session moves to another;
+// each carries the MCP caller's bearer token (its Authorization header),
+// or else opts.Token; opts.Sites, opts.Tokens and opts.Transports are not
+// used, the site being its own. opts may be nil; its HTTPClient is not
+// used. A request with an Origin header other than the site's own (its
+// scheme and Host: a page of another site, which a browser lets post
+// here) is refused with 403, as the MCP transport asks of servers.
 func Handler(site http.Handler, opts *Options) http.Handler {
 	var o Options
 	if opts != nil {
@@ -74,6 +72,27 @@ func StreamableHTTP(getServer func(*http.Request) *mcp.Server) http.Handler {
 		}
 		stateful.ServeHTTP(w, r)
 	})
+}
+
+// mcpStateless is the MCP version from which the protocol is stateless:
+// 2026-07-28 (an ISO date, so later versions sort after it).
+const mcpStateless = "2026-07-28"
+
+// stateless reports whether req is of a stateless MCP version, 2026-07-28
+// or later.
+func stateless(req *mcp.CallToolRequest) bool { return req.ProtocolVersion() >= mcpStateless }
+
+// oneRequestHeader marks a request [StreamableHTTP] serves statelessly,
+// whose session is its own: nothing shown is kept for it, as nothing could
+// be read back (over stdio or a stateful stream a session lasts, whatever
+// its MCP version). StreamableHTTP sets it, having removed any a client
+// sent.
+const oneRequestHeader = "Affordances-Mcp-One-Request"
+
+// oneRequest reports whether req came in a request whose session is its
+// own.
+func oneRequest(req *mcp.CallToolRequest) bool {
+	return req.Extra != nil && req.Extra.Header.Get(oneRequestHeader) != ""
 }
 
 // callerHeader carries, from [Handler] to [fromCaller], the RemoteAddr of

@@ -101,10 +101,10 @@ func (f forged) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // TestHandlerClientAddress: the calls a site's own MCP endpoint makes are
 // counted by the address of the MCP request that carries each, as a call
-// its client made itself would be (docs/protocol.md decision 5): two anonymous
-// clients from two addresses have a limit each, and neither spends the
-// other's; a client whose session moves to another address is counted
-// there; a client cannot claim another's.
+// its client made itself would be (docs/protocol.md decision 5): two
+// anonymous clients from two addresses have a limit each, and neither
+// spends the other's; a client whose session moves to another address is
+// counted there; a client cannot claim another's.
 func TestHandlerClientAddress(t *testing.T) {
 	site := affordances.NewSite(&affordances.SiteOptions{MCP: "/mcp", Limit: affordances.Limit{Calls: 1, Per: time.Hour, Burst: 1}})
 	affordances.AddAction(site.Route("/", nil), &affordances.Action{Name: "ping", Description: "Answers pong.", Expose: affordances.ExposePublic, ReadOnly: true},

@@ -15,8 +15,8 @@ import (
 // TestSiteUnderAPrefix: behind a proxy that forwards only /app/, the
 // bridge given a page of the site reads the site index that page names in
 // its Link headers, and the page's AAL fragment the manifest names under
-// the prefix (docs/protocol.md decision 13, issue 38). Before, site_index read the
-// origin's /.well-known/ alone and said the site publishes none.
+// the prefix (docs/protocol.md decision 13, issue 38). Before, site_index
+// read the origin's /.well-known/ alone and said the site publishes none.
 func TestSiteUnderAPrefix(t *testing.T) {
 	site := affordances.NewSite(&affordances.SiteOptions{Name: "Links", Prefix: "/app"})
 	rt := site.Route("/links/", &affordances.RouteOptions{State: func(context.Context, *affordances.Request) (*affordances.State, error) {
