@@ -160,7 +160,6 @@ func TestInlineFragment(t *testing.T) {
 	for _, tc := range []struct{ tmpl, want string }{
 		{`<button {{aal "placeOrder"}}>`, `<button data-aal="place-order">`},
 		{`<button {{aal "deleteTask" "task" .}}>`, `<button data-aal="delete-task" data-aal-input="{&#34;task&#34;:&#34;t-\u003c17\u003e&#34;}">`},
-		{`<form>{{actionField "addToCart"}}`, `<form><input type="hidden" name="_action" value="addToCart">`},
 		{`<button {{aal "markRead" "ids" (list .) "read" true}}>`, `<button data-aal="mark-read" data-aal-input="{&#34;ids&#34;:[&#34;t-\u003c17\u003e&#34;],&#34;read&#34;:true}">`}, // an array field (issue 38: miniflux's entry_ids)
 	} {
 		var b strings.Builder

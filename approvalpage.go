@@ -28,12 +28,23 @@ const ApprovalsPath = "/.well-known/affordances/approvals/"
 // what an agent polls, with the caller's own credentials, while the person
 // decides.
 type ApprovalStatus struct {
-	ID      string              `json:"id"`
-	State   store.ApprovalState `json:"state" jsonschema:"pending, approved or denied"`
-	Expires time.Time           `json:"expires"`
-	Page    string              `json:"page"`
-	Action  string              `json:"action"`
+	ID      string        `json:"id"`
+	State   ApprovalState `json:"state" jsonschema:"pending, approved or denied"`
+	Expires time.Time     `json:"expires"`
+	Page    string        `json:"page"`
+	Action  string        `json:"action"`
 }
+
+// An ApprovalState is where an approval stands: [ApprovalPending] until
+// the person decides, then [ApprovalApproved] or [ApprovalDenied].
+type ApprovalState string
+
+// The states of an approval.
+const (
+	ApprovalPending  ApprovalState = "pending"
+	ApprovalApproved ApprovalState = "approved"
+	ApprovalDenied   ApprovalState = "denied"
+)
 
 // serveApproval answers an approval page. GET shows the call to the person
 // who made it (their session, or their token for the JSON status): the
@@ -116,7 +127,7 @@ func (s *Site) serveApproval(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if asJSON {
-		b, _ := json.Marshal(ApprovalStatus{ID: ap.ID, State: ap.State, Expires: ap.Expires.UTC().Truncate(time.Second), Page: ap.Page, Action: ap.Action})
+		b, _ := json.Marshal(ApprovalStatus{ID: ap.ID, State: ApprovalState(ap.State), Expires: ap.Expires.UTC().Truncate(time.Second), Page: ap.Page, Action: ap.Action})
 		w.Header().Set("Content-Type", MediaType)
 		w.Write(b)
 		return

@@ -53,7 +53,7 @@ type Form struct {
 	// Message is a success's message, on the page it redirected to.
 	Message string
 	// Error is why the form failed: its message, and for invalid_input
-	// each issue at the JSON Pointer of its field ([Page.Field]).
+	// each issue at the JSON Pointer of its field ([PageAction.Field]).
 	Error *Error
 	// Confirm is a confirm action's summary, when nothing ran yet: the page
 	// shows it with a button that posts [Form.ConfirmFields].

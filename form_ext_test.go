@@ -97,9 +97,9 @@ func formSite(t *testing.T, opts *affordances.SiteOptions) (http.Handler, *formS
 			return struct{}{}, nil
 		})
 	page := template.Must(template.New("").Parse(`{{$p := .}}{{with .Form}}{{$a := .Action}}action={{.Action}} message={{.Message}}{{with .Error}} code={{.Code}} error={{.Message}}{{end}} confirm={{.Confirm}}` +
-		` by={{($p.Field $a "by").Value}} issue(by)={{($p.Field $a "by").Issue}} attrs(by)=<i {{($p.Field $a "by").Attrs}}>` +
-		` issue(due)={{($p.Field $a "due").Issue}} issue(address.city)={{($p.Field $a "address.city").Issue}}` +
-		` issue(count)={{($p.Field $a "count").Issue}} issue(public)={{($p.Field $a "public").Issue}} attrs(address.city)=<i {{($p.Field $a "address.city").Attrs}}>{{.ConfirmFields}}{{end}}`))
+		` by={{(($p.Action $a).Field "by").Value}} issue(by)={{(($p.Action $a).Field "by").Issue}} attrs(by)=<i {{(($p.Action $a).Field "by").Attrs}}>` +
+		` issue(due)={{(($p.Action $a).Field "due").Issue}} issue(address.city)={{(($p.Action $a).Field "address.city").Issue}}` +
+		` issue(count)={{(($p.Action $a).Field "count").Issue}} issue(public)={{(($p.Action $a).Field "public").Issue}} attrs(address.city)=<i {{(($p.Action $a).Field "address.city").Attrs}}>{{.ConfirmFields}}{{end}}`))
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -539,7 +539,7 @@ func TestFormConfirmFieldsRoundTrip(t *testing.T) {
 		t.Error("a nil *Form answers something")
 	}
 	var nilPage *affordances.Page
-	if f := nilPage.Field("x", "y"); f.Value != "" || f.Issue != "" || f.Attrs != `name="y"` {
+	if f := nilPage.Action("x").Field("y"); f.Value != "" || f.Issue != "" || f.Attrs != `name="y"` {
 		t.Errorf("a nil *Page's Field: %+v", f)
 	}
 }

@@ -16,7 +16,7 @@ import (
 // A formSchema is the part of an input schema that says how to read a
 // form's values: the JSON type of each property, arrays' items, objects'
 // properties (fields "address.city"); and what a form field is, for an
-// agent in the browser ([Page.Field]).
+// agent in the browser ([PageAction.Field]).
 type formSchema struct {
 	Type        any                    `json:"type"`
 	Properties  map[string]*formSchema `json:"properties"`

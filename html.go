@@ -31,32 +31,23 @@ func graphHref(rawQuery string) string {
 	return b.String()
 }
 
-// TemplateFuncs returns the package's template functions:
-// {{actionField "addToCart"}}, the field that makes a form run the action
-// ([ActionField]); {{aal "addToCart"}}, the data-aal attribute its
-// affordance selects (docs/protocol.md decision 9), and {{aal "deleteTask" "task" .ID}}
-// with the data-aal-input that picks this element's item (CLARIFICATIONS
-// 11), as [AAL] gives them to code that renders without html/template;
-// and {{list .ID}}, a list of its arguments, for an input field that is an
-// array: {{aal "markRead" "ids" (list .ID)}}. An app's own function of the
-// same name wins when its FuncMap is added after.
+// TemplateFuncs returns the package's template functions: {{aal
+// "addToCart"}}, the data-aal attribute an action's affordance selects
+// (docs/protocol.md decision 9), and {{aal "deleteTask" "task" .ID}} with
+// the data-aal-input that picks this element's item (docs/protocol.md
+// decision 11), as [PageAction.AAL] and [AAL] give them; and {{list
+// .ID}}, a list of its arguments, for an input field that is an array:
+// {{aal "markRead" "ids" (list .ID)}}. An app's own function of the same
+// name wins when its FuncMap is added after.
 func TemplateFuncs() template.FuncMap {
 	return template.FuncMap{
-		"actionField": ActionField,
-		"aal":         aalAttrs,
-		"list":        func(v ...any) []any { return v },
+		"aal":  aalAttrs,
+		"list": func(v ...any) []any { return v },
 	}
 }
 
-// ActionField returns the hidden input that makes a form posted to its
-// page run action (the form binding, [FormActionField]). In a templ
-// component: @templ.Raw(affordances.ActionField("addToCart")).
-func ActionField(action string) template.HTML {
-	return template.HTML(hiddenInput(FormActionField, action))
-}
-
 // AAL returns the attributes of the element that performs action, as
-// {{aal}} writes them ([TemplateFuncs]): data-aal, which the action's
+// [PageAction.AAL] writes them: data-aal, which the action's
 // affordance selects (docs/protocol.md decision 9), and from name/value pairs the
 // data-aal-input that picks this element's item (docs/protocol.md decision 11). The
 // map is a templ.Attributes for templ's spread, without this package

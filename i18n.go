@@ -250,7 +250,7 @@ func (s *Site) localizeResponse(r *http.Request, who Principal, res *response) {
 	res.header.Set("Content-Language", s.lang.tags[i].String())
 }
 
-// notHere is the reason of an action a page does not list ([Actions.Reason]).
+// notHere is the reason of an action a page does not list ([PageAction.Reason]).
 var notHere = phrase("Not available here.")
 
 // errSignIn is the refusal of an anonymous requester on a site that sets

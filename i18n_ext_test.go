@@ -134,8 +134,8 @@ func TestReasonsInFrench(t *testing.T) {
 		t.Errorf("addNote in the graph: got %+v, want the French reason to sign in", a)
 	}
 	h := site.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		as := affordances.PageFrom(r.Context()).Actions()
-		fmt.Fprintf(w, "addNote=%s audit=%s", as.Reason("addNote"), as.Reason("audit"))
+		pg := affordances.PageFrom(r.Context())
+		fmt.Fprintf(w, "addNote=%s audit=%s", pg.Action("addNote").Reason(), pg.Action("audit").Reason())
 	}))
 	for accept, want := range map[string]string{
 		"fr": "addNote=Connectez-vous pour faire ceci. audit=Indisponible ici.",

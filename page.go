@@ -64,10 +64,19 @@ func PageFrom(ctx context.Context) *Page {
 // Principal returns who asks, as the site's Authenticate says: the same
 // answer for the page, its graph and its calls, authenticated once. The
 // zero Principal (anonymous) when nobody is signed in, and when
-// Authenticate failed (the page's [Page.State] then says why).
+// Authenticate failed ([Page.Who] says why).
 func (p *Page) Principal() Principal {
+	who, _ := p.Who()
+	return who
+}
+
+// Who returns who asks, as [Page.Principal] does, and why Authenticate
+// failed, if it did: [ErrInvalidToken] for a bad bearer token, which a
+// handler outside the site's routes (a download an action redirects to)
+// refuses rather than serve to the anonymous.
+func (p *Page) Who() (Principal, error) {
 	if p == nil {
-		return Principal{}
+		return Principal{}, nil
 	}
 	p.who.Do(func() {
 		p.p, p.authErr = p.site.authenticate(p.http)
@@ -75,7 +84,7 @@ func (p *Page) Principal() Principal {
 			p.p = Principal{}
 		}
 	})
-	return p.p
+	return p.p, p.authErr
 }
 
 // SetPrincipal says who asks for the page, as the app's own session
@@ -167,11 +176,10 @@ func (p *Page) Actions() Actions {
 	if ls == nil {
 		return nil
 	}
-	ds := make(Actions, len(ls), len(ls)+1)
+	ds := make(Actions, len(ls))
 	for i, l := range ls {
 		ds[i] = l.descriptor()
 	}
-	ds[:len(ls)+1][len(ls)] = ActionDescriptor{Reason: p.site.say(p.http, p.Principal(), notHere)} // for Actions.Reason
 	return ds
 }
 
@@ -213,7 +221,7 @@ func (p *Page) Form() *Form {
 }
 
 // A Field is one input of an action's form as the page renders it
-// ([Page.Field]): one call a template makes per input.
+// ([PageAction.Field]): one call a template makes per input.
 type Field struct {
 	Value string            // what the person sent, to fill the input again after a failed post
 	Issue string            // why the input was refused, for a person; "" when it was not
@@ -236,25 +244,23 @@ func (f Field) Attributes() map[string]any {
 	return attrs
 }
 
-// Field returns the input name ("address.city" when nested) of the form of
-// action, with what the person posted in it ([Form.For]); its description
-// is the input schema's, when the page lists the action:
+// Field returns the input name ("address.city" when nested) of the
+// action's form, with what the person posted in it ([Form.For]); its
+// description is the input schema's, when the page lists the action:
 //
-//	{{$title := .Page.Field "createTask" "title"}}
+//	{{$title := .Field "title"}}
 //	<input {{$title.Attrs}} value="{{$title.Value}}">{{$title.Issue}}
-func (p *Page) Field(action, name string) Field {
-	f := p.Form().For(action)
+func (a PageAction) Field(name string) Field {
+	f := a.Form()
 	fd := Field{Value: f.value(name), Issue: f.issue(name), name: name}
 	attrs := `name="` + template.HTMLEscapeString(name) + `"`
 	if fd.Issue != "" {
 		attrs += ` aria-invalid="true"`
 	}
-	for _, l := range p.listing() {
-		if l.a.Name == action {
-			if d := l.a.form.describe(name); d != "" {
-				fd.description = webmcp.Cut(d, webmcp.MaxParamDescription, "…") // Chrome's guidance, for Attrs and Attributes alike
-				attrs += ` toolparamdescription="` + template.HTMLEscapeString(fd.description) + `"`
-			}
+	if a.listed != nil {
+		if d := a.listed.a.form.describe(name); d != "" {
+			fd.description = webmcp.Cut(d, webmcp.MaxParamDescription, "…") // Chrome's guidance, for Attrs and Attributes alike
+			attrs += ` toolparamdescription="` + template.HTMLEscapeString(fd.description) + `"`
 		}
 	}
 	fd.Attrs = template.HTMLAttr(attrs)

@@ -3,6 +3,7 @@ package affordances_test
 import (
 	"bytes"
 	"encoding/json"
+	"html/template"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -23,10 +24,10 @@ import (
 var webmcpPage = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	pg := affordances.PageFrom(r.Context())
-	as := pg.Actions()
 	io.WriteString(w, "<!doctype html><head>"+string(pg.Head())+"</head>")
 	for _, name := range r.URL.Query()["form"] {
-		io.WriteString(w, "<form "+string(as.Tool(name))+"><input "+string(pg.Field(name, "by").Attrs)+"></form>")
+		a := pg.Action(name)
+		io.WriteString(w, "<form "+string(a.Tool())+"><input "+string(a.Field("by").Attrs)+"></form>")
 	}
 })
 
@@ -187,9 +188,9 @@ func TestDeclarativeTools(t *testing.T) {
 	if !strings.Contains(body, `<form ><input name="by"></form>`) {
 		t.Errorf("an unavailable action's form: got %s", body)
 	}
-	var as affordances.Actions
-	if as.Tool("x") != "" || as.Reason("x") != "Not available here." {
-		t.Error("a nil Actions answers something")
+	var nilPage *affordances.Page
+	if a := nilPage.Action("x"); a.Tool() != "" || a.Reason() != "Not available here." || len(a.ToolAttributes()) != 0 {
+		t.Error("the action of a nil *Page answers something")
 	}
 }
 
@@ -247,5 +248,31 @@ func TestLLMsTxt(t *testing.T) {
 				t.Errorf("%v: link %s answers %d, want 200", tc.who, link[1], got)
 			}
 		}
+	}
+}
+
+// TestPageAction: one template value per action says everything its form
+// and controls carry: the reason it is not available, the binding's hidden
+// field, its declarative tool, its inputs and its data-aal attributes, the
+// action named once.
+func TestPageAction(t *testing.T) {
+	site, _ := testSite(t, nil)
+	tmpl := template.Must(template.New("").Parse(`{{range .Names}}{{with $.Page.Action .}}{{if .Reason}}[{{.Reason}} <button {{.AAL}} disabled>]` +
+		`{{else}}[<form {{.Tool}}>{{.Hidden}}<input {{(.Field "by").Attrs}}><button {{.AAL "by" 2}}>]{{end}}{{end}}{{end}}`))
+	h := site.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		err := tmpl.Execute(w, struct {
+			Page  *affordances.Page
+			Names []string
+		}{affordances.PageFrom(r.Context()), []string{"increment", "reset", "nothing"}})
+		if err != nil {
+			t.Error(err)
+		}
+	}))
+	got := string(do(t, h, httptest.NewRequest("GET", "http://shop.test/", nil)).body)
+	want := `[<form toolname="increment" tooldescription="Add to the counter"><input type="hidden" name="_action" value="increment"><input name="by" toolparamdescription="how much to add"><button data-aal="increment" data-aal-input="{&#34;by&#34;:2}">]` +
+		`[Sign in to do this. <button data-aal="reset" disabled>]` +
+		`[Not available here. <button data-aal="nothing" disabled>]`
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }

@@ -56,11 +56,12 @@ func (b *Board) pages() http.Handler {
 }
 
 // A page is what a template renders: the page's entities, and the
-// library's Page with them: its actions as its graph shows them (a
-// template disables an unavailable one's control with .Actions.Reason,
-// and the forms a person fills are declarative WebMCP tools,
-// .Actions.Tool), each input of a form (.Field), what became of the form
-// just posted (.Form), and what the head carries for agents (.Head).
+// library's Page with them. {{with .Action "createTask"}} is one action
+// as the page's graph shows it: why it is not available (.Reason), the
+// hidden field that makes a form run it (.Hidden), what makes that form a
+// WebMCP tool (.Tool), each input (.Field "title") and the attribute of
+// its button (.AAL). .Form is what became of the form just posted, .Head
+// what the head carries for agents.
 type page struct {
 	*affordances.Page
 	User    *User
@@ -150,7 +151,7 @@ func (t task) Overdue() bool {
 
 // exportCSV serves /boards/{board}/tasks.csv, where the exportTasks action
 // redirects. It is no route of the site, so it checks access itself, as
-// the board's state loader does.
+// the board's state loader does, for whoever the site authenticated.
 func (b *Board) exportCSV(w http.ResponseWriter, r *http.Request) {
 	bd, tasks, err := b.exportTasksOf(r)
 	if err != nil {
@@ -178,7 +179,7 @@ func cell(s string) string {
 }
 
 func (b *Board) exportTasksOf(r *http.Request) (*boardView, []task, error) {
-	p, err := b.authenticate(r)
+	p, err := affordances.PageFrom(r.Context()).Who() // a bad token is refused, not served as the anonymous
 	if err != nil {
 		return nil, nil, err
 	}

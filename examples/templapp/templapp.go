@@ -4,13 +4,14 @@
 // WebMCP script does when htmx swaps one page's body for another's.
 //
 // Its components (pages.templ) put the page's head for agents with
-// @templ.Raw(pg.Head()), the form binding's field with
-// @templ.Raw(affordances.ActionField(name)), and the attributes of
-// elements and inputs with templ's spread, from maps the library gives:
+// @templ.Raw(pg.Head()), and take each action once, add :=
+// pg.Action("addNote"): the form binding's field with
+// @templ.Raw(add.Hidden()), and the attributes of elements and inputs
+// with templ's spread, from maps the library gives:
 //
+//	<form method="post" { templ.Attributes(add.ToolAttributes())... }>
+//	<input { templ.Attributes(add.Field("title").Attributes())... }>
 //	<button { templ.Attributes(affordances.AAL("deleteNote", "note", n.ID))... }>
-//	<input { templ.Attributes(pg.Field("addNote", "title").Attributes())... }>
-//	<form method="post" { templ.Attributes(pg.Actions().ToolAttributes("addNote"))... }>
 //
 // Pages, each with its actions:
 //
