@@ -12,13 +12,13 @@ import (
 )
 
 // Version is the AAL version this package reads and writes, the value of
-// the "aal" field (seed 003; docs/protocol.md decision 7).
+// the "aal" field (docs/protocol.md §44 and decision 7).
 const Version = "0.1"
 
 // MediaType is the type of an inline fragment's <script> element.
 const MediaType = "application/aal+json"
 
-// ManifestPath is where a site serves its manifest (seed 003 step 2).
+// ManifestPath is where a site serves its manifest (docs/protocol.md §29).
 const ManifestPath = "/.well-known/agent-affordances.json"
 
 // FragmentPrefix starts the path of every fragment; a page's fragment is
@@ -48,7 +48,7 @@ type ManifestRoute struct {
 }
 
 // A Fragment describes the affordances of one concrete page, computed from
-// that page's state (seed 003; docs/protocol.md decision 7).
+// that page's state (docs/protocol.md §30 and decision 7).
 type Fragment struct {
 	AAL         string       `json:"aal"`
 	Page        string       `json:"page"`
@@ -177,7 +177,7 @@ func Trusts() []Trust {
 	return []Trust{TrustSafe, TrustUser, TrustPersonal, TrustFinancial, TrustAdmin}
 }
 
-// Meta is what a publisher declares beside a seed 000 action to publish it
+// Meta is what a publisher declares beside an Affordances action to publish it
 // as an AAL affordance (docs/protocol.md decision 9). The zero value publishes a
 // "submit" affordance of trust "user" ("safe" for read-only actions) with
 // the default id, label and selector.
@@ -204,7 +204,7 @@ type Meta struct {
 	SuccessSchema map[string]string
 }
 
-// ID returns the affordance id of a seed 000 action name: its kebab case,
+// ID returns the affordance id of an Affordances action's name: its kebab case,
 // "addToCart" is "add-to-cart", and a run of capitals is one word,
 // "placeOrderURL" is "place-order-url" (docs/protocol.md decision 9).
 func ID(action string) string {

@@ -1,5 +1,5 @@
-// Package aal implements the Agent Affordance Layer 0.1.1 (seed 003 and
-// docs/protocol.md decisions 7 to 9): the manifest a site serves at
+// Package aal implements the Agent Affordance Layer 0.1.1 (docs/protocol.md
+// §28 to §44 and decisions 7 to 9): the manifest a site serves at
 // /.well-known/agent-affordances.json and the per-page fragments it points
 // to, their JSON Schema and validation, and the consumer gate that decides
 // whether an agent may act, must ask a person, or must refuse. Publishers

@@ -43,7 +43,7 @@ func ExampleGate_Decide() {
 	}
 	gate := &aal.Gate{Grants: []aal.Grant{financial}}
 
-	// The checkout's affordance; its seed 000 action placeOrder has
+	// The checkout's affordance; its Affordances action placeOrder has
 	// expose "session".
 	placeOrder := aal.Affordance{
 		ID:          "place-order",

@@ -190,7 +190,7 @@ func fixtures() []fixture {
 	invalid := func(name string, doc []byte, want ...string) {
 		fx = append(fx, fixture{Name: "fragment/invalid/" + name, Doc: doc, Want: want})
 	}
-	// docs/protocol.md decision 7: the seed's and EXAMPLES' shape.
+	// docs/protocol.md §30 and decision 7: AAL's shape, and its EXAMPLES fragment's.
 	valid("examples-checkout", []byte(examplesFragment))
 	valid("minimal", []byte(`{"aal":"0.1","page":"/","affordances":[]}`+"\n"))
 	valid("required-only", frag(func(f obj) {
@@ -268,7 +268,7 @@ func fixtures() []fixture {
 	invalid("trust-unknown", frag(setAff("trust", "root")), "/affordances/0/trust")
 	invalid("trust-missing", frag(delAff("trust")), "/affordances/0")
 
-	// Seed 003: destructive and reversible are booleans, absent reads false.
+	// docs/protocol.md §36: destructive and reversible are booleans, absent reads false.
 	invalid("destructive-string", frag(setAff("destructive", "yes")), "/affordances/0/destructive")
 	invalid("reversible-null", frag(setAff("reversible", nil)), "/affordances/0/reversible")
 
@@ -330,7 +330,7 @@ func fixtures() []fixture {
 	invalid("unknown-cost", frag(setCost("tax", json.Number("2.50"))), "/affordances/0/cost/tax")
 	invalid("unknown-escaped-name", frag(setAff("a/b~c", true)), "/affordances/0/a~1b~0c")
 
-	// Seed 003: aal, page.
+	// docs/protocol.md §30: aal, page.
 	invalid("aal-0.2", frag(func(f obj) { f["aal"] = "0.2" }), "/aal")
 	invalid("aal-number", frag(func(f obj) { f["aal"] = json.Number("0.1") }), "/aal")
 	invalid("aal-missing", frag(func(f obj) { delete(f, "aal") }), "")

@@ -31,7 +31,7 @@ const (
 	ClassFinancial Class = "financial"
 	// ClassAdmin: trust admin.
 	ClassAdmin Class = "admin"
-	// ClassConfirm: the seed 000 action it maps to has expose "confirm".
+	// ClassConfirm: the Affordances action it maps to has expose "confirm".
 	ClassConfirm Class = "confirm"
 )
 
@@ -60,7 +60,7 @@ type Assessment struct {
 // "send money" is two words in a row.
 var moneyWords = []string{"pay", "payment", "checkout", "purchase", "buy", "order", "transfer", "donate", "subscribe", "withdraw", "deposit", "tip", "bid"}
 
-// Classify assesses a, which maps to a seed 000 action with the given
+// Classify assesses a, which maps to an Affordances action with the given
 // expose ("" when there is none or it is unknown). The overrides of
 // docs/protocol.md decision 8 only tighten what a declares: a purchase is destructive,
 // irreversible and financial whatever is declared; a delete is destructive
@@ -475,8 +475,8 @@ type Verdict struct {
 }
 
 // Decide decides on a, an affordance of the site at origin (an origin such
-// as https://shop.example, or any URL of the site), which maps to a seed
-// 000 action with the given expose ("" when unknown). An affordance that
+// as https://shop.example, or any URL of the site), which maps to an
+// Affordances action with the given expose ("" when unknown). An affordance that
 // breaks a rule of docs/protocol.md decision 7 (an id, a label, a selector, an action
 // or trust outside the closed sets, a cost, a precondition...) is refused
 // whatever the grants. Otherwise Decide allows it when no class needs

@@ -369,7 +369,7 @@ func (p *Page) Assess(action string) aal.Verdict {
 	d, _ := p.Action(action)
 	a, ok := p.Affordance(action)
 	if !ok {
-		// No AAL for this action: only seed 000's confirm says anything.
+		// No AAL for this action: only the Affordances protocol's confirm says anything.
 		v := aal.Verdict{Decision: aal.Allow}
 		if d.Expose == affordances.ExposeConfirm {
 			v = aal.Verdict{Decision: aal.Ask, Classes: []aal.Class{aal.ClassConfirm}, Uncovered: []aal.Class{aal.ClassConfirm},
@@ -437,9 +437,10 @@ type ApprovalRequest struct {
 //   - the gate refuses: nothing is sent ([ErrRefused]);
 //   - the gate asks about an action that is not a confirm action: the
 //     approver is asked before anything is sent;
-//   - a confirm action is sent first without confirm (by seed 000 nothing
-//     runs) to get the site's summary; the approver reads it, and only its
-//     yes to this very call sends confirm: true. A no is [ErrNotApproved].
+//   - a confirm action is sent first without confirm (by docs/protocol.md
+//     §19, step 6, nothing runs) to get the site's summary; the approver
+//     reads it, and only its yes to this very call sends confirm: true. A
+//     no is [ErrNotApproved].
 //
 // Call applies the delta to the page: changed entities, actions added and
 // removed; with FollowRedirects, it then loads the redirect, or leaves it
@@ -477,9 +478,10 @@ func (p *Page) Call(ctx context.Context, action string, input any) (*affordances
 			return nil, err
 		}
 	}
-	// A confirm action is first sent without confirm: by seed 000 (step 6)
-	// nothing runs, and the site answers with its own summary, which the
-	// person then reads before saying yes (docs/protocol.md decision 8).
+	// A confirm action is first sent without confirm: by docs/protocol.md
+	// §19, step 6, nothing runs, and the site answers with its own summary,
+	// which the person then reads before saying yes (docs/protocol.md
+	// decision 8).
 	delta, err := c.send(ctx, p.path, affordances.Call{Action: action, Input: in})
 	if err != nil {
 		return nil, err

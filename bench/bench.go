@@ -1,8 +1,9 @@
-// Package bench is the perception bench (seed 003's unrun benchmark): the
-// same task fixtures performed on the demo sites by agents that perceive
-// pages in different ways, each observation kept and counted. It is for
-// those who measure: `affordances bench` runs it and docs/bench is its
-// report; it has no promise of a stable API.
+// Package bench is the perception bench, which measures what AAL 0.1.1
+// only modelled (docs/protocol.md §28): the same task fixtures performed on
+// the demo sites by agents that perceive pages in different ways, each
+// observation kept and counted. It is for those who measure:
+// `affordances bench` runs it and docs/bench is its report; it has no
+// promise of a stable API.
 //
 // A [Task] is a goal in plain words with an oracle plan in protocol terms
 // (the actions to call, in order, with their input) and a check of the
@@ -51,7 +52,7 @@ type Task struct {
 type Step struct {
 	// Page is the concrete page the action is on ("/products/canvas-tote").
 	Page string
-	// Action is the seed 000 action's name.
+	// Action is the Affordances action's name.
 	Action string
 	// Input is the call's input; for a person, the form's fields.
 	Input map[string]any

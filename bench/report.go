@@ -14,8 +14,8 @@ import (
 	"time"
 )
 
-// The seed's own anchors for the derived columns (seed 003's modeled
-// table): Sonnet-class input pricing and energy per token.
+// AAL 0.1.1's own anchors for the derived columns (its modelled table,
+// docs/protocol.md §28): Sonnet-class input pricing and energy per token.
 const (
 	DollarsPerMillionTokens = 3.0
 	WattHoursPerToken       = 0.0003
@@ -288,7 +288,7 @@ func (r *Report) Markdown(b *Breakdown) string {
 	p("- **Counting.** Text is counted in o200k tokens (github.com/tiktoken-go/tokenizer, offline); other models' tokenizers differ by some percent. Images are the providers' **published estimates**, not measured: Anthropic's width × height / 750, and OpenAI's 170 tokens a 512-pixel tile plus 85 (high detail); both are shown. Tool definitions are counted as a model API takes them: name, description and input schema of each tool, as JSON.\n")
 	p("- **Three context policies.** *Latest observation only*: the sum of the observations, what an agent pays that keeps only the page in front of it. *Full history*: at each step the sum of everything observed so far, summed over the steps (observations that follow the same step, a delta and the next page's graph, count as one step), what an agent pays that keeps its transcript. *Per request*: a model request at each step, each with the tool definitions and the transcript so far: the full history plus the tool definitions once a step (the MCP modes' own tools; the other modes are given none here, so for them it equals the full history). None counts the agent's own instructions, the person's goal or the model's output (its calls).\n")
 	p("- **Gates.** Apart from those deletes, no mode pays for gating: an agent that gates every step would read the AAL fragment of every page it acts on (a few hundred tokens each, in the affordances mode); the mcp agent's bridge reads it, and the model never does. The affordances agent never reads the site index or the AAL manifest, and finds a fragment by docs/protocol.md decision 7's path convention.\n")
-	p("- **Derived columns** (marked *derived*): dollars at $%.0f per million input tokens and watt-hours at %.4f Wh per token, the seed's own anchors; they are arithmetic on the token counts, not measurements.\n", DollarsPerMillionTokens, WattHoursPerToken)
+	p("- **Derived columns** (marked *derived*): dollars at $%.0f per million input tokens and watt-hours at %.4f Wh per token, AAL 0.1.1's own anchors; they are arithmetic on the token counts, not measurements.\n", DollarsPerMillionTokens, WattHoursPerToken)
 	p("- **Two sizes, two demos of ours.** The demo size is what `affordances demo` seeds: a few of each thing. The realistic size seeds what a small real site holds (about 200 products with their reviews, boards of about 120 tasks) and runs the same task code. The pages are as a person would design them at either size (HTML pages paginate as real ones do; no padding of the HTML, no trimming of the graph beyond what the spec allows); other sites' pages are larger or smaller.\n\n")
 
 	for _, z := range r.Sizes {

@@ -21,8 +21,8 @@
 // and a description, and is self-contained: nested types are inlined, so a
 // file compiles without its siblings. Objects are open (no
 // additionalProperties: false), because clients must ignore fields they do
-// not recognise and additive changes ship within a major version (seed 000,
-// "Versioning"); required fields are required.
+// not recognise and additive changes ship within a major version
+// (docs/protocol.md §27); required fields are required.
 //
 // The package imports only the standard library. To validate documents in
 // Go, use package affordancestest; to load the schemas into another

@@ -15,7 +15,7 @@ import (
 	"github.com/affordances/affordances-go/schemas"
 )
 
-// Documents from /work/shared/spec/EXAMPLES.md, as servers send them.
+// Documents from the protocol's own examples, as servers send them.
 const (
 	exampleGraph = `{
   "v": "0",

@@ -15,8 +15,8 @@ type Limit struct {
 	Burst int
 }
 
-// A RateLimiter decides whether one more call under key fits its limit (seed
-// 000, step 3). Implementations must be safe for concurrent use.
+// A RateLimiter decides whether one more call under key fits its limit
+// (docs/protocol.md §19, step 3). Implementations must be safe for concurrent use.
 //
 // The budget of a key is a token bucket, as [NewMemoryRateLimiter] keeps
 // it: a burst of up to Limit.Burst calls, then one call each

@@ -31,8 +31,8 @@ A site that publishes AAL only (a manifest, no site index and no graph, as
 affordances demo plain) is checked as AAL: its pages are found through the
 HTML's links and the manifest's routes, the AAL checks read each page's
 fragment (inlined, linked, or named by the manifest) and its selectors
-against the HTML, and the seed 000 checks skip, each saying that the site
-has no graph: information, not a failure.
+against the HTML, and the checks of Affordances v0 skip, each saying that
+the site has no graph: information, not a failure.
 
 It only reads by default: the calls it sends must all be refused before
 anything runs, and it checks the pages did not change. With a test account

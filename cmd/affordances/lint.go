@@ -327,8 +327,9 @@ func (l *linter) document(where, kind string, doc []byte) {
 	}
 }
 
-// weigh warns when the graph doc passes about 2,000 o200k tokens (seed
-// 000, "Graph"), naming its heaviest part, as conform's v0.size.tokens.
+// weigh warns when the graph doc passes about 2,000 o200k tokens
+// (docs/protocol.md §12), naming its heaviest part, as conform's
+// v0.size.tokens.
 func (l *linter) weigh(where string, doc []byte) {
 	w, err := graphsize.Weigh(doc)
 	switch {
@@ -666,11 +667,11 @@ func (l *linter) inline(where, text string) *aal.Fragment {
 }
 
 // aalPage lints one page of a site that publishes AAL only: the fragments
-// it inlines, links and the manifest names for it (seed 003,
-// docs/protocol.md decision 7), that the manifest has its route, that its fragment's
+// it inlines, links and the manifest names for it (docs/protocol.md §30
+// and decision 7), that the manifest has its route, that its fragment's
 // page is its path, and the fragment's selectors against its HTML
-// (docs/protocol.md decision 11: a page without a graph lists what it offers, so each
-// selector matches). It returns the page's links within the site.
+// (docs/protocol.md decision 11: a page without a graph lists what it
+// offers, so each selector matches). It returns the page's links within the site.
 func (l *linter) aalPage(ctx context.Context, origin, page string, manifest *aal.Manifest) []string {
 	where := origin + page
 	res, err := l.get(ctx, where, "text/html", crawl.Person)

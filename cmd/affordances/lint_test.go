@@ -16,7 +16,7 @@ import (
 	"github.com/affordances/affordances-go/internal/demotest"
 )
 
-// TestLintFiles: lint reads AAL documents and seed 000 documents from
+// TestLintFiles: lint reads AAL documents and Affordances documents from
 // files, names each problem with its JSON Pointer, and exits 1 on any
 // (issue 3, CLI).
 func TestLintFiles(t *testing.T) {

@@ -109,7 +109,7 @@ func startPlain(t *testing.T) (*plain.Site, string) {
 // TestInspectPlain: inspect reads a page that publishes AAL only: its
 // affordances with their labels verbatim, classes, the gate's decision,
 // the elements their selectors find and the fields of their forms
-// (seed 003, docs/protocol.md decisions 7, 8 and 11); --json says it has no graph. A
+// (docs/protocol.md decisions 7, 8 and 11); --json says it has no graph. A
 // page with neither a graph nor AAL is a protocol failure, exit 4.
 func TestInspectPlain(t *testing.T) {
 	_, base := startPlain(t)
@@ -252,8 +252,8 @@ func TestCallPlain(t *testing.T) {
 }
 
 // TestIndexPlain: a site that publishes AAL only has no site index; index
-// lists its manifest's routes and their affordances instead (seed 003,
-// docs/protocol.md decision 7).
+// lists its manifest's routes and their affordances instead
+// (docs/protocol.md §29 and decision 7).
 func TestIndexPlain(t *testing.T) {
 	_, base := startPlain(t)
 	e, out, errOut := testEnv(nil)
@@ -339,8 +339,8 @@ func TestLintPlain(t *testing.T) {
 }
 
 // TestConformPlain: conform runs its AAL checks against the plain demo,
-// which publishes AAL only, and exits 0; the seed 000 checks skip, saying
-// that the site has no graph.
+// which publishes AAL only, and exits 0; the checks of Affordances v0
+// skip, saying that the site has no graph.
 func TestConformPlain(t *testing.T) {
 	_, base := startPlain(t)
 	e, out, errOut := testEnv(nil)

@@ -25,11 +25,9 @@ type options struct {
 	// replaces the token of the previous start.
 	Token string
 
-	// NoApproval lets deleteBoard run on an agent's confirm: true alone.
-	// By default deleting a board is human-verified (docs/protocol.md decision 10):
-	// the agent's call gets the URL of the board's approval page, the
-	// owner approves there, signed in, and only then does the call run. A
-	// person's own form needs no approval page: its confirmation is one.
+	// NoApproval lets an agent's confirm: true alone delete a board; by
+	// default the owner approves each deletion on the board's approval
+	// page, in their browser (docs/protocol.md decision 10).
 	NoApproval bool
 
 	// Realistic seeds a new database with the boards a real team has: the

@@ -57,7 +57,7 @@ const (
 // SessionCookie is the name of the cookie that holds a signed-in session.
 const SessionCookie = "session"
 
-// ManifestPath is where the site serves its AAL manifest (seed 003).
+// ManifestPath is where the site serves its AAL manifest (docs/protocol.md §29).
 const ManifestPath = "/.well-known/agent-affordances.json"
 
 //go:embed all:site templates/*.html

@@ -40,7 +40,7 @@ func get(t *testing.T, hc *http.Client, u string) (int, string, string) {
 }
 
 // TestAAL: the manifest and every fragment it names are valid AAL 0.1
-// (seed 003, docs/protocol.md decision 7); the manifest's origin is the one the site
+// (docs/protocol.md decision 7); the manifest's origin is the one the site
 // is served at; each page links its own fragment or inlines it (the
 // contact page inlines the same affordances its file has); and on each
 // page every affordance's selector matches as docs/protocol.md decision 11 says.

@@ -89,7 +89,7 @@ var wantFlow = map[string]*aal.Flow{
 
 // TestAALPages: every page the shop serves, to nobody and to alice (with
 // an empty cart and a full one, by cookie and by token), publishes the AAL
-// fragment of its graph (seed 003; docs/protocol.md decisions 7 and 9): the served
+// fragment of its graph (docs/protocol.md decisions 7 and 9): the served
 // fragment validates and is the one inlined in the page, every available
 // affordance selects one element of the page, or several that each carry
 // the input of their item (docs/protocol.md decision 11), no element carries a

@@ -219,8 +219,9 @@ func TestCancelOrderByForm(t *testing.T) {
 }
 
 // TestCancelOrderOnce: customers racing to cancel one order: exactly one
-// cancels, the others are refused, and the stock comes back once (seed 000
-// Call step 7: the status and the stock change in one transaction).
+// cancels, the others are refused, and the stock comes back once
+// (docs/protocol.md §19, step 7: the status and the stock change in one
+// transaction).
 func TestCancelOrderOnce(t *testing.T) {
 	_, srv, _ := newShopWithClock(t)
 	alice := newAgent(t, srv, demoToken)

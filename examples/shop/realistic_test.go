@@ -22,8 +22,9 @@ func realisticShop(t *testing.T) *agent {
 
 // TestRealisticSeed: the realistic seed holds about 200 products, the
 // demo's first and as they are; the catalog pages them 24 at a time in
-// the graph and the HTML alike, every graph under seed 000's 2,000
-// tokens; a product with more reviews than its page lists links them all.
+// the graph and the HTML alike, every graph under 2,000 tokens
+// (docs/protocol.md §12); a product with more reviews than its page lists
+// links them all.
 func TestRealisticSeed(t *testing.T) {
 	alice := realisticShop(t)
 	_, g := alice.graph("/")

@@ -24,7 +24,7 @@ import (
 // Bounds of reviews.
 const (
 	// reviewsInGraph is how many of the latest reviews a product's graph
-	// carries; the rest are a count (seed 000: the graph stays small).
+	// carries; the rest are a count (docs/protocol.md §12: the graph stays small).
 	reviewsInGraph = 3
 	// reviewsOnPage is how many the product page lists for people.
 	reviewsOnPage = 10

@@ -34,7 +34,7 @@ const (
 const signInReason = "Sign in to use your cart, check out and write reviews."
 
 // checkoutStep places a page in the checkout flow: the cart, the shipping
-// address, the card, the review (seed 003 "flow").
+// address, the card, the review (an AAL flow, docs/protocol.md §37).
 func checkoutStep(n int) *aal.Flow { return &aal.Flow{ID: "checkout", Step: n, Of: 4} }
 
 // declare declares the shop's routes and actions on its site. Each action

@@ -1,6 +1,6 @@
 // Package shop is the demo shop of affordances-go: a small real shop whose
 // pages answer HTML to people and an Affordances graph to agents from the
-// same URLs, sessions and domain code (seed 000).
+// same URLs, sessions and domain code (docs/protocol.md §1).
 //
 // Data lives in one SQLite file (modernc.org/sqlite, no cgo), or in
 // PostgreSQL (pgx; [Options.Database]), which several instances may share
@@ -43,7 +43,7 @@
 // (prices and stock) and /admin/users (accounts), not found for anyone
 // else.
 //
-// The shop also publishes AAL 0.1.1 (seed 003): a manifest at
+// The shop also publishes AAL 0.1.1 (docs/protocol.md §28 to §44): a manifest at
 // /.well-known/agent-affordances.json, a fragment for every page beside it
 // and inline in the page, and a data-aal attribute on the element of each
 // action. The checkout is a flow of four steps: the cart, the shipping

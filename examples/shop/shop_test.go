@@ -1045,7 +1045,7 @@ const graphBudget = 1600
 // which issue 5 puts on the page where people read and write reviews),
 // whose descriptors weigh about 1,150 bytes beside the product's 4
 // variants, the cart and the nav. 2,200 bytes is about 550 tokens: over
-// DESIGN's 400, far under seed 000's 2,000. TestReviewsStaySmall bounds
+// DESIGN's 400, far under the 2,000 of docs/protocol.md §12. TestReviewsStaySmall bounds
 // what reviews add.
 const productGraphBudget = 2200
 
@@ -1092,8 +1092,8 @@ func TestReopen(t *testing.T) {
 	}
 }
 
-// TestAuthenticate: who a request is, by its credentials (CLARIFICATIONS
-// 4): a bearer token, else the session cookie, else nobody; an unknown
+// TestAuthenticate: who a request is, by its credentials (docs/protocol.md
+// decision 4): a bearer token, else the session cookie, else nobody; an unknown
 // session is nobody, an unknown token is refused.
 func TestAuthenticate(t *testing.T) {
 	_, srv := newShop(t)

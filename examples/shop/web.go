@@ -64,7 +64,7 @@ type pageData struct {
 	// Head is what the head of a page with a graph carries for agents
 	// (affordances.Page.Head): the links to its graph (its query kept, a
 	// search's graph is the search's, docs/protocol.md decision 3), to llms.txt and
-	// to its AAL fragment, the fragment inline (seed 003), and its WebMCP
+	// to its AAL fragment, the fragment inline (docs/protocol.md §30), and its WebMCP
 	// tools (docs/protocol.md decision 12).
 	Head template.HTML
 
@@ -139,8 +139,8 @@ type confirmation struct {
 	Danger              bool // the button looks dangerous: it deletes
 }
 
-// confirmations are the pages of the shop's confirm actions (seed 000,
-// Call step 6), by action; the summary comes from the action.
+// confirmations are the pages of the shop's confirm actions
+// (docs/protocol.md §19, step 6), by action; the summary comes from the action.
 var confirmations = map[string]confirmation{
 	"placeOrder": {Title: "Confirm your order", Button: "Place order", Back: "Back to the review"},
 	"deleteUser": {Title: "Delete an account?", Button: "Delete the account", Back: "Keep it", Danger: true},

@@ -23,9 +23,9 @@ func startPlain(t *testing.T) (*plain.Site, string) {
 }
 
 // TestLoad: a page of the plain site is read through AAL alone: the
-// fragment it links, inlines, or the manifest names (seed 003,
-// docs/protocol.md decision 7), and for each affordance the elements and form
-// fields the HTML has for it, as the input schema a call gives
+// fragment it links, inlines, or the manifest names (docs/protocol.md
+// decision 7), and for each affordance the elements and form fields the
+// HTML has for it, as the input schema a call gives
 // (docs/protocol.md decision 11's data-aal-input picking a note).
 func TestLoad(t *testing.T) {
 	_, base := startPlain(t)

@@ -1,7 +1,7 @@
 // Package aalpage reads a page that publishes the Agent
 // Affordance Layer (AAL 0.1.1) and no Affordances graph: any website, in
 // any language, that annotates its HTML with data-aal attributes and
-// publishes a manifest and fragments (seed 003, docs/protocol.md decisions 7 and 11).
+// publishes a manifest and fragments (docs/protocol.md decisions 7 and 11).
 //
 // [Load] reads a page as an agent does without a browser: its HTML, its
 // fragment (inline as <script type="application/aal+json">, linked with
@@ -11,7 +11,7 @@
 // fields of their form, as a JSON Schema of the input a call gives
 // ([Element.Input]). A page that answers an Affordances graph is
 // [ErrGraph]: read it with the root package's Client, which acts through
-// seed 000 calls.
+// the Affordances protocol's calls.
 //
 // Package internal/aalbrowser performs an affordance of such a page the
 // way the person would, in headless Chromium, with their session.

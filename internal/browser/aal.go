@@ -16,7 +16,7 @@ import (
 var ErrNoFragment = errors.New("browser: the page inlines no AAL fragment")
 
 // Fragment returns the AAL fragment the page inlines as
-// <script type="application/aal+json"> (seed 003), read from the live
+// <script type="application/aal+json"> (docs/protocol.md §30), read from the live
 // document and checked with [aal.ValidateFragment]: a page with none wraps
 // [ErrNoFragment], a page with several or an invalid one is an error.
 // Its labels are the site's words, untrusted: show them through

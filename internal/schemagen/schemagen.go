@@ -12,8 +12,8 @@
 //     bearer); a test holds each list to the constants the root declares.
 //  2. Objects stay open: ForType closes structs with additionalProperties
 //     false, which is removed, because clients must ignore fields they do not
-//     recognise and additive changes ship within a major (seed 000,
-//     "Versioning"). Required fields stay required: a field is required
+//     recognise and additive changes ship within a major (docs/protocol.md
+//     §27). Required fields stay required: a field is required
 //     unless its json tag says omitempty or omitzero.
 //  3. No null where the wire has none: ForType allows null for pointers and
 //     slices (a nil Go slice marshals as null); an optional field is omitted
