@@ -23,7 +23,6 @@ import (
 	"github.com/affordances/affordances-go/internal/mediatype"
 	"github.com/affordances/affordances-go/internal/weborigin"
 	"github.com/affordances/affordances-go/internal/wirecheck"
-	"github.com/affordances/affordances-go/store"
 )
 
 // Options configures a [Client]. The zero value of every field is a
@@ -552,6 +551,10 @@ func (c *Client) approvalURL(path string) (string, error) {
 	return c.resolve(path), nil
 }
 
+// defaultApprovalWait is how long a client waits on an approval whose
+// expiry the site did not say: the life of the library's own approvals.
+const defaultApprovalWait = 15 * time.Minute
+
 // awaitApproval polls the approval page's status until the person decided,
 // it expired, or ApprovalTimeout passed: nil once approved.
 func (c *Client) awaitApproval(ctx context.Context, req *ApprovalRequest) error {
@@ -560,7 +563,7 @@ func (c *Client) awaitApproval(ctx context.Context, req *ApprovalRequest) error 
 		deadline = time.Now().Add(c.opts.ApprovalTimeout)
 	}
 	if deadline.IsZero() {
-		deadline = time.Now().Add(store.ApprovalTTL)
+		deadline = time.Now().Add(defaultApprovalWait)
 	}
 	start := time.Now()
 	for wait := time.Second; ; wait = min(wait*2, 5*time.Second) {
@@ -568,9 +571,9 @@ func (c *Client) awaitApproval(ctx context.Context, req *ApprovalRequest) error 
 		switch {
 		case err != nil:
 			return err
-		case state == store.ApprovalApproved:
+		case state == affordances.ApprovalApproved:
 			return nil
-		case state == store.ApprovalDenied:
+		case state == affordances.ApprovalDenied:
 			return fmt.Errorf("%w: the person denied %s on the approval page", ErrNotApproved, req.Action)
 		}
 		if c.opts.OnApprovalWait != nil {
@@ -589,7 +592,7 @@ func (c *Client) awaitApproval(ctx context.Context, req *ApprovalRequest) error 
 
 // approvalState reads the approval page as JSON ([ApprovalStatus]), with the
 // client's credentials: the page is the site's own.
-func (c *Client) approvalState(ctx context.Context, u string) (store.ApprovalState, error) {
+func (c *Client) approvalState(ctx context.Context, u string) (affordances.ApprovalState, error) {
 	hr, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return "", err

@@ -114,14 +114,13 @@ func (d *pageData) Unavailable(action string) (string, error) {
 	return a.Reason, nil
 }
 
-// Field returns the input field of the form of action, as the page
-// renders it (affordances.Page.Field): its name, and the attributes that
-// mark it invalid and describe it to an agent in the browser.
-func (d *pageData) Field(action, field string) affordances.Field { return d.page.Field(action, field) }
+// Action returns the page's action as its template renders it: its
+// hidden field, its tool's attributes and its inputs.
+func (d *pageData) Action(name string) affordances.PageAction { return d.page.Action(name) }
 
 // Issue returns what is wrong with field in the form of action the person
 // just sent, "" when nothing is.
-func (d *pageData) Issue(action, field string) string { return d.page.Field(action, field).Issue }
+func (d *pageData) Issue(action, field string) string { return d.page.Action(action).Field(field).Issue }
 
 // Value returns what the person typed in field of the form of action, when
 // that form comes back to them (it failed), else def.
