@@ -12,12 +12,12 @@ import (
 	"github.com/affordances/affordances-go/internal/crawl"
 )
 
-// aalOnlyReason is why a seed 000 check skips on a site that publishes AAL
-// alone: information, not a failure.
+// aalOnlyReason is why a check of the Affordances protocol skips on a site
+// that publishes AAL alone: information, not a failure.
 const aalOnlyReason = "AAL only: the site has no Affordances site index or graph (its AAL is checked)"
 
 // An aalPage is a page of a site that publishes AAL alone, as its HTML and
-// the manifest locate its fragment (seed 003, docs/protocol.md decision 7).
+// the manifest locate its fragment (docs/protocol.md §30 and decision 7).
 type aalPage struct {
 	path   string
 	htmlX  *exchange
@@ -148,8 +148,8 @@ func aalOnlyFragmentPage(s *suite) verdict {
 }
 
 // aalOnlySelectors checks each selector of a page's fragment against its
-// HTML (docs/protocol.md decision 11): a page without a graph lists in its fragment
-// what it offers, so each affordance is taken as available.
+// HTML (docs/protocol.md decision 11): a page without a graph lists in its
+// fragment what it offers, so each affordance is taken as available.
 func aalOnlySelectors(s *suite) verdict {
 	return eachAALPage(s, func(p *aalPage) (verdict, bool) {
 		if p.fragment == nil {

@@ -12,8 +12,8 @@ import (
 
 // TestPlainPassesAsAAL: the plain demo, a site that publishes AAL only, is
 // checked as AAL: its manifest, each page's fragment and its selectors
-// pass; every seed 000 check skips, saying that the site has no graph
-// (information, not a failure); the run passes.
+// pass; every check of the Affordances protocol skips, saying that the
+// site has no graph (information, not a failure); the run passes.
 func TestPlainPassesAsAAL(t *testing.T) {
 	srv := httptest.NewServer(plain.New(nil).Handler())
 	defer srv.Close()
@@ -33,7 +33,7 @@ func TestPlainPassesAsAAL(t *testing.T) {
 			}
 		case c.ID == "aal.fragment.affordances":
 			if c.Outcome != conformance.Skip {
-				t.Errorf("%s: %s (%s), want a skip: no seed 000 action to map", c.ID, c.Outcome, c.Reason)
+				t.Errorf("%s: %s (%s), want a skip: no Affordances action to map", c.ID, c.Outcome, c.Reason)
 			}
 		case c.Outcome != conformance.Pass:
 			t.Errorf("%s: %s (%s), want a pass", c.ID, c.Outcome, c.Reason)

@@ -1,17 +1,18 @@
 // Package conformance is a black-box suite of checks any server can be run
-// against to tell whether it speaks the Affordances protocol v0 (seed 000,
-// with the decisions of CLARIFICATIONS.md) and AAL 0.1.1 (seed 003)
-// correctly, as h2spec does for HTTP/2. It is for anyone who serves the
-// protocol, in any language: `affordances conform` runs it from the
-// command line, and [Run] from a Go test.
+// against to tell whether it speaks the Affordances protocol v0 and AAL
+// 0.1.1 correctly, as h2spec does for HTTP/2; docs/protocol.md sets out
+// both, with the project's decisions where the specs are silent. It is for
+// anyone who serves the protocol, in any language: `affordances conform`
+// runs it from the command line, and [Run] from a Go test.
 //
 // [Run] discovers a site from its index (/.well-known/affordances.json),
 // its AAL manifest and the graphs' nav from "/", then runs every check and
 // returns a [Report]. A site that publishes AAL alone (a manifest, no
 // index, no graph, as any PHP or Rails site may) is checked as AAL: its
-// pages are found through their HTML, the seed 000 checks skip, saying
-// so, and the AAL checks read each page's fragment (inline, linked, or
-// named by the manifest) and its selectors against the HTML.
+// pages are found through their HTML, the checks of the Affordances
+// protocol skip, saying so, and the AAL checks read each page's fragment
+// (inline, linked, or named by the manifest) and its selectors against the
+// HTML.
 // Each [Result] names its check by a stable id ("v0.negotiation.vary"),
 // quotes the rule it tests, says whether the rule is a must or a should,
 // and keeps the exchange that decided it.
@@ -83,11 +84,11 @@ type Options struct {
 	AllowWrites bool
 
 	// Cookies are the session cookies of the same test account in a
-	// browser: the person's credentials. The suite reads the HTML pages
-	// and the approval pages (docs/protocol.md decision 10) with them. Without Token
-	// they serve for the graphs and the calls too, each call a cookie call
-	// carrying the site's Origin (docs/protocol.md decision 4). Without Cookies, the
-	// HTML is read with Token.
+	// browser: the person's credentials. The suite reads the HTML pages and
+	// the approval pages (docs/protocol.md decision 10) with them. Without
+	// Token they serve for the graphs and the calls too, each call a cookie
+	// call carrying the site's Origin (docs/protocol.md decision 4).
+	// Without Cookies, the HTML is read with Token.
 	Cookies []*http.Cookie
 
 	// HTTPClient sends every request. Nil: a client with a 20-second
@@ -202,12 +203,12 @@ const DefaultUserAgent = "affordances-conform (+https://github.com/affordances/a
 // Run runs every check against the site at baseURL ("http://127.0.0.1:8080")
 // and returns the report. A path in baseURL is a page of the site, where
 // discovery starts: when the origin's /.well-known/ has no index or
-// manifest, the suite reads those that page names in its Link headers,
-// as for a site under a path prefix behind a proxy that forwards only the
-// prefix (docs/protocol.md decision 13). It never returns nil: a site that cannot be
-// reached at all is a report with [Report.Unreachable] and no check; one
-// that stops answering during the run fails the checks that needed it.
-// opts may be nil.
+// manifest, the suite reads those that page names in its Link headers, as
+// for a site under a path prefix behind a proxy that forwards only the
+// prefix (docs/protocol.md decision 13). It never returns nil: a site that
+// cannot be reached at all is a report with [Report.Unreachable] and no
+// check; one that stops answering during the run fails the checks that
+// needed it. opts may be nil.
 func Run(ctx context.Context, baseURL string, opts *Options) *Report {
 	var o Options
 	if opts != nil {
@@ -267,7 +268,7 @@ func Run(ctx context.Context, baseURL string, opts *Options) *Report {
 		if o.Progress != nil {
 			fmt.Fprintf(o.Progress, "%-6s %-6s %s\n", res.Outcome, res.Level, res.ID)
 		}
-		if o.AllowWrites && !s.aalOnly && strings.HasPrefix(res.ID, writeChecks) && res.Outcome == Skip {
+		if o.AllowWrites && !s.aalOnly && strings.HasPrefix(res.ID, writePrefix) && res.Outcome == Skip {
 			rep.WritesNotTested = append(rep.WritesNotTested, res.ID+": "+res.Reason)
 		}
 	}
@@ -275,9 +276,9 @@ func Run(ctx context.Context, baseURL string, opts *Options) *Report {
 	return rep
 }
 
-// writeChecks is the prefix of the ids of the checks that run real
+// writePrefix is the prefix of the ids of the checks that run real
 // actions, under [Options.AllowWrites].
-const writeChecks = "v0.write."
+const writePrefix = "v0.write."
 
 // Test runs the suite against baseURL and fails t once for each must that
 // failed, with its rule, reason and evidence, or once when the site could

@@ -70,7 +70,8 @@ func invalidInput(schema json.RawMessage) (any, bool) {
 //
 //  1. the field's schema examples;
 //  2. the data-aal-input of an element of the page the action's
-//     affordance selects (docs/protocol.md decision 11), the fields that pick an item;
+//     affordance selects (docs/protocol.md decision 11), the fields that
+//     pick an item;
 //  3. the field's const, enum or default;
 //  4. a value of the page's entities or nav whose key matches the field's
 //     name (a key post, postId, posts[0].id; a link /posts/p-42);

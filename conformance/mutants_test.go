@@ -115,8 +115,9 @@ func callOf(body []byte) map[string]any {
 const confirmAction = "placeOrder"
 
 // noApproval are the mutants served by a shop whose placeOrder runs on
-// confirm: true alone: they break seed 000's confirm rule, which
-// human-verified confirmation would otherwise hold for them.
+// confirm: true alone: they break the protocol's confirm rule
+// (docs/protocol.md §21), which human-verified confirmation would
+// otherwise hold for them.
 var noApproval = map[string]bool{"confirm runs without confirm: true": true}
 
 // rewriteJSON changes the JSON object of res's body with edit.

@@ -14,18 +14,18 @@ import (
 	"github.com/affordances/affordances-go/internal/crawl"
 )
 
-// The checks of a site that takes OAuth access tokens (CLARIFICATIONS
-// 14): they run when its index names its protected resource metadata.
-
 const secC14 = "docs/protocol.md decision 14"
 
-func init() {
-	checks = append(checks,
-		check{"oauth.metadata", secC14, "The site index's oauth is the URL of the site's protected resource metadata (RFC 9728): its resource is the site, and it names an authorization server whose metadata (RFC 8414) has that issuer, the code flow, and PKCE with S256, never plain.", Must, checkOAuthMetadata},
-		check{"oauth.mcp-challenge", secC14, "By default the site's /mcp answers a request without a token with 401 and WWW-Authenticate: Bearer resource_metadata=\"<its protected resource metadata>\", so that an MCP host starts the sign-in.", Must, checkMCPChallenge},
-		check{"oauth.pkce", secC14, "The authorization server gives no code for a request without PKCE, or with the plain method: S256 only (OAuth 2.1).", Must, checkPKCE},
-		check{"oauth.revoked", secC14, "A token the person's consent gave calls the site as them; once revoked (RFC 7009) it is refused.", Must, checkRevoked},
-	)
+// oauthChecks are the checks of a site that takes OAuth access tokens
+// (docs/protocol.md decision 14): they run when its index names its
+// protected resource metadata.
+func oauthChecks() []check {
+	return []check{
+		{"oauth.metadata", secC14, "The site index's oauth is the URL of the site's protected resource metadata (RFC 9728): its resource is the site, and it names an authorization server whose metadata (RFC 8414) has that issuer, the code flow, and PKCE with S256, never plain.", Must, checkOAuthMetadata},
+		{"oauth.mcp-challenge", secC14, "By default the site's /mcp answers a request without a token with 401 and WWW-Authenticate: Bearer resource_metadata=\"<its protected resource metadata>\", so that an MCP host starts the sign-in.", Must, checkMCPChallenge},
+		{"oauth.pkce", secC14, "The authorization server gives no code for a request without PKCE, or with the plain method: S256 only (OAuth 2.1).", Must, checkPKCE},
+		{"oauth.revoked", secC14, "A token the person's consent gave calls the site as them; once revoked (RFC 7009) it is refused.", Must, checkRevoked},
+	}
 }
 
 // oauthMeta is what the checks read of the two metadata documents.

@@ -182,8 +182,8 @@ type suite struct {
 	signIns []*exchange
 	// aalOnly says the site publishes AAL and no Affordances graph (its
 	// index path is a plain 404, no graph is found, and it has a
-	// manifest): the seed 000 checks skip,
-	// and the AAL checks read aalPages (aalonly.go).
+	// manifest): the checks of the Affordances protocol skip, and the AAL
+	// checks read aalPages (aalonly.go).
 	aalOnly  bool
 	aalPages []*aalPage
 	// reached is true once a request got an answer from the site.
@@ -325,9 +325,9 @@ const (
 // retryAfter says how long to wait before sending again a call that x
 // answered rate_limited (429), by its Retry-After in whole seconds; ok is
 // false for any other answer, or when the wait is past the bounds. A
-// rate_limited call ran nothing (docs/protocol.md §19, step 3), so sending it again is
-// safe; waiting makes a run right after another (whose rate-limit probe
-// emptied a bucket) see what the first saw.
+// rate_limited call ran nothing (docs/protocol.md §19, step 3), so sending
+// it again is safe; waiting makes a run right after another (whose
+// rate-limit probe emptied a bucket) see what the first saw.
 func (s *suite) retryAfter(x *exchange) (time.Duration, bool) {
 	if x.status != http.StatusTooManyRequests || x.code() != affordances.RateLimited || !wholeSeconds(x.header.Get("Retry-After")) {
 		return 0, false

@@ -5,11 +5,43 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-
-	"github.com/affordances/affordances-go/internal/htmlcheck"
 )
 
-func parseHTML(body []byte) (*htmlcheck.Page, error) { return htmlcheck.Parse(body) }
+// privacyChecks are the checks that a graph shows nothing it should not
+// (docs/protocol.md §7 and §26): no personal data in its URLs, and no
+// entity the page's HTML does not show the same person.
+func privacyChecks() []check {
+	return []check{
+		{"v0.privacy.urls", secSecurity, "URLs must not carry personal data (no email addresses, phone numbers or long secret-looking strings in page paths and nav targets).", Should, func(s *suite) verdict {
+			return eachPage(s, func(p *page) (verdict, bool) {
+				if what := personal(p.graph.Page); what != "" {
+					return fail(p.graphX, "page %q carries %s", p.graph.Page, what), false
+				}
+				for _, n := range p.graph.Nav {
+					if what := personal(n.To); what != "" {
+						return fail(p.graphX, "nav target %q carries %s", n.To, what), false
+					}
+				}
+				return verdict{}, true
+			})
+		}},
+		{"v0.privacy.entities-in-html", secGraph, "entities must not contain anything the page would not show the same user in HTML (each string entity appears in the page's HTML).", Should, func(s *suite) verdict {
+			return eachPage(s, func(p *page) (verdict, bool) {
+				x, v, ok := s.pageHTML(p)
+				if !ok {
+					return v, false
+				}
+				text := htmlText(x.body)
+				for _, str := range leafStrings(p.graph.Entities) {
+					if !strings.Contains(text, str) {
+						return fail(x, "entity string %q of %s is not in its HTML", str, p.path), false
+					}
+				}
+				return verdict{}, true
+			})
+		}},
+	}
+}
 
 // htmlText is the page's source with its entities decoded, so a string
 // shown in text or an attribute is found as is.
@@ -61,22 +93,3 @@ func personal(s string) string {
 	}
 	return ""
 }
-
-// graphHref is the relative URL of the graph that the HTML of the page at
-// path links: its query kept, then affordances=1 (docs/protocol.md decision 3).
-func graphHref(path string) string {
-	if _, query, ok := strings.Cut(path, "?"); ok && query != "" {
-		return "?" + query + "&affordances=1"
-	}
-	return "?affordances=1"
-}
-
-var (
-	// linkValue matches one link-value of a Link header: its target and
-	// its parameters.
-	linkValue = regexp.MustCompile(`<([^>]*)>([^<]*)`)
-	// relAffordances matches the parameter rel="affordances".
-	relAffordances = regexp.MustCompile(`(?i);\s*rel\s*=\s*"?affordances"?\s*(;|,|$)`)
-	// cssString escapes a value for a quoted CSS attribute selector.
-	cssString = strings.NewReplacer(`\`, `\\`, `"`, `\"`)
-)
