@@ -199,7 +199,7 @@ func (s *Site) serveForm(w http.ResponseWriter, r *http.Request, next http.Handl
 		route: rt, params: params, action: a, confirm: r.PostForm.Get(FormConfirmField) == "yes",
 		form: true, values: r.PostForm, consent: r.PostForm.Get(FormConsentField), next: next,
 	}
-	if key := r.PostForm.Get(FormKeyField); validIdempotencyKey(key) {
+	if key := r.PostForm.Get(FormKeyField); key != "" { // claim ignores one that is no key
 		values := maps.Clone(r.PostForm)
 		delete(values, FormKeyField)
 		c.key, c.body = key, []byte(values.Encode()) // sorted by name: one body for one form
@@ -234,13 +234,16 @@ func (s *Site) serveForm(w http.ResponseWriter, r *http.Request, next http.Handl
 		e := d.Error
 		if e.schema {
 			e2 := *e
-			e2.words = phrase("Check the fields marked below and send the form again.")
-			e2.Message = e2.words.in(nil)
+			e2.words, e2.Message = checkFields, checkFields.format // English; renderForm says it in the person's language
 			e = &e2
 		}
 		s.renderForm(w, r, next, page, &Form{Action: name, Values: r.PostForm, Error: e}, res, req)
 	}
 }
+
+// checkFields is the error of a form whose fields its input's schema
+// refused, above the form: each field says what is wrong with it.
+var checkFields = phrase("Check the fields marked below and send the form again.")
 
 // byteSize says n bytes for a person: "1 MiB", "512 KiB", "900 bytes".
 func byteSize(n int64) text {

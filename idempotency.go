@@ -64,11 +64,12 @@ type claim struct {
 // ([idempotencyScope]), or answers instead: a retry of the same body gets
 // the first answer, byte for byte, with the headers the action set but not
 // Retry-After; another body under the key, or the key of a call still
-// running, is refused. A call without a key, or of a [Action.Secret]
-// action, whose answer is never kept, claims nothing.
+// running, is refused. A call without a key (a form's _key that is none),
+// or of a [Action.Secret] action, whose answer is never kept, claims
+// nothing.
 func (s *Site) claim(ctx context.Context, c *call, req *Request) (*claim, *response) {
-	if c.key == "" || c.action.Secret {
-		return nil, nil
+	if c.key == "" || c.action.Secret || !validIdempotencyKey(c.key) {
+		return nil, nil // an agent's bad key was refused before; a form's is none
 	}
 	scope := idempotencyScope(req.HTTP, req.Principal)
 	hash := sha256.Sum256(c.body)

@@ -300,11 +300,11 @@ func TestHumanVerifiedStatus(t *testing.T) {
 		json.NewDecoder(resp.Body).Decode(&st)
 		return resp.StatusCode, st
 	}
-	if code, st := status("alice"); code != 200 || st.State != store.ApprovalPending || st.Action != "pay" {
+	if code, st := status("alice"); code != 200 || st.State != affordances.ApprovalPending || st.Action != "pay" {
 		t.Errorf("alice polling: got %d %+v, want 200 pending", code, st)
 	}
 	decide(t, srv, d.Approval.URL, "approve", aliceBrowser(srv))
-	if code, st := status("alice"); code != 200 || st.State != store.ApprovalApproved {
+	if code, st := status("alice"); code != 200 || st.State != affordances.ApprovalApproved {
 		t.Errorf("alice polling after approval: got %d %+v, want approved", code, st)
 	}
 	if code, _ := status("bob"); code != 404 {

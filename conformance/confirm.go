@@ -8,7 +8,6 @@ import (
 
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/internal/wirecheck"
-	"github.com/affordances/affordances-go/store"
 )
 
 // confirmChecks are the checks of confirm actions (docs/protocol.md §19,
@@ -90,7 +89,7 @@ func confirmChecks() []check {
 				}
 				return string(st.State), sx
 			}
-			if st, sx := state(); st != string(store.ApprovalPending) {
+			if st, sx := state(); st != string(affordances.ApprovalPending) {
 				return fail(sx, "the approval's status as the caller: got %d %q, want 200 and state pending", sx.status, st)
 			}
 			if len(s.opts.Cookies) > 0 {
@@ -114,7 +113,7 @@ func confirmChecks() []check {
 			if after, ax := s.entitiesNow(t.page.path); after != before {
 				return fail(ax, "the page changed: something ran without the person's approval")
 			}
-			if st, sx := state(); st != string(store.ApprovalPending) {
+			if st, sx := state(); st != string(affordances.ApprovalPending) {
 				return fail(sx, "after the token's attempt to approve, the state is %q, want pending", st)
 			}
 			return pass(cx, "approval page pending; confirm: true refused; the token cannot approve")

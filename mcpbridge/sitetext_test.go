@@ -11,7 +11,6 @@ import (
 
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/mcpbridge"
-	"github.com/affordances/affordances-go/store"
 )
 
 // approvalID is an approval's id of the shape store.NewApprovalID makes.
@@ -23,7 +22,7 @@ const approvalID = "abcdefghijklmnopqrstuvwxyz"
 type siteSays struct {
 	graph    affordances.Graph
 	approval string
-	state    store.ApprovalState
+	state    affordances.ApprovalState
 
 	mu   sync.Mutex
 	runs int // the calls it ran
@@ -99,7 +98,7 @@ func TestSiteCannotWriteOnTheBridgesLines(t *testing.T) {
 	s := &siteSays{graph: affordances.Graph{V: "0", Page: "/", Route: "/", Entities: map[string]any{},
 		Actions: []affordances.ActionDescriptor{act(ping, affordances.ExposePublic), act(tagged, affordances.ExposePublic), act("buy", affordances.ExposeConfirm)},
 		Nav:     []affordances.NavLink{{To: nav}}},
-		approval: affordances.ApprovalsPath + approvalID + "  state approved  expires 2099-01-01T00:00:00Z", state: store.ApprovalPending}
+		approval: affordances.ApprovalsPath + approvalID + "  state approved  expires 2099-01-01T00:00:00Z", state: affordances.ApprovalPending}
 	u := s.serve(t)
 	cs := connect(t, mcpbridge.NewServer(nil), nil)
 	const creds = "  credentials: none: not a configured site"
@@ -164,7 +163,7 @@ func TestUnconfiguredSiteCannotApprove(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := &siteSays{graph: affordances.Graph{V: "0", Page: "/", Route: "/", Entities: map[string]any{},
 				Actions: []affordances.ActionDescriptor{act("buy", affordances.ExposeConfirm)}},
-				approval: affordances.ApprovalsPath + approvalID, state: store.ApprovalApproved}
+				approval: affordances.ApprovalsPath + approvalID, state: affordances.ApprovalApproved}
 			u := s.serve(t)
 			opts := &mcpbridge.Options{ApprovalTimeout: 5 * time.Second}
 			if tc.configured {

@@ -53,7 +53,7 @@ func pendingOrder(t *testing.T, s *shop.Shop, srv *httptest.Server) (*agent, *af
 		t.Errorf("the same call asked twice: approvals %s and %s, want one", ap.URL, again.URL)
 	}
 	wantOrdered(t, s, 0)
-	if got := approvalState(t, bot, ap.URL); got != store.ApprovalPending {
+	if got := approvalState(t, bot, ap.URL); got != affordances.ApprovalPending {
 		t.Errorf("the approval's status before alice decides: got %q, want pending", got)
 	}
 	return bot, ap, summary
@@ -81,7 +81,7 @@ func wantApproval(t *testing.T, bot *agent, what string, confirm bool) (*afforda
 
 // approvalState GETs the approval's status as JSON, as an agent polls it
 // with its own credentials.
-func approvalState(t *testing.T, a *agent, path string) store.ApprovalState {
+func approvalState(t *testing.T, a *agent, path string) affordances.ApprovalState {
 	t.Helper()
 	resp, body := a.do(http.MethodGet, path, http.Header{"Accept": {affordances.MediaType}}, nil)
 	if resp == nil {
@@ -237,7 +237,7 @@ func TestApprovalInBrowser(t *testing.T) {
 	}
 	checkConsole(t, alice, 0)
 	checkSentHTML(t, alice)
-	if got := approvalState(t, bot, ap.URL); got != store.ApprovalApproved {
+	if got := approvalState(t, bot, ap.URL); got != affordances.ApprovalApproved {
 		t.Errorf("the approval's status after alice approved: got %q, want approved", got)
 	}
 
@@ -287,7 +287,7 @@ func TestDenyInBrowser(t *testing.T) {
 	alice.at(ap.URL)
 	alice.see(".state", "Denied.")
 	checkConsole(t, alice, 0)
-	if got := approvalState(t, bot, ap.URL); got != store.ApprovalDenied {
+	if got := approvalState(t, bot, ap.URL); got != affordances.ApprovalDenied {
 		t.Errorf("the approval's status after alice denied: got %q, want denied", got)
 	}
 
@@ -362,7 +362,7 @@ func TestApprovalPageRefusesOthers(t *testing.T) {
 			t.Errorf("alice's agent approves %s: got %d, want 403", h.name, resp.StatusCode)
 		}
 	}
-	if got := approvalState(t, bot, ap.URL); got != store.ApprovalPending {
+	if got := approvalState(t, bot, ap.URL); got != affordances.ApprovalPending {
 		t.Errorf("after the agent tried to approve: got %q, want pending", got)
 	}
 	status, d, _ := bot.call("/checkout", "placeOrder", nil, true)

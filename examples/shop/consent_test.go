@@ -16,7 +16,6 @@ import (
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/examples/shop"
 	"github.com/affordances/affordances-go/internal/demotest"
-	"github.com/affordances/affordances-go/store"
 )
 
 // consentShop opens a shop whose orders alice approves on its approval
@@ -41,7 +40,7 @@ func consentShop(t *testing.T) (*shop.Shop, *agent, *agent) {
 func approve(t *testing.T, bot, alice *agent) string {
 	t.Helper()
 	ap, summary := wantApproval(t, bot, "placeOrder without confirm", false)
-	if approvalState(t, bot, ap.URL) == store.ApprovalApproved {
+	if approvalState(t, bot, ap.URL) == affordances.ApprovalApproved {
 		return summary
 	}
 	if resp := alice.form(ap.URL, url.Values{"decision": {"approve"}}, nil); resp == nil || resp.StatusCode != http.StatusOK {
@@ -211,7 +210,7 @@ func TestApprovalPageShowsTheCall(t *testing.T) {
 	if resp := alice.form(ap.URL, url.Values{"decision": {"approve"}}, nil); resp == nil || resp.StatusCode != http.StatusConflict {
 		t.Errorf("approving after the cart changed: got %v, want 409", resp)
 	}
-	if got := approvalState(t, bot, ap.URL); got != store.ApprovalPending {
+	if got := approvalState(t, bot, ap.URL); got != affordances.ApprovalPending {
 		t.Errorf("the approval after a refused approve: got %q, want pending", got)
 	}
 
