@@ -136,6 +136,23 @@ func (s *Site) bodyError(err error) *Error {
 	return libError(InvalidInput, phrase("The call's body could not be read."))
 }
 
+// maxIdempotencyKey bounds an Idempotency-Key's length, in bytes.
+const maxIdempotencyKey = 255
+
+// validIdempotencyKey reports whether k is 1 to 255 visible ASCII
+// characters.
+func validIdempotencyKey(k string) bool {
+	if len(k) == 0 || len(k) > maxIdempotencyKey {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		if k[i] < 0x21 || k[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
 // decodeCall reads a call's body: the JSON and the bounds [wirejson.ScanCall]
 // checks (docs/protocol.md decision 2), a non-empty string "action", any
 // "input", and a boolean "confirm" when present. Unknown fields are

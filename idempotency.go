@@ -17,23 +17,6 @@ import (
 // same body.
 const IdempotencyHeader = "Idempotency-Key"
 
-// maxIdempotencyKey bounds an Idempotency-Key's length, in bytes.
-const maxIdempotencyKey = 255
-
-// validIdempotencyKey reports whether k is 1 to 255 visible ASCII
-// characters.
-func validIdempotencyKey(k string) bool {
-	if len(k) == 0 || len(k) > maxIdempotencyKey {
-		return false
-	}
-	for i := 0; i < len(k); i++ {
-		if k[i] < 0x21 || k[i] > 0x7e {
-			return false
-		}
-	}
-	return true
-}
-
 // IdempotentReplayedHeader marks the replay of a kept answer
 // (docs/protocol.md decision 10).
 const IdempotentReplayedHeader = "Idempotent-Replayed"
