@@ -53,23 +53,20 @@ const (
 	MaxNumberLen = 64     // characters of one number
 )
 
-// An Error is the refusal of a call's body. Its Message is the sentence
+// A Refusal is the refusal of a call's body. Its Message is the sentence
 // the agent reads, as the caller sends it in its own invalid_input error:
 // Format with Args, Format a key of the root package's catalogue
 // (i18n.go), so that the caller can say it in another language.
-type Error struct {
+type Refusal struct {
 	Message string
 	Format  string
 	Args    []any
 }
 
-// refusal returns the Error of format, a string literal, and args.
-func refusal(format string, args ...any) *Error {
-	return &Error{Message: fmt.Sprintf(format, args...), Format: format, Args: args}
+// refusal returns the Refusal of format, a string literal, and args.
+func refusal(format string, args ...any) *Refusal {
+	return &Refusal{Message: fmt.Sprintf(format, args...), Format: format, Args: args}
 }
-
-// Error returns "wirejson: " and the message.
-func (e *Error) Error() string { return "wirejson: " + e.Message }
 
 // A Call is what a call's body holds of the members the protocol reads,
 // each nil when the body has none: the value of "action" when it is a
@@ -85,9 +82,9 @@ type Call struct {
 // object, nesting beyond [MaxDepth], more than [MaxValues] values, names
 // included, a number longer than [MaxNumberLen] characters or beyond a
 // 64-bit float, a string escaping half of a surrogate pair alone); then a
-// body that is not one object. The refusal is an *Error, not an error, so
+// body that is not one object. The refusal is a *Refusal, not an error, so
 // that the caller reads its Message without an assertion.
-func ScanCall(body []byte) (Call, *Error) {
+func ScanCall(body []byte) (Call, *Refusal) {
 	if !utf8.Valid(body) {
 		// encoding/json would read each bad byte as U+FFFD: another input
 		// than the one sent.
@@ -117,7 +114,7 @@ type callScan struct {
 	// names holds the names of the objects open, each object's after its
 	// parent's; a set takes over for an object with many.
 	names [][]byte
-	err   *Error
+	err   *Refusal
 
 	checked bool // a DecodePlan's: it asks the schema's rules, each name once
 
@@ -127,7 +124,7 @@ type callScan struct {
 }
 
 // notCall is the refusal of a body that is not JSON, or not one object.
-func notCall() *Error {
+func notCall() *Refusal {
 	return refusal("The body is not a Call: a JSON object with an \"action\".")
 }
 
@@ -136,7 +133,7 @@ func notCall() *Error {
 // token that breaks the JSON grammar or a bound: nesting, the count of
 // values (names included), the length and range of a number, a name twice
 // in one object, a string escaping half of a surrogate pair alone.
-func (s *callScan) scan(body []byte) *Error {
+func (s *callScan) scan(body []byte) *Refusal {
 	names := scanNames.Get().(*[][]byte)
 	defer func() {
 		clear((*names)[:cap(*names)]) // holds no body beyond its call
@@ -167,7 +164,7 @@ func (s *callScan) space() {
 	}
 }
 
-func (s *callScan) fail(e *Error) bool {
+func (s *callScan) fail(e *Refusal) bool {
 	s.err = e
 	return false
 }
@@ -365,7 +362,7 @@ func (s *callScan) objectBody(depth int) bool {
 // is not JSON is [notCall]; one that escapes half of a surrogate pair
 // without its other half, which encoding/json would read as U+FFFD, is
 // refused by [loneSurrogate].
-func (s *callScan) str() ([]byte, *Error) {
+func (s *callScan) str() ([]byte, *Refusal) {
 	start := s.i
 	s.i++
 	escaped := false
@@ -460,7 +457,7 @@ func (s *callScan) escapedRune(i int) (rune, bool) {
 // surrogate pair without its other half (esc, as written): no character
 // (RFC 8259, section 8.2), which encoding/json would read as U+FFFD, so
 // another input than the one sent.
-func loneSurrogate(esc []byte) *Error {
+func loneSurrogate(esc []byte) *Refusal {
 	return refusal("The call holds the escape %s, half of a UTF-16 surrogate pair without its other half: no character (RFC 8259, section 8.2).", string(esc))
 }
 
