@@ -104,13 +104,9 @@ func aalChecks() []check {
 				if s.fragmentOf(p); p.fragment == nil {
 					return verdict{}, true
 				}
-				x, v, ok := s.pageHTML(p)
+				x, doc, v, ok := s.pageDoc(p)
 				if !ok {
 					return v, false
-				}
-				doc, err := parseHTML(x.body)
-				if err != nil {
-					return fail(x, "HTML: %v", err), false
 				}
 				if sps := doc.CheckSelectors(p.graph.Actions, p.fragment); len(sps) > 0 {
 					sp := sps[0]

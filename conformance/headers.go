@@ -54,13 +54,9 @@ func headerChecks() []check {
 		}},
 		{"v0.headers.link-element", secDiscovery, `HTML responses for pages with a graph should advertise it in both places: <link rel="affordances" href="?affordances=1" />; on a page whose URL has a query, the link keeps it: href="?q=tote&affordances=1" (docs/protocol.md decision 3)`, Should, func(s *suite) verdict {
 			return eachPage(s, func(p *page) (verdict, bool) {
-				x, v, ok := s.pageHTML(p)
+				x, doc, v, ok := s.pageDoc(p)
 				if !ok {
 					return v, false
-				}
-				doc, err := parseHTML(x.body)
-				if err != nil {
-					return fail(x, "HTML: %v", err), false
 				}
 				want := graphHref(p.path)
 				if n, _ := doc.Count(`link[rel="affordances"][href="` + cssString.Replace(want) + `"]`); n == 0 {
@@ -72,13 +68,9 @@ func headerChecks() []check {
 		{"v0.webmcp.headers", secC12, "A page with WebMCP tools (its script's data block, or a form with toolname) should be served with headers that let the browser register them: no Origin-Agent-Cluster: ?0 (registerTool needs an origin-keyed agent cluster), and no Permissions-Policy that leaves the page's origin out of the tools feature.", Should, func(s *suite) verdict {
 			tools := 0
 			v := eachPage(s, func(p *page) (verdict, bool) {
-				x, v, ok := s.pageHTML(p)
+				x, doc, v, ok := s.pageDoc(p)
 				if !ok {
 					return v, false
-				}
-				doc, err := parseHTML(x.body)
-				if err != nil {
-					return fail(x, "HTML: %v", err), false
 				}
 				scripted, _ := doc.Count(`script#affordances-webmcp`)
 				declared, _ := doc.Count(`form[toolname]`)

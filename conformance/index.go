@@ -62,42 +62,45 @@ func indexChecks() []check {
 		}},
 		{"v0.consistency.routes-reached", secIndex, "Every route of the index has reachable graphs (through the nav from /): a page of a route that the HTML links to is in some graph's nav too.", Should, routesReached},
 		{"v0.consistency.actions-in-index", secIndex, "The index is enough to plan a task: every action of a graph is in the index summary of its route.", Must, func(s *suite) verdict {
-			if s.index == nil {
-				return skip("no site index")
-			}
-			return eachPage(s, func(p *page) (verdict, bool) {
-				r := s.route(p.graph.Route)
-				if r == nil {
-					return verdict{}, true
-				}
-				for _, a := range p.graph.Actions {
-					if !slices.ContainsFunc(r.Actions, func(x affordances.ActionSummary) bool { return x.Name == a.Name }) {
-						return fail(p.graphX, "action %q of %s is not in the index", a.Name, r.Route), false
-					}
+			return eachIndexedAction(s, func(p *page, a affordances.ActionDescriptor, r *affordances.RouteSummary) (verdict, bool) {
+				if !slices.ContainsFunc(r.Actions, func(x affordances.ActionSummary) bool { return x.Name == a.Name }) {
+					return fail(p.graphX, "action %q of %s is not in the index", a.Name, r.Route), false
 				}
 				return verdict{}, true
 			})
 		}},
 		{"v0.consistency.summaries", secIndex, "ActionSummary = Omit<ActionDescriptor, 'available' | 'reason'>: the summaries match the descriptors.", Must, func(s *suite) verdict {
-			if s.index == nil {
-				return skip("no site index")
-			}
-			return eachPage(s, func(p *page) (verdict, bool) {
-				r := s.route(p.graph.Route)
-				if r == nil {
-					return verdict{}, true
-				}
-				for _, a := range p.graph.Actions {
-					for _, x := range r.Actions {
-						if x.Name == a.Name && !sameSummary(x, a.ActionSummary) {
-							return fail(p.graphX, "the descriptor of %q differs from its summary in the index", a.Name), false
-						}
+			return eachIndexedAction(s, func(p *page, a affordances.ActionDescriptor, r *affordances.RouteSummary) (verdict, bool) {
+				for _, x := range r.Actions {
+					if x.Name == a.Name && !sameSummary(x, a.ActionSummary) {
+						return fail(p.graphX, "the descriptor of %q differs from its summary in the index", a.Name), false
 					}
 				}
 				return verdict{}, true
 			})
 		}},
 	}
+}
+
+// eachIndexedAction runs fn on each action of each page's graph, with the
+// index's summary of the page's route, until fn fails: a skip without an
+// index; a page whose route the index lacks is another check's failure.
+func eachIndexedAction(s *suite, fn func(p *page, a affordances.ActionDescriptor, r *affordances.RouteSummary) (verdict, bool)) verdict {
+	if s.index == nil {
+		return skip("no site index")
+	}
+	return eachPage(s, func(p *page) (verdict, bool) {
+		r := s.route(p.graph.Route)
+		if r == nil {
+			return verdict{}, true
+		}
+		for _, a := range p.graph.Actions {
+			if v, ok := fn(p, a, r); !ok {
+				return v, false
+			}
+		}
+		return verdict{}, true
+	})
 }
 
 // maxLinkedProbes bounds the pages of one unreached route that

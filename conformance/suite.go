@@ -18,6 +18,7 @@ import (
 	affordances "github.com/affordances/affordances-go"
 	"github.com/affordances/affordances-go/aal"
 	"github.com/affordances/affordances-go/internal/crawl"
+	"github.com/affordances/affordances-go/internal/htmlcheck"
 	"github.com/affordances/affordances-go/internal/wirecheck"
 )
 
@@ -438,6 +439,20 @@ func (s *suite) pageHTML(p *page) (*exchange, verdict, bool) {
 		return x, fail(x, "the HTML of a page with a graph: %s", why), false
 	}
 	return x, verdict{}, true
+}
+
+// pageDoc is pageHTML with the HTML parsed: a page that is not HTML
+// fails its check.
+func (s *suite) pageDoc(p *page) (*exchange, *htmlcheck.Page, verdict, bool) {
+	x, v, ok := s.pageHTML(p)
+	if !ok {
+		return x, nil, v, false
+	}
+	doc, err := parseHTML(x.body)
+	if err != nil {
+		return x, nil, fail(x, "HTML: %v", err), false
+	}
+	return x, doc, verdict{}, true
 }
 
 // fragmentOf fetches a page's AAL fragment, once; nil without a manifest
