@@ -20,89 +20,67 @@ import (
 	"github.com/cespare/xxhash/v2"
 )
 
-// An Action declares what a route lets a requester do. It becomes the seed
-// 000 action descriptor of every graph of the route, its entry in the site
-// index, and the handler of calls to it. [AddAction] copies it.
+// An Action declares what a route lets a requester do: its descriptor, index
+// entry and call handler. [AddAction] copies it.
 type Action struct {
-	// Name is unique per route and stable across releases: [a-zA-Z][a-zA-Z0-9_]*.
-	Name string
-	// Description says what the action does, for an agent planning a task.
-	Description string
-	// Expose says who may call the action (docs/protocol.md decision 1). The zero
-	// value exposes nothing: the action is never listed and never callable.
+	Name        string // unique per route, stable across releases: [a-zA-Z][a-zA-Z0-9_]*
+	Description string // what the action does, for an agent planning a task
+	// Expose says who may call the action; the zero value, nobody.
 	Expose Expose
-	// Guard says whether the requester can call the action now and, if
-	// not, why, for a person. It runs with r.State loaded, for every graph
-	// and before every call. Nil: always available.
+	// Guard says whether the requester can call the action now and, if not,
+	// why, for a person; it runs with r.State loaded, for every graph and
+	// call. Nil: always available.
 	Guard func(ctx context.Context, r *Request) (ok bool, reason string)
-	// GuardText is the guard as a human-readable precondition, shown as the
-	// descriptor's "guard" ("the product is in stock").
+	// GuardText is the guard as a precondition for people, the descriptor's "guard".
 	GuardText string
-	// Effects lists the entity keys the action changes; the delta then
-	// carries exactly those keys. Nil: the delta carries every entity whose
-	// value changed (docs/protocol.md decision 5). A key no state of the route has
-	// had yet is logged, once, as a likely mistake.
+	// Effects lists the entity keys the action changes, which its delta
+	// carries. Nil: every entity that changed (docs/protocol.md decision 5).
 	Effects []string
-	// ReadOnly says the action changes nothing. Its delta then carries
-	// no changes: the page is not loaded again after it runs.
+	// ReadOnly says the action changes nothing: its delta carries no changes.
 	ReadOnly bool
-	// Secret says the answer carries a secret no store may keep (a new
-	// token, a Set-Cookie; docs/protocol.md decision 10): a retry with its
-	// Idempotency-Key runs it again, so its second run must be harmless.
+	// Secret says the answer holds a secret no store may keep, so a retry runs
+	// the action again (docs/protocol.md decision 10).
 	Secret bool
-	// UntrustedContent says the result carries text others wrote (reviews,
-	// messages): its WebMCP tool says so (docs/protocol.md decision 12).
+	// UntrustedContent says the result carries text others wrote, as its
+	// WebMCP tool then says (docs/protocol.md decision 12).
 	UntrustedContent bool
-	// Summary writes the message of confirm_required, what will happen, for
-	// the person who approves it ([Summarize]); a confirm action needs one.
+	// Summary writes the message of confirm_required, for the person who
+	// approves the call; a confirm action needs one.
 	Summary *Summarizer
-	// Consent names the entities of the page's state that a person's
-	// confirmation covers beside the input: what the Summary describes
-	// (the cart's lines, the recipient). The call runs only while they hold
-	// what the person was shown, checked before the action and, with
-	// [Request.Consented], in its transaction (docs/protocol.md decision 10); else
-	// nothing runs and the person is asked again.
+	// Consent names the entities a person's confirmation covers beside the
+	// input: the call runs only while they hold what the person was shown
+	// ([Request.Consented]; docs/protocol.md decision 10).
 	Consent []string
-	// Verify makes a confirm action human-verified (docs/protocol.md decision 10):
-	// confirm: true alone never runs it. The call gets confirm_required
-	// with the URL of the site's approval page, where the person, signed
-	// in, approves or denies it; then the same call with confirm: true
-	// runs, once. A person's own form, confirmed with its button, is that
-	// approval already. See also [SiteOptions.VerifyConfirm].
+	// Verify makes a confirm action human-verified (docs/protocol.md decision
+	// 10): confirm: true runs it only once the person approved the call on the
+	// site's approval page, or confirmed their own form.
 	Verify bool
-	// Visible hides the action from some requesters (an admin action from
-	// everyone else): it is then neither listed nor callable by them. It
-	// sees r.Principal, and r.Param on pages; not r.State, and in the site
-	// index no parameters either. A panic hides the action. Nil: visible to
-	// all.
+	// Visible hides the action, unlisted and uncallable, from requesters for
+	// whom it returns false. It sees r.Principal, and r.Param on pages; not
+	// r.State. A panic hides the action. Nil: visible to all.
 	Visible func(r *Request) bool
-	// Input is the input's JSON Schema (2020-12, $schema optional). Nil:
-	// inferred from the In type of [AddAction].
+	// Input is the input's JSON Schema (2020-12). Nil: inferred from In.
 	Input json.RawMessage
-	// Output is the output's JSON Schema. Nil: inferred from the Out type,
-	// except for struct{} and interface types, which have none.
+	// Output is the output's JSON Schema. Nil: inferred from Out, none for
+	// struct{} and interfaces.
 	Output json.RawMessage
-	// Limit overrides the site's rate limit for this action; its calls are
-	// then counted apart from the route's other actions.
+	// Limit overrides the site's rate limit, counting the action's calls apart.
 	Limit *Limit
-	// AAL publishes the action as an AAL 0.1.1 affordance of its pages'
-	// fragments (docs/protocol.md decision 9): its type, trust, cost and the rest. Nil:
-	// the defaults of a zero [aal.Meta]. Every listed action has its
-	// affordance, with id [aal.ID] of its name.
+	// AAL is the action's AAL 0.1.1 affordance, with id [aal.ID] of its name
+	// (docs/protocol.md decision 9). Nil: a zero [aal.Meta]'s defaults.
 	AAL *aal.Meta
 }
 
-// A Summarizer writes an action's summary, the message of its
-// confirm_required (see [Summarize]). It is safe for concurrent use.
+// A Summarizer writes the message of an action's confirm_required
+// ([Summarize]). It is safe for concurrent use.
 type Summarizer struct {
 	in reflect.Type
 	fn func(ctx context.Context, r *Request, in any) (string, error)
 }
 
-// Summarize returns the [Summarizer] of fn. fn runs after the input is
-// validated and the guard passed, with the call's input decoded into In,
-// which must be the In of the action's [AddAction] (AddAction panics
-// otherwise). It panics if fn is nil.
+// Summarize returns the [Summarizer] of fn, which runs after the input is
+// validated and the guard passed. In must be the action's (AddAction panics
+// otherwise); Summarize panics if fn is nil.
 func Summarize[In any](fn func(ctx context.Context, r *Request, in In) (string, error)) *Summarizer {
 	if fn == nil {
 		panic("affordances: Summarize: nil function")
@@ -151,29 +129,21 @@ type action struct {
 
 var actionName = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9_]*$`)
 
-// An ActionFunc runs an action for the call r with its input in, decoded
-// and checked against the input schema, and returns the delta's output.
-// [AddAction] takes one; [Post], [PostWith] and [PostJSON] make one that
-// the app's own handler carries out.
+// An ActionFunc runs an action for the call r with its valid input in,
+// returning the delta's output.
 type ActionFunc[In, Out any] func(ctx context.Context, r *Request, in In) (Out, error)
 
-// AddAction declares an action on rt, run by fn with the call's input decoded
-// into In after it passed the input schema. fn returns the delta's output,
-// or an error: an [*Error] (built with [NewError]) is sent as it is (code
-// [Unavailable] for a domain failure such as "Only 2 left in stock"); any
-// other error, or a panic, is sent as [Internal] and logged.
+// AddAction declares an action on rt, run by fn with the call's valid input
+// decoded into In. An [*Error] fn returns is sent as it is; any other error,
+// or a panic, is sent as [Internal] and logged. AddAction panics after
+// [Site.Handler], and on a wrong declaration, naming what is wrong.
 //
-// Schemas are inferred from In and Out, as encoding/json reads them, unless
-// a.Input or a.Output gives them, and compiled here. A `jsonschema:"…"` tag
-// is a field's description; an `affordances:"…"` tag adds bounds (minimum,
-// maximum, exclusiveMinimum, exclusiveMaximum, minLength, maxLength,
-// minItems, maxItems, pattern, format, enum=a|b), as in
-// `affordances:"minimum=1,maximum=99"`, a backslash escaping "," and "|".
-//
-// AddAction panics after [Site.Handler], and on a wrong declaration with a
-// message naming the route, the action and the Go field: a bad or
-// duplicate name, no Description, an unknown Expose, a confirm action
-// without a Summary, a bad Limit or tag, a schema that does not compile.
+// Schemas are inferred from In and Out as encoding/json reads them, unless
+// a.Input or a.Output gives them. A `jsonschema:"…"` tag is a field's
+// description; an `affordances:"…"` tag adds bounds (minimum, maximum,
+// exclusiveMinimum, exclusiveMaximum, minLength, maxLength, minItems,
+// maxItems, pattern, format, enum=a|b), as `affordances:"minimum=1,maximum=99"`,
+// a backslash escaping "," and "|".
 func AddAction[In, Out any](rt *Route, a *Action, fn ActionFunc[In, Out]) {
 	where := fmt.Sprintf("affordances: AddAction(%q, %q)", rt.pattern, a.Name)
 	rt.site.mu.Lock()

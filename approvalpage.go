@@ -19,14 +19,12 @@ import (
 	"github.com/affordances/affordances-go/store"
 )
 
-// ApprovalsPath is where a site serves its approval pages, one per call
-// awaiting a person's approval: ApprovalsPath + the approval's id
-// (docs/protocol.md decision 10, human-verified confirmation).
+// ApprovalsPath + an approval's id is the page where a person approves a
+// call (docs/protocol.md decision 10).
 const ApprovalsPath = "/.well-known/affordances/approvals/"
 
-// An ApprovalStatus is an approval page asked for as JSON ([MediaType]):
-// what an agent polls, with the caller's own credentials, while the person
-// decides.
+// An ApprovalStatus is an approval page asked for as [MediaType], which the
+// caller polls while the person decides.
 type ApprovalStatus struct {
 	ID      string        `json:"id"`
 	State   ApprovalState `json:"state" jsonschema:"pending, approved or denied"`
@@ -35,8 +33,7 @@ type ApprovalStatus struct {
 	Action  string        `json:"action"`
 }
 
-// An ApprovalState is where an approval stands: [ApprovalPending] until
-// the person decides, then [ApprovalApproved] or [ApprovalDenied].
+// An ApprovalState is where an approval stands.
 type ApprovalState string
 
 // The states of an approval.

@@ -15,8 +15,7 @@ import (
 // confirmation page, the approval page) and compared before the action
 // runs and, by [Request.Consented], where it writes.
 
-// FormConsentField carries, on a confirmation page's form, the digest of
-// the state the person was shown ([Action.Consent]).
+// FormConsentField carries the digest of the state confirmed ([Action.Consent]).
 const FormConsentField = "_consent"
 
 // errConsentChanged is the error [Request.Consented] returns when what the
@@ -59,11 +58,9 @@ func canonicalJSON(b []byte) []byte {
 }
 
 // Consented checks, inside the transaction where the action writes, that
-// entities (the page's state as the action is about to act on it) still
-// hold what the person confirmed of its [Action.Consent]. When they do
-// not, the action must return the error, undoing what it wrote: nothing
-// ran, and the person is asked again. Nil when there is nothing to hold
-// to (no person's confirmation, or no Consent).
+// entities (the state it is about to act on) still hold what the person
+// confirmed of its [Action.Consent]; if not, the action must return the
+// error, undoing what it wrote. Nil without a confirmation or a Consent.
 func (r *Request) Consented(entities map[string]any) error {
 	if r.consent == "" {
 		return nil

@@ -1,12 +1,11 @@
-// Package affordances is for Go web developers: it makes an application's
-// pages answer agents through the Affordances protocol v0, from the same
-// URLs, sessions and actions people use.
+// Package affordances makes a Go web application's pages answer agents
+// through the Affordances protocol v0, from the same URLs, sessions and
+// actions people use.
 //
-// A page answers its URL with HTML for people and, when asked with Accept:
-// application/vnd.affordances+json, with a small JSON [Graph] for agents:
-// what the page shows (entities), what can be done there (actions) and
-// where to go next (nav). An agent calls an action by POSTing a [Call] to
-// the same URL and gets back a [Delta]: only what changed.
+// A page answers its URL with HTML for people and, asked for [MediaType],
+// with a JSON [Graph] for agents: what the page shows (entities), what can
+// be done there (actions) and where to go next (nav). An agent POSTs a
+// [Call] to the same URL and gets back a [Delta]: only what changed.
 //
 //	site := affordances.NewSite(&affordances.SiteOptions{
 //		Name:         "Demo Shop",
@@ -24,28 +23,18 @@
 //
 //	http.ListenAndServe(addr, site.Handler(appMux))
 //
-// One declaration serves every caller through the same seven steps of
-// protocol v0: an agent's call, a person's HTML form posted with the field
-// [FormActionField], the page's WebMCP tools ([Page.Head]) and its Agent
-// Affordance Layer fragment (package aal, [Action.AAL]). The application's
-// own handler renders its pages from [PageFrom]: the state, the actions,
-// what became of a form. Rate limits, Idempotency-Keys and approvals live
-// in the stores of [SiteOptions]: in memory by default, in the
-// application's database with package sqlstore, in Redis with package
-// redisstore.
+// One declaration serves an agent's call, a person's form ([Page.Form]), the
+// page's WebMCP tools ([Page.Head]) and its AAL fragment ([Action.AAL]); the
+// app's handler renders its pages from [PageFrom]. Rate limits,
+// Idempotency-Keys and approvals are kept in the stores of [SiteOptions].
 //
-// What is dangerous is refused by default: only actions that declare
-// [Expose] are reachable; a cookie call must carry the site's Origin; an
-// [ExposeConfirm] action runs only with confirm: true, and a human-verified
-// one ([Action.Verify]) only after the person approved that very call, and
-// the state it was shown ([Action.Consent]), in their browser; errors that
-// are not an [*Error] reach the requester as [Internal], without their text.
+// What is dangerous is refused by default: only actions that declare [Expose]
+// are reachable; a cookie call must carry the site's Origin; an [ExposeConfirm]
+// action runs only with confirm: true, a human-verified one ([Action.Verify])
+// only once the person approved that call; errors that are not an [*Error]
+// reach the requester as [Internal], without their text.
 //
-// The other side of the wire has packages of its own, as database/sql's
-// users read one package and its drivers' authors another: package agent
-// for those who write agents (its Client reads and operates any
-// Affordances site), package store for those who write a store. The wire
-// types declared here ([Graph], [Delta], [Call], [SiteIndex], [*Error]) are
-// what both sides share. docs/design.md in the repository explains the
-// design; README.md walks through it.
+// Package agent is for those who write agents, package store for those who
+// write a store. README.md walks through the package; docs/design.md explains
+// its design.
 package affordances

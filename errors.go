@@ -27,28 +27,23 @@ const (
 // String returns the code as it appears on the wire.
 func (c Code) String() string { return string(c) }
 
-// An Issue is one way a call's input failed its schema: where (a JSON Pointer
-// into the input) and what, in a sentence.
+// An Issue is where (a JSON Pointer) and why a call's input failed its schema.
 type Issue struct {
 	Path    string `json:"path" jsonschema:"a JSON Pointer into the input"`
 	Message string `json:"message"`
 }
 
 // An Error is the error object of a [Delta]. Actions and state loaders return
-// one (built with [NewError]) to fail with a code of their choosing; any other
-// error is reported as [Internal] without its text.
+// one to fail with a code of their choosing; any other error is reported as
+// [Internal] without its text.
 type Error struct {
 	Code    Code    `json:"code"`
 	Message string  `json:"message" jsonschema:"a sentence for a person"`
 	Issues  []Issue `json:"issues,omitempty" jsonschema:"for invalid_input: what in the input is wrong"`
-
-	// RetryAfter is the wait of the Retry-After header, in whole seconds
-	// rounded up; every rate_limited answer has one (at least 1 second),
-	// other codes when it is set. It is not in the delta's body.
+	// RetryAfter is the Retry-After header's wait, in whole seconds rounded
+	// up (at least 1 on every rate_limited answer); it is not in the body.
 	RetryAfter time.Duration `json:"-"`
-
-	// Err is the cause, for the site's code ([Error.Unwrap]) and logs;
-	// never sent.
+	// Err is the cause, for the site's code ([Error.Unwrap]) and logs; never sent.
 	Err error `json:"-"`
 
 	// schema says the input failed its schema: the pipeline's own message,
@@ -74,8 +69,7 @@ func NewError(code Code, message string) *Error {
 	return &Error{Code: code, Message: message}
 }
 
-// Error returns "affordances: <code>: <message>", and ": <cause>" when it
-// has one.
+// Error returns "affordances: <code>: <message>[: <cause>]".
 func (e *Error) Error() string {
 	if e.Err != nil {
 		return "affordances: " + string(e.Code) + ": " + e.Message + ": " + e.Err.Error()
@@ -91,16 +85,14 @@ func (e *Error) Unwrap() error {
 	return e.Err
 }
 
-// Forbidden returns the [Unauthorized] error with HTTP status 403: the
-// requester is known, and may not do this (docs/protocol.md decision 2). message is
-// written for a person.
+// Forbidden returns an [Unauthorized] error with HTTP status 403, for a known
+// requester who may not do this (docs/protocol.md decision 2).
 func Forbidden(message string) *Error {
 	return &Error{Code: Unauthorized, Message: message, status: http.StatusForbidden}
 }
 
-// ErrInvalidToken is what [SiteOptions.Authenticate] returns for a bearer
-// token it does not know: unauthorized (401), "The bearer token is not
-// valid."
+// ErrInvalidToken is what [SiteOptions.Authenticate] returns for an unknown
+// bearer token.
 var ErrInvalidToken = libError(Unauthorized, phrase("The bearer token is not valid."))
 
 // CodeOf returns the code of the first [*Error] in err's chain, [Internal]
@@ -116,8 +108,8 @@ func CodeOf(err error) Code {
 	return Internal
 }
 
-// HTTPStatus returns the HTTP status a response carrying the error has: the
-// table of docs/protocol.md decision 2, kept in this one place.
+// HTTPStatus returns the HTTP status of a response carrying the error
+// (docs/protocol.md decision 2).
 func (e *Error) HTTPStatus() int {
 	if e.status != 0 {
 		return e.status

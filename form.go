@@ -24,46 +24,39 @@ import (
 	"github.com/affordances/affordances-go/internal/weborigin"
 )
 
-// The fields a form binds to an action with ([TemplateFuncs] writes them).
+// The fields a form binds to an action with.
 const (
-	// FormActionField names the action a form runs: a form posted to a
-	// route's page with this field runs that action of the route.
+	// FormActionField names the action a form posted to a route's page runs.
 	FormActionField = "_action"
-	// FormConfirmField is the person's confirmation of a confirm action,
-	// sent by the button of the confirmation page ([Form.ConfirmFields]).
+	// FormConfirmField is the person's confirmation of a confirm action.
 	FormConfirmField = "_confirm"
-	// FormKeyField is a form's Idempotency-Key (docs/protocol.md decision 10): the
-	// confirmation page's form carries a new one, so that a second click on
-	// its button gets the first click's answer instead of running the
-	// action again.
-	FormKeyField = "_key"
 )
+
+// formKeyField is a form's Idempotency-Key (docs/protocol.md decision 10): the
+// confirmation page's form carries a new one, so that a second click on its
+// button gets the first click's answer instead of running the action again.
+const formKeyField = "_key"
 
 // flashCookie carries a form's success message to the page it redirects to.
 const flashCookie = "affordances-flash"
 
 // A Form is what became of a person's form post, for the page that shows it
-// ([Page.Form]). Its methods are safe on a nil *Form, so a template can call
-// them whatever happened.
+// ([Page.Form]). Its methods are safe on a nil *Form.
 type Form struct {
-	// Action is the name of the action the form ran.
-	Action string
-	// Values are the fields the person sent, after a failure; else nil.
-	Values url.Values
-	// Message is a success's message, on the page it redirected to.
-	Message string
-	// Error is why the form failed: its message, and for invalid_input
-	// each issue at the JSON Pointer of its field ([PageAction.Field]).
+	Action  string     // the action the form ran
+	Values  url.Values // the fields the person sent, after a failure
+	Message string     // a success's message, on the page it redirected to
+	// Error is why the form failed; for invalid_input, each issue is at the
+	// JSON Pointer of its field ([PageAction.Field]).
 	Error *Error
-	// Confirm is a confirm action's summary, when nothing ran yet: the page
-	// shows it with a button that posts [Form.ConfirmFields].
+	// Confirm is a confirm action's summary, before anything ran, shown with a
+	// button that posts [Form.ConfirmFields].
 	Confirm string
 
 	consent string // the digest of the state Confirm describes ([Action.Consent])
 }
 
-// For returns f when it is the outcome of the form of action, else nil: on
-// a page with several forms, each shows only its own outcome.
+// For returns f when it is the outcome of the form of action, else nil.
 func (f *Form) For(action string) *Form {
 	if f == nil || f.Action != action {
 		return nil
@@ -97,8 +90,7 @@ func (f *Form) issue(name string) string {
 }
 
 // ConfirmFields returns the hidden inputs of a confirmation page's button:
-// the form's values again, the person's confirmation, and the digest of
-// the state its summary describes ([Action.Consent]).
+// the form's values, the person's confirmation and [FormConsentField].
 func (f *Form) ConfirmFields() template.HTML {
 	if f == nil {
 		return ""
@@ -106,7 +98,7 @@ func (f *Form) ConfirmFields() template.HTML {
 	var b strings.Builder
 	for _, name := range slices.Sorted(func(yield func(string) bool) {
 		for k := range f.Values {
-			if k != FormConfirmField && k != FormKeyField && k != FormConsentField && !yield(k) {
+			if k != FormConfirmField && k != formKeyField && k != FormConsentField && !yield(k) {
 				return
 			}
 		}
@@ -117,7 +109,7 @@ func (f *Form) ConfirmFields() template.HTML {
 	}
 	key := make([]byte, 16)
 	rand.Read(key) // never fails (crypto/rand)
-	b.WriteString(hiddenInput(FormKeyField, base64.RawURLEncoding.EncodeToString(key)))
+	b.WriteString(hiddenInput(formKeyField, base64.RawURLEncoding.EncodeToString(key)))
 	if f.consent != "" {
 		b.WriteString(hiddenInput(FormConsentField, f.consent))
 	}
@@ -187,7 +179,7 @@ func (s *Site) serveForm(w http.ResponseWriter, r *http.Request, next http.Handl
 	} else {
 		err = r.ParseForm()
 	}
-	if err == nil && (len(r.PostForm[FormActionField]) != 1 || len(r.PostForm[FormConfirmField]) > 1 || len(r.PostForm[FormKeyField]) > 1 || len(r.PostForm[FormConsentField]) > 1) {
+	if err == nil && (len(r.PostForm[FormActionField]) != 1 || len(r.PostForm[FormConfirmField]) > 1 || len(r.PostForm[formKeyField]) > 1 || len(r.PostForm[FormConsentField]) > 1) {
 		err = errors.New("a field of the binding sent twice")
 	}
 	if err != nil {
@@ -199,9 +191,9 @@ func (s *Site) serveForm(w http.ResponseWriter, r *http.Request, next http.Handl
 		route: rt, params: params, action: a, confirm: r.PostForm.Get(FormConfirmField) == "yes",
 		form: true, values: r.PostForm, consent: r.PostForm.Get(FormConsentField), next: next,
 	}
-	if key := r.PostForm.Get(FormKeyField); key != "" { // claim ignores one that is no key
+	if key := r.PostForm.Get(formKeyField); key != "" { // claim ignores one that is no key
 		values := maps.Clone(r.PostForm)
-		delete(values, FormKeyField)
+		delete(values, formKeyField)
 		c.key, c.body = key, []byte(values.Encode()) // sorted by name: one body for one form
 	}
 	res, req := s.answer(r.Context(), r, c)

@@ -9,31 +9,21 @@ import (
 	"github.com/affordances/affordances-go/aal"
 )
 
-// A Grant is what a person granted an assistant that calls with an OAuth
-// access token (docs/protocol.md decision 14): the AAL trust classes whose actions it
-// may call, and what it may still spend. The authenticator that reads such
-// a token sets it on the [Principal]; a principal without one (a browser
-// session, the application's own token) may do all its account may.
-//
-// A grant never stands for the person's consent to a confirm action: that
-// still takes confirm: true, and the person's approval on the approval
-// page where the action is human-verified.
+// A Grant is what a person let an assistant with an OAuth access token do
+// (docs/protocol.md decision 14); it never stands for their confirmation.
 type Grant struct {
 	// Client names the assistant the person granted (its OAuth client_id).
 	Client string
-	// Trust lists the classes granted; [aal.TrustSafe] is granted whether
-	// listed or not. An action without AAL metadata is of [aal.TrustUser].
+	// Trust lists the AAL trust classes whose actions it may call
+	// ([aal.TrustSafe] always); an action without AAL metadata is [aal.TrustUser].
 	Trust []aal.Trust
-	// Spend takes cost from what is left of what the person let the
-	// assistant spend, atomically, for a call about to run; undo gives it
-	// back when the call did not run. It returns [ErrOverCeiling] when
-	// the cost is more than what is left, or the currency not the
-	// ceiling's. Nil: the assistant may spend nothing.
+	// Spend atomically takes cost from what the assistant may still spend, for
+	// a call about to run (undo gives it back), or returns [ErrOverCeiling]:
+	// too much, or another currency. Nil: the assistant may spend nothing.
 	Spend func(ctx context.Context, cost aal.Cost) (undo func(context.Context), err error)
 }
 
-// ErrOverCeiling is what [Grant.Spend] returns for a cost over what is
-// left of the ceiling: the call is refused as insufficient_scope.
+// ErrOverCeiling is what [Grant.Spend] returns for a cost over what is left.
 var ErrOverCeiling = errors.New("affordances: the cost is over what the grant may still spend")
 
 // Allows reports whether g lets its assistant call an action of trust t.

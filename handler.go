@@ -10,27 +10,19 @@ import (
 	"github.com/affordances/affordances-go/internal/mediatype"
 )
 
-// Handler serves the site's Affordances documents and hands every other
-// request to next (docs/protocol.md decision 3):
-//
-//   - a route's page asking for its graph (Accept: [MediaType], or
-//     ?affordances=1): the graph; a POST of MediaType: a call, answered
-//     with a [Delta]; a form posted to it with [FormActionField]: the same
-//     call, for a person ([Page.Form]);
-//   - a route's page asking for Markdown (Accept: text/markdown, named at
-//     least as high as text/html): what the page shows, in Markdown, for
-//     the same requester (its State.MD, else a rendering of its entities,
-//     actions and nav);
+// Handler serves the site's documents and hands every other request to next
+// (docs/protocol.md decision 3):
+//   - on a route's page: its graph (Accept: [MediaType], or ?affordances=1),
+//     calls (a POST of MediaType, or a form with [FormActionField]) and
+//     Markdown (Accept: text/markdown above text/html);
 //   - [IndexPath], [aal.ManifestPath], a page's [aal.FragmentPath],
-//     [LLMsTxtPath], [WebMCPScriptPath] and the approval pages under
-//     [ApprovalsPath];
-//   - anything else: next, with the request's [Page] ([PageFrom]), and on
-//     a route's page Vary: Accept and the Link headers to its graph.
+//     [LLMsTxtPath], [WebMCPScriptPath] and the pages under [ApprovalsPath];
+//   - anything else: next, with its [Page] ([PageFrom]).
 //
-// A path the app's mux has a more specific pattern for ([SiteOptions.Mux])
-// is the app's. A request for a document on a path no route matches gets a
-// not_found delta; one that did not ask, never. Handler freezes the
-// declarations: a later [Site.Route] or [AddAction] panics.
+// A path the app's mux has a more specific pattern for ([SiteOptions.Mux]) is
+// the app's; a document asked for where no route matches is a not_found
+// delta. Handler freezes the declarations: a later [Site.Route] or
+// [AddAction] panics.
 func (s *Site) Handler(next http.Handler) http.Handler {
 	s.mu.Lock()
 	s.frozen = true

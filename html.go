@@ -31,14 +31,9 @@ func graphHref(rawQuery string) string {
 	return b.String()
 }
 
-// TemplateFuncs returns the package's template functions: {{aal
-// "addToCart"}}, the data-aal attribute an action's affordance selects
-// (docs/protocol.md decision 9), and {{aal "deleteTask" "task" .ID}} with
-// the data-aal-input that picks this element's item (docs/protocol.md
-// decision 11), as [PageAction.AAL] and [AAL] give them; and {{list
-// .ID}}, a list of its arguments, for an input field that is an array:
-// {{aal "markRead" "ids" (list .ID)}}. An app's own function of the same
-// name wins when its FuncMap is added after.
+// TemplateFuncs returns the template functions aal, which writes [AAL]'s
+// attributes ({{aal "deleteTask" "task" .ID}}), and list, which lists its
+// arguments ({{aal "markRead" "ids" (list .ID)}}).
 func TemplateFuncs() template.FuncMap {
 	return template.FuncMap{
 		"aal":  aalAttrs,
@@ -46,20 +41,11 @@ func TemplateFuncs() template.FuncMap {
 	}
 }
 
-// AAL returns the attributes of the element that performs action, as
-// [PageAction.AAL] writes them: data-aal, which the action's
-// affordance selects (docs/protocol.md decision 9), and from name/value pairs the
-// data-aal-input that picks this element's item (docs/protocol.md decision 11). The
-// map is a templ.Attributes for templ's spread, without this package
-// importing templ:
-//
-//	<button { templ.Attributes(affordances.AAL("deleteTask", "task", t.ID))... }>
-//
-// Misused pairs (an odd count, a name that is not a string, a value JSON
-// cannot encode) never fail the render: as fmt and log/slog do, the
-// mistake is written in its place, a data-aal-input that is no JSON
-// object, "!BADINPUT: " and why, which an agent refuses and names when it
-// picks an item. Each call returns a new map.
+// AAL returns, as a new map (templ.Attributes), the data-aal attribute
+// action's affordance selects (docs/protocol.md decision 9) and, from
+// name/value pairs, the data-aal-input that picks the element's item
+// (docs/protocol.md decision 11), which for misused pairs, as with fmt, says
+// "!BADINPUT: " and why.
 func AAL(action string, pairs ...any) map[string]any {
 	attrs := map[string]any{"data-aal": aal.ID(action)}
 	input, err := aalInput(action, pairs)

@@ -11,14 +11,11 @@ import (
 	"github.com/affordances/affordances-go/store"
 )
 
-// IdempotencyHeader is the request header that makes a call idempotent
-// (docs/protocol.md decision 10): the first delta of a call with a given key is kept
-// for [store.IdempotencyTTL] (24 hours) and replayed for a retry with the
-// same body.
+// IdempotencyHeader keys a call whose first delta is replayed to retries with
+// the same body, for [store.IdempotencyTTL] (docs/protocol.md decision 10).
 const IdempotencyHeader = "Idempotency-Key"
 
-// IdempotentReplayedHeader marks the replay of a kept answer
-// (docs/protocol.md decision 10).
+// IdempotentReplayedHeader marks the replay of a kept answer.
 const IdempotentReplayedHeader = "Idempotent-Replayed"
 
 // The refusals of docs/protocol.md decision 10.

@@ -9,8 +9,7 @@ import (
 	"github.com/affordances/affordances-go/aal"
 )
 
-// LLMsTxtPath is where [Site.Handler] serves the site's llms.txt: the site
-// index in Markdown, for a language model or a person (llmstxt.org).
+// LLMsTxtPath is where [Site.Handler] serves the index in Markdown (llmstxt.org).
 const LLMsTxtPath = "/llms.txt"
 
 // serveLLMsTxt answers GET /llms.txt with the site index as the requester

@@ -14,15 +14,10 @@ import (
 	"github.com/affordances/affordances-go/internal/webmcp"
 )
 
-// A Page is what [Site.Handler] knows of a request it hands to the
-// application's handler ([PageFrom]): who asks, and for a page of a route
-// its state, its actions, what became of a form the person posted, and
-// what its head carries for agents. Each is computed when first asked for,
-// once per request, so a handler that asks for nothing costs no
-// authentication and no state load, and one that asks twice pays once.
-//
-// Its methods are safe for concurrent use, and on a nil *Page (a request
-// the site did not hand on), as on a page without a route.
+// A Page is what [Site.Handler] knows of a request it hands on ([PageFrom]):
+// who asks and, on a route's page, its state, actions, form and head, each
+// computed once, when first asked for. Its methods are safe for concurrent
+// use and on a nil *Page.
 type Page struct {
 	site   *Site
 	http   *http.Request
@@ -53,27 +48,21 @@ type Page struct {
 // pageKey is the context key of a request's [Page].
 type pageKey struct{}
 
-// PageFrom returns the [Page] of the request [Site.Handler] handed to the
-// application's handler with ctx (its r.Context()), or nil for a request
-// it did not.
+// PageFrom returns the [Page] [Site.Handler] handed on with ctx, or nil.
 func PageFrom(ctx context.Context) *Page {
 	p, _ := ctx.Value(pageKey{}).(*Page)
 	return p
 }
 
-// Principal returns who asks, as the site's Authenticate says: the same
-// answer for the page, its graph and its calls, authenticated once. The
-// zero Principal (anonymous) when nobody is signed in, and when
-// Authenticate failed ([Page.Who] says why).
+// Principal returns who asks, as the site's Authenticate says, authenticated
+// once; anonymous when Authenticate failed ([Page.Who] says why).
 func (p *Page) Principal() Principal {
 	who, _ := p.Who()
 	return who
 }
 
 // Who returns who asks, as [Page.Principal] does, and why Authenticate
-// failed, if it did: [ErrInvalidToken] for a bad bearer token, which a
-// handler outside the site's routes (a download an action redirects to)
-// refuses rather than serve to the anonymous.
+// failed, if it did ([ErrInvalidToken] for a bad bearer token).
 func (p *Page) Who() (Principal, error) {
 	if p == nil {
 		return Principal{}, nil
@@ -87,12 +76,9 @@ func (p *Page) Who() (Principal, error) {
 	return p.p, p.authErr
 }
 
-// SetPrincipal says who asks for the page, as the app's own session
-// middleware found them, so that the site's Authenticate is not called
-// again for it (the session read once). It serves the page the app
-// renders, its head and forms; a call or graph request is authenticated
-// by the site all the same. Once the page's principal is known, it does
-// nothing: call it before the handler asks for the state.
+// SetPrincipal says who asks for the page the app renders, as its session
+// found them, instead of Authenticate (not for calls and graphs). It does
+// nothing once the page's principal is known.
 func (p *Page) SetPrincipal(who Principal) {
 	if p == nil {
 		return
@@ -105,12 +91,9 @@ func (p *Page) SetPrincipal(who Principal) {
 	})
 }
 
-// State returns the page's state, loaded as the page's graph is, for the
-// same requester. When there is none it returns the reason as an [*Error]:
-// code [NotFound] when the page does not exist (the loader said so, or no
-// route matches the path), [Internal] when authentication or the loader
-// failed, so the handler renders its 404 or 500 page without loading
-// again.
+// State returns the page's state, loaded as its graph's is, or why there is
+// none as an [*Error]: [NotFound] (the loader said so, or no route matches),
+// or [Internal] when authentication or the loader failed.
 func (p *Page) State() (*State, error) {
 	if p == nil || p.route == nil {
 		return nil, ErrNotMine
@@ -133,12 +116,9 @@ func (p *Page) State() (*State, error) {
 	return p.req.State, nil
 }
 
-// SetState gives the page the state the handler loaded for itself, so
-// that what the page asks of it (Head, Actions, Form, Field) needs no
-// second load: a retrofit that renders its own data hands it over. st
-// must be what the route's loader returns for this request (the graph
-// an agent reads at this URL is the loader's). Once the page's state is
-// loaded or set, SetState does nothing; nil is an empty state.
+// SetState gives the page the state the handler loaded itself, which must be
+// what the route's loader returns, so that it is not loaded again. It does
+// nothing once the state is known; nil is an empty state.
 func (p *Page) SetState(st *State) {
 	if p == nil || p.route == nil {
 		return
@@ -169,8 +149,7 @@ func (p *Page) loaded() *Request {
 }
 
 // Actions returns the page's actions as its graph lists them for this
-// request (available or not, and why), so the page shows what the graph
-// says, its guards evaluated once; nil when [Page.State] has no state.
+// request, its guards evaluated once; nil without a state.
 func (p *Page) Actions() Actions {
 	ls := p.listing()
 	if ls == nil {
@@ -209,10 +188,7 @@ func (p *Page) fragment() *aal.Fragment {
 	return p.f
 }
 
-// Form returns what became of the form the person just posted: after a
-// success (redirected, with the delta's message), a failure (the page
-// rendered again with the error's status) or a confirm action awaiting the
-// person's confirmation. Nil when the request follows no form.
+// Form returns what became of the form the person just posted, or nil.
 func (p *Page) Form() *Form {
 	if p == nil {
 		return nil
@@ -220,8 +196,7 @@ func (p *Page) Form() *Form {
 	return p.form
 }
 
-// A Field is one input of an action's form as the page renders it
-// ([PageAction.Field]): one call a template makes per input.
+// A Field is one input of an action's form ([PageAction.Field]).
 type Field struct {
 	Value string            // what the person sent, to fill the input again after a failed post
 	Issue string            // why the input was refused, for a person; "" when it was not
@@ -230,9 +205,7 @@ type Field struct {
 	name, description string // of Attrs, for Attributes
 }
 
-// Attributes returns the attributes of Attrs as a map, a templ.Attributes
-// for templ's spread: <input { templ.Attributes(title.Attributes())... }>.
-// Each call returns a new map.
+// Attributes returns Attrs as a new map (templ.Attributes).
 func (f Field) Attributes() map[string]any {
 	attrs := map[string]any{"name": f.name}
 	if f.Issue != "" {
@@ -244,12 +217,8 @@ func (f Field) Attributes() map[string]any {
 	return attrs
 }
 
-// Field returns the input name ("address.city" when nested) of the
-// action's form, with what the person posted in it ([Form.For]); its
-// description is the input schema's, when the page lists the action:
-//
-//	{{$title := .Field "title"}}
-//	<input {{$title.Attrs}} value="{{$title.Value}}">{{$title.Issue}}
+// Field returns the input name ("address.city" when nested) of the action's
+// form, with what the person posted and the input schema's description.
 func (a PageAction) Field(name string) Field {
 	f := a.Form()
 	fd := Field{Value: f.value(name), Issue: f.issue(name), name: name}
@@ -267,14 +236,11 @@ func (a PageAction) Field(name string) Field {
 	return fd
 }
 
-// Head returns what a route's page's <head> carries for agents: links to
-// its graph (its query kept, docs/protocol.md decision 3), llms.txt and its AAL
-// fragment, the fragment inline (docs/protocol.md decision 7), and its WebMCP tools
-// with the script that registers them (docs/protocol.md decision 12; the page's CSP
-// must allow script-src and connect-src 'self', or [Page.SetNonce]). ""
-// without a state. In a templ component: @templ.Raw(pg.Head()). After a
-// navigation that swaps the body and pushes a URL (htmx's hx-boost), the
-// script puts the new page's links, fragment and tools in their place.
+// Head returns what a route's page's <head> carries for agents, "" without a
+// state: links to its graph, llms.txt and AAL fragment (docs/protocol.md
+// decision 3), the fragment inline (docs/protocol.md decision 7), and its
+// WebMCP tools, whose script needs a CSP allowing script-src and connect-src
+// 'self' or [Page.SetNonce] (docs/protocol.md decision 12).
 func (p *Page) Head() template.HTML {
 	req := p.loaded()
 	if req == nil {
@@ -309,18 +275,16 @@ func (p *Page) Head() template.HTML {
 	return template.HTML(b.String())
 }
 
-// SetNonce gives the page its Content-Security-Policy nonce, which every
-// script element [Page.Head] writes then carries. Call it before the head
-// renders: in the handler, or in a middleware inside the site's Handler.
+// SetNonce gives the page its Content-Security-Policy nonce, for the script
+// elements of [Page.Head]; call it before the head renders.
 func (p *Page) SetNonce(nonce string) {
 	if p != nil {
 		p.nonce.Store(&nonce)
 	}
 }
 
-// ErrNotMine is what a state loader returns for a path its pattern matches
-// that is none of its pages (a /favicon.ico under /{post}): the path is
-// then as one no route matches, the app's alone. [Page.State] reports it.
+// ErrNotMine is what a state loader returns for a path that is none of its
+// pages (a /favicon.ico under /{post}), which is then the app's alone.
 var ErrNotMine = libError(NotFound, phrase("This page has no Affordances graph."))
 
 // pageWriter adds to the answer of a page of a route, when its handler

@@ -20,46 +20,28 @@ import (
 	"golang.org/x/net/html"
 )
 
-// Post returns an action's function that the app's own POST handler
-// carries out, so an action an app has is declared, not written again:
-// the input, as urlencoded form values (an array repeated, a nested field
-// "a.b"), is posted in process to path(r, in) (nil: the page's) through
+// Post returns an action's function that the app's own POST handler carries
+// out: the input is posted in process, as urlencoded form values (an array
+// repeated, a nested field "a.b"), to path(r, in) (nil: the page's) through
 // the handler [Site.Handler] wraps, with the requester's headers (a bearer
-// call's without cookies), asking for an answer not compressed (one
-// gzipped anyway is read all the same). The app's CSRF check lets through
-// what [ActionFrom] says the site made. [PostWith] sends another method
-// (PUT, PATCH, DELETE) or a multipart body, and [PostJSON] the input as
-// JSON to an endpoint whose JSON answer is the action's output.
+// call's without cookies); the app's CSRF check lets through what
+// [ActionFrom] says the site made. A field is named as its JSON name and a
+// true boolean sent as "on", unless a form tag says otherwise:
 //
-// A field is named as its JSON name, and a boolean is sent as a checked
-// box is, "on", or not at all when false. A form tag says how the app's
-// own form writes it, when that differs: for a checkbox with value="1",
+//	Starred bool `json:"starred" form:"star,1"` // a checkbox named star, value="1"
 //
-//	Starred bool `json:"starred" form:",1"`
+// The outcome is what the handler did, its Set-Cookie passed on in any case:
+//   - a redirect (a 3xx, or htmx's HX-Redirect or HX-Location) is the
+//     success, its target the delta's redirect; one to [PostOptions.SignIn]
+//     is unauthorized; 202 Accepted is ok, saying it is not done yet;
+//   - a 2xx HTML page is a refusal in the words of its role="alert" message
+//     (invalid_input when it holds the posted form again, else unavailable),
+//     or without one unavailable, naming the page's title;
+//   - any other 2xx is the success; a 4xx or 5xx is the refusal, with its
+//     status's code and its text/plain line or role="alert" text.
 //
-// and form:"star,1" for one named star, not starred.
-//
-// The outcome is what the handler did, read as apps say it (its
-// Set-Cookie passed on whatever it did):
-//   - a redirect (a 3xx's Location, or htmx's HX-Redirect or HX-Location
-//     on a 2xx) is the success, its target the delta's redirect; one to
-//     the sign-in page [PostOptions.SignIn] names is unauthorized;
-//   - 202 Accepted is ok with the message that the app accepted it, to do
-//     later, and that it is not done yet;
-//   - a 2xx HTML page is the handler's refusal when it has a role="alert"
-//     message: invalid_input when it holds the posted form again (a field
-//     of the same name), unavailable otherwise, in the alert's words; a
-//     page without one asks the person something, and is unavailable,
-//     saying so and naming the page's title: nothing is claimed done;
-//   - any other 2xx (a 204, a page not HTML) is the success;
-//   - a 4xx or 5xx is the refusal, with its status's code and its
-//     text/plain line or role="alert" text.
-//
-// An app whose handler says success or refusal another way (a 200 page,
-// an htmx HX-Trigger event) declares it in one line with [PostWith]; one
-// that tells the person elsewhere (a WebSocket to their tab, a flash
-// message its session keeps for the page its redirect leads to) calls
-// [Request.Refuse] where it does.
+// [PostWith] reads an app that says it another way; one that tells the person
+// elsewhere calls [Request.Refuse].
 func Post[In any](path func(r *Request, in In) string) ActionFunc[In, struct{}] {
 	return PostWith(path, nil)
 }
@@ -67,38 +49,23 @@ func Post[In any](path func(r *Request, in In) string) ActionFunc[In, struct{}] 
 // PostOptions says how [PostWith] sends the request and reads the answer
 // of an app whose way differs from [Post]'s. The zero value is Post's.
 type PostOptions struct {
-	// SignIn is the path of the app's sign-in page ("/login"), as its
-	// routes name it: a redirect there is unauthorized, with
-	// [SiteOptions.SignInReason], not a success. Empty: none is known.
+	// SignIn is the app's sign-in path ("/login"): a redirect there is
+	// unauthorized ([SiteOptions.SignInReason]). Empty: none is known.
 	SignIn string
-
-	// Done, when it reports true, makes the answer a success, its redirect
-	// still the delta's: one line for an app whose handler says success
-	// another way, as func(res *http.Response) bool { return res.StatusCode
-	// == http.StatusOK }. Its Body is the page, decoded. Nil: as Post reads.
+	// Done, if it reports true of the answer (its Body decoded), makes it a success.
 	Done func(*http.Response) bool
-
-	// Refused, when it returns a message, makes the answer the handler's
-	// refusal in those words: one line for an app whose handler says no
-	// another way, as [HXTrigger]("showError") reads an htmx event. It is
-	// asked before Done; the code is the status's for a 4xx or 5xx,
-	// unavailable otherwise. Nil: as Post reads.
+	// Refused, if it returns a message, makes the answer a refusal in those
+	// words, coded by its 4xx or 5xx status, else unavailable. It runs first.
 	Refused func(*http.Response) string
-
-	// Method is the request's method, as the app routes the handler
-	// (htmx apps route on PUT, PATCH and DELETE). Empty: POST. The values
-	// are the body of a POST, PUT or PATCH, and the query of any other
-	// method, as Go reads a form and htmx sends one.
+	// Method is the request's method (empty: POST); the values are the body of
+	// a POST, PUT or PATCH, and the query of any other.
 	Method string
-
-	// Multipart sends the values as a multipart/form-data body, for a
-	// handler that calls ParseMultipartForm, whatever the method.
+	// Multipart sends the values as a multipart/form-data body.
 	Multipart bool
 }
 
-// PostWith is [Post] for an app whose request and answers opts says how
-// to send and read; nil opts is Post. It copies opts; Done is called by
-// concurrent calls.
+// PostWith is [Post] sending and reading as opts says (nil: as Post). It
+// copies opts; its functions may be called concurrently.
 func PostWith[In any](path func(r *Request, in In) string, opts *PostOptions) ActionFunc[In, struct{}] {
 	if opts == nil {
 		opts = &PostOptions{}
@@ -113,13 +80,10 @@ func PostWith[In any](path func(r *Request, in In) string, opts *PostOptions) Ac
 	}
 }
 
-// PostJSON is [PostWith] for an app endpoint that takes JSON and answers
-// JSON: the input is the request's JSON body (Content-Type and Accept
-// application/json), and a 2xx JSON answer, decoded into Out, is the
-// action's output. The answer is read as Post reads it otherwise, a 4xx
-// with its status's code (409 and 412 unavailable) and its JSON "error",
-// "message", "error_message", "error_description" or "detail" field as
-// the message. It panics when opts says Multipart.
+// PostJSON is [PostWith] for an endpoint that takes and answers JSON: a 2xx
+// JSON answer, decoded into Out, is the output; a refusal's message is its
+// "error", "message", "error_message", "error_description" or "detail"
+// field. It panics when opts says Multipart.
 func PostJSON[In, Out any](path func(r *Request, in In) string, opts *PostOptions) ActionFunc[In, Out] {
 	if opts == nil {
 		opts = &PostOptions{}
@@ -145,38 +109,20 @@ func PostJSON[In, Out any](path func(r *Request, in In) string, opts *PostOption
 // actionKey is the context key of [ActionFrom].
 type actionKey struct{}
 
-// ActionFrom returns the Request of the action whose [Post] made the
-// request with ctx, or nil for any other request: an app's CSRF
-// middleware lets such a request through (the site checked its origin),
-// and its sign-in middleware may take the requester from its Principal
-// when the call was an agent's, with a bearer token.
+// ActionFrom returns the Request of the action whose [Post] made the request
+// with ctx, or nil for any other request: an app's CSRF middleware lets such
+// a request through (the site checked its origin), and its sign-in middleware
+// may take a bearer call's requester from its Principal.
 func ActionFrom(ctx context.Context) *Request {
 	r, _ := ctx.Value(actionKey{}).(*Request)
 	return r
 }
 
-// Refuse says that the app's handler refused the action whose [Post]
-// made its request (r is [ActionFrom]'s), for an app that tells the
-// person so another way than its answer (over a WebSocket to their tab,
-// or in a flash message its session keeps for the page it redirects to):
-// the action's outcome is err, whatever the answer says. An [*Error]
-// keeps its code; any other err is unavailable, in its words. Call it
-// before the handler returns, as the app tells the person:
-//
-//	if a := affordances.ActionFrom(r.Context()); a != nil {
-//		a.Refuse(errors.New(msg))
-//	}
-//
-// or, once for every handler, in the session middleware around it, for
-// a message this request left (not one already waiting for the person):
-//
-//	waiting := sess.ErrorMessage
-//	next.ServeHTTP(w, r)
-//	if a := affordances.ActionFrom(r.Context()); a != nil && sess.ErrorMessage != "" && sess.ErrorMessage != waiting {
-//		a.Refuse(errors.New(sess.ErrorMessage))
-//	}
-//
-// The first call wins.
+// Refuse makes err the outcome of the action whose [Post] made the request
+// (r is [ActionFrom]'s), whatever the handler answers, for an app that tells
+// the person another way (a flash message): an [*Error] keeps its code, any
+// other err is unavailable. Call it before the handler returns; the first call
+// wins.
 func (r *Request) Refuse(err error) {
 	if r != nil && err != nil && r.refused == nil {
 		r.refused = err
@@ -196,11 +142,9 @@ func (r *Request) refusedBy() error {
 	return NewError(Unavailable, r.refused.Error())
 }
 
-// HXTrigger returns a reading for [PostOptions.Refused] of an htmx app
-// that says no by triggering event in the person's page: the answer's
-// HX-Trigger header (or HX-Trigger-After-Swap, -After-Settle) naming
-// event is the refusal, in the event's detail when it is a string, its
-// "message" field when it is an object, else the event's name.
+// HXTrigger returns a [PostOptions.Refused] that reads an HX-Trigger header
+// (or -After-Swap, -After-Settle) naming event as the refusal, in its detail
+// when a string, its "message" when an object, else the event's name.
 func HXTrigger(event string) func(*http.Response) string {
 	return func(res *http.Response) string {
 		for _, h := range []string{"HX-Trigger", "HX-Trigger-After-Swap", "HX-Trigger-After-Settle"} {

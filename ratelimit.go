@@ -13,12 +13,8 @@ import (
 	"github.com/affordances/affordances-go/store"
 )
 
-// A Limit is a rate limit: Calls calls per Per (a [time.Duration]), with
-// bursts of up to Burst; [Action.Limit], [SiteOptions.Limit] and
-// [Request.Limit] take one. It is [store.Limit], named here as well so
-// that a publisher writes affordances.Limit{Calls: 5, Per: time.Minute,
-// Burst: 5} without reading package store, which is for those who write a
-// [store.RateLimiter].
+// A Limit is a rate limit, [store.Limit]: Calls calls per Per, with bursts of
+// up to Burst.
 type Limit = store.Limit
 
 // defaultLimit is the limit of a site that sets none: 60 calls a minute,
@@ -34,13 +30,9 @@ func mustValidLimit(l Limit, where string) {
 	}
 }
 
-// Limit counts one call under key against l, with the site's
-// [store.RateLimiter]: a budget of the action's own choosing, beside the
-// site's per requester, such as the guesses at one account's password from
-// every address together ("signIn:"+email). Over the limit it returns the
-// [RateLimited] [*Error] the site's own limit answers (429, Retry-After),
-// which the action returns before doing anything. A failing limiter, or a
-// Limit not all positive, is an error the requester sees as internal.
+// Limit counts one call under key ("signIn:"+email) against l, beside the
+// site's own limit; over it, it returns a [RateLimited] [*Error] for the
+// action to return before doing anything. A Limit not all positive is an error.
 func (r *Request) Limit(ctx context.Context, key string, l Limit) error {
 	if r.route == nil {
 		return errors.New("affordances: Request.Limit: a request the site did not make")

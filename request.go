@@ -6,20 +6,10 @@ import (
 
 // A Principal is who is asking, and how they proved it.
 type Principal struct {
-	// ID identifies the requester: a user id, stable across sessions. Empty
-	// means anonymous.
-	ID string
-	// Method is how the requester authenticated: [AuthCookie] or
-	// [AuthBearer]. Empty for anonymous requesters; when ID is set and
-	// Method is empty, the library fills it in from the request.
-	Method AuthMethod
-	// User is the application's own record of the requester, for its
-	// loaders, guards and actions. The library never reads it.
-	User any
-	// Grant is what the person let an assistant do, for a requester with
-	// an OAuth access token; nil for anyone else, who may do all their
-	// account may.
-	Grant *Grant
+	ID     string     // a user id, stable across sessions; "" for anonymous
+	Method AuthMethod // how they authenticated; when empty, set from the request
+	User   any        // the app's own record of the requester; the library never reads it
+	Grant  *Grant     // an OAuth access token's grant; nil: all their account may
 }
 
 // Anonymous reports whether the principal is nobody in particular.
@@ -28,16 +18,10 @@ func (p Principal) Anonymous() bool { return p.ID == "" }
 // A Request is one requester's view of one concrete page, handed to state
 // loaders, guards and actions. It is not safe for concurrent use.
 type Request struct {
-	// HTTP is the underlying request, with the affordances=1 alias removed
-	// from its query.
-	HTTP *http.Request
-	// Principal is who is asking.
-	Principal Principal
-	// Page is the concrete path ("/products/canvas-tote").
-	Page string
-	// State is the page's state as loaded for this request; nil inside the
-	// state loader itself.
-	State *State
+	HTTP      *http.Request // the underlying request, without ?affordances=1
+	Principal Principal     // who is asking
+	Page      string        // the concrete path ("/products/canvas-tote")
+	State     *State        // the page's state for this request; nil in its loader
 
 	route  *Route
 	params []param
@@ -68,12 +52,11 @@ func (r *Request) Param(name string) string {
 	return ""
 }
 
-// SetMessage sets the delta's message: a short sentence to repeat to the
-// user.
+// SetMessage sets the delta's message, a short sentence to repeat to the user.
 func (r *Request) SetMessage(msg string) { r.message = msg }
 
-// SetRedirect sets the delta's redirect: the path a person would have been
-// sent to after the action. A person's form is answered with a 303 to it.
+// SetRedirect sets the delta's redirect, where a person would be sent after
+// the action; a person's form is answered with a 303 to it.
 func (r *Request) SetRedirect(path string) { r.redirect = path }
 
 // SetCookie adds a Set-Cookie header to the response (a sign-in's session).
@@ -83,8 +66,7 @@ func (r *Request) SetCookie(c *http.Cookie) {
 	}
 }
 
-// Header returns the response's header map, for an action that sets a cookie
-// or another header on its answer.
+// Header returns the header map of the action's answer.
 func (r *Request) Header() http.Header {
 	if r.header == nil {
 		r.header = http.Header{}
@@ -92,6 +74,6 @@ func (r *Request) Header() http.Header {
 	return r.header
 }
 
-// SetPrincipal says who the requester is after the action (a sign-in or
-// sign-out action): the page's state is reloaded as p (docs/protocol.md decision 5).
+// SetPrincipal says who the requester is after the action (a sign-in): the
+// state is reloaded as p (docs/protocol.md decision 5).
 func (r *Request) SetPrincipal(p Principal) { r.principal = &p }

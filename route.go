@@ -16,14 +16,11 @@ import (
 type RouteOptions struct {
 	// Description is one line on what the page is for, shown in the index.
 	Description string
-
-	// State loads the page's state for one requester, for its graph, its
-	// HTML ([Page.State]) and the reload after a call; a NotFound [*Error]
+	// State loads the page's state for one requester; a NotFound [*Error]
 	// when the page does not exist, [ErrNotMine] when it is not the route's.
 	State func(ctx context.Context, r *Request) (*State, error)
-
-	// Flow places the route's pages in a multi-step task, in their AAL
-	// fragments ("checkout", step 2 of 4).
+	// Flow places the route's pages in a multi-step task ("checkout", step 2
+	// of 4), in their AAL fragments.
 	Flow *aal.Flow
 }
 
@@ -56,18 +53,13 @@ type segment struct {
 	slash   bool // the empty segment after a trailing slash, always the last
 }
 
-// Route declares a page pattern in the syntax of [http.ServeMux], so that
-// one string serves the mux and the site: literal segments, {name} for one
-// segment, and last {name...} for one or more ([Request.Param] returns
-// them); a pattern ending in / ("/me/posts/", "/{$}") is that page alone.
-// The wire writes parameters as seed 000 does, /products/[slug], and Route
-// takes that form too. Segments match unescaped; a literal wins over a
-// parameter, a parameter over a catch-all, and the app's own ServeMux
-// pattern over a less specific route ([Site.Handler], [ErrNotMine]).
-//
-// Route panics on a pattern it cannot serve (a method or host, a segment
-// mixing text and a parameter), one another route has, and after
-// [Site.Handler]. opts may be nil.
+// Route declares a page pattern in [http.ServeMux]'s syntax, or the wire's
+// (/products/[slug]): literal segments, {name} for one segment, and last
+// {name...} for one or more ([Request.Param]); one ending in / is that page
+// alone. Segments match unescaped; a literal wins over a parameter, a
+// parameter over a catch-all. opts may be nil. Route panics on a pattern it
+// cannot serve (a method or host, a segment mixing text and a parameter), one
+// another route has, and after [Site.Handler].
 func (s *Site) Route(pattern string, opts *RouteOptions) *Route {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -15,120 +15,71 @@ import (
 )
 
 // SiteOptions configures a [Site]. The zero value of every field is a sound
-// default; NewSite copies the struct, so changing it later has no effect.
+// default; NewSite copies the struct.
 type SiteOptions struct {
-	// Name is the site's name in its index and its llms.txt.
-	Name string
-
-	// Description is one line on what the site is, for its llms.txt.
-	Description string
-
+	Name        string // the site's name in its index and its llms.txt
+	Description string // one line on what the site is, for its llms.txt
 	// Prefix is the path the pages live under ("/app") when [http.StripPrefix]
-	// or a proxy takes it off: every path on the wire carries it, the app's
-	// own (patterns, Nav, redirects) do not (docs/protocol.md decision 13). The site's
-	// documents are served under it too (/app/.well-known/affordances.json),
-	// where every page names them (its Link headers, its head's fragment,
-	// llms.txt and WebMCP script), so that a proxy that forwards only the
-	// prefix serves everything; route the origin's /.well-known/ and
-	// /llms.txt to the Handler too, unstripped, where agents look first.
+	// or a proxy takes it off: paths on the wire and the site's documents carry
+	// it, the app's own do not (docs/protocol.md decision 13).
 	Prefix string
-
 	// Mux is the app's router, when middleware wraps it or it is not an
-	// [http.ServeMux]: its more specific patterns take paths from routes.
-	// Any router whose routes can be asked works, through a few lines that
-	// return the pattern that would serve a request (ServeMux's, chi's or
-	// gorilla/mux's syntax; "" for none): see ExampleSiteOptions_chi and
-	// ExampleSiteOptions_gorilla. Nil: the handler the site wraps, when it
-	// has this method.
+	// [http.ServeMux] (ExampleSiteOptions_chi): its more specific patterns win
+	// over routes. Nil: the handler the site wraps, if it has this method.
 	Mux interface {
 		Handler(r *http.Request) (h http.Handler, pattern string)
 	}
-
-	// Origin is the site's origin ("https://shop.example"), the only Origin a
-	// cookie call may carry (docs/protocol.md decision 4). Empty: derived from each
-	// request's scheme and Host.
+	// Origin is the only Origin a cookie call may carry ("https://shop.example";
+	// docs/protocol.md decision 4). Empty: each request's scheme and Host.
 	Origin string
-
-	// Authenticate says who is asking: the zero Principal for a request
-	// without credentials, [ErrInvalidToken] (or another [*Error]) for
-	// credentials it refuses. Any other error says it could not tell (its
-	// database is down): internal (500), logged, so an agent keeps a good
-	// token. Nil: everyone is anonymous.
+	// Authenticate says who is asking: the zero Principal without credentials,
+	// [ErrInvalidToken] (or another [*Error]) for ones it refuses; any other
+	// error is internal (500), logged. Nil: everyone is anonymous.
 	Authenticate func(*http.Request) (Principal, error)
-
 	// Auth lists the ways of authenticating the index advertises. Nil: cookie
 	// and bearer when Authenticate is set, none otherwise.
 	Auth []AuthMethod
-
 	// MCP is the path of the site's MCP endpoint, advertised in the index.
 	MCP string
-
-	// OAuth is the URL of the site's OAuth protected resource metadata
-	// (RFC 9728) when it takes OAuth access tokens (docs/protocol.md decision 14):
-	// the index names it, and a 401 or a refusal for want of scope points
-	// to it. Empty: none.
+	// OAuth is the URL of the OAuth protected resource metadata (RFC 9728) the
+	// index and 401s name (docs/protocol.md decision 14). Empty: none.
 	OAuth string
-
-	// RateLimiter counts calls (docs/protocol.md §19, step 3). Nil: in memory; package
-	// redisstore shares one budget between instances.
+	// RateLimiter counts calls (docs/protocol.md §19, step 3). Nil: in memory.
 	RateLimiter store.RateLimiter
-
-	// Limit is the default rate limit per principal (or client address, for
-	// anonymous calls) and route. Zero: 60 calls a minute, burst 20.
+	// Limit is the default rate limit per principal (or client address) and
+	// route. Zero: 60 calls a minute, burst 20.
 	Limit Limit
-
-	// Idempotency keeps the first answer of a call with an Idempotency-Key
-	// for its retry (docs/protocol.md decision 10). Nil: in memory; package sqlstore
-	// keeps it in the app's database, redisstore in Redis.
+	// Idempotency keeps the first answer of a call with an Idempotency-Key for
+	// its retries (docs/protocol.md decision 10). Nil: in memory.
 	Idempotency store.Idempotency
-
 	// Approvals keeps the approvals of human-verified confirmation
-	// (docs/protocol.md decision 10). Nil: in memory; as Idempotency otherwise.
+	// (docs/protocol.md decision 10). Nil: in memory.
 	Approvals store.Approvals
-
-	// VerifyConfirm makes every confirm action human-verified, as
-	// [Action.Verify] makes one.
+	// VerifyConfirm makes every confirm action human-verified ([Action.Verify]).
 	VerifyConfirm bool
-
 	// MaxBodyBytes bounds the body of a call or form; a larger one gets
 	// invalid_input (413). Zero: 1 MiB; NewSite panics on a negative one.
 	MaxBodyBytes int64
-
 	// SignInReason is the reason an action needing a session shows an
 	// anonymous requester. Empty: "Sign in to do this.", in their language.
 	SignInReason string
-
-	// Languages are the site's beside English for what the library writes
-	// to a person, chosen by Accept-Language: each maps the library's
-	// English messages (docs/messages.md) to its own; nil for French is the
-	// library's French; one left out is said in English. NewSite panics on
-	// a key the library does not write or a verb its key lacks.
+	// Languages maps the site's languages beside English to their words for the
+	// library's messages (docs/messages.md), French to nil for the library's.
+	// NewSite panics on a key the library never writes or a verb its key lacks.
 	Languages map[language.Tag]map[string]string
-
-	// Language returns the language the application says who reads, a
-	// setting of its user's (docs/protocol.md decision 13), or language.Und when it
-	// says none: the library's text is then in the one of Languages that
-	// Accept-Language prefers, as it is when Language names one the site
-	// does not have. who is the requester of r as Authenticate said,
-	// anonymous when the site refused them before knowing (a bad token).
-	// It is asked for each text the library writes a requester, so it
-	// reads what who and r already carry. Nil: Accept-Language alone.
+	// Language returns the language the app says who reads (docs/protocol.md
+	// decision 13); for language.Und or one not in Languages, Accept-Language
+	// chooses. It is asked for every text written. Nil: Accept-Language alone.
 	Language func(r *http.Request, who Principal) language.Tag
-
-	// SigningKey is the HMAC key of what the site signs for itself: the
-	// cookie that carries a form's message to the next page. Several
-	// instances of one site set the same on each. Nil: random for this
-	// process, so a message one instance signed is not shown by another.
+	// SigningKey is the HMAC key of the cookie that carries a form's message
+	// to the next page, the same on every instance of a site. Nil: random.
 	SigningKey []byte
-
-	// Logger receives unexpected failures (an action's panic or error). Nil:
-	// [slog.Default].
+	// Logger receives unexpected failures. Nil: [slog.Default].
 	Logger *slog.Logger
 }
 
 // A Site is the publisher: routes, their state loaders and actions, served by
-// [Site.Handler]. Declare routes and actions at start-up, before serving;
-// once serving, a Site is safe for concurrent use.
+// [Site.Handler]. Declared before serving, it is then safe for concurrent use.
 type Site struct {
 	// mu guards routes and the actions of each until Handler freezes the
 	// declarations; frozen, they are read without it.

@@ -7,19 +7,15 @@ import (
 
 // State is one load of a page's state.
 type State struct {
-	// Entities is the page's state, keyed by name. It must not hold anything
-	// the HTML page would not show the same requester (docs/protocol.md §7).
-	// Values are encoded with encoding/json.
+	// Entities is the page's state by name, encoded with encoding/json; only
+	// what the HTML page shows the same requester (docs/protocol.md §7).
 	Entities map[string]any
-	// Nav lists the links a person sees on the page.
-	Nav []NavLink
-	// MD is an optional Markdown rendering of the page.
-	MD string
+	Nav      []NavLink // the links a person sees on the page
+	MD       string    // an optional Markdown rendering of the page
 }
 
-// Entity returns the entity name of st as a T: what a guard, a summary or
-// a handler reads back of the state its loader made (a *board, a []task).
-// T's zero value when st is nil or its entity is missing or of another type.
+// Entity returns the entity name of st as a T, or T's zero value when st is
+// nil or its entity is missing or of another type.
 func Entity[T any](st *State, name string) T {
 	var zero T
 	if st == nil {

@@ -11,8 +11,7 @@ import (
 	"github.com/affordances/affordances-go/internal/webmcp"
 )
 
-// WebMCPScriptPath is where [Site.Handler] serves the script that registers
-// a page's actions as WebMCP tools ([Page.Head]).
+// WebMCPScriptPath is where [Site.Handler] serves [Page.Head]'s WebMCP script.
 const WebMCPScriptPath = "/.well-known/affordances/webmcp.js"
 
 //go:embed webmcp.js

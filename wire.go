@@ -9,8 +9,8 @@ import (
 // deltas and the site index (docs/protocol.md §2).
 const MediaType = "application/vnd.affordances+json"
 
-// Version is the protocol major version this package reads and writes, the
-// value of the "v" field of graphs and site indexes (docs/protocol.md §27).
+// Version is the protocol major version, the "v" of graphs and site indexes
+// (docs/protocol.md §27).
 const Version = "0"
 
 // A Graph is what a page shows an agent: its state (entities), what can be
@@ -33,8 +33,7 @@ type NavLink struct {
 }
 
 // Expose says who may call an action (docs/protocol.md §13;
-// docs/protocol.md decision 1). The zero value exposes nothing: such an action is never
-// listed and never callable.
+// docs/protocol.md decision 1); the zero value, nobody.
 type Expose string
 
 // The values of [Expose].
@@ -57,8 +56,8 @@ type ActionSummary struct {
 	ReadOnly    bool            `json:"readOnly,omitempty"`
 }
 
-// An ActionDescriptor is an action as one requester sees it in a graph: its
-// summary, and whether that requester can call it right now.
+// An ActionDescriptor is an action in a graph: its summary, and whether the
+// requester can call it now.
 type ActionDescriptor struct {
 	ActionSummary
 	Available bool   `json:"available" jsonschema:"the guard, evaluated for this request"`
@@ -85,20 +84,18 @@ type Delta struct {
 	Redirect       string             `json:"redirect,omitempty" jsonschema:"a path the person would have been sent to"`
 	Message        string             `json:"message,omitempty" jsonschema:"a short sentence to repeat to the user"`
 	Error          *Error             `json:"error,omitempty"`
-	// Approval, beside a confirm_required error, is where a person must
-	// approve the call before confirm: true runs it (docs/protocol.md decision 10).
-	Approval *PendingApproval `json:"approval,omitempty" jsonschema:"where a person approves this call before confirm: true runs it (human-verified confirmation)"`
+	Approval       *PendingApproval   `json:"approval,omitempty" jsonschema:"where a person approves this call before confirm: true runs it (human-verified confirmation)"`
 }
 
-// A PendingApproval is a call waiting for a person's approval on the
-// site's own page (docs/protocol.md decision 10, human-verified confirmation).
+// A PendingApproval is a call awaiting a person's approval on the site's
+// page (docs/protocol.md decision 10).
 type PendingApproval struct {
 	URL     string    `json:"url" jsonschema:"the approval page, a path of the site: /.well-known/affordances/approvals/<id>"`
 	Expires time.Time `json:"expires" jsonschema:"when the approval lapses, RFC 3339"`
 }
 
-// A SiteIndex lists a site's routes and their actions, enough to plan a task
-// without opening a page first (docs/protocol.md §24; docs/protocol.md decision 6).
+// A SiteIndex lists a site's routes and their actions, to plan a task
+// without opening a page (docs/protocol.md §24; docs/protocol.md decision 6).
 type SiteIndex struct {
 	V      string         `json:"v" jsonschema:"the protocol's major version"`
 	Name   string         `json:"name,omitempty"`
