@@ -14,7 +14,7 @@ import (
 )
 
 // shopSite is a small site publishing AAL: a checkout whose placeOrder is a
-// purchase costing the cart's total (seed 003; docs/protocol.md decisions 7 and 9).
+// purchase costing the cart's total (AAL 0.1.1, docs/protocol.md §30; decisions 7 and 9).
 func shopSite() *affordances.Site {
 	total := 3600
 	site := affordances.NewSite(&affordances.SiteOptions{
@@ -101,8 +101,8 @@ func TestManifest(t *testing.T) {
 
 // TestFragment: a page's fragment comes from its state and its listed
 // actions: ids in kebab case, default selectors, the cost from the
-// entities, the flow, success_schema from the output schema (CLARIFICATIONS
-// 7, 9).
+// entities, the flow, success_schema from the output schema (docs/protocol.md
+// decisions 7 and 9).
 func TestFragment(t *testing.T) {
 	h := shopSite().Handler(nil)
 	for _, tc := range []struct {

@@ -502,7 +502,7 @@ func TestCookieCannotRescueABadToken(t *testing.T) {
 
 // TestVisibleChangingItsMindIsRefused: an action visible when the call
 // was authorized but no longer once the state is loaded is refused (403)
-// and never runs without its guard (seed 000 steps 2 and 5).
+// and never runs without its guard (docs/protocol.md §19, steps 2 and 5).
 func TestVisibleChangingItsMindIsRefused(t *testing.T) {
 	ran, asked := 0, 0
 	site := affordances.NewSite(nil)

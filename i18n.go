@@ -14,8 +14,8 @@ import (
 // The text the library writes for a person (an error's message, an
 // issue, the approval page) is written in English, as a format and its
 // arguments: the format is the key of the catalogue, so that the text can
-// be said in the requester's language where it leaves (CLARIFICATIONS
-// 13). Text the application writes is the application's, never
+// be said in the requester's language where it leaves (docs/protocol.md
+// decision 13). Text the application writes is the application's, never
 // translated.
 
 // A text is what the library says to a person: its English format, the

@@ -109,7 +109,7 @@ func (rt *Route) shape() string {
 	return b.String()
 }
 
-// wirePattern writes segs as seed 000 does: /products/[slug].
+// wirePattern writes segs as the protocol's wire does: /products/[slug].
 func wirePattern(segs []segment) string {
 	if len(segs) == 0 {
 		return "/"

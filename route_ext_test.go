@@ -13,7 +13,7 @@ import (
 )
 
 // TestMuxPatterns: one pattern string, in http.ServeMux syntax, serves the
-// app's mux and the site; the wire writes it as seed 000 does, and the
+// app's mux and the site; the wire writes it as the protocol does, and the
 // most specific route wins.
 func TestMuxPatterns(t *testing.T) {
 	site := affordances.NewSite(nil)

@@ -15,7 +15,7 @@ import (
 // TestRealisticSeed: -seed realistic gives the relaunch 100 tasks and the
 // offsite 20, the demo's keeping their ids; a board of more than 25 pages
 // its tasks, each page the next cards of every column, its graph under
-// seed 000's 2,000 tokens and its HTML page linking the next page as the
+// the protocol's 2,000 tokens (docs/protocol.md §12) and its HTML page linking the next page as the
 // graph's nav does.
 func TestRealisticSeed(t *testing.T) {
 	_, srv := serveBoard(t, options{Token: demoToken, Realistic: true}, nil)

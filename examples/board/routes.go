@@ -154,8 +154,8 @@ func (b *Board) boardsState(ctx context.Context, r *affordances.Request) (*affor
 }
 
 // tasksPageSize is how many tasks a board's page lists: a board of more
-// pages them, so that its graph stays under about 2,000 tokens (seed 000,
-// "Graph"), the HTML page alike; a page of 25 holds 8 or 9 of each column.
+// pages them, so that its graph stays under about 2,000 tokens (docs/protocol.md
+// §12), the HTML page alike; a page of 25 holds 8 or 9 of each column.
 const tasksPageSize = 25
 
 // boardState loads a board and its tasks, those matching ?q= when given,

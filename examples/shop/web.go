@@ -120,7 +120,9 @@ func (d *pageData) Action(name string) affordances.PageAction { return d.page.Ac
 
 // Issue returns what is wrong with field in the form of action the person
 // just sent, "" when nothing is.
-func (d *pageData) Issue(action, field string) string { return d.page.Action(action).Field(field).Issue }
+func (d *pageData) Issue(action, field string) string {
+	return d.page.Action(action).Field(field).Issue
+}
 
 // Value returns what the person typed in field of the form of action, when
 // that form comes back to them (it failed), else def.
