@@ -78,13 +78,13 @@ fmt:
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 
 vet:
-	$(GO) vet $(PKGS)
+	@start=$$(date +%s); $(GO) vet $(PKGS) && echo "vet: $$(( $$(date +%s) - start )) s"
 
 # staticcheck at a pinned version, through the module proxy (go run
 # keeps what it built, and staticcheck its findings, in the caches).
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 staticcheck:
-	$(GO) run $(STATICCHECK) $(PKGS)
+	@start=$$(date +%s); $(GO) run $(STATICCHECK) $(PKGS) && echo "staticcheck: $$(( $$(date +%s) - start )) s"
 
 # The conformance suite's 84 broken servers (TestMutants) and the demos'
 # bad-input matrices (TestBadInput*, 200-odd refused requests) check
