@@ -340,6 +340,7 @@ func TestBadInputBoard(t *testing.T) {
 		// IDOR: a private board carol is no member of, a board bob does not own.
 		{name: "carol reads the private board", as: asCarol, method: "GET", path: private, header: http.Header{"Accept": {jsonType}}, status: 404, code: "not_found"},
 		{name: "carol downloads the private board", as: asCarol, method: "GET", path: private + "/tasks.csv", status: 404},
+		{name: "a bad token downloads the public board", as: asBadToken, method: "GET", path: public + "/tasks.csv", status: 401},
 		{name: "carol creates a task on the private board", as: asCarol, method: "POST", path: private, header: j(), body: create, status: 404, code: "not_found"},
 		{name: "carol moves a private task there", as: asCarol, method: "POST", path: private, header: j(), body: `{"action":"moveTask","input":{"task":{offsite},"status":"done"}}`, status: 404, code: "not_found"},
 		{name: "carol moves a private task from the public board", as: asCarol, method: "POST", path: public, header: j(), body: `{"action":"moveTask","input":{"task":{offsite},"status":"done"}}`, status: 404, code: "not_found"},
