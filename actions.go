@@ -27,7 +27,8 @@ type PageAction struct {
 	listed *listed // nil when the page does not list the action
 }
 
-// Action returns the page's action name, as its graph lists it.
+// Action returns the action named name as the page's graph lists it; one
+// the page does not list is returned too, its Reason saying so.
 func (p *Page) Action(name string) PageAction {
 	pa := PageAction{page: p, name: name}
 	ls := p.listing()
@@ -60,22 +61,30 @@ func (a PageAction) Hidden() template.HTML {
 // Tool returns the attributes that make the form a declarative WebMCP tool
 // (docs/protocol.md decision 12); "" when the action is not available.
 func (a PageAction) Tool() template.HTMLAttr {
-	if a.Reason() != "" {
+	desc, ok := a.toolDescription()
+	if !ok {
 		return ""
 	}
-	return template.HTMLAttr(`toolname="` + template.HTMLEscapeString(a.name) + `" tooldescription="` + template.HTMLEscapeString(a.toolDescription()) + `"`)
+	return template.HTMLAttr(`toolname="` + template.HTMLEscapeString(a.name) + `" tooldescription="` + template.HTMLEscapeString(desc) + `"`)
 }
 
 // ToolAttributes returns Tool's attributes as a map (templ.Attributes).
 func (a PageAction) ToolAttributes() map[string]any {
-	if a.Reason() != "" {
+	desc, ok := a.toolDescription()
+	if !ok {
 		return map[string]any{}
 	}
-	return map[string]any{"toolname": a.name, "tooldescription": a.toolDescription()}
+	return map[string]any{"toolname": a.name, "tooldescription": desc}
 }
 
-func (a PageAction) toolDescription() string {
-	return toolDescription(a.listed.a.Description, a.listed.a.Expose)
+// toolDescription returns the description of the action's declarative
+// tool, and false when it has none: the page does not list the action, or
+// not as available.
+func (a PageAction) toolDescription() (string, bool) {
+	if a.listed == nil || !a.listed.available {
+		return "", false
+	}
+	return toolDescription(a.listed.a.Description, a.listed.a.Expose), true
 }
 
 // AAL writes the attributes [AAL] returns (data-aal and, from name/value

@@ -35,7 +35,8 @@ type call struct {
 	form    bool
 	values  url.Values
 	consent string
-	// key is the Idempotency-Key, "" for none, and body what its kept
+	// key is the Idempotency-Key, "" for none (a form's _key that is no
+	// key is none: [Site.claim] ignores it), and body what its kept
 	// answer is bound to.
 	key  string
 	body []byte
@@ -57,9 +58,9 @@ type response struct {
 	// changed is the delta's changed, when the call ran an action: it is
 	// encoded from where the values are, not a map of them.
 	changed changeSet
-	// ran says the answer is step 7's, the action's: what a retry with
-	// the call's Idempotency-Key gets.
-	ran bool
+	// keep says the answer is step 7's, the action's success or its
+	// refusal: what a retry with the call's Idempotency-Key gets.
+	keep bool
 }
 
 // who is the requester of a call's Request: anonymous while step 2 has
@@ -275,7 +276,7 @@ func (s *Site) answer(ctx context.Context, r *http.Request, c *call) (res *respo
 		again.confirm = false
 		return s.confirmed(ctx, &again, req, input, true), req
 	}
-	res.ran = true // kept for a retry (claim.end)
+	res.keep = true // for a retry (claim.end)
 	return res, req
 }
 
@@ -503,13 +504,7 @@ type answer struct {
 
 // answered returns the response of status with header and the delta d.
 func answered(status int, header http.Header, d Delta) *response {
-	return new(answer).set(status, header, d)
-}
-
-// set writes into an the response of status, with header and the delta
-// d, and returns that response.
-func (an *answer) set(status int, header http.Header, d Delta) *response {
-	*an = answer{response{status: status, header: header}, d}
+	an := &answer{response{status: status, header: header}, d}
 	an.res.delta = &an.delta
 	return &an.res
 }

@@ -32,8 +32,9 @@ func graphHref(rawQuery string) string {
 }
 
 // TemplateFuncs returns the template functions aal, which writes [AAL]'s
-// attributes ({{aal "deleteTask" "task" .ID}}), and list, which lists its
-// arguments ({{aal "markRead" "ids" (list .ID)}}).
+// attributes ({{aal "deleteTask" "task" .ID}}; misused pairs are the
+// template's error), and list, which lists its arguments ({{aal
+// "markRead" "ids" (list .ID)}}).
 func TemplateFuncs() template.FuncMap {
 	return template.FuncMap{
 		"aal":  aalAttrs,

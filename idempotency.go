@@ -79,17 +79,17 @@ func (s *Site) claim(ctx context.Context, c *call, req *Request) (*claim, *respo
 	return nil, &response{status: k.Status, header: h, body: k.Body}
 }
 
-// end ends the claim, deferred once it is taken: a call whose action ran
-// ([response.ran]) is kept, *res being what a retry will get; any other
-// (a refusal, a hang-up, a panic) is released, so that a retry runs the
-// call. The call's context may be gone (a client that hung up is the case
+// end ends the claim, deferred once it is taken: a call that reached
+// step 7 ([response.keep]) is kept, *res being what a retry will get; any
+// other (a refusal before, a hang-up, a panic) is released, so that a
+// retry runs the call. The call's context may be gone (a client that hung up is the case
 // the key exists for), so the store is written without it.
 func (cl *claim) end(ctx context.Context, res **response) {
 	if cl == nil {
 		return
 	}
 	ctx = context.WithoutCancel(ctx)
-	if *res == nil || !(*res).ran {
+	if *res == nil || !(*res).keep {
 		if err := cl.s.idem.Release(ctx, cl.scope, cl.key); err != nil {
 			cl.s.logger.Error("affordances: idempotency store: release", "err", err)
 		}

@@ -432,3 +432,15 @@ func TestApprovalPageFromAnotherSite(t *testing.T) {
 		t.Errorf("an approval posted from another site: got %d, %d runs; want 403, none", resp.StatusCode, runs.Load())
 	}
 }
+
+// TestApprovalStatesAgree: the wire's approval states are the words the
+// stores keep, which the approval page's JSON passes on as they are.
+func TestApprovalStatesAgree(t *testing.T) {
+	for wire, kept := range map[affordances.ApprovalState]store.ApprovalState{
+		affordances.ApprovalPending: store.ApprovalPending, affordances.ApprovalApproved: store.ApprovalApproved, affordances.ApprovalDenied: store.ApprovalDenied,
+	} {
+		if string(wire) != string(kept) {
+			t.Errorf("the wire's %q is the store's %q", wire, kept)
+		}
+	}
+}

@@ -100,14 +100,11 @@ func (s *Site) failure(err error, where string) *response {
 	return res
 }
 
-// encode appends the encoding of res to dst, the one place a delta is
-// encoded: res's kept bytes, or its delta with the library's words in
-// who's language ([Site.localizeResponse]). A delta that cannot be encoded
-// becomes internal, and so does res.status.
+// encode appends the encoding of res's delta to dst, the one place a
+// delta is encoded, with the library's words in who's language
+// ([Site.localizeResponse]). A delta that cannot be encoded becomes
+// internal, and so does res.status.
 func (s *Site) encode(dst []byte, r *http.Request, who Principal, res *response) []byte {
-	if res.body != nil {
-		return append(dst, res.body...)
-	}
 	s.localizeResponse(r, who, res)
 	body, err := encodeDelta(dst, res.delta, res.changed)
 	if err != nil {
@@ -144,8 +141,9 @@ func (s *Site) challenge(h http.Header, r *http.Request, status int, e *Error) {
 func retrySeconds(d time.Duration) int { return max(int(math.Ceil(d.Seconds())), 1) }
 
 // writeResponse writes an agent's answer: the response's headers, and
-// WWW-Authenticate on a 401 or a refusal for want of scope; the library's
-// words in who's language.
+// WWW-Authenticate on a 401 or a refusal for want of scope; its delta
+// encoded with the library's words in who's language, or a kept answer's
+// bytes as they are.
 func (s *Site) writeResponse(w http.ResponseWriter, r *http.Request, who Principal, res *response) {
 	body := res.body
 	if body == nil {
