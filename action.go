@@ -78,10 +78,11 @@ type Summarizer struct {
 	fn func(ctx context.Context, r *Request, in any) (string, error)
 }
 
-// Summarize returns the [Summarizer] of fn, which runs after the input is
-// validated and the guard passed. In must be the action's (AddAction panics
-// otherwise); Summarize panics if fn is nil.
-func Summarize[In any](fn func(ctx context.Context, r *Request, in In) (string, error)) *Summarizer {
+// Summarize returns the [Summarizer] of fn, an [ActionFunc] whose output
+// is the summary, which runs after the input is validated and the guard
+// passed. In must be the action's (AddAction panics otherwise); Summarize
+// panics if fn is nil.
+func Summarize[In any](fn ActionFunc[In, string]) *Summarizer {
 	if fn == nil {
 		panic("affordances: Summarize: nil function")
 	}
