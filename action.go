@@ -111,6 +111,7 @@ type action struct {
 	input         *schema.Schema
 	form          *formSchema                                        // how a person's form reads into input
 	toolInput     json.RawMessage                                    // the input schema its WebMCP tool gives (internal/webmcp.Schema)
+	toolDesc      string                                             // the description its WebMCP tool gives (toolDescription)
 	decode        func(input json.RawMessage) (any, error)           // a valid input into a *In
 	run           func(ctx context.Context, r *Request) (any, error) // with r.input from decode
 	// decodeValid decodes an input not validated yet into a *In, checking
@@ -240,6 +241,7 @@ func AddAction[In, Out any](rt *Route, a *Action, fn ActionFunc[In, Out]) {
 		},
 	}
 	act.toolInput = webmcp.Schema(act.summary.Input)
+	act.toolDesc = toolDescription(a.Description, a.Expose)
 	act.Consent = slices.Clone(a.Consent)
 	act.effects = slices.Clone(a.Effects) // nil stays nil: no effects declared
 	slices.Sort(act.effects)

@@ -84,7 +84,7 @@ func (a PageAction) toolDescription() (string, bool) {
 	if a.listed == nil || !a.listed.available {
 		return "", false
 	}
-	return toolDescription(a.listed.a.Description, a.listed.a.Expose), true
+	return a.listed.a.toolDesc, true
 }
 
 // AAL writes the attributes [AAL] returns (data-aal and, from name/value

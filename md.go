@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -46,7 +47,7 @@ func (s *Site) serveMarkdown(w http.ResponseWriter, r *http.Request, next http.H
 	}
 	body := []byte(req.State.MD)
 	if len(body) == 0 {
-		body = s.markdown(req, rt.appendListing(nil, r.Context(), req))
+		body = s.markdown(req, rt.listing(r.Context(), req))
 	}
 	s.writeTyped(w, r, http.StatusOK, markdownType+"; charset=utf-8", body, "")
 }
@@ -60,7 +61,7 @@ func (s *Site) markdown(req *Request, ls []listed) []byte {
 	// The entities' plain values first, as a list, then the sections of
 	// the objects and tables.
 	var values, sections bytes.Buffer
-	for _, name := range sortedNames(req.State.Entities) {
+	for _, name := range slices.Sorted(maps.Keys(req.State.Entities)) {
 		var v any
 		raw, err := json.Marshal(req.State.Entities[name])
 		if err != nil || json.Unmarshal(raw, &v) != nil {
@@ -122,7 +123,7 @@ func mdEntity(values, b *bytes.Buffer, name string, v any) {
 		}
 	case map[string]any:
 		fmt.Fprintf(b, "\n## %s\n\n", mdText(name))
-		for _, k := range sortedNames(t) {
+		for _, k := range slices.Sorted(maps.Keys(t)) {
 			fmt.Fprintf(b, "- %s: %s\n", mdText(k), mdValue(t[k]))
 		}
 		return
@@ -146,7 +147,7 @@ func mdColumns(rows []any) []string {
 	if len(seen) == 0 {
 		return nil
 	}
-	return sortedNames(seen)
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // mdValue writes a JSON value as text on one line: a string as it is,
@@ -199,14 +200,4 @@ func mdDestination(to string) string {
 	}
 	b.WriteByte('>')
 	return b.String()
-}
-
-// sortedNames returns the keys of m, sorted.
-func sortedNames[V any](m map[string]V) []string {
-	names := make([]string, 0, len(m))
-	for k := range m {
-		names = append(names, k)
-	}
-	slices.Sort(names)
-	return names
 }

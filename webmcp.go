@@ -61,7 +61,7 @@ func webmcpTools(ls []listed, f *aal.Fragment) []webmcpTool {
 	for i, l := range ls {
 		a := l.a
 		tools[i] = webmcpTool{
-			Name: a.Name, Title: f.Affordances[i].Label, Description: toolDescription(a.Description, a.Expose),
+			Name: a.Name, Title: f.Affordances[i].Label, Description: a.toolDesc,
 			InputSchema: a.toolInput, Available: l.available,
 			Annotations: webmcpHints{
 				ReadOnlyHint:         a.ReadOnly,

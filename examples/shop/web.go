@@ -80,9 +80,8 @@ type pageData struct {
 	Confirm *confirmation
 
 	// Actions are the page's actions as its graph lists them for this
-	// person (affordances.Page.Actions): the forms a person fills take
-	// their declarative WebMCP attributes from it (Tool), and each input
-	// its own from Field.
+	// person (affordances.Page.Actions), which Unavailable reads; the
+	// forms take their attributes and inputs from Action.
 	Actions affordances.Actions
 	page    *affordances.Page
 

@@ -154,20 +154,21 @@ func New(htmx string) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
 		pg := affordances.PageFrom(r.Context())
-		if _, err := pg.State(); err != nil {
+		st, err := pg.State()
+		if err != nil {
 			http.Error(w, "Something went wrong.", http.StatusInternalServerError)
 			return
 		}
-		render(w, r, index(pg, s.list(), htmx))
+		render(w, r, index(pg, affordances.Entity[[]note](st, "notes"), htmx))
 	})
 	mux.HandleFunc("GET /notes/{id}", func(w http.ResponseWriter, r *http.Request) {
 		pg := affordances.PageFrom(r.Context())
-		n, ok := noteOf(s, r.PathValue("id"))
-		if _, err := pg.State(); err != nil || !ok {
+		st, err := pg.State() // NotFound when there is no such note
+		if err != nil {
 			http.NotFound(w, r)
 			return
 		}
-		render(w, r, notePage(pg, n, htmx))
+		render(w, r, notePage(pg, affordances.Entity[note](st, "note"), htmx))
 	})
 	return site.Handler(mux)
 }
