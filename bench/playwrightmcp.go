@@ -152,24 +152,19 @@ func NewPlaywrightMCPMode(opts *PlaywrightMCPOptions) *PlaywrightMCPMode {
 // the bench. It uses the npm packages the axtree mode does (one install
 // holds both): [Options.AXTree]'s Packages, Cache, Chromium and Logger.
 func startPlaywrightMCPMode(ctx context.Context, o *Options) (Mode, func() error, error) {
-	return startPlaywrightMCPServer(ctx, o, false)
+	return startPlaywrightMCPWith(ctx, o, PlaywrightMCPOptions{})
 }
 
 // startPlaywrightMCPLeanMode starts the playwright-mcp-lean mode, as
 // startPlaywrightMCPMode does the playwright-mcp one.
 func startPlaywrightMCPLeanMode(ctx context.Context, o *Options) (Mode, func() error, error) {
-	return startPlaywrightMCPServer(ctx, o, true)
+	return startPlaywrightMCPWith(ctx, o, PlaywrightMCPOptions{Lean: true})
 }
 
 // startPlaywrightMCPWebMCPMode starts the playwright-mcp-webmcp mode, as
 // startPlaywrightMCPMode does the playwright-mcp one.
 func startPlaywrightMCPWebMCPMode(ctx context.Context, o *Options) (Mode, func() error, error) {
 	return startPlaywrightMCPWith(ctx, o, PlaywrightMCPOptions{WebMCP: true})
-}
-
-// startPlaywrightMCPServer starts the playwright-mcp mode, lean or not.
-func startPlaywrightMCPServer(ctx context.Context, o *Options, lean bool) (Mode, func() error, error) {
-	return startPlaywrightMCPWith(ctx, o, PlaywrightMCPOptions{Lean: lean})
 }
 
 // startPlaywrightMCPWith starts a playwright-mcp mode of opts' Lean and

@@ -21,7 +21,7 @@ import (
 // records each tool's result as the model receives it and the server's
 // tool definitions.
 func TestPlaywrightMCPMode(t *testing.T) {
-	m := playwrightMCPMode(t, false)
+	m := startPlaywrightMCP(t, bench.PlaywrightMCPOptions{})
 	testPlaywrightMCP(t, m, []mcpCase{
 		// Two pages: a click, a navigation, a field filled in, a click;
 		// a snapshot after each navigation and click.
@@ -65,7 +65,7 @@ func TestPlaywrightMCPMode(t *testing.T) {
 // no snapshot, no link to one and no code, and the agent reads the page
 // only before it acts on it and after its last action.
 func TestPlaywrightMCPLeanMode(t *testing.T) {
-	m := playwrightMCPMode(t, true)
+	m := startPlaywrightMCP(t, bench.PlaywrightMCPOptions{Lean: true})
 	if m.Name() != "playwright-mcp-lean" {
 		t.Errorf("Name() = %q, want playwright-mcp-lean", m.Name())
 	}
@@ -97,13 +97,6 @@ func TestPlaywrightMCPLeanMode(t *testing.T) {
 			t.Errorf("%s: %s does not say where the page is:\n%.300s", id, file, text)
 		}
 	})
-}
-
-// playwrightMCPMode returns the playwright-mcp mode, lean or not, with the
-// packages make deps installed, started; it skips the test without them.
-func playwrightMCPMode(t *testing.T, lean bool) *bench.PlaywrightMCPMode {
-	t.Helper()
-	return startPlaywrightMCP(t, bench.PlaywrightMCPOptions{Lean: lean})
 }
 
 // startPlaywrightMCP returns a playwright-mcp mode of opts, with the

@@ -72,9 +72,7 @@ func headerChecks() []check {
 				if !ok {
 					return v, false
 				}
-				scripted, _ := doc.Count(`script#affordances-webmcp`)
-				declared, _ := doc.Count(`form[toolname]`)
-				if scripted+declared == 0 {
+				if !doc.HasWebMCPTools() {
 					return verdict{}, true
 				}
 				tools++

@@ -196,7 +196,7 @@ func sitePath(d *affordances.Delta) (string, bool) {
 		return "", false
 	}
 	u, err := url.Parse(d.Redirect)
-	if err != nil || u.Scheme != "" || u.Host != "" {
+	if err != nil {
 		return "", false
 	}
 	return u.RequestURI(), true

@@ -546,9 +546,7 @@ func (l *linter) page(ctx context.Context, origin, page string, manifest *aal.Ma
 		l.problem(where, "HTML", "", err.Error())
 		return next
 	}
-	scripted, _ := doc.Count(`script#affordances-webmcp`)
-	declared, _ := doc.Count(`form[toolname]`)
-	if scripted+declared > 0 {
+	if doc.HasWebMCPTools() {
 		for _, why := range webmcp.Headers(res.header, origin) {
 			l.warn(where, "HTML", "", "the page has WebMCP tools, and the browser registers none of them: "+why+" (docs/webmcp.md)")
 		}

@@ -37,6 +37,15 @@ func (p *Page) Count(selector string) (int, error) {
 
 // Inputs returns the data-aal-input attribute of each element of p the CSS
 // selector matches, in document order, nil for an element without one:
+// HasWebMCPTools reports whether the page declares WebMCP tools: the data
+// block of the library's script (script#affordances-webmcp) or a form
+// with toolname.
+func (p *Page) HasWebMCPTools() bool {
+	scripted, _ := p.Count(`script#affordances-webmcp`)
+	declared, _ := p.Count(`form[toolname]`)
+	return scripted+declared > 0
+}
+
 // what [aal.CheckMatches] checks.
 func (p *Page) Inputs(selector string) ([]*string, error) {
 	sel, err := cascadia.Parse(selector)

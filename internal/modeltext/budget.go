@@ -60,7 +60,7 @@ func GraphWithin(g *affordances.Graph, verdict func(action string) aal.Verdict, 
 		shown := c.rows(name, c.size[name])
 		perRow := max(1, b.Count(tableRows(text, name))/shown)
 		c.limit[name] = max(minRows, shown-(over+perRow-1)/perRow)
-		text = graphCut(g, verdict, c)
+		text = graph(g, verdict, c)
 	}
 	var cut []string
 	for _, name := range sortedKeys(c.limit) {
@@ -109,17 +109,6 @@ func (c *cuts) largest() string {
 		}
 	}
 	return best
-}
-
-// graphCut writes g as Graph does, its tables cut as c says.
-func graphCut(g *affordances.Graph, verdict func(action string) aal.Verdict, c *cuts) string {
-	var b strings.Builder
-	whole := Graph(&affordances.Graph{Page: g.Page, Route: g.Route, Actions: g.Actions, Nav: g.Nav, MD: g.MD}, verdict)
-	head, rest, _ := strings.Cut(whole, "entities: none\n")
-	b.WriteString(head)
-	writeEntities(&b, "entities", g.Entities, c)
-	b.WriteString(rest)
-	return b.String()
 }
 
 // Tables returns the names of a page's tables, as its text names them

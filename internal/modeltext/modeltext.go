@@ -17,13 +17,19 @@ import (
 // decision on each action (an [agent.Page]'s Assess fits); nil leaves the
 // gate out.
 func Graph(g *affordances.Graph, verdict func(action string) aal.Verdict) string {
+	return graph(g, verdict, nil)
+}
+
+// graph writes g as Graph does, its tables cut as c says (every row for a
+// nil c).
+func graph(g *affordances.Graph, verdict func(action string) aal.Verdict, c *cuts) string {
 	var b strings.Builder
 	b.WriteString("page " + Path(g.Page))
 	if g.Route != "" && g.Route != g.Page {
 		b.WriteString(" (route " + Path(g.Route) + ")")
 	}
 	b.WriteString("\n")
-	writeEntities(&b, "entities", g.Entities, nil)
+	writeEntities(&b, "entities", g.Entities, c)
 	b.WriteString("actions:")
 	if len(g.Actions) == 0 {
 		b.WriteString(" none")

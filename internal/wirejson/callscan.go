@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"strconv"
 	"sync"
@@ -53,19 +52,18 @@ const (
 	MaxNumberLen = 64     // characters of one number
 )
 
-// A Refusal is the refusal of a call's body. Its Message is the sentence
-// the agent reads, as the caller sends it in its own invalid_input error:
-// Format with Args, Format a key of the root package's catalogue
-// (i18n.go), so that the caller can say it in another language.
+// A Refusal is the refusal of a call's body: the sentence the agent reads,
+// as the caller sends it in its own invalid_input error, Format with Args,
+// Format a key of the root package's catalogue (i18n.go), so that the
+// caller can say it in another language.
 type Refusal struct {
-	Message string
-	Format  string
-	Args    []any
+	Format string
+	Args   []any
 }
 
 // refusal returns the Refusal of format, a string literal, and args.
 func refusal(format string, args ...any) *Refusal {
-	return &Refusal{Message: fmt.Sprintf(format, args...), Format: format, Args: args}
+	return &Refusal{Format: format, Args: args}
 }
 
 // A Call is what a call's body holds of the members the protocol reads,
@@ -83,7 +81,7 @@ type Call struct {
 // included, a number longer than [MaxNumberLen] characters or beyond a
 // 64-bit float, a string escaping half of a surrogate pair alone); then a
 // body that is not one object. The refusal is a *Refusal, not an error, so
-// that the caller reads its Message without an assertion.
+// that the caller reads its Format and Args without an assertion.
 func ScanCall(body []byte) (Call, *Refusal) {
 	if !utf8.Valid(body) {
 		// encoding/json would read each bad byte as U+FFFD: another input
